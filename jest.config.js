@@ -1,0 +1,23 @@
+/**
+ * Jest runs every test file once per database: the embedded PGlite always, and PostgreSQL when
+ * TEST_DATABASE_URL points at a server where throw-away databases may be created (CI does).
+ */
+const base = {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }],
+  },
+  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  testTimeout: 30_000,
+};
+
+/** @type {import('jest').Config} */
+export default {
+  projects: [
+    { ...base, displayName: 'pglite', setupFiles: ['<rootDir>/test/support/useDatabase.pglite.ts'] },
+    ...(process.env.TEST_DATABASE_URL
+      ? [{ ...base, displayName: 'postgresql', setupFiles: ['<rootDir>/test/support/useDatabase.postgresql.ts'] }]
+      : []),
+  ],
+};

@@ -1,0 +1,99 @@
+/**
+ * Service configuration, read from environment variables in one place.
+ *
+ * Only `src/server.ts` (and the CLIs) pass `process.env` here; the app itself receives a
+ * {@link Config} object, so tests build it directly. Every variable is listed in README.md.
+ *
+ * @module config
+ */
+import { resolve } from 'node:path';
+
+/** Log levels accepted by pino, lowest to highest. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The service configuration. */
+export interface Config {
+  /** TCP port to listen on (`PORT`, default 3000). */
+  port: number;
+  /** Interface to bind (`HOST`, default 127.0.0.1). */
+  host: string;
+  /** Directory for the embedded database and generated secrets (`DATA_DIR`, default ./data). */
+  dataDir: string;
+  /** PostgreSQL connection string (`DATABASE_URL`); unset means the embedded PGlite database. */
+  databaseUrl: string | undefined;
+  /** Base URL used in links (`PUBLIC_BASE_URL`); unset means derived from each request's host. */
+  publicBaseUrl: string | undefined;
+  /** Administration token (`ADMIN_TOKEN`); see {@link resolveAdminToken} for the fallback. */
+  adminToken: string | undefined;
+  /** Log level (`LOG_LEVEL`, default info). */
+  logLevel: LogLevel;
+  /** Validate every response against the contract (`VALIDATE_RESPONSES=true`; tests and dev). */
+  validateResponses: boolean;
+  /** Requests per second per operation and API key (`RATE_LIMIT_PER_SECOND`, default 10; 0 = off). */
+  rateLimitPerSecond: number;
+  /** Largest JSON request body accepted, in bytes (`BODY_LIMIT_BYTES`, default 1 MiB). */
+  bodyLimitBytes: number;
+  /** How long shutdown waits for in-flight requests, in ms (`SHUTDOWN_TIMEOUT_MS`, default 10000). */
+  shutdownTimeoutMs: number;
+}
+
+/** Thrown when an environment variable has an unusable value; the message names the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}".`);
+  }
+  return value;
+}
+
+function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}".`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}.`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/**
+ * Reads the configuration from environment variables.
+ * @param env Usually `process.env`.
+ * @returns A complete {@link Config} with defaults applied.
+ * @throws ConfigError naming the first variable with an unusable value.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv): Config {
+  const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}".`);
+  }
+  const validate = env.VALIDATE_RESPONSES ?? 'false';
+  if (!['true', 'false'].includes(validate)) {
+    throw new ConfigError(`VALIDATE_RESPONSES must be true or false, got "${validate}".`);
+  }
+  return {
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    dataDir: resolve(env.DATA_DIR || './data'),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgresql:', 'postgres:']),
+    publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
+    adminToken: env.ADMIN_TOKEN || undefined,
+    logLevel,
+    validateResponses: validate === 'true',
+    rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 10, 0, 1_000_000),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+  };
+}

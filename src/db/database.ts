@@ -1,0 +1,132 @@
+/**
+ * Opens the database: PostgreSQL through `@prisma/adapter-pg` when a connection string is given,
+ * otherwise the embedded, in-process PGlite through `pglite-prisma-adapter`. Both speak the same
+ * PostgreSQL dialect, so everything above this module is the same for both.
+ *
+ * @module db/database
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaClient } from '../../generated/prisma/client.ts';
+
+export type { PrismaClient };
+
+/** One dedicated database session, for work that needs session state (advisory locks). */
+export interface SessionConnection {
+  /** Runs one parameterised statement and returns its rows. */
+  query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
+  /** Runs a script of several statements (simple query protocol, no parameters). */
+  exec(sql: string): Promise<void>;
+  /** Ends the session (releases its advisory locks). */
+  close(): Promise<void>;
+}
+
+/** An open database. */
+export interface Database {
+  /** `pglite` for the embedded database, `postgresql` for a server. */
+  readonly kind: 'pglite' | 'postgresql';
+  /** The Prisma client every repository uses. */
+  readonly prisma: PrismaClient;
+  /**
+   * Opens a dedicated session. On PostgreSQL a new connection outside the pool; on PGlite (a
+   * single connection) exclusive use of it until `close()`: other sessions wait.
+   */
+  openSession(): Promise<SessionConnection>;
+  /** Resolves when `SELECT 1` answers; rejects otherwise. */
+  ping(): Promise<void>;
+  /** Closes every connection. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Where to find the database. */
+export interface DatabaseOptions {
+  /** A `postgresql://` connection string; when set, PGlite is not used. */
+  databaseUrl?: string | undefined;
+  /** PGlite data directory (created if missing); `null` keeps the database in memory. */
+  pgliteDir?: string | null;
+  /** Largest PostgreSQL pool size (default 10). */
+  poolSize?: number;
+}
+
+/** The PGlite data directory inside the service data directory. */
+export function pgliteDirOf(dataDir: string): string {
+  return join(dataDir, 'pglite');
+}
+
+/**
+ * Opens the database chosen by `options` (the one factory that picks the driver adapter).
+ * @throws Error when PostgreSQL cannot be reached or the PGlite directory cannot be opened.
+ */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10)
+    : openPglite(options.pgliteDir ?? null);
+}
+
+async function openPostgres(connectionString: string, max: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString, max });
+  // A broken idle connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  let closed = false;
+  return {
+    kind: 'postgresql',
+    prisma,
+    async openSession() {
+      const client = new pg.Client({ connectionString });
+      client.on('error', () => {});
+      await client.connect();
+      return {
+        query: async <Row,>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as Row[],
+        exec: async (sql: string) => void (await client.query(sql)),
+        close: () => client.end(),
+      };
+    },
+    async ping() {
+      await pool.query('SELECT 1');
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}
+
+async function openPglite(dir: string | null): Promise<Database> {
+  if (dir) await mkdir(dir, { recursive: true });
+  const pglite = dir ? new PGlite(dir) : new PGlite();
+  await pglite.waitReady;
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  let sessionQueue: Promise<void> = Promise.resolve();
+  let closed = false;
+  return {
+    kind: 'pglite',
+    prisma,
+    async openSession() {
+      let release!: () => void;
+      const previous = sessionQueue;
+      sessionQueue = new Promise<void>((resolve) => (release = resolve));
+      await previous;
+      return {
+        query: async <Row,>(sql: string, params?: unknown[]) => (await pglite.query(sql, params)).rows as Row[],
+        exec: async (sql: string) => void (await pglite.exec(sql)),
+        close: async () => release(),
+      };
+    },
+    async ping() {
+      await pglite.query('SELECT 1');
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await prisma.$disconnect();
+      await pglite.close();
+    },
+  };
+}

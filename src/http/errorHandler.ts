@@ -1,0 +1,144 @@
+/**
+ * The one place where failures become HTTP responses: every error — ours, the validator's, the
+ * body parser's, Prisma's, or an unexpected one — is answered with a JSON:API error document.
+ * Unexpected errors answer 500 with a generic detail; their stack goes to the log only.
+ *
+ * @module http/errorHandler
+ */
+import type { ErrorRequestHandler, Request } from 'express';
+import { AppError, ConflictError, NotFoundError, type Problem } from './errors.ts';
+
+/** A JSON:API error object as sent. */
+export interface ErrorObject {
+  status: string;
+  code: string;
+  title: string;
+  detail: string;
+  source?: { pointer: string } | { parameter: string } | { header: string };
+}
+
+/** Request member where authentication stashes its own error (the validator re-wraps it). */
+export const AUTH_ERROR = Symbol('authError');
+type WithAuthError = Request & { [AUTH_ERROR]?: unknown };
+
+interface ValidatorIssue {
+  path?: string;
+  message?: string;
+  errorCode?: string;
+}
+
+interface HttpLikeError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  errors?: ValidatorIssue[];
+  code?: string;
+  message?: string;
+  headers?: Record<string, string>;
+}
+
+/** Turns a validator issue path (`/query/perPage`, `/body/a/b`) into a JSON:API source. */
+function sourceOf(path: string | undefined): Problem['source'] | undefined {
+  if (!path) return undefined;
+  const [, location, ...rest] = path.split('/');
+  const name = rest.join('/');
+  if (location === 'body') return { pointer: name ? `/${name}` : '' };
+  if ((location === 'query' || location === 'params' || location === 'path') && name) return { parameter: rest[0]! };
+  if (location === 'headers' && name) return { header: rest[0]! };
+  return undefined;
+}
+
+function describe(issue: ValidatorIssue): string {
+  const source = sourceOf(issue.path);
+  const subject =
+    source && 'parameter' in source ? source.parameter : source && 'header' in source ? source.header : source && 'pointer' in source && source.pointer ? source.pointer : 'request body';
+  if (issue.errorCode?.startsWith('additionalProperties')) return `${subject} is not an allowed member.`;
+  const message = (issue.message ?? 'is invalid').replace(/^\s*must/, 'must');
+  // Messages such as "Unknown query parameter 'x'" already name their subject.
+  return /^[A-Z]/.test(message) ? `${message}.`.replace(/\.\.$/, '.') : `${subject} ${message}.`;
+}
+
+/** Maps an error of any origin to an {@link AppError}-like triple, or null when unexpected. */
+function classify(err: unknown): AppError | null {
+  if (err instanceof AppError) return err;
+  const e = err as HttpLikeError;
+  // Prisma known request errors (client-side codes).
+  if (e?.code === 'P2002') return new ConflictError('A resource with the same unique value already exists.');
+  if (e?.code === 'P2025') return new NotFoundError('The resource does not exist.');
+  // body-parser
+  if (e?.type === 'entity.too.large') {
+    return new AppError(413, 'payload_too_large', 'Request body too large', [{ detail: `The request body is larger than the limit of ${e['limit' as keyof HttpLikeError] ?? 'the configured'} bytes.` }]);
+  }
+  if (e?.type === 'entity.parse.failed') {
+    return new AppError(400, 'invalid_json', 'Malformed JSON', [{ detail: 'The request body is not valid JSON.', source: { pointer: '' } }]);
+  }
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
+    return new AppError(415, 'unsupported_media_type', 'Unsupported media type', [{ detail: 'The request body encoding is not supported; send UTF-8 JSON.', source: { header: 'Content-Type' } }]);
+  }
+  const status = e?.status ?? e?.statusCode;
+  if (typeof status !== 'number' || status < 400 || status >= 500 || !Array.isArray(e.errors)) return null;
+  // express-openapi-validator
+  const issues = e.errors.length > 0 ? e.errors : [{ message: e.message }];
+  switch (status) {
+    case 400:
+      return new AppError(400, 'validation_failed', 'Invalid request', issues.map((i) => ({ detail: describe(i), ...(sourceOf(i.path) ? { source: sourceOf(i.path)! } : {}) })));
+    case 401:
+      return new AppError(401, 'unauthorized', 'Authentication required', [{ detail: e.message ?? 'Authentication required.', source: { header: 'Authorization' } }], { 'WWW-Authenticate': 'Bearer realm="wallet-pass-service"' });
+    case 404:
+      return new NotFoundError('No operation is documented at this path; see /docs.');
+    case 405:
+      return new AppError(405, 'method_not_allowed', 'Method not allowed', [{ detail: `${e.message ?? 'This method is not allowed on this path'}.`.replace(/\.\.$/, '.') }], e.headers ?? {});
+    case 413:
+      return new AppError(413, 'payload_too_large', 'Request body too large', [{ detail: e.message ?? 'The request body is too large.' }]);
+    case 415:
+      return new AppError(415, 'unsupported_media_type', 'Unsupported media type', [{ detail: 'Request bodies must be sent as application/json.', source: { header: 'Content-Type' } }]);
+    default:
+      return new AppError(status, 'invalid_request', 'Invalid request', issues.map((i) => ({ detail: describe(i) })));
+  }
+}
+
+/** Renders an {@link AppError} as a list of JSON:API error objects. */
+export function errorObjects(error: AppError): ErrorObject[] {
+  return error.problems.map((p) => ({
+    status: String(error.status),
+    code: error.code,
+    title: error.title,
+    detail: p.detail,
+    ...(p.source ? { source: p.source } : {}),
+  }));
+}
+
+/**
+ * Express error middleware (last in the chain).
+ * @param allowedMethods Methods documented per OpenAPI path template, for the `Allow` header of 405s.
+ */
+export function errorHandler(allowedMethods: (path: string) => string[] | undefined): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const stashed = (req as WithAuthError)[AUTH_ERROR];
+    const known = classify(stashed ?? err);
+    const requestId = String(res.getHeader('X-Request-Id') ?? '');
+    if (!known) {
+      req.log?.error({ err: stashed ?? err }, 'unexpected error');
+      if (res.headersSent) return res.end();
+      res.status(500).json({
+        errors: [
+          {
+            status: '500',
+            code: 'internal_error',
+            title: 'Internal server error',
+            detail: `An unexpected error occurred. Quote request id ${requestId} when reporting it.`,
+          },
+        ],
+      });
+      return;
+    }
+    req.log?.info({ status: known.status, code: known.code, detail: known.message }, 'request refused');
+    if (res.headersSent) return res.end();
+    for (const [name, value] of Object.entries(known.headers)) res.setHeader(name, value);
+    if (known.status === 405) {
+      const methods = allowedMethods(req.path);
+      if (methods) res.setHeader('Allow', methods.join(', '));
+    }
+    res.status(known.status).json({ errors: errorObjects(known) });
+  };
+}

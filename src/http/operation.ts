@@ -1,0 +1,87 @@
+/**
+ * Types that tie each handler to its operation in the contract (`generated/api.d.ts`).
+ *
+ * A handler is a function of the validated request (path parameters, query, body) and the
+ * request context, returning `{ status, body, headers? }` where `status` is one of the
+ * operation's documented statuses and `body` its documented schema. Failures are thrown as
+ * {@link AppError}s. The {@link HandlerMap} type makes the compiler insist on exactly one handler
+ * per operationId.
+ *
+ * @module http/operation
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { operations } from '../../generated/api.d.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { Logger } from '../logger.ts';
+
+export type { operations };
+
+/** Every operationId in the contract. */
+export type OperationId = keyof operations;
+
+type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : undefined;
+type Parameters<K extends OperationId> = operations[K]['parameters'];
+
+/** Path parameters of an operation. */
+export type PathParams<K extends OperationId> = Parameters<K> extends { path: infer P } ? NonNullable<P> : Record<string, never>;
+/** Query parameters of an operation, after defaults are applied. */
+export type QueryParams<K extends OperationId> = Parameters<K> extends { query?: infer Q } ? NonNullable<Q> : Record<string, never>;
+/** Request body of an operation (`undefined` when it has none or it is optional and absent). */
+export type RequestBody<K extends OperationId> = operations[K] extends { requestBody: infer R }
+  ? JsonContent<R>
+  : operations[K] extends { requestBody?: infer R }
+    ? JsonContent<NonNullable<R>> | undefined
+    : undefined;
+
+type Responses<K extends OperationId> = operations[K]['responses'];
+type ResultStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 201 | 202 | 204 | 503>;
+
+/** What a handler returns: a documented status with its documented body. */
+export type OperationResult<K extends OperationId> = {
+  [S in ResultStatus<K>]: { status: S; body: JsonContent<Responses<K>[S]>; headers?: Record<string, string> };
+}[ResultStatus<K>];
+
+/** A clock, injectable so tests control time. */
+export interface Clock {
+  now(): Date;
+}
+
+/** Per-request context, built by the app before handlers run. */
+export interface RequestContext {
+  db: Database;
+  config: Config;
+  clock: Clock;
+  log: Logger;
+  /** Absolute base URL for links: `PUBLIC_BASE_URL`, or derived from the request. */
+  baseUrl: string;
+  /** The account of the API key; set by bearer authentication on `/api/v1` operations. */
+  accountId: string | null;
+  requestId: string;
+}
+
+/** What a handler receives. */
+export interface OperationInput<K extends OperationId> {
+  params: PathParams<K>;
+  query: QueryParams<K>;
+  body: RequestBody<K>;
+  headers: IncomingHttpHeaders;
+  /** The request path and query as received, for building pagination links. */
+  url: string;
+  ctx: RequestContext;
+}
+
+/** A handler for operation `K`. */
+export type OperationHandler<K extends OperationId> = (input: OperationInput<K>) => Promise<OperationResult<K>>;
+
+/** One handler per operationId, no more, no fewer. */
+export type HandlerMap = { [K in OperationId]: OperationHandler<K> };
+
+/**
+ * The account of an authenticated `/api/v1` request.
+ * @throws Error when called on an operation without bearer authentication (a programming error).
+ */
+export function accountOf(ctx: RequestContext): string {
+  if (!ctx.accountId) throw new Error('accountOf() called on an operation without bearer authentication');
+  return ctx.accountId;
+}

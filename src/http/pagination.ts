@@ -1,0 +1,63 @@
+/**
+ * Offset pagination with the envelope of spec §2.9: `meta { totalCount, resultsPerPage,
+ * currentPage, totalPages }` and absolute `links { first, prev, next, last }` that keep the
+ * request's other query parameters.
+ *
+ * @module http/pagination
+ */
+
+/** A requested page. */
+export interface PageRequest {
+  /** 1-based page number. */
+  page: number;
+  /** Page size. */
+  perPage: number;
+}
+
+/** The §2.9 envelope members. */
+export interface PageEnvelope {
+  meta: { totalCount: number; resultsPerPage: number; currentPage: number; totalPages: number };
+  links: { first: string | null; prev: string | null; next: string | null; last: string | null };
+}
+
+/**
+ * Reads `page` and `perPage` from validated query parameters.
+ * @param query The validated query (the validator already enforced the ranges).
+ * @param defaultPerPage The operation's default page size (spec §8: 10 for templates, 25 elsewhere).
+ */
+export function pageRequest(query: { page?: number; perPage?: number }, defaultPerPage: number): PageRequest {
+  return { page: query.page ?? 1, perPage: query.perPage ?? defaultPerPage };
+}
+
+/** Prisma `skip`/`take` of a page. */
+export function pageWindow({ page, perPage }: PageRequest): { skip: number; take: number } {
+  return { skip: (page - 1) * perPage, take: perPage };
+}
+
+/**
+ * Builds `meta` and `links` for a page.
+ * @param request The page asked for.
+ * @param totalCount Records matching the query on all pages.
+ * @param baseUrl Absolute base, e.g. `http://127.0.0.1:3000`.
+ * @param url The request's path and query (e.g. `req.originalUrl`); `page`/`perPage` are replaced.
+ */
+export function pageEnvelope(request: PageRequest, totalCount: number, baseUrl: string, url: string): PageEnvelope {
+  const totalPages = Math.ceil(totalCount / request.perPage);
+  const parsed = new URL(url, 'http://placeholder');
+  const link = (page: number): string => {
+    const query = new URLSearchParams(parsed.searchParams);
+    query.set('page', String(page));
+    query.set('perPage', String(request.perPage));
+    return `${baseUrl}${parsed.pathname}?${query.toString()}`;
+  };
+  const lastPage = Math.max(totalPages, 1);
+  return {
+    meta: { totalCount, resultsPerPage: request.perPage, currentPage: request.page, totalPages },
+    links: {
+      first: link(1),
+      prev: request.page > 1 ? link(Math.min(request.page - 1, lastPage)) : null,
+      next: request.page < totalPages ? link(request.page + 1) : null,
+      last: link(lastPage),
+    },
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * Routing from the contract: every operation of the bundled OpenAPI document is mounted with the
+ * handler of the same operationId. A document operation without a handler, or a handler without
+ * an operation, stops the app from being built.
+ *
+ * @module http/routes
+ */
+import type { Request, Response, Router } from 'express';
+import type { HandlerMap, OperationId, OperationInput } from './operation.ts';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+type Method = (typeof METHODS)[number];
+
+/** The parts of an OpenAPI document routing needs. */
+export interface OpenApiDocument {
+  paths: Record<string, Partial<Record<Method, { operationId?: string }>> & Record<string, unknown>>;
+  [key: string]: unknown;
+}
+
+/** One operation of the document. */
+export interface DocumentOperation {
+  operationId: string;
+  method: Method;
+  path: string;
+}
+
+/** Lists every operation of the document. */
+export function documentOperations(document: OpenApiDocument): DocumentOperation[] {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    METHODS.flatMap((method) => {
+      const operationId = item[method]?.operationId;
+      return operationId ? [{ operationId, method, path }] : [];
+    }),
+  );
+}
+
+/** `/api/v1/entities/{id}` → `/api/v1/entities/:id`. */
+export function expressPath(openApiPath: string): string {
+  return openApiPath.replace(/\{([^}]+)\}/g, ':$1');
+}
+
+/**
+ * Compares the document's operations with the handler map.
+ * @returns Operations without handlers and handlers without operations (both empty when in step).
+ */
+export function handlerCoverage(document: OpenApiDocument, handlers: Partial<HandlerMap>) {
+  const documented = new Set(documentOperations(document).map((o) => o.operationId));
+  const implemented = new Set(Object.keys(handlers));
+  return {
+    missingHandlers: [...documented].filter((id) => !implemented.has(id)),
+    unknownHandlers: [...implemented].filter((id) => !documented.has(id)),
+  };
+}
+
+/**
+ * Mounts one route per operation on `router`.
+ * @throws Error listing every mismatch between the document and the handlers.
+ */
+export function mountOperations(router: Router, document: OpenApiDocument, handlers: HandlerMap): void {
+  const { missingHandlers, unknownHandlers } = handlerCoverage(document, handlers);
+  if (missingHandlers.length || unknownHandlers.length) {
+    throw new Error(
+      `Handlers and contract differ. Without handler: ${missingHandlers.join(', ') || 'none'}. ` +
+        `Without operation: ${unknownHandlers.join(', ') || 'none'}.`,
+    );
+  }
+  for (const { operationId, method, path } of documentOperations(document)) {
+    const handler = handlers[operationId as OperationId] as (input: OperationInput<OperationId>) => Promise<{
+      status: number;
+      body: unknown;
+      headers?: Record<string, string>;
+    }>;
+    router[method](expressPath(path), async (req: Request, res: Response) => {
+      const result = await handler({
+        params: req.params as never,
+        query: req.query as never,
+        body: req.body as never,
+        headers: req.headers,
+        url: req.originalUrl,
+        ctx: req.ctx,
+      });
+      if (result.headers) res.set(result.headers);
+      if (result.body === undefined) res.status(result.status).end();
+      else res.status(result.status).json(result.body);
+    });
+  }
+}

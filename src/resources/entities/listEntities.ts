@@ -1,0 +1,18 @@
+import type { OperationHandler } from '../../http/operation.ts';
+import { accountOf } from '../../http/operation.ts';
+import { pageEnvelope, pageRequest } from '../../http/pagination.ts';
+import { selectEntityPage } from './entityStore.ts';
+import { serializeEntity } from './serializeEntity.ts';
+
+/** Default page size of entity lists (spec §4.6, §8). */
+export const ENTITIES_PER_PAGE = 25;
+
+/** `GET /api/v1/entities` (spec §4.6): the caller's entities, oldest first, paginated. */
+export const listEntities: OperationHandler<'listEntities'> = async ({ query, url, ctx }) => {
+  const page = pageRequest(query, ENTITIES_PER_PAGE);
+  const { rows, total } = await selectEntityPage(ctx.db.prisma, accountOf(ctx), page);
+  return {
+    status: 200,
+    body: { data: rows.map((row) => serializeEntity(row, ctx.baseUrl)), ...pageEnvelope(page, total, ctx.baseUrl, url) },
+  };
+};

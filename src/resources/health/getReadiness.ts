@@ -1,0 +1,21 @@
+import type { OperationHandler } from '../../http/operation.ts';
+
+/** How long the readiness database check may take, in ms. */
+export const READINESS_TIMEOUT_MS = 2000;
+
+/** `GET /readyz`: 200 when `SELECT 1` answers within 2 s, 503 otherwise. */
+export const getReadiness: OperationHandler<'getReadiness'> = async ({ ctx }) => {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('database check timed out')), READINESS_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([ctx.db.ping(), timeout]);
+    return { status: 200, body: { status: 'ok', checks: { database: 'ok' } } };
+  } catch (error) {
+    ctx.log.warn({ err: error }, 'readiness check failed');
+    return { status: 503, body: { status: 'unavailable', checks: { database: 'unavailable' } } };
+  } finally {
+    clearTimeout(timer);
+  }
+};

@@ -1,0 +1,72 @@
+/**
+ * API keys: generation, storage form and verification.
+ *
+ * A key is `wps_` + 43 base64url characters (32 random bytes), so leaked keys are greppable. The
+ * database keeps only its SHA-256 hash (hex) and the first 12 characters as a non-secret prefix.
+ * Verification looks candidates up by prefix and compares hashes in constant time.
+ *
+ * @module security/apiTokens
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { PrismaClient } from '../db/database.ts';
+import { UnauthorizedError } from '../http/errors.ts';
+
+/** Shape of every API key. */
+export const API_TOKEN_PATTERN = /^wps_[A-Za-z0-9_-]{43}$/;
+/** Length of the stored, displayable prefix. */
+export const API_TOKEN_PREFIX_LENGTH = 12;
+/** `lastUsedAt` is refreshed at most this often, in ms, to keep authentication read-mostly. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** A freshly generated key and what is stored of it. */
+export interface GeneratedApiToken {
+  token: string;
+  prefix: string;
+  tokenHash: string;
+}
+
+/** Lowercase hex SHA-256 of a string. */
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
+/** Generates a new API key. */
+export function generateApiToken(): GeneratedApiToken {
+  const token = `wps_${randomBytes(32).toString('base64url')}`;
+  return { token, prefix: token.slice(0, API_TOKEN_PREFIX_LENGTH), tokenHash: sha256Hex(token) };
+}
+
+/**
+ * Extracts the credential of an `Authorization: Bearer <credential>` header (RFC 6750 §2.1).
+ * @throws UnauthorizedError when the header is missing or not a bearer credential.
+ */
+export function bearerCredential(header: string | undefined): string {
+  if (!header) throw new UnauthorizedError('The Authorization header is missing; send "Authorization: Bearer <API key>".', 'invalid_request');
+  const match = /^Bearer[ ]+([A-Za-z0-9._~+/-]+=*)\s*$/i.exec(header);
+  if (!match?.[1]) throw new UnauthorizedError('The Authorization header must be "Bearer <API key>".', 'invalid_request');
+  return match[1];
+}
+
+/**
+ * Resolves the account of an API key.
+ * @param prisma Database client.
+ * @param token The presented key.
+ * @param now Current time (refreshes `lastUsedAt` when older than a minute).
+ * @returns The id of the account the key belongs to.
+ * @throws UnauthorizedError when the key is malformed, unknown or revoked.
+ */
+export async function authenticateApiToken(prisma: PrismaClient, token: string, now: Date): Promise<string> {
+  if (!API_TOKEN_PATTERN.test(token)) throw new UnauthorizedError('The API key is malformed.');
+  const presented = Buffer.from(sha256Hex(token), 'hex');
+  const candidates = await prisma.apiToken.findMany({
+    where: { prefix: token.slice(0, API_TOKEN_PREFIX_LENGTH) },
+    select: { id: true, accountId: true, tokenHash: true, revokedAt: true, lastUsedAt: true },
+  });
+  const match = candidates.find((c) => timingSafeEqual(Buffer.from(c.tokenHash, 'hex'), presented));
+  if (!match) throw new UnauthorizedError('The API key is unknown.');
+  if (match.revokedAt) throw new UnauthorizedError('The API key has been revoked.');
+  if (!match.lastUsedAt || now.getTime() - match.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+    await prisma.apiToken.update({ where: { id: match.id }, data: { lastUsedAt: now } });
+  }
+  return match.accountId;
+}

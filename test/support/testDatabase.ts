@@ -1,0 +1,59 @@
+/**
+ * Throw-away databases for tests: an in-memory PGlite, or a fresh database created on the
+ * PostgreSQL server of TEST_DATABASE_URL and dropped afterwards (no other database is touched).
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDatabase, type Database } from '../../src/db/database.ts';
+
+/** Which database this Jest project runs on. */
+export function testDatabaseKind(): 'pglite' | 'postgresql' {
+  return process.env.TEST_DB_KIND === 'postgresql' ? 'postgresql' : 'pglite';
+}
+
+/** A database made for one test file. */
+export interface TestDatabase {
+  db: Database;
+  /** Connection string of the throw-away PostgreSQL database (undefined on PGlite). */
+  url: string | undefined;
+  /** Opens another, independent handle on the same database (PostgreSQL only). */
+  reopen(): Promise<Database>;
+  /** Closes every handle and drops the database. */
+  drop(): Promise<void>;
+}
+
+/** Creates an empty database of the project's kind (migrations not applied). */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (testDatabaseKind() === 'pglite') {
+    const db = await openDatabase({ pgliteDir: null });
+    return { db, url: undefined, reopen: () => Promise.reject(new Error('PGlite has one handle')), drop: () => db.close() };
+  }
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  if (!serverUrl) throw new Error('TEST_DATABASE_URL is not set');
+  const name = `wps_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const handles: Database[] = [];
+  const open = async () => {
+    const db = await openDatabase({ databaseUrl: url.toString(), poolSize: 20 });
+    handles.push(db);
+    return db;
+  };
+  const db = await open();
+  return {
+    db,
+    url: url.toString(),
+    reopen: open,
+    async drop() {
+      await Promise.all(handles.map((h) => h.close()));
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
