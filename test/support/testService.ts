@@ -14,6 +14,7 @@ import { Writable } from 'node:stream';
 import supertest from 'supertest';
 import type { Express } from 'express';
 import { createApp } from '../../src/app.ts';
+import type { OpenApiDocument } from '../../src/http/routes.ts';
 import type { Config } from '../../src/config.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -55,6 +56,8 @@ export class TestClock implements Clock {
 export interface TestServiceOptions {
   config?: Partial<Config>;
   clock?: Clock;
+  /** A contract to serve instead of generated/openapi.json (to prove validation bites). */
+  apiDocument?: OpenApiDocument;
 }
 
 export interface TestService {
@@ -98,6 +101,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     logger: createLogger('info', sink),
     clock: options.clock,
     adminToken,
+    apiDocument: options.apiDocument,
   });
   const api = supertest.agent(app);
   const adminAuth = () => ({ Authorization: `Bearer ${adminToken}` });

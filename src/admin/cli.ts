@@ -1,0 +1,212 @@
+/**
+ * `npm run admin -- <command>`: the operator's command line over the administration API
+ * (`/admin/v1`), built on openapi-fetch with the generated `paths` type.
+ *
+ * Commands (add `--json` to print exactly one JSON document):
+ *   account create --name <name>           → { "account": { "id", "name" }, "token": "wps_…" }
+ *   account list                           → { "accounts": [ { "id", "name", "createdAt" } ] }
+ *   token create --account <id> [--name n] → { "token": "wps_…", "id" }
+ *   token revoke <id>                      → { "id", "revokedAt" }
+ *   entity create --account <id> --name <name> → { "entity": { "id", "name" } }
+ *   entity list --account <id>             → { "entities": [ { "id", "name" } ] }
+ *
+ * Environment: `ADMIN_URL` (default http://127.0.0.1:3000); the token from `ADMIN_TOKEN`, else
+ * `<DATA_DIR>/admin-token` (DATA_DIR default ./data). Exit codes: 0 success, 1 the API refused or
+ * could not be reached (its error detail is printed), 2 bad arguments (usage is printed).
+ *
+ * @module admin/cli
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import createClient from 'openapi-fetch';
+import type { paths } from '../../generated/api.d.ts';
+import { adminTokenPath } from '../security/adminToken.ts';
+
+export const USAGE = `Usage: npm run admin -- <command> [--json]
+
+Commands:
+  account create --name <name>                Create an account and its first API key
+  account list                                List accounts
+  token create --account <accountId> [--name <label>]
+                                              Create an API key (shown once)
+  token revoke <tokenId>                      Revoke an API key
+  entity create --account <accountId> --name <name>
+                                              Create an entity
+  entity list --account <accountId>           List an account's entities
+
+Environment: ADMIN_URL (default http://127.0.0.1:3000), ADMIN_TOKEN (default: read
+<DATA_DIR>/admin-token, DATA_DIR default ./data).`;
+
+/** Bad command-line arguments (exit code 2). */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** The API refused the request or could not be reached (exit code 1). */
+export class ApiError extends Error {
+  override name = 'ApiError';
+}
+
+type Client = ReturnType<typeof createClient<paths>>;
+type Output = { json: unknown; text: string };
+
+interface ErrorBody {
+  errors?: { detail?: string; title?: string }[];
+}
+
+function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
+  if (result.data !== undefined) return result.data;
+  const body = result.error as ErrorBody | undefined;
+  const details = body?.errors?.map((e) => e.detail ?? e.title).filter(Boolean) ?? [];
+  throw new ApiError(details.length ? details.join('\n') : `The API answered ${result.response.status}.`);
+}
+
+function required(value: string | undefined, flag: string): string {
+  if (!value) throw new UsageError(`--${flag} is required.`);
+  return value;
+}
+
+/** Fetches every page of an administration list. */
+async function allPages<T>(fetchPage: (page: number) => Promise<{ data: T[]; meta: { totalPages: number } }>): Promise<T[]> {
+  const items: T[] = [];
+  for (let page = 1; ; page++) {
+    const result = await fetchPage(page);
+    items.push(...result.data);
+    if (page >= result.meta.totalPages) return items;
+  }
+}
+
+/**
+ * Runs one command.
+ * @param argv Arguments after `npm run admin --`.
+ * @param connect Makes the openapi-fetch client; called only once the arguments are known good.
+ * @throws UsageError for bad arguments, ApiError when the API refuses.
+ */
+export async function runCommand(argv: string[], connect: () => Promise<Client>): Promise<Output> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      name: { type: 'string' },
+      account: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [resource, action, ...rest] = positionals;
+  const command = `${resource ?? ''} ${action ?? ''}`.trim();
+  if (command !== 'token revoke' && rest.length) throw new UsageError(`Unexpected argument: ${rest[0]}`);
+  switch (command) {
+    case 'account create': {
+      const name = required(values.name, 'name');
+      const client = await connect();
+      const data = unwrap(await client.POST('/admin/v1/accounts', { body: { account: { name } } }));
+      const token = data.included?.[0]?.attributes.token;
+      return {
+        json: { account: { id: data.data.id, name: data.data.attributes.name }, token },
+        text: `Created account ${data.data.attributes.name} (${data.data.id}).\nAPI key (shown once, store it now): ${token}`,
+      };
+    }
+    case 'account list': {
+      const client = await connect();
+      const accounts = await allPages((page) => client.GET('/admin/v1/accounts', { params: { query: { page, perPage: 100 } } }).then(unwrap));
+      const list = accounts.map((a) => ({ id: a.id, name: a.attributes.name, createdAt: a.attributes.createdAt }));
+      return { json: { accounts: list }, text: list.map((a) => `${a.id}  ${a.name}  ${a.createdAt}`).join('\n') || 'No accounts.' };
+    }
+    case 'token create': {
+      const accountId = required(values.account, 'account');
+      const client = await connect();
+      const data = unwrap(
+        await client.POST('/admin/v1/accounts/{accountId}/tokens', {
+          params: { path: { accountId } },
+          body: values.name ? { apiToken: { name: values.name } } : {},
+        }),
+      );
+      return {
+        json: { token: data.data.attributes.token, id: data.data.id },
+        text: `Created API key ${data.data.id}.\nAPI key (shown once, store it now): ${data.data.attributes.token}`,
+      };
+    }
+    case 'token revoke': {
+      if (rest.length !== 1) throw new UsageError('token revoke takes exactly one token id.');
+      const client = await connect();
+      const data = unwrap(await client.POST('/admin/v1/tokens/{tokenId}/revoke', { params: { path: { tokenId: rest[0]! } } }));
+      return { json: { id: data.data.id, revokedAt: data.data.attributes.revokedAt }, text: `Revoked API key ${data.data.id}.` };
+    }
+    case 'entity create': {
+      const accountId = required(values.account, 'account');
+      const name = required(values.name, 'name');
+      const client = await connect();
+      const data = unwrap(
+        await client.POST('/admin/v1/accounts/{accountId}/entities', {
+          params: { path: { accountId } },
+          body: { entity: { name } },
+        }),
+      );
+      return {
+        json: { entity: { id: data.data.id, name: data.data.attributes.name } },
+        text: `Created entity ${data.data.attributes.name} (${data.data.id}).`,
+      };
+    }
+    case 'entity list': {
+      const accountId = required(values.account, 'account');
+      const client = await connect();
+      const entities = await allPages((page) =>
+        client.GET('/admin/v1/accounts/{accountId}/entities', { params: { path: { accountId }, query: { page, perPage: 100 } } }).then(unwrap),
+      );
+      const list = entities.map((e) => ({ id: e.id, name: e.attributes.name }));
+      return { json: { entities: list }, text: list.map((e) => `${e.id}  ${e.name}`).join('\n') || 'No entities.' };
+    }
+    default:
+      throw new UsageError(command ? `Unknown command: ${command}` : 'No command given.');
+  }
+}
+
+/** Reads the admin token: ADMIN_TOKEN, else the file the server generated in DATA_DIR. */
+async function adminToken(env: NodeJS.ProcessEnv): Promise<string> {
+  if (env.ADMIN_TOKEN) return env.ADMIN_TOKEN;
+  const path = adminTokenPath(resolve(env.DATA_DIR || './data'));
+  try {
+    return (await readFile(path, 'utf8')).trim();
+  } catch {
+    throw new ApiError(`No ADMIN_TOKEN set and no token file at ${path}; start the server once or set ADMIN_TOKEN.`);
+  }
+}
+
+/**
+ * The CLI: parses, runs, prints, and returns the exit code (0, 1 or 2).
+ * @param argv Arguments after `npm run admin --`.
+ * @param env Environment (ADMIN_URL, ADMIN_TOKEN, DATA_DIR).
+ */
+export async function main(argv: string[], env: NodeJS.ProcessEnv, out = process.stdout, err = process.stderr): Promise<number> {
+  const json = argv.includes('--json');
+  if (argv.includes('--help') || argv.includes('-h')) {
+    out.write(`${USAGE}\n`);
+    return 0;
+  }
+  try {
+    const result = await runCommand(argv, async () =>
+      createClient<paths>({
+        baseUrl: (env.ADMIN_URL || 'http://127.0.0.1:3000').replace(/\/+$/, ''),
+        headers: { Authorization: `Bearer ${await adminToken(env)}` },
+      }),
+    );
+    out.write(`${json ? JSON.stringify(result.json) : result.text}\n`);
+    return 0;
+  } catch (error) {
+    const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    if (usage) {
+      err.write(`${(error as Error).message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    const message = error instanceof ApiError ? error.message : `Could not reach the API: ${(error as Error).message}`;
+    err.write(`${json ? JSON.stringify({ error: message }) : `Error: ${message}`}\n`);
+    return 1;
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('src/admin/cli.ts')) {
+  process.exitCode = await main(process.argv.slice(2), process.env);
+}

@@ -1,0 +1,103 @@
+/**
+ * The admin CLI (`npm run admin -- …`), run as a real process against the app listening on a port.
+ */
+import { execFile } from 'node:child_process';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestService, type TestService } from './support/testService.ts';
+
+let service: TestService;
+let server: Server;
+let baseUrl: string;
+
+beforeAll(async () => {
+  service = await startTestService();
+  server = service.app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((r) => server.close(r));
+  await service.close();
+});
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function admin(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/admin/cli.ts', ...args],
+      { env: { PATH: process.env.PATH, ADMIN_URL: baseUrl, ADMIN_TOKEN: service.adminToken, ...env } },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+    );
+  });
+}
+
+it('runs the whole operator flow with --json', async () => {
+  const account = await admin(['account', 'create', '--name', 'CLI Coffee', '--json']);
+  expect(account.code).toBe(0);
+  const created = JSON.parse(account.stdout);
+  expect(created).toEqual({ account: { id: expect.any(String), name: 'CLI Coffee' }, token: expect.stringMatching(/^wps_/) });
+
+  const entity = JSON.parse((await admin(['entity', 'create', '--account', created.account.id, '--name', 'Soho', '--json'])).stdout);
+  expect(entity).toEqual({ entity: { id: expect.any(String), name: 'Soho' } });
+
+  // The key printed by the CLI reads the entity through the public API.
+  const res = await service.api.get('/api/v1/entities').set(service.auth(created.token)).expect(200);
+  expect(res.body.data.map((e: { id: string }) => e.id)).toEqual([entity.entity.id]);
+
+  const list = JSON.parse((await admin(['entity', 'list', '--account', created.account.id, '--json'])).stdout);
+  expect(list).toEqual({ entities: [{ id: entity.entity.id, name: 'Soho' }] });
+  const accounts = JSON.parse((await admin(['account', 'list', '--json'])).stdout);
+  expect(accounts.accounts.map((a: { id: string }) => a.id)).toContain(created.account.id);
+
+  const token = JSON.parse((await admin(['token', 'create', '--account', created.account.id, '--json'])).stdout);
+  expect(token).toEqual({ token: expect.stringMatching(/^wps_/), id: expect.any(String) });
+  const revoked = await admin(['token', 'revoke', token.id, '--json']);
+  expect(revoked.code).toBe(0);
+  await service.api.get('/api/v1/entities').set(service.auth(token.token)).expect(401);
+}, 60_000);
+
+it('prints human-readable output without --json', async () => {
+  const run = await admin(['account', 'create', '--name', 'Plain']);
+  expect(run.code).toBe(0);
+  expect(run.stdout).toMatch(/^Created account Plain \(.+\)\.\nAPI key \(shown once, store it now\): wps_/);
+});
+
+it('reads the token from DATA_DIR/admin-token when ADMIN_TOKEN is unset', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'wps-cli-'));
+  await writeFile(join(dir, 'admin-token'), `${service.adminToken}\n`);
+  const run = await admin(['account', 'list', '--json'], { ADMIN_TOKEN: '', DATA_DIR: dir });
+  expect(run.code).toBe(0);
+});
+
+it.each([
+  [[]],
+  [['account']],
+  [['account', 'create']],
+  [['account', 'delete']],
+  [['entity', 'create', '--account', 'x']],
+  [['token', 'revoke']],
+  [['account', 'list', '--colour', 'red']],
+])('exits 2 with usage for %j', async (args) => {
+  const run = await admin(args, { ADMIN_TOKEN: '' });
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain('Usage: npm run admin');
+});
+
+it('exits 1 with the API error detail', async () => {
+  const run = await admin(['entity', 'create', '--account', '0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10', '--name', 'X']);
+  expect(run.code).toBe(1);
+  expect(run.stderr).toContain('No account with id 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10 exists.');
+  const bad = await admin(['account', 'list'], { ADMIN_TOKEN: 'wpa_wrong' });
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toContain('The administration token is wrong.');
+});
