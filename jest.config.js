@@ -9,11 +9,12 @@ const base = {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }],
   },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
-  testTimeout: 30_000,
 };
 
 /** @type {import('jest').Config} */
 export default {
+  // Global option: Jest ignores testTimeout inside `projects`, so hooks fell back to 5 s.
+  testTimeout: 30_000,
   projects: [
     { ...base, displayName: 'pglite', setupFiles: ['<rootDir>/test/support/useDatabase.pglite.ts'] },
     ...(process.env.TEST_DATABASE_URL

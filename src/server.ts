@@ -42,6 +42,9 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     });
     const { port } = server.address() as AddressInfo;
     const url = `http://${config.host}:${port}`;
+    // The validator loads and compiles the contract on the first request it sees (~200 ms);
+    // make that request ourselves so the first client does not pay for it.
+    await fetch(`${url}/readyz`).catch(() => undefined);
     logger.info({ url, docs: `${url}/docs` }, 'listening');
     let stopping: Promise<void> | undefined;
     const stop = () =>
