@@ -4,6 +4,213 @@
  */
 
 export interface paths {
+    "/api/v1/pass-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List pass templates
+         * @description Lists the pass templates of the account that owns the API key, oldest first (spec §4.2, open beta), each in the variant of its processing state. Paginated with `page` and `perPage` (default 10, at most 100) in the envelope of spec §2.9; `templateType` filters, `fields` asks for a sparse fieldset.
+         */
+        get: operations["listPassTemplates"];
+        put?: never;
+        /**
+         * Create a pass template
+         * @description Creates a pass template (spec §4.1, open beta) and accepts it for processing: the answer is `202` with the template in `processingStatus` `processing` and, in `meta.links.self` and the `Location` header, the URL to check. Processing checks the design across members and renders the Apple Wallet `pass.json` skeleton and the Google Wallet class; it usually takes well under two seconds. The template then shows all its attributes and no `processingStatus`, or `processingStatus` `failed` with `processingErrors`. The template and its processing job are stored together, so an accepted template is processed even if the server restarts first.
+         */
+        post: operations["createPassTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pass-templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass template UUID. */
+                id: components["parameters"]["PassTemplateId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Show a pass template
+         * @description Returns one pass template of the account that owns the API key (spec §4.3, open beta), in the variant of its processing state: processed (all attributes, no `processingStatus`), `processing`, or `failed` with `processingErrors`. This is the URL to poll after creating or updating a template.
+         */
+        get: operations["getPassTemplate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a pass template
+         * @description Changes the members given and nothing else (spec §4.4; merge rules in the request schema). A change of `name`, `description` or `notificationHeader` only is applied at once: `200` with the template in its current variant. A change that shapes the rendered passes makes the template processing again: `202` with the processing template, and the URL to check in `meta.links.self` and the `Location` header (spec §3 rule 2). Concurrent updates of one template are applied one after the other.
+         */
+        patch: operations["updatePassTemplate"];
+        trace?: never;
+    };
+    "/api/v1/pass_templates/{pass_template_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass template UUID (the same id as `/api/v1/pass-templates/{id}`). */
+                pass_template_uuid: components["parameters"]["LegacyPassTemplateUuid"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Show a pass template in the legacy form
+         * @deprecated
+         * @description Deprecated (spec §4.5, §9): use `getPassTemplate` (`/api/v1/pass-templates/{id}`). Returns the template in the legacy form of spec §2.2 — colours, name, description, type and the legacy field groups with snake-case slots — derived from the current template whatever its processing state; the mapping is in the attributes schema.
+         */
+        get: operations["getLegacyPassTemplate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/passes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List passes
+         * @description Lists the passes of the account that owns the API key, newest first. Paginated with `page`
+         *     and `perPage` (default 25, at most 100) in the envelope of spec §2.9; `passTemplate`,
+         *     `status`, `extId` and `groupTag` filter (all given must match).
+         */
+        get: operations["listPasses"];
+        put?: never;
+        /**
+         * Issue a pass
+         * @description Issues a pass from a processed pass template (PassEntry pass create): `200` with the pass,
+         *     `issued`. `pass` holds its field values keyed by the template's field ids, in either value
+         *     form, plus the reserved `nfc` and `barcode`; fields not given take the template's default
+         *     values. Locations and beacons not given are the template's. The loyalty balance starts at the
+         *     value of the loyalty field `points` when the template has one (see `PassInput`), else 0.
+         *
+         *     Refused: a template that is not the account's (`404`) or not processed — `processing` or
+         *     `failed` (`409`); a field id the template does not have, an inconsistent `nfc` or `barcode`
+         *     (`400`, naming the member); an `extId` that a pass of the account that is not nullified
+         *     already has (`409`). Send an `Idempotency-Key` to retry safely: concurrent retries with one
+         *     key issue exactly one pass.
+         */
+        post: operations["createPass"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/passes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass UUID or the pass's extId (spec §4.15, §4.16); how it is looked up is described under the schema. */
+                id: components["parameters"]["PassIdOrExtId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Show a pass
+         * @description Returns one pass of the account that owns the API key, by UUID or extId (spec §4.16). The
+         *     `include…` parameters add the pass design, the locations and beacons (when there are any),
+         *     and the source for a wallet (only while the pass is not `active`).
+         */
+        get: operations["getPass"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a pass
+         * @description Changes the members given and nothing else (PassEntry pass update; merge rules in the request
+         *     schema), in one transaction: field values, NFC, barcode, locations, beacons, group tags,
+         *     expiry, a status change with `passAction` (transitions in `PassStatus`), and a `message` for
+         *     the holder, kept as `latestMessage`. `meta.notifications` says whether the update reached
+         *     the holder's wallet. A nullified pass, and a transition the table does not allow, answer
+         *     `409`.
+         */
+        patch: operations["updatePass"];
+        trace?: never;
+    };
+    "/api/v1/passes/{id}/nullify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass UUID or the pass's extId (spec §4.15, §4.16); how it is looked up is described under the schema. */
+                id: components["parameters"]["PassIdOrExtId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Nullify a pass
+         * @description Voids a pass for ever (PassEntry nullify): its content, barcode, NFC message, locations and
+         *     beacons are removed, `status` becomes `nullified` and `nullifiedAt` is set; its extId is free
+         *     for a new pass. Irreversible and idempotent: nullifying a nullified pass answers `200` and
+         *     changes nothing. The loyalty balance and its ledger are kept. The operation takes no request
+         *     body; one that is sent is ignored (beyond the size limit it is refused with `413`).
+         */
+        post: operations["nullifyPass"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/loyalty/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass UUID or the pass's extId (spec §4.15, §4.16); how it is looked up is described under the schema. */
+                id: components["parameters"]["PassIdOrExtId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Show the loyalty balance of a pass
+         * @description Returns a pass of the account that owns the API key, by UUID or extId, with its loyalty
+         *     balance in `meta.loyalty.balance` (spec §4.15). The `include…` parameters add the pass
+         *     design, and the locations and beacons when there are any.
+         */
+        get: operations["getLoyalty"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the loyalty balance of a pass
+         * @description Adds `balance` to the pass's loyalty balance, or sets it to `overrideBalance` (exactly one of
+         *     them), and keeps an optional `message` as `latestMessage` (PassEntry loyalty update). The
+         *     change is applied atomically in the database — concurrent changes all count — and recorded
+         *     in the pass's loyalty ledger (change, resulting balance, source `api`, time). Balances may be
+         *     negative. Answers like `getLoyalty`, with the balance this change produced. A nullified pass
+         *     (`409`), and a result outside ±1,000,000,000 (`409`), leave the balance as it was. Send an
+         *     `Idempotency-Key` so that a retried change is applied once.
+         */
+        patch: operations["updateLoyalty"];
+        trace?: never;
+    };
     "/api/v1/entities": {
         parameters: {
             query?: never;
@@ -171,6 +378,428 @@ export interface paths {
         patch: operations["updateEntity"];
         trace?: never;
     };
+    "/api/v1/entities/{entity_id}/readers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the entity the resource belongs to (an entity of the caller's account). */
+                entity_id: components["parameters"]["ParentEntityId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a reader
+         * @description Creates a reader of the entity (spec §4.8). The client chooses the reader `id`; it must be
+         *     unique within the account (`409` otherwise, pointing at `/reader/id`). `type` is mapped to
+         *     the returned `readerType` as `ReaderInputType` describes. The password is stored only as a
+         *     salted scrypt hash. The new reader is not signed in and has never been seen, and the
+         *     response has no `lastSeenAt` (spec §2.5). An entity of another account is reported as `404`.
+         */
+        post: operations["createReader"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/entities/{entity_id}/readerConfiguration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the entity the resource belongs to (an entity of the caller's account). */
+                entity_id: components["parameters"]["ParentEntityId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Retrieve the reader configuration of an entity
+         * @description Returns what the entity's readers are set up with (spec §4.9), secrets included: the NFC
+         *     private key and the reader API key are decrypted for this response only, which is sent with
+         *     `Cache-Control: no-store`. Every entity has one, made with the entity; an entity created
+         *     before readers existed gets its configuration on the first call. An entity of another
+         *     account is reported as `404`.
+         */
+        get: operations["getReaderConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/readers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The reader id chosen by the client when it created (or last renamed) the reader. */
+                id: components["parameters"]["ReaderId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Retrieve a reader
+         * @description Returns one reader of the caller's account by its client-chosen id (spec §4.10), including
+         *     `lastSeenAt` (null until the reader has logged or validated a scan).
+         */
+        get: operations["getReader"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a reader
+         * @description Changes the members given (spec §4.11): `id` renames the reader (the new id must be free in
+         *     the account, `409` otherwise; its scans stay attached to it), `password` replaces the
+         *     password and signs the reader out, and the flags switch capabilities. Returns the reader
+         *     with `lastSeenAt`.
+         */
+        patch: operations["updateReader"];
+        trace?: never;
+    };
+    "/api/v1/scans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List scans
+         * @description Lists the scans of the account, newest first (by `scannedAt`, then id), paginated with
+         *     `page` and `perPage` (default 25, at most 100) in the envelope of spec §2.9. `reader`,
+         *     `pass`, `status`, `scannedAfter` (inclusive) and `scannedBefore` (exclusive) filter; all
+         *     given must match. `included` holds each pass and reader the page's scans relate to once.
+         */
+        get: operations["listScans"];
+        put?: never;
+        /**
+         * Validate and record a scan
+         * @description The service validates a scan (internal validation, PassEntry scan create) and records it
+         *     either way. A scan is accepted (`successful`) when, in this order:
+         *
+         *     1. the pass is `issued` or `active` — else `Pass is not active`;
+         *     2. the reader has `scanEnabled` — else `Reader not allowed to scan`;
+         *     3. for a positive `loyalty.balance`, the reader has `addPointsEnabled` — else
+         *        `Reader not allowed to add points`; for a negative one, `redeemEnabled` — else
+         *        `Reader not allowed to redeem points`;
+         *     4. the balance stays within ±1,000,000,000 — else `Balance limit exceeded`.
+         *
+         *     A refused scan is stored with `status: failed` and that `statusDetail`, and still answers
+         *     `200`: the refusal is the answer, not an error. An accepted scan's balance change is applied
+         *     in the same transaction as the scan is stored and recorded in the pass's loyalty ledger
+         *     (source `scan`, the scan id); `validationResponse.loyalty` then gives the new balance. The
+         *     server sets the scan id (UUID version 7) and `scannedAt`, and marks the reader seen.
+         *
+         *     An unknown reader or pass (by UUID or extId) is not a scan to store: `404` with
+         *     `source.pointer` `/scan/readerId` or `/scan/passId`. Send an `Idempotency-Key` so that a
+         *     retried scan is recorded, and changes the balance, once.
+         */
+        post: operations["createScan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scans/log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log a scan validated elsewhere
+         * @description Records a scan that a reader, or the issuer's own system, has already validated (spec §4.12,
+         *     `validationType: externalValidation`): the outcome and `statusDetail` are stored as sent. The
+         *     server sets the scan's id (UUID version 7) and `scannedAt`, and marks the reader seen
+         *     (`lastSeenAt`, `loggedIn`).
+         *
+         *     `loyalty.balance` is a change (negative subtracts) applied to the pass's balance in the same
+         *     transaction as the scan is stored, and recorded in the pass's loyalty ledger with source
+         *     `scan` and the scan id; when the change is refused — the pass is `nullified`, or the balance
+         *     would leave ±1,000,000,000 — the answer is `409` and no scan is stored.
+         *
+         *     An unknown reader or pass (by UUID or extId) answers `404` with `source.pointer`
+         *     `/scan/readerId` or `/scan/passId`; readers and passes of other accounts are unknown. Send an
+         *     `Idempotency-Key` so that a retried log records the scan, and changes the balance, once.
+         */
+        post: operations["logScan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scans/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The scan id (`scanInfo.scanId`). */
+                id: components["parameters"]["ScanId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Retrieve a scan
+         * @description Returns one scan of the account (spec §4.13) with relationships to its pass and its reader,
+         *     and both in `included` — the pass as `getPass` returns it, the reader as `getReader` does
+         *     (under its current id, if it was renamed since).
+         */
+        get: operations["getScan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List batches
+         * @description Lists the batches of the account, newest first (spec §4.14), paginated with `page` and
+         *     `perPage` (default 25, at most 100) in the envelope of spec §2.9, optionally of one `type`.
+         */
+        get: operations["listBatches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/batches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch id. */
+                id: components["parameters"]["BatchId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Retrieve a batch
+         * @description Returns one batch of the account with its status and progress.
+         */
+        get: operations["getBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/batches/{id}/send-now": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch id. */
+                id: components["parameters"]["BatchId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a scheduled batch now
+         * @description Starts sending a `scheduled` batch at once instead of at its `scheduledAt`, which becomes
+         *     the present. The batch is `sending` in the answer; follow it with `getBatch`. Any other
+         *     status answers `409` (a `validating` batch can be sent once it is `scheduled`).
+         */
+        post: operations["sendBatchNow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/batches/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch id. */
+                id: components["parameters"]["BatchId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Cancel a batch
+         * @description Cancels a batch before it starts sending (`validating` or `scheduled`): no pass gets its
+         *     message. Once sending has begun, or the batch has finished or was cancelled, the answer is
+         *     `409`. No request body.
+         */
+        patch: operations["cancelBatch"];
+        trace?: never;
+    };
+    "/api/v1/batches/{id}/errors.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch id. */
+                id: components["parameters"]["BatchId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Download the errors of a batch as CSV
+         * @description The recipients of a batch that could not be messaged, as CSV (the batch's `errorsCsvUrl`):
+         *     recipients that are no pass of the account, listed twice, or `nullified` (found when the
+         *     batch is validated), and passes whose message could not be rendered (found when sending).
+         *     Rows appear as they are found; a batch without errors gives the header row only. A cell that a
+         *     spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or carriage return,
+         *     which extIds may) is written with a leading `'`. Errors are JSON documents like everywhere else.
+         */
+        get: operations["getBatchErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/entities/{entity_id}/messaging/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the entity the resource belongs to (an entity of the caller's account). */
+                entity_id: components["parameters"]["ParentEntityId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Schedule a wallet message to many passes
+         * @description Accepts a wallet messaging batch for the entity (PassEntry wallet messaging): `202` with the
+         *     batch, `validating`, and its URL. A background job then resolves the recipients — the
+         *     `recipients` listed, or the passes of the `segments` — and the batch becomes `scheduled`
+         *     (or `failed`, when no listed recipient is a pass of the account).
+         *
+         *     At `scheduledAt` (or at `sendBatchNow`) the job renders the message for each pass (see
+         *     `WalletMessageTemplate`), sets it as the pass's `latestMessage`, and records the delivery;
+         *     the batch ends `successful`, `completedWithErrors` or `failed` (no pass messaged). The job
+         *     is durable: it survives a restart, also mid-batch, and never messages a pass twice. Recipients
+         *     that could not be messaged are listed in the batch's errors CSV.
+         *
+         *     Refused with `400`: a `scheduledAt` that is not in the future or more than 365 days ahead
+         *     (pointing at `/batch/scheduledAt`), both or neither of `segments` and `recipients`
+         *     (pointing at `/batch`). An entity of another account is `404`. Send an `Idempotency-Key` so
+         *     that a retried request schedules one batch.
+         */
+        post: operations["createWalletMessagingBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/entities/{entityId}/readerConfiguration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The entity id. */
+                entityId: components["parameters"]["AdminEntityId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update the reader configuration of an entity
+         * @description Sets the entity's Google Wallet collector id (the one Google issued) and/or how its scans
+         *     are validated. Only the members given change. The response shows the settings and the NFC
+         *     public key, never the secrets.
+         */
+        patch: operations["updateReaderConfiguration"];
+        trace?: never;
+    };
+    "/admin/v1/entities/{entityId}/readerConfiguration/rotate-nfc-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The entity id. */
+                entityId: components["parameters"]["AdminEntityId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the reader NFC key of an entity
+         * @description Replaces the entity's NFC key pair with a fresh EC P-256 pair and increases
+         *     `googleKeyVersion` by one. The old key is gone: readers must fetch the new private key with
+         *     `getReaderConfiguration`, and passes must be updated to carry the new public key. The
+         *     response shows the new public key, never the private one.
+         */
+        post: operations["rotateReaderNfcKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/entities/{entityId}/readerConfiguration/rotate-api-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The entity id. */
+                entityId: components["parameters"]["AdminEntityId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the reader API key of an entity
+         * @description Replaces the entity's `readerConfigurationApiKey` with a new random key; the old one stops
+         *     working at once. The new key is not in this response: the account reads it with
+         *     `getReaderConfiguration`. `googleKeyVersion` does not change.
+         */
+        post: operations["rotateReaderApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -216,45 +845,458 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * @description The kind of pass the template issues (spec §2.1; the spec shows `generic`, `eventTicket` and
+         *     `storeCard`, the complete list is this one). It decides the Apple pass style and the Google
+         *     Wallet class:
+         *
+         *     | templateType | Apple `pass.json` style | Google Wallet class |
+         *     |---|---|---|
+         *     | `generic` | `generic` | `genericClass` |
+         *     | `eventTicket` | `eventTicket` | `eventTicketClass` |
+         *     | `storeCard` | `storeCard` | `genericClass` (Google has no general store card) |
+         *     | `loyalty` | `storeCard` | `loyaltyClass` |
+         *     | `transit` | `boardingPass` | `transitClass` |
+         * @example storeCard
+         * @enum {string}
+         */
+        TemplateType: "generic" | "eventTicket" | "storeCard" | "loyalty" | "transit";
+        /**
          * Format: uuid
          * @description A UUID in its canonical lowercase 8-4-4-4-12 form. New ids are UUID version 7.
          * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10
          */
         Uuid: string;
         /**
-         * @description Display name of the entity, 1–200 characters.
-         * @example Coffee Corner Soho
+         * @description Name of the template, 1–100 characters. It is not shown on passes; it identifies the template to its owner.
+         * @example Coffee Club Card
          */
-        EntityName: string;
+        PassTemplateName: string;
         /**
-         * @description An absolute http(s) URL containing the placeholder `{passId}` exactly once.
-         * @example https://wallet.example.com/passes/{passId}/apple
+         * @description The vehicle of a `transit` template (spec §2.1 shows `airplane`). Apple `transitType`:
+         *     `airplane` → `PKTransitTypeAir`, `bus` → `PKTransitTypeBus`, `train` → `PKTransitTypeTrain`,
+         *     `ferry` → `PKTransitTypeBoat`, `other` → `PKTransitTypeGeneric`. Google `transitType`: `bus` →
+         *     `BUS`, `train` → `RAIL`, `ferry` → `FERRY`, `airplane` and `other` → `OTHER` (Google keeps
+         *     flights in a `flightClass`, which needs flight data a template does not have).
+         * @example train
+         * @enum {string}
          */
-        DeeplinkTemplate: string;
+        TransitType: "airplane" | "bus" | "train" | "ferry" | "other";
         /**
-         * @description Where a holder is sent to add a pass to each wallet (spec §2.4). Each value is a URL template;
-         *     replace the `{passId}` placeholder with the pass UUID. Unless an administrator set templates
-         *     for the entity, they point at this service's holder page:
-         *     `<PUBLIC_BASE_URL>/passes/{passId}/apple` and `<PUBLIC_BASE_URL>/passes/{passId}/google`.
+         * @description A language as a two-letter ISO 639-1 code in lower case (spec §2.1 `defaultLanguage`, and the
+         *     keys of a field's `localisation`). Apple Wallet uses it as the `<code>.lproj` folder of the
+         *     pass's localised strings, Google Wallet as the `language` of a `TranslatedString`.
+         * @example en
+         * @enum {string}
          */
-        PassDeeplinks: {
-            apple: components["schemas"]["DeeplinkTemplate"];
-            google: components["schemas"]["DeeplinkTemplate"];
+        LanguageCode: "aa" | "ab" | "ae" | "af" | "ak" | "am" | "an" | "ar" | "as" | "av" | "ay" | "az" | "ba" | "be" | "bg" | "bi" | "bm" | "bn" | "bo" | "br" | "bs" | "ca" | "ce" | "ch" | "co" | "cr" | "cs" | "cu" | "cv" | "cy" | "da" | "de" | "dv" | "dz" | "ee" | "el" | "en" | "eo" | "es" | "et" | "eu" | "fa" | "ff" | "fi" | "fj" | "fo" | "fr" | "fy" | "ga" | "gd" | "gl" | "gn" | "gu" | "gv" | "ha" | "he" | "hi" | "ho" | "hr" | "ht" | "hu" | "hy" | "hz" | "ia" | "id" | "ie" | "ig" | "ii" | "ik" | "io" | "is" | "it" | "iu" | "ja" | "jv" | "ka" | "kg" | "ki" | "kj" | "kk" | "kl" | "km" | "kn" | "ko" | "kr" | "ks" | "ku" | "kv" | "kw" | "ky" | "la" | "lb" | "lg" | "li" | "ln" | "lo" | "lt" | "lu" | "lv" | "mg" | "mh" | "mi" | "mk" | "ml" | "mn" | "mr" | "ms" | "mt" | "my" | "na" | "nb" | "nd" | "ne" | "ng" | "nl" | "nn" | "no" | "nr" | "nv" | "ny" | "oc" | "oj" | "om" | "or" | "os" | "pa" | "pi" | "pl" | "ps" | "pt" | "qu" | "rm" | "rn" | "ro" | "ru" | "rw" | "sa" | "sc" | "sd" | "se" | "sg" | "si" | "sk" | "sl" | "sm" | "sn" | "so" | "sq" | "sr" | "ss" | "st" | "su" | "sv" | "sw" | "ta" | "te" | "tg" | "th" | "ti" | "tk" | "tl" | "tn" | "to" | "tr" | "ts" | "tt" | "tw" | "ty" | "ug" | "uk" | "ur" | "uz" | "ve" | "vi" | "vo" | "wa" | "wo" | "xh" | "yi" | "yo" | "za" | "zh" | "zu";
+        /**
+         * @description The title shown centrally on the pass, 1–100 characters: Apple `logoText`, Google
+         *     `cardTitle` (generic), `programName` (loyalty), `eventName` (event ticket). Google shows about
+         *     20 characters before an ellipsis.
+         * @example Coffee Club
+         */
+        CentralTitle: string;
+        /**
+         * @description Header of the messages sent to holders of passes of this template, 1–100 characters.
+         * @example Coffee Club news
+         */
+        NotificationHeader: string;
+        /**
+         * @description What the template is for, 1–500 characters. Apple Wallet reads it aloud to VoiceOver users (`pass.json` `description`).
+         * @example Loyalty card of the Coffee Club
+         */
+        PassTemplateDescription: string;
+        /**
+         * @description A colour as `#RRGGBB` hexadecimal (spec §2.1), either case. Apple Wallet receives it as `rgb(r, g, b)`, Google Wallet as `#rrggbb`.
+         * @example #1A2B3C
+         */
+        HexColor: string;
+        /**
+         * @description Colours of the pass (spec §2.1). `background` is the card colour, `label` the colour of field
+         *     labels, `text` the colour of field values. A template created without them gets
+         *     `#FFFFFF`, `#000000` and `#000000`. Each member changes on its own on update.
+         */
+        PassTemplateColors: {
+            background?: components["schemas"]["HexColor"];
+            label?: components["schemas"]["HexColor"];
+            text?: components["schemas"]["HexColor"];
         };
-        /** @description Attributes of an entity (spec §2.4). */
-        EntityAttributes: {
-            name: components["schemas"]["EntityName"];
-            passDeeplinks: components["schemas"]["PassDeeplinks"];
+        /**
+         * Format: uri
+         * @description Where to fetch an image of the template: an absolute `https` URL, or `http` only for a local
+         *     server (`localhost`, `127.0.0.1`, `[::1]`), at most 2048 characters. Wallets fetch nothing from
+         *     it themselves; the service downloads the image when it builds a pass.
+         * @example https://cdn.example.com/brand/logo.png
+         */
+        ImageUrl: string;
+        /**
+         * @description A watermark laid over the pass images (spec §2.1; the spec shows `light`/`dark` and
+         *     `topLeft`/`bottomRight`, the complete lists are these). A watermark given without one of its
+         *     members gets `color` `light` and `position` `bottomRight`.
+         */
+        PassTemplateWatermark: {
+            /**
+             * @description Light for dark images, dark for light ones.
+             * @enum {string}
+             */
+            color?: "light" | "dark";
+            /**
+             * @description The corner of the image the watermark sits in.
+             * @enum {string}
+             */
+            position?: "topLeft" | "topRight" | "bottomLeft" | "bottomRight";
         };
         /**
-         * @description An entity resource object (spec §2.4): an organisation unit of the account that owns passes
-         *     and readers. Entities are read-only through `/api/v1`; administrators create and rename them.
+         * @description Images of the pass (spec §2.1). `icon` is required by Apple Wallet (a template without it
+         *     fails processing); `logo` is required by Google Wallet for `loyalty` and `transit` templates.
+         *     `banner` becomes the Apple strip image and the Google hero image. In an update, `null` removes
+         *     an image; responses leave unset images out.
          */
-        Entity: {
+        PassTemplateImages: {
+            banner?: components["schemas"]["ImageUrl"] | null;
+            logo?: components["schemas"]["ImageUrl"] | null;
+            icon?: components["schemas"]["ImageUrl"] | null;
+            watermark?: components["schemas"]["PassTemplateWatermark"] | null;
+        };
+        /**
+         * @description Identifier of a field, unique within the template: a letter, then up to 63 letters, digits,
+         *     `_` or `-`. Passes carry their values under this key (Apple field `key`, Google text module
+         *     `id`).
+         * @example points
+         */
+        TemplateFieldId: string;
+        /** @description The text of a field in one language (spec §2.1.1 `localisation` values). */
+        TemplateFieldTranslation: {
+            /**
+             * @description The label in this language.
+             * @example Punkte
+             */
+            label?: string;
+            /**
+             * @description The default value in this language.
+             * @example 0
+             */
+            defaultValue?: string;
+        };
+        /**
+         * @description Translations of a field, keyed by ISO 639-1 language code (spec §2.1.1), at most 30
+         *     languages. The field's own `label` and `defaultValue` are in the template's
+         *     `defaultLanguage`. In an update, a language set to `null` removes that translation.
+         */
+        TemplateFieldLocalisation: {
+            [key: string]: components["schemas"]["TemplateFieldTranslation"] | null;
+        };
+        /**
+         * @description One field slot of the pass (spec §2.1.1): a label and a default value, in the template's
+         *     `defaultLanguage`, with translations. Every slot needs an `id` (a template with a slot
+         *     without one fails processing); in an update the members given are merged into the slot.
+         */
+        TemplateField: {
+            id?: components["schemas"]["TemplateFieldId"];
+            /**
+             * @description The label shown above the value; `null` in an update removes it.
+             * @example Points
+             */
+            label?: string | null;
+            /**
+             * @description The value shown until a pass sets its own; `null` in an update removes it.
+             * @example 0
+             */
+            defaultValue?: string | null;
+            localisation?: components["schemas"]["TemplateFieldLocalisation"];
+        };
+        /**
+         * @description The header area (spec §2.1.1): slots `one`–`three`, shown at the top of the pass next to the
+         *     logo. Apple `headerFields`; Google text modules. In an update, `null` removes a slot.
+         */
+        HeaderFieldArea: {
+            one?: components["schemas"]["TemplateField"] | null;
+            two?: components["schemas"]["TemplateField"] | null;
+            three?: components["schemas"]["TemplateField"] | null;
+        };
+        /**
+         * @description The central area (spec §2.1.1): slots `one` and `two`. Apple `primaryFields`; Google text
+         *     modules. Slot `two` exists for `transit` templates only, where `one` is the origin and `two`
+         *     the destination of an Apple boarding pass; other templates fail processing when it is set. In
+         *     an update, `null` removes a slot.
+         */
+        CentralFieldArea: {
+            one?: components["schemas"]["TemplateField"] | null;
+            two?: components["schemas"]["TemplateField"] | null;
+        };
+        /**
+         * @description The details area (spec §2.1.1): slots `one`–`three`, shown below the central area. Apple
+         *     `secondaryFields`; Google text modules. In an update, `null` removes a slot.
+         */
+        DetailsFieldArea: {
+            one?: components["schemas"]["TemplateField"] | null;
+            two?: components["schemas"]["TemplateField"] | null;
+            three?: components["schemas"]["TemplateField"] | null;
+        };
+        /**
+         * @description The back of the pass (spec §2.1.1; the spec shows slot `one`, the legacy endpoint five back
+         *     fields, so slots `one`–`five`). Apple `backFields`; Google text modules. In an update, `null`
+         *     removes a slot.
+         */
+        BackFieldArea: {
+            one?: components["schemas"]["TemplateField"] | null;
+            two?: components["schemas"]["TemplateField"] | null;
+            three?: components["schemas"]["TemplateField"] | null;
+            four?: components["schemas"]["TemplateField"] | null;
+            five?: components["schemas"]["TemplateField"] | null;
+        };
+        /**
+         * @description The field slots of the pass by area (spec §2.1.1). The spec shows slot `one` in every area and
+         *     `two`, `three` in `details`; this service has `header` one–three, `central` one–two,
+         *     `details` one–three and `back` one–five (the legacy endpoint's groups have as many slots).
+         *     Responses list all four areas, each with the slots that are set. In an update, slots merge
+         *     member by member.
+         */
+        PassTemplateFields: {
+            header?: components["schemas"]["HeaderFieldArea"];
+            central?: components["schemas"]["CentralFieldArea"];
+            details?: components["schemas"]["DetailsFieldArea"];
+            back?: components["schemas"]["BackFieldArea"];
+        };
+        /**
+         * Format: uri
+         * @description An App Store page of an iOS app, with its numeric id (`…/id<digits>`): Apple Wallet links
+         *     the pass to the app through `associatedStoreIdentifiers`, which takes that id.
+         * @example https://apps.apple.com/gb/app/coffee-club/id1234567890
+         */
+        AppStoreUrl: string;
+        /**
+         * @description Apps to suggest on Apple devices (spec §2.1 `appLinking.apple`), at most 10. An empty array
+         *     removes them all.
+         */
+        AppleAppLinking: {
+            appStoreUrl?: components["schemas"]["AppStoreUrl"][];
+        };
+        /**
+         * @description An Android app to link from the pass (spec §2.1 `appLinking.google.app`). Google Wallet opens
+         *     it through `appLinkData.androidAppLinkInfo.appTarget.packageName`, the `id` of the Play URL.
+         */
+        GooglePlayApp: {
+            /**
+             * Format: uri
+             * @description A Google Play details page with the app's package name in `id`.
+             * @example https://play.google.com/store/apps/details?id=com.example.coffeeclub
+             */
+            playStoreUrl: string;
+        };
+        /** @description Text of the app link button on Google Wallet passes (spec §2.1 `appLinking.google.displayText`). */
+        GoogleLinkDisplayText: {
+            /**
+             * @description At most 30 characters (Google Wallet `AppLinkData.displayText` limit).
+             * @example Open the app
+             */
+            text: string;
+        };
+        /** @description The app link of Google Wallet passes (spec §2.1 `appLinking.google`). In an update, `null` removes a member. */
+        GoogleAppLinking: {
+            app?: components["schemas"]["GooglePlayApp"] | null;
+            displayText?: components["schemas"]["GoogleLinkDisplayText"] | null;
+        };
+        /** @description Links from the pass to the issuer's apps (spec §2.1). Responses always carry both members. */
+        PassTemplateAppLinking: {
+            apple?: components["schemas"]["AppleAppLinking"];
+            google?: components["schemas"]["GoogleAppLinking"];
+        };
+        /**
+         * @description A barcode symbology: Apple `PKBarcodeFormatQR`, `PKBarcodeFormatCode128`,
+         *     `PKBarcodeFormatAztec`, `PKBarcodeFormatPDF417`; Google `QR_CODE`, `CODE_128`, `AZTEC`,
+         *     `PDF_417`.
+         * @example qr
+         * @enum {string}
+         */
+        BarcodeType: "qr" | "code128" | "aztec" | "pdf417";
+        /**
+         * @description What a pass's barcode or NFC message encodes: `uuid` the pass UUID, `extId` the pass's
+         *     external id, `custom` a fixed value given with it.
+         * @example uuid
+         * @enum {string}
+         */
+        PassIdentifierSource: "uuid" | "extId" | "custom";
+        /**
+         * @description The barcode of the pass (spec §2.1; the spec shows type `qr` and source `custom`, the complete
+         *     lists are these). `source` says what the barcode encodes: the pass UUID, the pass's external
+         *     id, or the fixed `value` given here (`custom`; required then, and only then). A template
+         *     created without a barcode gets `{ enabled: false, type: qr, source: uuid }`.
+         */
+        PassTemplateBarcode: {
+            /** @description Whether passes show the barcode. */
+            enabled?: boolean;
+            type?: components["schemas"]["BarcodeType"];
+            source?: components["schemas"]["PassIdentifierSource"];
+            /**
+             * @description The encoded text when `source` is `custom`; `null` in an update removes it.
+             * @example COFFEE-CLUB
+             */
+            value?: string | null;
+        };
+        /**
+         * @description A place where the pass is relevant (spec §2.1 `locations`): Apple Wallet shows it on the lock
+         *     screen nearby (`locations[]`, with `message` as `relevantText`; Apple has one `maxDistance`
+         *     per pass, the largest `radius`), Google Wallet gets the coordinates.
+         */
+        PassTemplateLocation: {
+            /**
+             * @description A name for the place, for the template's owner.
+             * @example Soho shop
+             */
+            name?: string;
+            /**
+             * @description Degrees, WGS 84.
+             * @example 51.5136
+             */
+            latitude: number;
+            /**
+             * @description Degrees, WGS 84.
+             * @example -0.1365
+             */
+            longitude: number;
+            /**
+             * @description Metres from the point within which the pass is relevant, more than 0 and at most 10000.
+             * @example 100
+             */
+            radius?: number;
+            /**
+             * @description The lock-screen text near this place.
+             * @example Your coffee is one minute away.
+             */
+            message?: string;
+        };
+        /** @description Places where the pass is relevant, at most 10 (Apple Wallet's limit). An update replaces the whole list; `[]` removes them all. */
+        PassTemplateLocations: components["schemas"]["PassTemplateLocation"][];
+        /**
+         * @description A Bluetooth Low Energy (iBeacon) beacon near which the pass is relevant (spec §2.1 `beacons`;
+         *     Apple `beacons[]` with `proximityUUID`, `major`, `minor`, and `message` as `relevantText`).
+         */
+        PassTemplateBeacon: {
+            /**
+             * @description A name for the beacon, for the template's owner.
+             * @example Counter
+             */
+            name?: string;
+            /**
+             * Format: uuid
+             * @description The beacon's proximity UUID.
+             * @example f7826da6-4fa2-4e98-8024-bc5b71e0893e
+             */
+            proximityUuid: string;
+            /**
+             * @description Major identifier, 0–65535 (a 16-bit iBeacon value).
+             * @example 1
+             */
+            major?: number;
+            /**
+             * @description Minor identifier, 0–65535 (a 16-bit iBeacon value).
+             * @example 7
+             */
+            minor?: number;
+            /**
+             * @description The lock-screen text near this beacon.
+             * @example Show this card at the counter.
+             */
+            message?: string;
+        };
+        /** @description Beacons near which the pass is relevant, at most 10 (Apple Wallet's limit). An update replaces the whole list; `[]` removes them all. */
+        PassTemplateBeacons: components["schemas"]["PassTemplateBeacon"][];
+        /**
+         * @description Attributes of a processed pass template (spec §2.1): every member is present, with defaults
+         *     applied, unless a list was asked for a sparse fieldset (`fields`), which keeps only the
+         *     members named. `transitType` is `null` unless `templateType` is `transit`; `centralTitle`,
+         *     `notificationHeader` and `description` are `null` when unset. `processingStatus` is absent:
+         *     its absence is what marks a processed template.
+         */
+        PassTemplateAttributes: {
+            name?: components["schemas"]["PassTemplateName"];
+            templateType?: components["schemas"]["TemplateType"];
+            transitType?: components["schemas"]["TransitType"] | null;
+            defaultLanguage?: components["schemas"]["LanguageCode"];
+            centralTitle?: components["schemas"]["CentralTitle"] | null;
+            notificationHeader?: components["schemas"]["NotificationHeader"] | null;
+            description?: components["schemas"]["PassTemplateDescription"] | null;
+            colors?: components["schemas"]["PassTemplateColors"];
+            images?: components["schemas"]["PassTemplateImages"];
+            fields?: components["schemas"]["PassTemplateFields"];
+            appLinking?: components["schemas"]["PassTemplateAppLinking"];
+            barcode?: components["schemas"]["PassTemplateBarcode"];
+            locations?: components["schemas"]["PassTemplateLocations"];
+            beacons?: components["schemas"]["PassTemplateBeacons"];
+        };
+        /**
+         * @description Attributes of a template that is being processed (spec §2.1, §3 rule 1): after creation, and
+         *     after an update that changes its design, until its Apple and Google Wallet designs are
+         *     rendered. Sparse fieldsets do not shorten it.
+         */
+        ProcessingPassTemplateAttributes: {
+            name: components["schemas"]["PassTemplateName"];
+            templateType: components["schemas"]["TemplateType"];
+            transitType: components["schemas"]["TransitType"] | null;
+            /**
+             * @description The template is being processed; check `meta.links.self` again later.
+             * @constant
+             */
+            processingStatus: "processing";
+        };
+        /**
+         * @description One reason why a template's design could not be processed. Codes:
+         *     `field_id_missing` (a slot without `id`), `duplicate_field_id` (two slots with one `id`),
+         *     `icon_missing` (Apple Wallet needs `images.icon`), `logo_missing` (Google loyalty and transit
+         *     classes need `images.logo`), `central_title_missing` (Google event ticket and loyalty classes
+         *     need `centralTitle`), `central_two_not_transit` (`fields.central.two` on a template that is not
+         *     `transit`), `barcode_value_missing` (`source` `custom` without `value`),
+         *     `barcode_value_unused` (a `value` with another `source`), `ambiguous_translation` (Apple Wallet
+         *     looks translations up by their default-language text, so one text cannot have two
+         *     translations into a language), `internal_error` (processing itself kept failing; update the
+         *     template to try again).
+         */
+        PassTemplateProcessingError: {
+            /**
+             * @description Stable, machine-readable code.
+             * @example duplicate_field_id
+             */
+            code: string;
+            /**
+             * @description What is wrong, naming the members at fault.
+             * @example Slots /fields/header/one and /fields/details/two both use the id points.
+             */
+            detail: string;
+            /**
+             * @description JSON Pointer (RFC 6901) to the member at fault within the template's attributes, `""` for the whole template.
+             * @example /fields/details/two/id
+             */
+            pointer: string;
+        };
+        /**
+         * @description Attributes of a template whose latest design could not be processed. It stays so until an
+         *     update changes the design, which processes it again. Sparse fieldsets do not shorten it.
+         */
+        FailedPassTemplateAttributes: {
+            name: components["schemas"]["PassTemplateName"];
+            templateType: components["schemas"]["TemplateType"];
+            transitType: components["schemas"]["TransitType"] | null;
+            /**
+             * @description Processing of the latest design failed; `processingErrors` says why.
+             * @constant
+             */
+            processingStatus: "failed";
+            processingErrors: components["schemas"]["PassTemplateProcessingError"][];
+        };
+        /**
+         * @description The attributes of a pass template in one of its three variants (spec §2.1, §4.2, §4.3):
+         *     processed (every attribute, no `processingStatus`), `processing` (spec §2.1's processing
+         *     variant: `name`, `templateType`, `transitType`, `processingStatus`), or `failed` (the same
+         *     with `processingErrors`). Branch on `processingStatus`: absent, `processing` or `failed`.
+         */
+        PassTemplateVariantAttributes: components["schemas"]["PassTemplateAttributes"] | components["schemas"]["ProcessingPassTemplateAttributes"] | components["schemas"]["FailedPassTemplateAttributes"];
+        /** @description A pass template resource object (spec §2.1), with the attributes of the variant its processing state gives. */
+        PassTemplate: {
             id: components["schemas"]["Uuid"];
             /** @constant */
-            type: "entity";
-            attributes: components["schemas"]["EntityAttributes"];
+            type: "passTemplate";
+            attributes: components["schemas"]["PassTemplateVariantAttributes"];
         };
         /** @description Pagination facts of a list (spec §2.9). */
         PaginationMeta: {
@@ -306,9 +1348,9 @@ export interface components {
              */
             last: string | null;
         };
-        /** @description A page of entities, oldest first, with the pagination envelope of spec §2.9. */
-        EntityCollectionDocument: {
-            data: components["schemas"]["Entity"][];
+        /** @description A page of pass templates, oldest first, with the pagination envelope of spec §2.9. */
+        PassTemplateCollectionDocument: {
+            data: components["schemas"]["PassTemplate"][];
             meta: components["schemas"]["PaginationMeta"];
             links: components["schemas"]["PaginationLinks"];
         };
@@ -341,7 +1383,7 @@ export interface components {
              * @description Stable, machine-readable error code in snake_case. Clients branch on this, never on `title`
              *     or `detail`. Codes in use: `validation_failed`, `invalid_json`, `unauthorized`, `not_found`,
              *     `method_not_allowed`, `conflict`, `payload_too_large`, `unsupported_media_type`,
-             *     `rate_limited`, `internal_error`, `service_unavailable`.
+             *     `idempotency_key_reused`, `rate_limited`, `internal_error`, `service_unavailable`.
              * @example not_found
              */
             code: string;
@@ -364,6 +1406,671 @@ export interface components {
         ErrorDocument: {
             errors: components["schemas"]["Error"][];
         };
+        /**
+         * @description A new pass template (spec §4.1): the members of spec §2.1 except `processingStatus` and
+         *     `transitType`. Only `name` and `templateType` are required. What is left out gets its default:
+         *     `defaultLanguage` `en`; the colours, watermark and barcode defaults given with those members;
+         *     no images, field slots, app links, locations or beacons; `centralTitle`,
+         *     `notificationHeader` and `description` unset (`null` means the same). A `transit` template
+         *     starts with `transitType` `other`; set another with `updatePassTemplate`.
+         *
+         *     The contract checks every member's shape (400). Rules that span members — every slot has an
+         *     `id` and ids are unique, an icon is present, `central.two` only on transit templates, a custom
+         *     barcode has a value, and the others listed under `processingErrors` — are checked when the
+         *     template is processed, which then fails with `processingErrors`.
+         */
+        PassTemplateCreate: {
+            name: components["schemas"]["PassTemplateName"];
+            templateType: components["schemas"]["TemplateType"];
+            defaultLanguage?: components["schemas"]["LanguageCode"];
+            centralTitle?: components["schemas"]["CentralTitle"] | null;
+            notificationHeader?: components["schemas"]["NotificationHeader"] | null;
+            description?: components["schemas"]["PassTemplateDescription"] | null;
+            colors?: components["schemas"]["PassTemplateColors"];
+            images?: components["schemas"]["PassTemplateImages"];
+            fields?: components["schemas"]["PassTemplateFields"];
+            appLinking?: components["schemas"]["PassTemplateAppLinking"];
+            barcode?: components["schemas"]["PassTemplateBarcode"];
+            locations?: components["schemas"]["PassTemplateLocations"];
+            beacons?: components["schemas"]["PassTemplateBeacons"];
+        };
+        /** @description Body of `createPassTemplate` (spec §4.1). `passTemplate` is required. */
+        PassTemplateCreateRequest: {
+            passTemplate: components["schemas"]["PassTemplateCreate"];
+        };
+        /** @description Where to check a template that is being processed. */
+        PassTemplateStatusLinks: {
+            /**
+             * Format: uri
+             * @description Absolute URL of the template (`getPassTemplate`); poll it until `processingStatus` is gone (or `failed`).
+             * @example http://127.0.0.1:3000/api/v1/pass-templates/0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10
+             */
+            self: string;
+        };
+        /** @description What happens next with a template accepted for processing (spec §4.1). */
+        PassTemplateProcessingMeta: {
+            /**
+             * @description Text saying that the template is being processed.
+             * @example The pass template is being processed. Check meta.links.self for its status.
+             */
+            message: string;
+            links: components["schemas"]["PassTemplateStatusLinks"];
+        };
+        /**
+         * @description Response of `createPassTemplate`, exactly the shape of spec §4.1: the processing template's
+         *     `id`, `type` and `attributes` at the top level (not under `data`), and `meta` with a message
+         *     and the URL to check.
+         */
+        PassTemplateCreatedDocument: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "passTemplate";
+            attributes: components["schemas"]["ProcessingPassTemplateAttributes"];
+            meta: components["schemas"]["PassTemplateProcessingMeta"];
+        };
+        /** @description A document holding one pass template, in whichever variant its processing state gives. */
+        PassTemplateDocument: {
+            data: components["schemas"]["PassTemplate"];
+        };
+        /**
+         * @description Changes to a pass template (spec §4.4): any members of spec §2.1 except `processingStatus`,
+         *     at least one. Only the members given change. Objects merge member by member at every depth
+         *     (`{ "colors": { "text": "#222222" } }` keeps the other colours); arrays (`locations`,
+         *     `beacons`, `appLinking.apple.appStoreUrl`) are replaced whole, and `[]` empties them; `null`
+         *     removes an optional member (an image, a slot, a translation, `centralTitle`, …). This is JSON
+         *     Merge Patch (RFC 7396) within the contract's shapes.
+         *
+         *     `transitType` is accepted only when the template is (or becomes) `transit`; changing
+         *     `templateType` away from `transit` clears it, and to `transit` sets `other` unless a
+         *     `transitType` is given.
+         *
+         *     A change of `name`, `description` or `notificationHeader` alone is applied at once (200). A
+         *     change of anything that shapes the rendered passes — `templateType`, `transitType`,
+         *     `defaultLanguage`, `centralTitle`, `colors`, `images`, `fields`, `appLinking`, `barcode`,
+         *     `locations`, `beacons` — makes the template processing again (202). Members given with their
+         *     current value are not a change.
+         */
+        PassTemplateUpdate: {
+            name?: components["schemas"]["PassTemplateName"];
+            templateType?: components["schemas"]["TemplateType"];
+            transitType?: components["schemas"]["TransitType"];
+            defaultLanguage?: components["schemas"]["LanguageCode"];
+            centralTitle?: components["schemas"]["CentralTitle"] | null;
+            notificationHeader?: components["schemas"]["NotificationHeader"] | null;
+            description?: components["schemas"]["PassTemplateDescription"] | null;
+            colors?: components["schemas"]["PassTemplateColors"];
+            images?: components["schemas"]["PassTemplateImages"];
+            fields?: components["schemas"]["PassTemplateFields"];
+            appLinking?: components["schemas"]["PassTemplateAppLinking"];
+            barcode?: components["schemas"]["PassTemplateBarcode"];
+            locations?: components["schemas"]["PassTemplateLocations"];
+            beacons?: components["schemas"]["PassTemplateBeacons"];
+        };
+        /** @description Body of `updatePassTemplate` (spec §4.4). `passTemplate` is required. */
+        PassTemplateUpdateRequest: {
+            passTemplate: components["schemas"]["PassTemplateUpdate"];
+        };
+        /** @description A pass template resource object that is being processed (the processing variant of spec §2.1). */
+        ProcessingPassTemplate: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "passTemplate";
+            attributes: components["schemas"]["ProcessingPassTemplateAttributes"];
+        };
+        /**
+         * @description Response of an update that needs processing (spec §4.4, 202): the template, now processing,
+         *     and `meta` with the URL to check (also in the `Location` header).
+         */
+        PassTemplateAcceptedDocument: {
+            data: components["schemas"]["ProcessingPassTemplate"];
+            meta: components["schemas"]["PassTemplateProcessingMeta"];
+        };
+        /**
+         * @description One slot of a legacy field group (spec §2.2). All three members are `null` for a slot the
+         *     template does not use.
+         */
+        LegacyFieldSlot: {
+            /**
+             * @description The field id.
+             * @example points
+             */
+            id: string | null;
+            /**
+             * @description The label in the template's default language.
+             * @example Points
+             */
+            label: string | null;
+            /**
+             * @description The default value in the template's default language.
+             * @example 0
+             */
+            default_value: string | null;
+        };
+        /** @description Legacy `header` group (spec §2.2), from the `header` area slots `one`–`three`. */
+        LegacyHeaderGroup: {
+            header_one: components["schemas"]["LegacyFieldSlot"];
+            header_two: components["schemas"]["LegacyFieldSlot"];
+            header_three: components["schemas"]["LegacyFieldSlot"];
+        };
+        /** @description Legacy `primary` group (spec §2.2), from the `central` area slots `one` and `two`. */
+        LegacyPrimaryGroup: {
+            primary_one: components["schemas"]["LegacyFieldSlot"];
+            primary_two: components["schemas"]["LegacyFieldSlot"];
+        };
+        /** @description Legacy `secondary` group (spec §2.2), from the `details` area slots `one`–`three`. */
+        LegacySecondaryGroup: {
+            secOne: components["schemas"]["LegacyFieldSlot"];
+            secTwo: components["schemas"]["LegacyFieldSlot"];
+            secThree: components["schemas"]["LegacyFieldSlot"];
+        };
+        /** @description Legacy `auxiliary` group (spec §2.2). No area of the current template maps to it, so its slots are always all-null. */
+        LegacyAuxiliaryGroup: {
+            auxOne: components["schemas"]["LegacyFieldSlot"];
+            auxTwo: components["schemas"]["LegacyFieldSlot"];
+            auxThree: components["schemas"]["LegacyFieldSlot"];
+        };
+        /** @description Legacy `backFields` group (spec §2.2), from the `back` area slots `one`–`five`. */
+        LegacyBackFieldsGroup: {
+            backOne: components["schemas"]["LegacyFieldSlot"];
+            backTwo: components["schemas"]["LegacyFieldSlot"];
+            backThree: components["schemas"]["LegacyFieldSlot"];
+            backFour: components["schemas"]["LegacyFieldSlot"];
+            backFive: components["schemas"]["LegacyFieldSlot"];
+        };
+        /**
+         * @description The legacy attributes of spec §2.2, derived from the current template (whatever its processing
+         *     state): `backgroundColor`, `labelColor`, `textColor` from `colors`; `name`, `description`,
+         *     `templateType` as they are; and the field groups, every slot present:
+         *
+         *     | Legacy group | Legacy slots | From |
+         *     |---|---|---|
+         *     | `header` | `header_one`, `header_two`, `header_three` | `fields.header` `one`, `two`, `three` |
+         *     | `primary` | `primary_one`, `primary_two` | `fields.central` `one`, `two` |
+         *     | `secondary` | `secOne`, `secTwo`, `secThree` | `fields.details` `one`, `two`, `three` |
+         *     | `auxiliary` | `auxOne`, `auxTwo`, `auxThree` | nothing (always null) |
+         *     | `backFields` | `backOne` … `backFive` | `fields.back` `one` … `five` |
+         *
+         *     A slot's `label` and `default_value` are the default-language texts.
+         */
+        LegacyPassTemplateAttributes: {
+            backgroundColor: components["schemas"]["HexColor"];
+            labelColor: components["schemas"]["HexColor"];
+            textColor: components["schemas"]["HexColor"];
+            name: components["schemas"]["PassTemplateName"];
+            description: components["schemas"]["PassTemplateDescription"] | null;
+            templateType: components["schemas"]["TemplateType"];
+            header: components["schemas"]["LegacyHeaderGroup"];
+            primary: components["schemas"]["LegacyPrimaryGroup"];
+            secondary: components["schemas"]["LegacySecondaryGroup"];
+            auxiliary: components["schemas"]["LegacyAuxiliaryGroup"];
+            backFields: components["schemas"]["LegacyBackFieldsGroup"];
+        };
+        /** @description A pass template in the legacy form of spec §2.2 (deprecated endpoint only). */
+        LegacyPassTemplate: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "passTemplate";
+            attributes: components["schemas"]["LegacyPassTemplateAttributes"];
+        };
+        /** @description A document holding one legacy pass template (spec §4.5). */
+        LegacyPassTemplateDocument: {
+            data: components["schemas"]["LegacyPassTemplate"];
+        };
+        /**
+         * @description Where a pass is in its life (spec §2.3, §3; the spec shows `issued` and `active`, the
+         *     complete list is this one):
+         *
+         *     - `issued`: created, not in a wallet yet;
+         *     - `active`: added to a wallet (`addedAt`);
+         *     - `removed`: removed from the wallet it was in (`removedAt`);
+         *     - `deactivated`: switched off by the issuer (`passAction: deactivate`, `deactivatedAt`); scans
+         *       of it fail, the holder keeps it;
+         *     - `nullified`: voided for ever (`nullifyPass`, `nullifiedAt`); content, barcode and NFC are
+         *       stripped and its extId is free again.
+         *
+         *     Transitions the API makes (`updatePass` `passAction`, `nullifyPass`); every other is refused
+         *     with `409`:
+         *
+         *     | from | `deactivate` | `reactivate` | nullify |
+         *     |---|---|---|---|
+         *     | `issued` | → `deactivated` | 409 | → `nullified` |
+         *     | `active` | → `deactivated` | 409 | → `nullified` |
+         *     | `removed` | 409 | 409 | → `nullified` |
+         *     | `deactivated` | 409 | → `active` if the pass is in a wallet (`addedAt` set, `removedAt` null), else `issued` | → `nullified` |
+         *     | `nullified` | 409 | 409 | no change (`200`, idempotent) |
+         *
+         *     `issued` → `active` → `removed` follow the holder's wallet and are not API actions.
+         * @example issued
+         * @enum {string}
+         */
+        PassStatus: "issued" | "active" | "removed" | "deactivated" | "nullified";
+        /**
+         * @description A pass's external id: the caller's own identifier for the pass (a member number, an e-mail
+         *     address, a ticket number), 1–64 characters from the set RFC 3986 allows unencoded in a URL
+         *     path segment (letters, digits and `-._~:@!$&'()*+,;=`), so that it can stand for the pass in
+         *     `/api/v1/passes/{id}` as it is. Case-sensitive. Unique among the account's passes that are not
+         *     `nullified`: nullifying a pass frees its extId for a new pass (spec §2.3; PassEntry passes).
+         * @example member-1042
+         */
+        ExtId: string;
+        /**
+         * @description A tag grouping passes, for filtering (`listPasses` `groupTag`) and for message segments:
+         *     1–100 characters, without leading or trailing white space. Case-sensitive.
+         * @example gold-members
+         */
+        GroupTag: string;
+        /**
+         * @description The kind of pass, from its template's `templateType` (spec §2.3; PassEntry uses Apple's style
+         *     names): `generic` → `generic`, `eventTicket` → `eventTicket`, `storeCard` and `loyalty` →
+         *     `storeCard`, `transit` → `transit`. It follows the template when the template's type changes.
+         * @example storeCard
+         * @enum {string}
+         */
+        PassType: "generic" | "eventTicket" | "storeCard" | "transit";
+        /**
+         * @description The kind of device whose wallet holds the pass (spec §2.3 shows `android`); present once the pass has been added to a wallet.
+         * @example android
+         * @enum {string}
+         */
+        PassDeviceType: "android" | "iphone";
+        /**
+         * Format: date-time
+         * @description An ISO 8601 UTC timestamp with a `Z` suffix and whole seconds.
+         * @example 2026-11-21T09:30:00Z
+         */
+        Timestamp: string;
+        /**
+         * @description The NFC message of the pass (spec §2.3 `nfc`): the pass UUID, its extId or the custom value,
+         *     per the pass's NFC `source` (see `PassNfcSettings`); `null` when NFC is off or the pass is
+         *     nullified.
+         * @example 0194f3c4-2a6b-7d10-9e3f-4b5c6d7e8f90
+         */
+        PassNfcMessage: string | null;
+        /**
+         * @description The barcode the pass shows (spec §2.3, which shows it empty): `{}` when the pass shows none
+         *     (disabled, or the pass is nullified); otherwise its symbology, its source and the encoded
+         *     `value` — the pass UUID (`source` `uuid`), the pass's extId (`extId`) or the custom value
+         *     (`custom`) — and `displayText` when set.
+         */
+        PassBarcode: {
+            type?: components["schemas"]["BarcodeType"];
+            source?: components["schemas"]["PassIdentifierSource"];
+            /**
+             * @description The text the barcode encodes.
+             * @example 0194f3c4-2a6b-7d10-9e3f-4b5c6d7e8f90
+             */
+            value?: string;
+            /**
+             * @description Text shown under the barcode.
+             * @example Member 1042
+             */
+            displayText?: string;
+        };
+        /**
+         * @description The field values of the pass as text, keyed by the template's field ids (spec §2.3). The
+         *     loyalty field (`points`, see `PassInput`) shows the current loyalty balance. Empty once the
+         *     pass is nullified.
+         * @example {
+         *       "points": "120",
+         *       "member": "Ada Lovelace",
+         *       "tier": "Gold"
+         *     }
+         */
+        PassContent: {
+            [key: string]: string;
+        };
+        /**
+         * @description A message for the holder, 1–350 characters (PassEntry's limit). It becomes the pass's
+         *     `latestMessage`, which the wallet shows as a notification once the updated pass reaches it.
+         * @example Double points on all drinks this weekend!
+         */
+        PassMessage: string;
+        /**
+         * @description The group tags of a pass, at most 20, each once.
+         * @example [
+         *       "gold-members",
+         *       "soho"
+         *     ]
+         */
+        GroupTags: components["schemas"]["GroupTag"][];
+        /**
+         * @description How the pass looks (spec §2.3 "pass design", asked for with `includePassDesign`): the current
+         *     design of its template — type, language, title, texts, colours, images, field slots (labels,
+         *     default values, translations) and app links — in the shapes of the template's attributes
+         *     (spec §2.1). The pass's own values are in `passContent`, its barcode in `barcode`, its places
+         *     in `locations` and `beacons`.
+         */
+        PassDesign: {
+            templateType: components["schemas"]["TemplateType"];
+            transitType: components["schemas"]["TransitType"] | null;
+            defaultLanguage: components["schemas"]["LanguageCode"];
+            centralTitle: components["schemas"]["CentralTitle"] | null;
+            notificationHeader: components["schemas"]["NotificationHeader"] | null;
+            description: components["schemas"]["PassTemplateDescription"] | null;
+            colors: components["schemas"]["PassTemplateColors"];
+            images: components["schemas"]["PassTemplateImages"];
+            fields: components["schemas"]["PassTemplateFields"];
+            appLinking: components["schemas"]["PassTemplateAppLinking"];
+        };
+        /**
+         * @description Where the holder adds the pass to a wallet (spec §4.16 `passSource`), for issuers that hand
+         *     passes straight to the holder instead of sending them to the download page. Present only when
+         *     asked for with `includePassSource` and the pass is not `active`. The URLs are this service's
+         *     holder endpoints (`PUBLIC_BASE_URL`, or the request's base URL):
+         *     `<base>/passes/<passId>/apple` serves the signed Apple Wallet `.pkpass` file,
+         *     `<base>/passes/<passId>/google` redirects to the "Save to Google Wallet" link — the defaults
+         *     of an entity's `passDeeplinks`.
+         */
+        PassSource: {
+            /**
+             * @description The wallet, as asked for with `includePassSource`.
+             * @enum {string}
+             */
+            platform: "apple" | "google";
+            /**
+             * Format: uri
+             * @description The URL the holder opens to add the pass to that wallet.
+             * @example http://127.0.0.1:3000/passes/0194f3c4-2a6b-7d10-9e3f-4b5c6d7e8f90/apple
+             */
+            url: string;
+        };
+        /**
+         * @description Attributes of a pass (spec §2.3, plus the lifecycle members PassEntry adds). Timestamps that
+         *     have not happened are `null`. `passDesign`, `locations`, `beacons` and `passSource` are present
+         *     only when asked for with the `include…` parameters (spec §4.15, §4.16); `locations` and
+         *     `beacons` only when the pass has any, `passSource` only when the pass is not `active`.
+         */
+        PassAttributes: {
+            /**
+             * Format: uri
+             * @description The pass's page for the holder, `<base>/passes/<passId>`, where `<base>` is
+             *     `PUBLIC_BASE_URL` or, when that is unset, the base URL of the request.
+             * @example http://127.0.0.1:3000/passes/0194f3c4-2a6b-7d10-9e3f-4b5c6d7e8f90
+             */
+            downloadUrl: string;
+            passType: components["schemas"]["PassType"];
+            deviceType?: components["schemas"]["PassDeviceType"];
+            createdAt: components["schemas"]["Timestamp"];
+            status: components["schemas"]["PassStatus"];
+            /** @description The pass's external id, or `null` when it was created without one. */
+            extId: components["schemas"]["ExtId"] | null;
+            passTemplateUuid: components["schemas"]["Uuid"];
+            passTemplateName: components["schemas"]["PassTemplateName"];
+            nfc: components["schemas"]["PassNfcMessage"];
+            barcode: components["schemas"]["PassBarcode"];
+            passContent: components["schemas"]["PassContent"];
+            /** @description When the pass was last added to a wallet. */
+            addedAt: components["schemas"]["Timestamp"] | null;
+            /** @description When the pass was last removed from a wallet. */
+            removedAt: components["schemas"]["Timestamp"] | null;
+            /** @description When the pass was deactivated; `null` while it is not deactivated (reactivation clears it). */
+            deactivatedAt: components["schemas"]["Timestamp"] | null;
+            /** @description When the pass was nullified. */
+            nullifiedAt: components["schemas"]["Timestamp"] | null;
+            /** @description When the pass expires (Apple `expirationDate`, Google `validTimeInterval.end`), as set by the issuer. */
+            expiresAt: components["schemas"]["Timestamp"] | null;
+            /** @description The last message sent to the holder with `updatePass` or `updateLoyalty`. */
+            latestMessage: components["schemas"]["PassMessage"] | null;
+            groupTags: components["schemas"]["GroupTags"];
+            passDesign?: components["schemas"]["PassDesign"];
+            locations?: components["schemas"]["PassTemplateLocations"];
+            beacons?: components["schemas"]["PassTemplateBeacons"];
+            passSource?: components["schemas"]["PassSource"];
+        };
+        /** @description A pass resource object (spec §2.3). */
+        Pass: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "pass";
+            attributes: components["schemas"]["PassAttributes"];
+        };
+        /** @description A page of passes, newest first, with the pagination envelope of spec §2.9. */
+        PassCollectionDocument: {
+            data: components["schemas"]["Pass"][];
+            meta: components["schemas"]["PaginationMeta"];
+            links: components["schemas"]["PaginationLinks"];
+        };
+        /**
+         * @description What the pass sends to an NFC reader (Apple Wallet `nfc.message`, Google Wallet
+         *     `smartTapRedemptionValue`). The message is derived from `source`: `uuid` → the pass UUID,
+         *     `extId` → the pass's extId (the pass must have one, `400` otherwise), `custom` →
+         *     `customValue` (required then, and only then). Apple Wallet sends at most 64 bytes, so a custom
+         *     message is 1–64 printable ASCII characters. The pass shows the message as `nfc`, or `null`
+         *     when NFC is off.
+         */
+        PassNfcSettings: {
+            /** @description Whether the pass carries an NFC message. */
+            enabled: boolean;
+            source?: components["schemas"]["PassIdentifierSource"];
+            /**
+             * @description The message when `source` is `custom`.
+             * @example CC-1042-7781
+             */
+            customValue?: string;
+        };
+        /**
+         * @description NFC of the pass (PassEntry `pass.nfc`): the settings object, or the legacy boolean form —
+         *     `true` means `{ "enabled": true, "source": "uuid" }`, `false` means `{ "enabled": false }`.
+         *     Passes are created without NFC unless this is given; on update it replaces the NFC settings.
+         */
+        PassNfcInput: boolean | components["schemas"]["PassNfcSettings"];
+        /**
+         * @description The barcode of the pass (PassEntry `pass.barcode`). Members given replace those of the
+         *     template's barcode (on update: of the pass's current barcode); members left out keep them,
+         *     except that a `value` inherited from a `custom` barcode is dropped when another `source` is
+         *     given. The result must be consistent: a `custom` source needs a `value`, another source
+         *     allows none, an `extId` source needs a pass with an extId — `400` otherwise, naming the
+         *     member. What the barcode encodes: `uuid` → the pass UUID, `extId` → the pass's extId,
+         *     `custom` → `value`.
+         */
+        PassBarcodeSettings: {
+            /** @description Whether the pass shows a barcode. */
+            enabled: boolean;
+            type?: components["schemas"]["BarcodeType"];
+            source?: components["schemas"]["PassIdentifierSource"];
+            /**
+             * @description The encoded text when `source` is `custom`.
+             * @example CC-1042
+             */
+            value?: string;
+            /**
+             * @description Text shown under the barcode (Apple `altText`, Google `alternateText`); by default none.
+             * @example Member 1042
+             */
+            displayText?: string;
+        };
+        /** @description The object form of a pass field value. */
+        PassFieldValueObject: {
+            /**
+             * @description The text of the field.
+             * @example 120
+             */
+            value: string;
+        };
+        /**
+         * @description The value of one template field on a pass. Both forms in use with PassEntry are accepted and
+         *     stored the same way: the text itself, or an object whose `value` is the text. At most 500
+         *     characters (the limit of a template field's `defaultValue`); `""` shows an empty field.
+         */
+        PassFieldValue: string | components["schemas"]["PassFieldValueObject"];
+        /**
+         * @description The content of a pass (PassEntry `pass` body member): values keyed by the `id`s of the
+         *     template's field slots (spec §2.1.1), each in either form of `PassFieldValue`, plus the
+         *     reserved keys `nfc` and `barcode` (so templates cannot use those two ids for fields). A key that
+         *     is not a field id of the template is refused with `400` naming it.
+         *
+         *     On create, fields not given show the template slot's `defaultValue` (or `""` when it has none);
+         *     the values are stored with the pass, so later changes of the template's defaults do not change
+         *     issued passes. On update, the fields given replace their values and the others keep theirs.
+         *
+         *     The loyalty field: the template field with id `points`, if the template has one, shows the
+         *     pass's loyalty balance (`getLoyalty`). Its value must then be an integer written in decimal
+         *     (`"120"`, `"-5"`, within ±1,000,000,000): on create it is the starting balance (the template's
+         *     default when not given, 0 when that is not an integer); on update it sets the balance as
+         *     `overrideBalance` does. Either way the change is recorded in the loyalty ledger.
+         */
+        PassInput: {
+            nfc?: components["schemas"]["PassNfcInput"];
+            barcode?: components["schemas"]["PassBarcodeSettings"];
+        } & {
+            [key: string]: components["schemas"]["PassFieldValue"];
+        };
+        /**
+         * @description Body of `createPass` (PassEntry pass create). `pass` holds the content; the other members are
+         *     optional. Locations and beacons not given are those of the template (copied into the pass);
+         *     `groupTag` adds one tag to `groupTags`.
+         */
+        PassCreateRequest: {
+            pass: components["schemas"]["PassInput"];
+            message?: components["schemas"]["PassMessage"];
+            locations?: components["schemas"]["PassTemplateLocations"];
+            beacons?: components["schemas"]["PassTemplateBeacons"];
+            groupTag?: components["schemas"]["GroupTag"];
+            groupTags?: components["schemas"]["GroupTags"];
+            expiresAt?: components["schemas"]["Timestamp"];
+        };
+        /** @description A document holding one pass (spec §4.16). */
+        PassDocument: {
+            data: components["schemas"]["Pass"];
+        };
+        /**
+         * @description A pass UUID or a pass's extId (spec §4.15, §4.16). A value shaped like a UUID is looked up as a
+         *     pass id first and, when no pass of the account has that id, as an extId; any other value only
+         *     as an extId. Among passes sharing an extId, the one that is not `nullified` is meant; when all
+         *     are nullified, the most recently created of them.
+         * @example 0194f3c4-2a6b-7d10-9e3f-4b5c6d7e8f90
+         * @example member-1042
+         */
+        PassIdOrExtId: string;
+        /**
+         * @description A status change of `updatePass`: `deactivate` (from `issued` or `active`) or `reactivate`
+         *     (from `deactivated`); the table under `PassStatus` lists every transition, others are refused
+         *     with `409`.
+         * @example deactivate
+         * @enum {string}
+         */
+        PassAction: "deactivate" | "reactivate";
+        /**
+         * @description Body of `updatePass`: the members of `PassCreateRequest`, all optional (at least one member),
+         *     plus `passAction`. Only what is given changes: `pass` values replace those of the fields given
+         *     (and `nfc`/`barcode` as `PassInput` says); `locations`, `beacons` and `groupTags` replace the
+         *     whole list (`[]` empties it); `groupTag` adds one tag; `expiresAt` `null` removes the expiry;
+         *     `message` becomes `latestMessage` and is reported in `meta.notifications`. A nullified pass
+         *     cannot be updated (`409`).
+         */
+        PassUpdateRequest: {
+            pass?: components["schemas"]["PassInput"];
+            passAction?: components["schemas"]["PassAction"];
+            message?: components["schemas"]["PassMessage"];
+            locations?: components["schemas"]["PassTemplateLocations"];
+            beacons?: components["schemas"]["PassTemplateBeacons"];
+            groupTag?: components["schemas"]["GroupTag"];
+            groupTags?: components["schemas"]["GroupTags"];
+            expiresAt?: components["schemas"]["Timestamp"] | null;
+        };
+        /**
+         * @description How the update reaches the holder's wallet (PassEntry `meta.notifications`). Updates are not
+         *     pushed to devices yet, so `status` is `notDelivered` and `message` says why: the pass is not in
+         *     a wallet (`issued`), was removed from it (`removed`), or — for a pass in a wallet — that
+         *     delivery to devices is not available yet.
+         */
+        PassNotifications: {
+            /**
+             * @description Whether the update and its message reached the wallet.
+             * @enum {string}
+             */
+            status: "notDelivered";
+            /**
+             * @description Why, in words.
+             * @example Pass has not been added to the wallet
+             */
+            message: string;
+        };
+        /** @description What happened to an update beyond the pass itself. */
+        PassUpdateMeta: {
+            notifications: components["schemas"]["PassNotifications"];
+        };
+        /** @description Response of `updatePass`: the updated pass and how the update reaches the holder. */
+        PassUpdatedDocument: {
+            data: components["schemas"]["Pass"];
+            meta: components["schemas"]["PassUpdateMeta"];
+        };
+        /**
+         * @description A loyalty balance in points, from −1,000,000,000 to 1,000,000,000. It may be negative (an
+         *     issuer may let holders go into debt).
+         * @example 120
+         */
+        LoyaltyBalance: number;
+        /** @description The loyalty state of a pass (spec §4.15 `meta.loyalty`). */
+        Loyalty: {
+            balance: components["schemas"]["LoyaltyBalance"];
+        };
+        /** @description `meta` of a loyalty document (spec §4.15). */
+        LoyaltyMeta: {
+            loyalty: components["schemas"]["Loyalty"];
+        };
+        /** @description A pass with its loyalty balance (spec §4.15). */
+        LoyaltyDocument: {
+            data: components["schemas"]["Pass"];
+            meta: components["schemas"]["LoyaltyMeta"];
+        };
+        /**
+         * @description A change of a loyalty balance in points, added to it (positive) or subtracted (negative), at most 1,000,000,000 either way.
+         * @example 25
+         */
+        LoyaltyBalanceChange: number;
+        /**
+         * @description Body of `updateLoyalty` (PassEntry loyalty update): exactly one of `balance` (a change, added
+         *     atomically to the current balance) and `overrideBalance` (the new balance), plus an optional
+         *     `message` for the holder. Neither or both is refused with `400`. The resulting balance must lie
+         *     within the range of `LoyaltyBalance` (`409` otherwise, the balance unchanged).
+         */
+        LoyaltyUpdateRequest: {
+            balance?: components["schemas"]["LoyaltyBalanceChange"];
+            overrideBalance?: components["schemas"]["LoyaltyBalance"];
+            message?: components["schemas"]["PassMessage"];
+        };
+        /**
+         * @description Display name of the entity, 1–200 characters.
+         * @example Coffee Corner Soho
+         */
+        EntityName: string;
+        /**
+         * @description An absolute http(s) URL containing the placeholder `{passId}` exactly once.
+         * @example https://wallet.example.com/passes/{passId}/apple
+         */
+        DeeplinkTemplate: string;
+        /**
+         * @description Where a holder is sent to add a pass to each wallet (spec §2.4). Each value is a URL template;
+         *     replace the `{passId}` placeholder with the pass UUID. Unless an administrator set templates
+         *     for the entity, they point at this service's holder page:
+         *     `<PUBLIC_BASE_URL>/passes/{passId}/apple` and `<PUBLIC_BASE_URL>/passes/{passId}/google`.
+         */
+        PassDeeplinks: {
+            apple: components["schemas"]["DeeplinkTemplate"];
+            google: components["schemas"]["DeeplinkTemplate"];
+        };
+        /** @description Attributes of an entity (spec §2.4). */
+        EntityAttributes: {
+            name: components["schemas"]["EntityName"];
+            passDeeplinks: components["schemas"]["PassDeeplinks"];
+        };
+        /**
+         * @description An entity resource object (spec §2.4): an organisation unit of the account that owns passes
+         *     and readers. Entities are read-only through `/api/v1`; administrators create and rename them.
+         */
+        Entity: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "entity";
+            attributes: components["schemas"]["EntityAttributes"];
+        };
+        /** @description A page of entities, oldest first, with the pagination envelope of spec §2.9. */
+        EntityCollectionDocument: {
+            data: components["schemas"]["Entity"][];
+            meta: components["schemas"]["PaginationMeta"];
+            links: components["schemas"]["PaginationLinks"];
+        };
         /** @description A document holding one entity. */
         EntityDocument: {
             data: components["schemas"]["Entity"];
@@ -373,12 +2080,6 @@ export interface components {
          * @example Acme Coffee Ltd
          */
         AccountName: string;
-        /**
-         * Format: date-time
-         * @description An ISO 8601 UTC timestamp with a `Z` suffix and whole seconds.
-         * @example 2026-11-21T09:30:00Z
-         */
-        Timestamp: string;
         /** @description Attributes of an account. */
         AccountAttributes: {
             name: components["schemas"]["AccountName"];
@@ -494,6 +2195,675 @@ export interface components {
                 passDeeplinks?: components["schemas"]["PassDeeplinksInput"];
             };
         };
+        /**
+         * @description A reader id, chosen by the client (spec §2.5): 1–64 letters, digits, `-` or `_`, unique within
+         *     the account (case-sensitive: `Till-1` and `till-1` are two readers). It can be changed with
+         *     `updateReader`; scans recorded by the reader stay attached to it under the new id.
+         * @example soho-till-1
+         */
+        ReaderId: string;
+        /**
+         * @description Display name of the reader, 1–200 characters.
+         * @example Soho front till
+         */
+        ReaderName: string;
+        /**
+         * @description The kind of reader, as given on `createReader` (`reader.type`). It is stored and returned as
+         *     `readerType` (spec §2.5), mapped as follows:
+         *
+         *     | `type` (input) | `readerType` (output) |
+         *     |---|---|
+         *     | `PartnerReader` | `ServiceReader` (a partner's app or device scanning through this API) |
+         *     | `ServiceReader` | `ServiceReader` |
+         *     | `PassentryReader` | `PassentryReader` (the scanner app of the service) |
+         *     | `VtapReader` | `VtapReader` (a VTAP NFC terminal) |
+         * @example PartnerReader
+         * @enum {string}
+         */
+        ReaderInputType: "PartnerReader" | "VtapReader" | "PassentryReader" | "ServiceReader";
+        /**
+         * Format: password
+         * @description The password the reader signs in with, 8–128 characters. Write-only: it is stored only as a
+         *     salted scrypt hash and never appears in a response or a log line.
+         * @example correct-horse-battery
+         */
+        ReaderPassword: string;
+        /**
+         * @description Body of `createReader` (spec §4.8). `id`, `name`, `type` and `password` are required; a flag
+         *     left out takes its default (`scanEnabled` true, every other flag false). Readers are written
+         *     with this schema and `ReaderUpdateRequest`, and read as `Reader` / `ReaderCreated` (explicit
+         *     read and write siblings).
+         */
+        ReaderCreateRequest: {
+            reader: {
+                id: components["schemas"]["ReaderId"];
+                name: components["schemas"]["ReaderName"];
+                type: components["schemas"]["ReaderInputType"];
+                password: components["schemas"]["ReaderPassword"];
+                /**
+                 * @description The reader may record scans at all.
+                 * @default true
+                 */
+                scanEnabled: boolean;
+                /**
+                 * @description The reader may subtract loyalty points (a negative balance change).
+                 * @default false
+                 */
+                redeemEnabled: boolean;
+                /**
+                 * @description The reader may add loyalty points (a positive balance change).
+                 * @default false
+                 */
+                addPointsEnabled: boolean;
+                /**
+                 * @description The reader may read MIFARE Classic NFC cards.
+                 * @default false
+                 */
+                mifareClassicNfcEnabled: boolean;
+                /**
+                 * @description The reader may scan QR codes.
+                 * @default false
+                 */
+                qrEnabled: boolean;
+                /**
+                 * @description The reader may scan NDEF tags.
+                 * @default false
+                 */
+                ndefTagScanningEnabled: boolean;
+            };
+        };
+        /**
+         * @description The stored kind of reader (spec §2.5). `createReader` takes `type`; see `ReaderInputType` for
+         *     how input values map to these.
+         * @example ServiceReader
+         * @enum {string}
+         */
+        ReaderType: "ServiceReader" | "PassentryReader" | "VtapReader";
+        /**
+         * @description Attributes of a reader as `createReader` returns them (spec §2.5, §4.8): those of
+         *     `ReaderAttributes` without `lastSeenAt`. The password is never returned.
+         */
+        ReaderCreatedAttributes: {
+            name: components["schemas"]["ReaderName"];
+            readerType: components["schemas"]["ReaderType"];
+            /** @description Whether the reader is signed in. False for a new reader and after a password change. */
+            loggedIn: boolean;
+            /** @description The reader may scan QR codes. */
+            qrEnabled: boolean;
+            /** @description The reader may read MIFARE Classic NFC cards. */
+            mifareClassicNfcEnabled: boolean;
+            /** @description The reader may record scans at all. */
+            scanEnabled: boolean;
+            /** @description The reader may subtract loyalty points. */
+            redeemEnabled: boolean;
+            /** @description The reader may add loyalty points. */
+            addPointsEnabled: boolean;
+            /** @description The reader may scan NDEF tags. */
+            ndefTagScanningEnabled: boolean;
+        };
+        /** @description A reader resource object as `createReader` returns it (spec §4.8): no `lastSeenAt`. */
+        ReaderCreated: {
+            id: components["schemas"]["ReaderId"];
+            /** @constant */
+            type: "reader";
+            attributes: components["schemas"]["ReaderCreatedAttributes"];
+        };
+        /** @description A document holding a reader just created. */
+        ReaderCreatedDocument: {
+            data: components["schemas"]["ReaderCreated"];
+        };
+        /**
+         * @description The Google Wallet Smart Tap collector id of the entity: 8 digits. A new entity gets a random
+         *     placeholder; the operator sets the id Google issued with `updateReaderConfiguration`.
+         * @example 20180608
+         */
+        GoogleCollectorId: string;
+        /**
+         * @description The Apple pass type identifier passes are signed with, from the service configuration
+         *     (`APPLE_PASS_TYPE_ID`). The same for every entity of a service.
+         * @example pass.dev.wallet-pass-service
+         */
+        ApplePassTypeId: string;
+        /**
+         * @description Version of the NFC key pair, starting at 1 and increased by one at every rotation.
+         * @example 1
+         */
+        GoogleKeyVersion: number;
+        /** @description Scans are validated by this service (`POST /api/v1/scans`). The default. */
+        InternalValidationConfiguration: {
+            /** @constant */
+            validationType: "internal";
+        };
+        /**
+         * @description Scans are validated by the operator's own system at `url`; readers record the outcome with
+         *     `POST /api/v1/scans/log`.
+         */
+        ExternalValidationConfiguration: {
+            /** @constant */
+            validationType: "external";
+            /**
+             * Format: uri
+             * @description The http(s) URL of the external validation service.
+             * @example https://validation.example.com/scans
+             */
+            url: string;
+        };
+        /**
+         * @description How scans of the entity's readers are validated (spec §2.6): `internal` (the default) or
+         *     `external` with the URL of the validating service.
+         */
+        ValidationConfiguration: components["schemas"]["InternalValidationConfiguration"] | components["schemas"]["ExternalValidationConfiguration"];
+        /**
+         * @description Attributes of a reader configuration (spec §2.6). `nfcPrivateKey` and
+         *     `readerConfigurationApiKey` are secrets: they are stored encrypted (AES-256-GCM) and decrypted
+         *     only to answer `getReaderConfiguration`.
+         */
+        ReaderConfigurationAttributes: {
+            /**
+             * @description The entity's NFC private key: an EC P-256 (prime256v1) key in SEC 1 PEM form
+             *     (`-----BEGIN EC PRIVATE KEY-----`). Apple and Google passes carry its public key so that
+             *     readers can decrypt the pass payload. Secret.
+             */
+            nfcPrivateKey: string;
+            googleCollectorId: components["schemas"]["GoogleCollectorId"];
+            applePassTypeId: components["schemas"]["ApplePassTypeId"];
+            googleKeyVersion: components["schemas"]["GoogleKeyVersion"];
+            /** @description The key readers of this entity authenticate with (`wpr_` and 43 URL-safe characters). Secret. */
+            readerConfigurationApiKey: string;
+            validationConfiguration: components["schemas"]["ValidationConfiguration"];
+        };
+        /**
+         * @description A reader configuration resource object (spec §2.6): what the readers of an entity are set up
+         *     with. There is one per entity and its `id` is the entity id.
+         */
+        ReaderConfiguration: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "readerConfiguration";
+            attributes: components["schemas"]["ReaderConfigurationAttributes"];
+        };
+        /** @description A document holding one reader configuration, secrets included. */
+        ReaderConfigurationDocument: {
+            data: components["schemas"]["ReaderConfiguration"];
+        };
+        /**
+         * @description Attributes of a reader as `getReader` and `updateReader` return them (spec §2.5). The
+         *     password is never returned.
+         */
+        ReaderAttributes: {
+            name: components["schemas"]["ReaderName"];
+            readerType: components["schemas"]["ReaderType"];
+            /** @description Whether the reader is signed in. False for a new reader and after a password change. */
+            loggedIn: boolean;
+            /** @description The reader may scan QR codes. */
+            qrEnabled: boolean;
+            /** @description The reader may read MIFARE Classic NFC cards. */
+            mifareClassicNfcEnabled: boolean;
+            /** @description The reader may record scans at all. */
+            scanEnabled: boolean;
+            /** @description The reader may subtract loyalty points. */
+            redeemEnabled: boolean;
+            /** @description The reader may add loyalty points. */
+            addPointsEnabled: boolean;
+            /** @description The reader may scan NDEF tags. */
+            ndefTagScanningEnabled: boolean;
+            /**
+             * @description When the reader last logged or validated a scan; null until it has. Always present in
+             *     `getReader` and `updateReader` responses, never in the `createReader` response.
+             */
+            lastSeenAt: components["schemas"]["Timestamp"] | null;
+        };
+        /**
+         * @description A reader resource object (spec §2.5): a device or app of an entity that scans passes. `id` is
+         *     the client-chosen reader id.
+         */
+        Reader: {
+            id: components["schemas"]["ReaderId"];
+            /** @constant */
+            type: "reader";
+            attributes: components["schemas"]["ReaderAttributes"];
+        };
+        /** @description A document holding one reader. */
+        ReaderDocument: {
+            data: components["schemas"]["Reader"];
+        };
+        /**
+         * @description Body of `updateReader` (spec §4.11): any non-empty subset of `id` (renames the reader; its
+         *     scans follow it), `name`, `password` (replaces the old one and signs the reader out) and the
+         *     flags of `createReader`. Members left out keep their values. The reader kind cannot change.
+         */
+        ReaderUpdateRequest: {
+            reader: {
+                id?: components["schemas"]["ReaderId"];
+                name?: components["schemas"]["ReaderName"];
+                password?: components["schemas"]["ReaderPassword"];
+                /** @description The reader may record scans at all. */
+                scanEnabled?: boolean;
+                /** @description The reader may subtract loyalty points (a negative balance change). */
+                redeemEnabled?: boolean;
+                /** @description The reader may add loyalty points (a positive balance change). */
+                addPointsEnabled?: boolean;
+                /** @description The reader may read MIFARE Classic NFC cards. */
+                mifareClassicNfcEnabled?: boolean;
+                /** @description The reader may scan QR codes. */
+                qrEnabled?: boolean;
+                /** @description The reader may scan NDEF tags. */
+                ndefTagScanningEnabled?: boolean;
+            };
+        };
+        /**
+         * @description The outcome of a scan (spec §2.7): `successful` when the pass was accepted, `failed` when it
+         *     was refused — by the external validator for a logged scan, by this service for a validated one.
+         * @example successful
+         * @enum {string}
+         */
+        ScanStatus: "successful" | "failed";
+        /**
+         * Format: date-time
+         * @description A point in time given by the client: an RFC 3339 date-time with any offset and optional
+         *     fractions of a second, e.g. `2026-12-01T09:00:00Z` or `2026-12-01T10:00:00.5+01:00`.
+         *     Responses always use the `Timestamp` form (UTC, whole seconds).
+         * @example 2026-12-01T09:00:00Z
+         */
+        DateTime: string;
+        /**
+         * @description How the pass was read (spec §2.7; PassEntry's values): from its NFC payload or its barcode.
+         * @example nfc
+         * @enum {string}
+         */
+        ScanType: "nfc" | "barcode";
+        /**
+         * @description What the reader read from the pass (its NFC payload or barcode value), 1–1024 characters.
+         * @example member-1042
+         */
+        ScanValue: string;
+        /**
+         * @description Who validated the scan (spec §2.7): `externalValidation` for a scan recorded with `logScan`
+         *     (validated elsewhere), `internalValidation` for one this service validated with `createScan`.
+         * @example externalValidation
+         * @enum {string}
+         */
+        ScanValidationType: "internalValidation" | "externalValidation";
+        /**
+         * @description A human-readable explanation of the scan's outcome, e.g. `Pass is not active`. Free text, at most 500 characters.
+         * @example Scan successful
+         */
+        ScanStatusDetail: string;
+        /** @description Attributes of a scan (spec §2.7). */
+        ScanAttributes: {
+            scanType: components["schemas"]["ScanType"];
+            scanValue: components["schemas"]["ScanValue"];
+            validationType: components["schemas"]["ScanValidationType"];
+            status: components["schemas"]["ScanStatus"];
+            statusDetail: components["schemas"]["ScanStatusDetail"];
+            scannedAt: components["schemas"]["Timestamp"];
+        };
+        /** @description A to-one relationship to a pass. */
+        PassRelationship: {
+            data: {
+                id: components["schemas"]["Uuid"];
+                /** @constant */
+                type: "pass";
+            };
+        };
+        /** @description A to-one relationship to a reader, by its current client-chosen id. */
+        ReaderRelationship: {
+            data: {
+                id: components["schemas"]["ReaderId"];
+                /** @constant */
+                type: "reader";
+            };
+        };
+        /**
+         * @description The pass scanned and the reader that scanned it (spec §2.7). A renamed reader is named by its
+         *     current id: scans follow the reader, not the id it had when it scanned.
+         */
+        ScanRelationships: {
+            pass: components["schemas"]["PassRelationship"];
+            reader: components["schemas"]["ReaderRelationship"];
+        };
+        /** @description A scan resource object (spec §2.7). `id` is a UUID version 7, so ids sort by time. */
+        Scan: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "scan";
+            attributes: components["schemas"]["ScanAttributes"];
+            relationships: components["schemas"]["ScanRelationships"];
+        };
+        /**
+         * @description A resource related to a scan, in `included`: the pass (as `getPass` returns it) or the reader
+         *     (as `getReader` returns it), told apart by `type`.
+         */
+        ScanIncluded: components["schemas"]["Pass"] | components["schemas"]["Reader"];
+        /**
+         * @description A page of scans, newest first, with the pagination envelope of spec §2.9. `included` holds the
+         *     passes and readers the page's scans relate to, each once (passes first, then readers).
+         */
+        ScanCollectionDocument: {
+            data: components["schemas"]["Scan"][];
+            included: components["schemas"]["ScanIncluded"][];
+            meta: components["schemas"]["PaginationMeta"];
+            links: components["schemas"]["PaginationLinks"];
+        };
+        /**
+         * @description A loyalty balance change made by a scan. `balance` is a change, not a new balance (PassEntry):
+         *     a positive number adds points, a negative one subtracts them. It is applied to the pass's
+         *     balance in the same transaction as the scan is stored, and recorded in the pass's loyalty
+         *     ledger with source `scan` and the scan's id.
+         */
+        ScanLoyaltyChange: {
+            balance: components["schemas"]["LoyaltyBalanceChange"];
+        };
+        /**
+         * @description A scan for this service to validate (PassEntry scan create with internal validation).
+         *     `readerId` is the client-chosen id of a reader of the account; `passId` the pass UUID or
+         *     extId. `scanValue` defaults to `passId` as sent. `loyalty.balance`, a change, is applied only
+         *     when the scan is accepted.
+         */
+        ScanCreate: {
+            readerId: components["schemas"]["ReaderId"];
+            passId: components["schemas"]["PassIdOrExtId"];
+            scanType: components["schemas"]["ScanType"];
+            scanValue?: components["schemas"]["ScanValue"];
+            loyalty?: components["schemas"]["ScanLoyaltyChange"];
+        };
+        /** @description Body of `createScan`. */
+        ScanCreateRequest: {
+            scan: components["schemas"]["ScanCreate"];
+        };
+        /** @description What the reader should show its operator after a validated scan. */
+        ReaderInstructions: {
+            /**
+             * @description A short message for the reader's screen, e.g. `Welcome back` or `Pass is not active`.
+             * @example 25 points added
+             */
+            message: string;
+        };
+        /**
+         * @description The loyalty change an accepted scan made: `balanceChange` as asked, `updatedBalance` after it,
+         *     and `operation` — `add` for a positive or zero change, `subtract` for a negative one.
+         */
+        ScanLoyaltyOutcome: {
+            balanceChange: components["schemas"]["LoyaltyBalanceChange"];
+            updatedBalance: components["schemas"]["LoyaltyBalance"];
+            /**
+             * @example add
+             * @enum {string}
+             */
+            operation: "add" | "subtract";
+        };
+        /**
+         * @description The service's decision on a scan (`createScan`). `status` and `statusDetail` are those stored
+         *     with the scan. `loyalty` is present only when the scan was accepted and asked for a change.
+         */
+        ScanValidation: {
+            status: components["schemas"]["ScanStatus"];
+            statusDetail: components["schemas"]["ScanStatusDetail"];
+            readerInstructions: components["schemas"]["ReaderInstructions"];
+            loyalty?: components["schemas"]["ScanLoyaltyOutcome"];
+        };
+        /**
+         * @description The stored scan as the scan operations answer it (spec §4.12). `scanId` is the scan's UUID
+         *     (`getScan`); `passId` the pass UUID (whatever form the request used) and `passExtId` its extId
+         *     (null when it has none); `readerId` the reader's current client-chosen id.
+         */
+        ScanInfo: {
+            scanId: components["schemas"]["Uuid"];
+            scanType: components["schemas"]["ScanType"];
+            scanValue: components["schemas"]["ScanValue"];
+            validationType: components["schemas"]["ScanValidationType"];
+            status: components["schemas"]["ScanStatus"];
+            statusDetail: components["schemas"]["ScanStatusDetail"];
+            scannedAt: components["schemas"]["Timestamp"];
+            passId: components["schemas"]["Uuid"];
+            passExtId: components["schemas"]["ExtId"] | null;
+            readerId: components["schemas"]["ReaderId"];
+        };
+        /** @description Answer of `createScan`: the decision, and the scan as stored (either way). */
+        ScanValidatedDocument: {
+            validationResponse: components["schemas"]["ScanValidation"];
+            scanInfo: components["schemas"]["ScanInfo"];
+        };
+        /**
+         * @description A scan validated elsewhere, to record (spec §4.12). `readerId` is the client-chosen id of a
+         *     reader of the account; `passId` the pass UUID or extId. `statusDetail` defaults to
+         *     `Scan successful` or `Scan failed`, `scanValue` to `passId` as sent. `loyalty.balance` changes
+         *     the pass's balance with the scan — also on a `failed` scan: the external validator decided.
+         */
+        ScanLog: {
+            readerId: components["schemas"]["ReaderId"];
+            passId: components["schemas"]["PassIdOrExtId"];
+            scanType: components["schemas"]["ScanType"];
+            status: components["schemas"]["ScanStatus"];
+            statusDetail?: components["schemas"]["ScanStatusDetail"];
+            scanValue?: components["schemas"]["ScanValue"];
+            loyalty?: components["schemas"]["ScanLoyaltyChange"];
+        };
+        /** @description Body of `logScan` (spec §4.12). */
+        ScanLogRequest: {
+            scan: components["schemas"]["ScanLog"];
+        };
+        /** @description Answer of `logScan` (spec §4.12): the recorded scan, at the top level under `scanInfo`. */
+        ScanLoggedDocument: {
+            scanInfo: components["schemas"]["ScanInfo"];
+        };
+        /** @description One scan with its pass and reader (spec §4.13): `included` is `[pass, reader]`. */
+        ScanDocument: {
+            data: components["schemas"]["Scan"];
+            included: components["schemas"]["ScanIncluded"][];
+        };
+        /**
+         * @description The kind of a batch (spec §4.14 and PassEntry's batch types): `walletMessaging` — a message to
+         *     the holders of many passes (`createWalletMessagingBatch`). `passCreation` and `passUpdate`
+         *     (CSV pass creation and update) are reserved for a later version: no batch of those types
+         *     exists yet, so filtering on them lists nothing.
+         * @example walletMessaging
+         * @enum {string}
+         */
+        BatchType: "walletMessaging" | "passCreation" | "passUpdate";
+        /**
+         * @description A name for the batch, 1–100 characters. When not given, one is made from the creation time, e.g. `Wallet message 2026-11-21 09:30 UTC`.
+         * @example Weekend double points
+         */
+        BatchName: string;
+        /**
+         * @description Where a wallet messaging batch is in its life (spec §2.8, §3; PassEntry's status flow):
+         *
+         *     - `validating`: accepted; its recipients are being resolved (a background job, right away);
+         *     - `scheduled`: validated, waiting for `scheduledAt`;
+         *     - `sending`: the message is being rendered for and set on each pass;
+         *     - `successful`: every recipient got the message;
+         *     - `completedWithErrors`: some recipients got it, some did not (see `errorsCsvUrl`);
+         *     - `failed`: no recipient got it (see `statusDetail` and `errorsCsvUrl`);
+         *     - `cancelled`: cancelled before sending began.
+         *
+         *     | from | job | `sendBatchNow` | `cancelBatch` |
+         *     |---|---|---|---|
+         *     | `validating` | → `scheduled`, or `failed` when no recipient is a pass of the account | 409 | → `cancelled` |
+         *     | `scheduled` | → `sending` at `scheduledAt` | → `sending` | → `cancelled` |
+         *     | `sending` | → `successful`, `completedWithErrors` or `failed` | 409 | 409 |
+         *     | `successful`, `completedWithErrors`, `failed`, `cancelled` | — | 409 | 409 |
+         * @example scheduled
+         * @enum {string}
+         */
+        BatchStatus: "validating" | "scheduled" | "sending" | "successful" | "completedWithErrors" | "failed" | "cancelled";
+        /**
+         * @description A free label of the client's, for its own bookkeeping, 1–100 characters.
+         * @example campaign-2026-11
+         */
+        BatchTag: string;
+        /**
+         * @description The message for the holders, 1–350 characters (PassEntry's limit), with optional placeholders
+         *     `%{name}`, where `name` is a letter followed by up to 63 letters, digits, `_` or `-`. For
+         *     each pass a placeholder is replaced by the recipient's variable of that name, else by the
+         *     pass's field value of that field id; when neither exists the pass is not messaged and the
+         *     batch reports the error for it. Text such as `%{ }` that is not a placeholder stays as it is.
+         *     The rendered message must also fit 350 characters. It becomes the pass's `latestMessage`.
+         * @example Hi %{firstName}, you have %{points} points: double points this weekend!
+         */
+        WalletMessageTemplate: string;
+        /**
+         * @description Attributes of a batch (spec §2.8, plus PassEntry's progress members). `content` is the message
+         *     as given, placeholders included.
+         */
+        BatchAttributes: {
+            name: components["schemas"]["BatchName"];
+            status: components["schemas"]["BatchStatus"];
+            /** @description Why the batch finished as it did, in words, once it has (`failed`, `completedWithErrors`, `successful`); null before. */
+            statusDetail: string | null;
+            tag: components["schemas"]["BatchTag"] | null;
+            content: components["schemas"]["WalletMessageTemplate"];
+            scheduledAt: components["schemas"]["Timestamp"];
+            /**
+             * @description The passes the batch addresses: null while `validating`; after validation, the listed
+             *     recipients that can be messaged, or the passes in the segments at that time (counted again
+             *     when the job starts sending); once the batch has finished, the passes it was sent to or
+             *     failed for.
+             */
+            recipientCount: number | null;
+            /** @description When the batch became `successful`, `completedWithErrors` or `failed`; null before and for a cancelled batch. */
+            completedAt: components["schemas"]["Timestamp"] | null;
+            /**
+             * @description The CSV of the recipients that could not be messaged (`getBatchErrors`), once there is at
+             *     least one — recipients refused by validation from then on, passes whose message could not
+             *     be rendered as sending reaches them; null while there is none.
+             */
+            errorsCsvUrl: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        /** @description A to-one relationship to an entity. */
+        EntityRelationship: {
+            data: {
+                id: components["schemas"]["Uuid"];
+                /** @constant */
+                type: "entity";
+            };
+        };
+        /** @description The entity the batch was created for. */
+        BatchRelationships: {
+            entity: components["schemas"]["EntityRelationship"];
+        };
+        /**
+         * @description A batch resource object (spec §2.8). Its `type` is the batch type; only `walletMessaging`
+         *     batches exist so far.
+         */
+        Batch: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "walletMessaging";
+            attributes: components["schemas"]["BatchAttributes"];
+            relationships: components["schemas"]["BatchRelationships"];
+        };
+        /** @description A page of batches, newest first, with the pagination envelope of spec §2.9. */
+        BatchCollectionDocument: {
+            data: components["schemas"]["Batch"][];
+            meta: components["schemas"]["PaginationMeta"];
+            links: components["schemas"]["PaginationLinks"];
+        };
+        /** @description A document holding one batch. */
+        BatchDocument: {
+            data: components["schemas"]["Batch"];
+        };
+        /**
+         * @description RFC 4180 CSV (UTF-8, CRLF line ends, a header row) with one row per recipient of the batch
+         *     that was not messaged, in recipient order: `recipient` (the `passId` as given, or the pass
+         *     UUID for a segment's pass), `pass_id` (the pass UUID, empty when no pass was found),
+         *     `ext_id` (empty when none), `error` (in words). Only the header row while there is none.
+         * @example recipient,pass_id,ext_id,error
+         *     member-9999,,,No pass of this account has the id or extId member-9999.
+         */
+        BatchErrorsCsv: string;
+        /** @description A segment of recipients: every pass of the account that carries the group tag and is not `nullified`, found when sending starts. */
+        BatchSegment: {
+            groupTag: components["schemas"]["GroupTag"];
+        };
+        /**
+         * @description Values for the placeholders of the message for one recipient, keyed by placeholder name; they
+         *     take precedence over the pass's field values. At most 50 variables, each value at most 350
+         *     characters.
+         * @example {
+         *       "firstName": "Ada"
+         *     }
+         */
+        MessageVariables: {
+            [key: string]: string;
+        };
+        /**
+         * @description One recipient: a pass of the account by UUID or extId, found when the batch is validated, and
+         *     its own placeholder values. A recipient that is no pass of the account, is `nullified`, or
+         *     names a pass listed before, is not messaged and is reported in the errors CSV.
+         */
+        BatchRecipient: {
+            passId: components["schemas"]["PassIdOrExtId"];
+            variables?: components["schemas"]["MessageVariables"];
+        };
+        /**
+         * @description A wallet messaging batch to schedule (PassEntry wallet messaging). Exactly one of `segments`
+         *     and `recipients` is given (`400` otherwise, pointing at `/batch`). `scheduledAt` must be
+         *     after the present and at most 365 days ahead (`400` otherwise); `sendBatchNow` sends earlier.
+         */
+        WalletMessagingBatchCreate: {
+            message: components["schemas"]["WalletMessageTemplate"];
+            name?: components["schemas"]["BatchName"];
+            tag?: components["schemas"]["BatchTag"];
+            scheduledAt: components["schemas"]["DateTime"];
+            /** @description The segments to message; a pass in several of them is messaged once. */
+            segments?: components["schemas"]["BatchSegment"][];
+            /** @description The passes to message, 1–500. */
+            recipients?: components["schemas"]["BatchRecipient"][];
+        };
+        /** @description Body of `createWalletMessagingBatch`. */
+        WalletMessagingBatchCreateRequest: {
+            batch: components["schemas"]["WalletMessagingBatchCreate"];
+        };
+        /** @description Where to follow a batch. */
+        BatchLinks: {
+            /**
+             * Format: uri
+             * @description The batch's URL (`getBatch`).
+             * @example http://127.0.0.1:3000/api/v1/batches/0194f3e0-5b7a-7c21-8d3e-9f0a1b2c3d4e
+             */
+            self: string;
+        };
+        /** @description Answer of `createWalletMessagingBatch` (PassEntry): the batch, `validating`, and its URL. */
+        BatchCreatedDocument: {
+            data: components["schemas"]["Batch"];
+            links: components["schemas"]["BatchLinks"];
+        };
+        /**
+         * @description Body of `updateReaderConfiguration`: the Google collector id and/or the validation
+         *     configuration. Members left out keep their values.
+         */
+        ReaderConfigurationUpdateRequest: {
+            readerConfiguration: {
+                googleCollectorId?: components["schemas"]["GoogleCollectorId"];
+                validationConfiguration?: components["schemas"]["ValidationConfiguration"];
+            };
+        };
+        /**
+         * @description The administration view of a reader configuration: its settings and the NFC public key,
+         *     never its secrets (the account reads those with `getReaderConfiguration`).
+         */
+        ReaderConfigurationSettingsAttributes: {
+            googleCollectorId: components["schemas"]["GoogleCollectorId"];
+            applePassTypeId: components["schemas"]["ApplePassTypeId"];
+            googleKeyVersion: components["schemas"]["GoogleKeyVersion"];
+            /** @description The public key of the current NFC key pair, SPKI PEM (`-----BEGIN PUBLIC KEY-----`). */
+            nfcPublicKey: string;
+            validationConfiguration: components["schemas"]["ValidationConfiguration"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /** @description A reader configuration as the administration API shows it (no secrets). `id` is the entity id. */
+        ReaderConfigurationSettings: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "readerConfiguration";
+            attributes: components["schemas"]["ReaderConfigurationSettingsAttributes"];
+        };
+        /** @description A document holding the administration view of one reader configuration. */
+        ReaderConfigurationSettingsDocument: {
+            data: components["schemas"]["ReaderConfigurationSettings"];
+        };
         /** @description Liveness of the process. */
         HealthStatus: {
             /** @constant */
@@ -565,15 +2935,6 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDocument"];
             };
         };
-        /** @description No such resource in this account. A resource of another account is reported the same way. */
-        NotFound: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorDocument"];
-            };
-        };
         /** @description The request body exceeds the size limit (`BODY_LIMIT`, 1 MB by default). */
         PayloadTooLarge: {
             headers: {
@@ -592,12 +2953,98 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDocument"];
             };
         };
+        /** @description No such resource in this account. A resource of another account is reported the same way. */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
+        /** @description The request conflicts with the current state: a unique value is already taken, or the resource is not in a state that allows the action. `source` names the member at fault where there is one. */
+        Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
+        /** @description The request is well-formed but cannot be processed as sent: its `Idempotency-Key` was used in the last 24 hours for a different request (another method, path, query or body). Use a new key for a new request. */
+        UnprocessableContent: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
     };
     parameters: {
         /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
         Page: number;
+        /** @description Templates per page, 1–100, default 10 (spec §4.2, §8). */
+        PassTemplatesPerPage: number;
+        /** @description Only templates of this type (spec §4.2). */
+        TemplateTypeFilter: components["schemas"]["TemplateType"];
+        /**
+         * @description A sparse fieldset (spec §4.2): comma-separated attribute names; each processed template then
+         *     carries only those attributes. Names are those of spec §2.1: `name`, `templateType`,
+         *     `transitType`, `defaultLanguage`, `centralTitle`, `notificationHeader`, `description`,
+         *     `colors`, `images`, `fields`, `appLinking`, `barcode`, `locations`, `beacons`,
+         *     `processingStatus`, plus `processingErrors`. An unknown name is refused with 400 naming it.
+         *     Templates that are processing or failed are always returned whole: their few attributes are
+         *     their variant.
+         */
+        PassTemplateFieldset: string;
+        /** @description The pass template UUID. */
+        PassTemplateId: components["schemas"]["Uuid"];
+        /** @description The pass template UUID (the same id as `/api/v1/pass-templates/{id}`). */
+        LegacyPassTemplateUuid: components["schemas"]["Uuid"];
         /** @description Records per page, 1–100 (spec §8 shows 25 as the default page size of lists). */
         PerPage: number;
+        /** @description Only passes issued from this pass template (UUID). */
+        PassTemplateFilter: components["schemas"]["Uuid"];
+        /** @description Only passes in this status. */
+        PassStatusFilter: components["schemas"]["PassStatus"];
+        /** @description Only passes with this external id (the live pass and any nullified ones that had it). */
+        ExtIdFilter: components["schemas"]["ExtId"];
+        /** @description Only passes carrying this group tag. */
+        GroupTagFilter: components["schemas"]["GroupTag"];
+        /**
+         * @description The UUID of the pass template to issue the pass from. It must be processed: a template of
+         *     another account or that does not exist answers `404`, one that is `processing` or `failed`
+         *     answers `409`.
+         */
+        PassTemplateOfPass: components["schemas"]["Uuid"];
+        /** @description The external id of the new pass; `409` when another pass of the account that is not nullified has it. */
+        NewPassExtId: components["schemas"]["ExtId"];
+        /** @description Adds `passDesign` to the pass's attributes (spec §4.15, §4.16). */
+        IncludePassDesign: boolean;
+        /** @description Adds `locations` to the pass's attributes when the pass has any (spec §4.15, §4.16). */
+        IncludeLocations: boolean;
+        /** @description Adds `beacons` to the pass's attributes when the pass has any (spec §4.15, §4.16). */
+        IncludeBeacons: boolean;
+        /**
+         * @description Adds `passSource` for this wallet to the pass's attributes — only while the pass is not
+         *     `active` (spec §4.16): a pass already in a wallet needs no source.
+         */
+        IncludePassSource: "apple" | "google";
+        /**
+         * @description Makes a retry safe (no peer offers it; modelled on the IETF draft "The Idempotency-Key HTTP
+         *     Header Field"). A unique value chosen by the client — a UUID is a good one — of 1–255 printable
+         *     ASCII characters. The first successful response is stored for 24 hours per account and key. A
+         *     request with the same key and the same method, path, query and body within that time gets the
+         *     stored response again — the same status and body, even if the resource changed since — with
+         *     `Idempotent-Replayed: true`, and changes nothing. The same key with a different request is
+         *     refused with `422`. Concurrent requests with one key run once: the others wait for the first
+         *     and replay its response. An error response is not stored (it changed nothing), so retrying it
+         *     runs the request again.
+         */
+        IdempotencyKey: string;
+        /** @description The pass UUID or the pass's extId (spec §4.15, §4.16); how it is looked up is described under the schema. */
+        PassIdOrExtId: components["schemas"]["PassIdOrExtId"];
         /** @description The entity id. */
         EntityId: components["schemas"]["Uuid"];
         /** @description The account id. */
@@ -606,6 +3053,26 @@ export interface components {
         ApiTokenId: components["schemas"]["Uuid"];
         /** @description The entity id. */
         AdminEntityId: components["schemas"]["Uuid"];
+        /** @description The id of the entity the resource belongs to (an entity of the caller's account). */
+        ParentEntityId: components["schemas"]["Uuid"];
+        /** @description The reader id chosen by the client when it created (or last renamed) the reader. */
+        ReaderId: components["schemas"]["ReaderId"];
+        /** @description Only scans by the reader with this (current) client-chosen id. An id no reader of the account has matches nothing. */
+        ScanReaderFilter: components["schemas"]["ReaderId"];
+        /** @description Only scans of this pass, by UUID or extId (looked up as `PassIdOrExtId` describes). A value no pass of the account has matches nothing. */
+        ScanPassFilter: components["schemas"]["PassIdOrExtId"];
+        /** @description Only scans with this outcome. */
+        ScanStatusFilter: components["schemas"]["ScanStatus"];
+        /** @description Only scans made at or after this time (inclusive). `:` may be sent as it is; encode `+` as `%2B`. */
+        ScannedAfter: components["schemas"]["DateTime"];
+        /** @description Only scans made before this time (exclusive). `:` may be sent as it is; encode `+` as `%2B`. */
+        ScannedBefore: components["schemas"]["DateTime"];
+        /** @description The scan id (`scanInfo.scanId`). */
+        ScanId: components["schemas"]["Uuid"];
+        /** @description Only batches of this type (spec §4.14). */
+        BatchTypeFilter: components["schemas"]["BatchType"];
+        /** @description The batch id. */
+        BatchId: components["schemas"]["Uuid"];
     };
     requestBodies: never;
     headers: {
@@ -623,11 +3090,507 @@ export interface components {
         RateLimitUrl: string;
         /** @description Seconds to wait before retrying, with decimals. */
         RateLimitRetryAfter: number;
+        /** @description Absolute URL of the template to check until it is processed (the same as `meta.links.self`). */
+        PassTemplateStatusLocation: string;
+        /** @description `true` when this response is a stored one, replayed for a retry with the same `Idempotency-Key`; absent otherwise. */
+        IdempotentReplayed: "true";
     };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listPassTemplates: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
+                page?: components["parameters"]["Page"];
+                /** @description Templates per page, 1–100, default 10 (spec §4.2, §8). */
+                perPage?: components["parameters"]["PassTemplatesPerPage"];
+                /** @description Only templates of this type (spec §4.2). */
+                templateType?: components["parameters"]["TemplateTypeFilter"];
+                /**
+                 * @description A sparse fieldset (spec §4.2): comma-separated attribute names; each processed template then
+                 *     carries only those attributes. Names are those of spec §2.1: `name`, `templateType`,
+                 *     `transitType`, `defaultLanguage`, `centralTitle`, `notificationHeader`, `description`,
+                 *     `colors`, `images`, `fields`, `appLinking`, `barcode`, `locations`, `beacons`,
+                 *     `processingStatus`, plus `processingErrors`. An unknown name is refused with 400 naming it.
+                 *     Templates that are processing or failed are always returned whole: their few attributes are
+                 *     their variant.
+                 */
+                fields?: components["parameters"]["PassTemplateFieldset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of pass templates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PassTemplateCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    createPassTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PassTemplateCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The template was stored and is being processed. */
+            202: {
+                headers: {
+                    Location: components["headers"]["PassTemplateStatusLocation"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PassTemplateCreatedDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getPassTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass template UUID. */
+                id: components["parameters"]["PassTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PassTemplateDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    updatePassTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass template UUID. */
+                id: components["parameters"]["PassTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PassTemplateUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The change was applied; the template in its current variant. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PassTemplateDocument"];
+                };
+            };
+            /** @description The change was stored and the template is being processed again. */
+            202: {
+                headers: {
+                    Location: components["headers"]["PassTemplateStatusLocation"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PassTemplateAcceptedDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getLegacyPassTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass template UUID (the same id as `/api/v1/pass-templates/{id}`). */
+                pass_template_uuid: components["parameters"]["LegacyPassTemplateUuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template in the legacy form. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyPassTemplateDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    listPasses: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
+                page?: components["parameters"]["Page"];
+                /** @description Records per page, 1–100 (spec §8 shows 25 as the default page size of lists). */
+                perPage?: components["parameters"]["PerPage"];
+                /** @description Only passes issued from this pass template (UUID). */
+                passTemplate?: components["parameters"]["PassTemplateFilter"];
+                /** @description Only passes in this status. */
+                status?: components["parameters"]["PassStatusFilter"];
+                /** @description Only passes with this external id (the live pass and any nullified ones that had it). */
+                extId?: components["parameters"]["ExtIdFilter"];
+                /** @description Only passes carrying this group tag. */
+                groupTag?: components["parameters"]["GroupTagFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of passes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PassCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    createPass: {
+        parameters: {
+            query: {
+                /**
+                 * @description The UUID of the pass template to issue the pass from. It must be processed: a template of
+                 *     another account or that does not exist answers `404`, one that is `processing` or `failed`
+                 *     answers `409`.
+                 */
+                passTemplate: components["parameters"]["PassTemplateOfPass"];
+                /** @description The external id of the new pass; `409` when another pass of the account that is not nullified has it. */
+                extId?: components["parameters"]["NewPassExtId"];
+                /** @description Adds `passDesign` to the pass's attributes (spec §4.15, §4.16). */
+                includePassDesign?: components["parameters"]["IncludePassDesign"];
+                /** @description Adds `locations` to the pass's attributes when the pass has any (spec §4.15, §4.16). */
+                includeLocations?: components["parameters"]["IncludeLocations"];
+                /** @description Adds `beacons` to the pass's attributes when the pass has any (spec §4.15, §4.16). */
+                includeBeacons?: components["parameters"]["IncludeBeacons"];
+                /**
+                 * @description Adds `passSource` for this wallet to the pass's attributes — only while the pass is not
+                 *     `active` (spec §4.16): a pass already in a wallet needs no source.
+                 */
+                includePassSource?: components["parameters"]["IncludePassSource"];
+            };
+            header?: {
+                /**
+                 * @description Makes a retry safe (no peer offers it; modelled on the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field"). A unique value chosen by the client — a UUID is a good one — of 1–255 printable
+                 *     ASCII characters. The first successful response is stored for 24 hours per account and key. A
+                 *     request with the same key and the same method, path, query and body within that time gets the
+                 *     stored response again — the same status and body, even if the resource changed since — with
+                 *     `Idempotent-Replayed: true`, and changes nothing. The same key with a different request is
+                 *     refused with `422`. Concurrent requests with one key run once: the others wait for the first
+                 *     and replay its response. An error response is not stored (it changed nothing), so retrying it
+                 *     runs the request again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PassCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The pass was issued (or, with `Idempotent-Replayed`, had been issued by an earlier request with the same key). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PassDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getPass: {
+        parameters: {
+            query?: {
+                /** @description Adds `passDesign` to the pass's attributes (spec §4.15, §4.16). */
+                includePassDesign?: components["parameters"]["IncludePassDesign"];
+                /** @description Adds `locations` to the pass's attributes when the pass has any (spec §4.15, §4.16). */
+                includeLocations?: components["parameters"]["IncludeLocations"];
+                /** @description Adds `beacons` to the pass's attributes when the pass has any (spec §4.15, §4.16). */
+                includeBeacons?: components["parameters"]["IncludeBeacons"];
+                /**
+                 * @description Adds `passSource` for this wallet to the pass's attributes — only while the pass is not
+                 *     `active` (spec §4.16): a pass already in a wallet needs no source.
+                 */
+                includePassSource?: components["parameters"]["IncludePassSource"];
+            };
+            header?: never;
+            path: {
+                /** @description The pass UUID or the pass's extId (spec §4.15, §4.16); how it is looked up is described under the schema. */
+                id: components["parameters"]["PassIdOrExtId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pass. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PassDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    updatePass: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass UUID or the pass's extId (spec §4.15, §4.16); how it is looked up is described under the schema. */
+                id: components["parameters"]["PassIdOrExtId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PassUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated pass. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PassUpdatedDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    nullifyPass: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (no peer offers it; modelled on the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field"). A unique value chosen by the client — a UUID is a good one — of 1–255 printable
+                 *     ASCII characters. The first successful response is stored for 24 hours per account and key. A
+                 *     request with the same key and the same method, path, query and body within that time gets the
+                 *     stored response again — the same status and body, even if the resource changed since — with
+                 *     `Idempotent-Replayed: true`, and changes nothing. The same key with a different request is
+                 *     refused with `422`. Concurrent requests with one key run once: the others wait for the first
+                 *     and replay its response. An error response is not stored (it changed nothing), so retrying it
+                 *     runs the request again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The pass UUID or the pass's extId (spec §4.15, §4.16); how it is looked up is described under the schema. */
+                id: components["parameters"]["PassIdOrExtId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pass, nullified. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PassDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getLoyalty: {
+        parameters: {
+            query?: {
+                /** @description Adds `passDesign` to the pass's attributes (spec §4.15, §4.16). */
+                includePassDesign?: components["parameters"]["IncludePassDesign"];
+                /** @description Adds `locations` to the pass's attributes when the pass has any (spec §4.15, §4.16). */
+                includeLocations?: components["parameters"]["IncludeLocations"];
+                /** @description Adds `beacons` to the pass's attributes when the pass has any (spec §4.15, §4.16). */
+                includeBeacons?: components["parameters"]["IncludeBeacons"];
+            };
+            header?: never;
+            path: {
+                /** @description The pass UUID or the pass's extId (spec §4.15, §4.16); how it is looked up is described under the schema. */
+                id: components["parameters"]["PassIdOrExtId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pass and its balance. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    updateLoyalty: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (no peer offers it; modelled on the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field"). A unique value chosen by the client — a UUID is a good one — of 1–255 printable
+                 *     ASCII characters. The first successful response is stored for 24 hours per account and key. A
+                 *     request with the same key and the same method, path, query and body within that time gets the
+                 *     stored response again — the same status and body, even if the resource changed since — with
+                 *     `Idempotent-Replayed: true`, and changes nothing. The same key with a different request is
+                 *     refused with `422`. Concurrent requests with one key run once: the others wait for the first
+                 *     and replay its response. An error response is not stored (it changed nothing), so retrying it
+                 *     runs the request again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The pass UUID or the pass's extId (spec §4.15, §4.16); how it is looked up is described under the schema. */
+                id: components["parameters"]["PassIdOrExtId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoyaltyUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The pass with its new balance. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoyaltyDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     listEntities: {
         parameters: {
             query?: {
@@ -943,6 +3906,598 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    createReader: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the entity the resource belongs to (an entity of the caller's account). */
+                entity_id: components["parameters"]["ParentEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReaderCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The reader was created. */
+            201: {
+                headers: {
+                    /** @description URL of the reader (`getReader`). */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReaderCreatedDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getReaderConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the entity the resource belongs to (an entity of the caller's account). */
+                entity_id: components["parameters"]["ParentEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reader configuration. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`; the body holds secrets. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReaderConfigurationDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getReader: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The reader id chosen by the client when it created (or last renamed) the reader. */
+                id: components["parameters"]["ReaderId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reader. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReaderDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    updateReader: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The reader id chosen by the client when it created (or last renamed) the reader. */
+                id: components["parameters"]["ReaderId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReaderUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated reader. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReaderDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    listScans: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
+                page?: components["parameters"]["Page"];
+                /** @description Records per page, 1–100 (spec §8 shows 25 as the default page size of lists). */
+                perPage?: components["parameters"]["PerPage"];
+                /** @description Only scans by the reader with this (current) client-chosen id. An id no reader of the account has matches nothing. */
+                reader?: components["parameters"]["ScanReaderFilter"];
+                /** @description Only scans of this pass, by UUID or extId (looked up as `PassIdOrExtId` describes). A value no pass of the account has matches nothing. */
+                pass?: components["parameters"]["ScanPassFilter"];
+                /** @description Only scans with this outcome. */
+                status?: components["parameters"]["ScanStatusFilter"];
+                /** @description Only scans made at or after this time (inclusive). `:` may be sent as it is; encode `+` as `%2B`. */
+                scannedAfter?: components["parameters"]["ScannedAfter"];
+                /** @description Only scans made before this time (exclusive). `:` may be sent as it is; encode `+` as `%2B`. */
+                scannedBefore?: components["parameters"]["ScannedBefore"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of scans with their passes and readers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScanCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    createScan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (no peer offers it; modelled on the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field"). A unique value chosen by the client — a UUID is a good one — of 1–255 printable
+                 *     ASCII characters. The first successful response is stored for 24 hours per account and key. A
+                 *     request with the same key and the same method, path, query and body within that time gets the
+                 *     stored response again — the same status and body, even if the resource changed since — with
+                 *     `Idempotent-Replayed: true`, and changes nothing. The same key with a different request is
+                 *     refused with `422`. Concurrent requests with one key run once: the others wait for the first
+                 *     and replay its response. An error response is not stored (it changed nothing), so retrying it
+                 *     runs the request again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScanCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The scan was validated and recorded; `validationResponse.status` says whether it was accepted. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScanValidatedDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    logScan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (no peer offers it; modelled on the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field"). A unique value chosen by the client — a UUID is a good one — of 1–255 printable
+                 *     ASCII characters. The first successful response is stored for 24 hours per account and key. A
+                 *     request with the same key and the same method, path, query and body within that time gets the
+                 *     stored response again — the same status and body, even if the resource changed since — with
+                 *     `Idempotent-Replayed: true`, and changes nothing. The same key with a different request is
+                 *     refused with `422`. Concurrent requests with one key run once: the others wait for the first
+                 *     and replay its response. An error response is not stored (it changed nothing), so retrying it
+                 *     runs the request again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScanLogRequest"];
+            };
+        };
+        responses: {
+            /** @description The scan was recorded. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScanLoggedDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The scan id (`scanInfo.scanId`). */
+                id: components["parameters"]["ScanId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The scan with its pass and reader. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScanDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    listBatches: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
+                page?: components["parameters"]["Page"];
+                /** @description Records per page, 1–100 (spec §8 shows 25 as the default page size of lists). */
+                perPage?: components["parameters"]["PerPage"];
+                /** @description Only batches of this type (spec §4.14). */
+                type?: components["parameters"]["BatchTypeFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of batches. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch id. */
+                id: components["parameters"]["BatchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    sendBatchNow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch id. */
+                id: components["parameters"]["BatchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch, now sending. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    cancelBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch id. */
+                id: components["parameters"]["BatchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch, cancelled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getBatchErrors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch id. */
+                id: components["parameters"]["BatchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The errors, one row per recipient. */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="batch-<id>-errors.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["BatchErrorsCsv"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    createWalletMessagingBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (no peer offers it; modelled on the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field"). A unique value chosen by the client — a UUID is a good one — of 1–255 printable
+                 *     ASCII characters. The first successful response is stored for 24 hours per account and key. A
+                 *     request with the same key and the same method, path, query and body within that time gets the
+                 *     stored response again — the same status and body, even if the resource changed since — with
+                 *     `Idempotent-Replayed: true`, and changes nothing. The same key with a different request is
+                 *     refused with `422`. Concurrent requests with one key run once: the others wait for the first
+                 *     and replay its response. An error response is not stored (it changed nothing), so retrying it
+                 *     runs the request again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The id of the entity the resource belongs to (an entity of the caller's account). */
+                entity_id: components["parameters"]["ParentEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WalletMessagingBatchCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The batch was accepted and is being validated. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description URL of the batch (`getBatch`). */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchCreatedDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    updateReaderConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The entity id. */
+                entityId: components["parameters"]["AdminEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReaderConfigurationUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReaderConfigurationSettingsDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    rotateReaderNfcKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The entity id. */
+                entityId: components["parameters"]["AdminEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key was replaced. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReaderConfigurationSettingsDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    rotateReaderApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The entity id. */
+                entityId: components["parameters"]["AdminEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key was replaced. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReaderConfigurationSettingsDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["InternalServerError"];
         };
     };

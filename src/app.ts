@@ -19,6 +19,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { Logger } from './logger.ts';
+import type { JobQueue } from './jobs/queue.ts';
 import type { Clock } from './http/operation.ts';
 import { requestIdOf } from './http/requestId.ts';
 import { AUTH_ERROR, errorHandler } from './http/errorHandler.ts';
@@ -26,6 +27,7 @@ import { documentOperations, expressPath, mountOperations, type OpenApiDocument 
 import { rateLimit } from './http/rateLimit.ts';
 import { authenticateApiToken, bearerCredential } from './security/apiTokens.ts';
 import { verifyAdminToken } from './security/adminToken.ts';
+import { SecretCipher } from './security/secrets.ts';
 import { handlers } from './operations.ts';
 
 const generatedDir = resolve(fileURLToPath(import.meta.url), '../../generated');
@@ -44,6 +46,10 @@ export interface AppDependencies {
   clock?: Clock;
   /** The administration token; undefined disables `/admin/v1`. */
   adminToken: string | undefined;
+  /** The 32-byte key of secrets at rest (see `resolveSecretsKey`). */
+  secretsKey: Buffer;
+  /** The started job queue requests enqueue into (src/jobs/queue.ts). */
+  jobs: JobQueue;
   /** Defaults to `generated/openapi.json`. */
   apiDocument?: OpenApiDocument;
 }
@@ -95,6 +101,7 @@ function methodsByPath(document: OpenApiDocument): (path: string) => string[] | 
 export function createApp(deps: AppDependencies): Express {
   const { db, config, logger } = deps;
   const clock = deps.clock ?? systemClock;
+  const secrets = new SecretCipher(deps.secretsKey);
   const document = deps.apiDocument ?? loadApiDocument();
   const app = express();
   app.disable('x-powered-by');
@@ -127,6 +134,8 @@ export function createApp(deps: AppDependencies): Express {
       baseUrl: baseUrlOf(req, config),
       accountId: null,
       requestId: String(req.id),
+      secrets,
+      jobs: deps.jobs,
     };
     next();
   });

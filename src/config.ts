@@ -36,6 +36,13 @@ export interface Config {
   bodyLimitBytes: number;
   /** How long shutdown waits for in-flight requests, in ms (`SHUTDOWN_TIMEOUT_MS`, default 10000). */
   shutdownTimeoutMs: number;
+  /**
+   * Key encrypting secrets at rest (`SECRETS_KEY`: 32 bytes as 64 hex digits or base64); see
+   * {@link resolveSecretsKey} for the fallback when unset.
+   */
+  secretsKey: Buffer | undefined;
+  /** Apple pass type identifier (`APPLE_PASS_TYPE_ID`, default `pass.dev.wallet-pass-service`). */
+  applePassTypeId: string;
 }
 
 /** Thrown when an environment variable has an unusable value; the message names the variable. */
@@ -68,6 +75,40 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string 
   return raw.replace(/\/+$/, '');
 }
 
+/** Length of the secrets key, in bytes (AES-256). */
+export const SECRETS_KEY_BYTES = 32;
+
+/**
+ * Parses a secrets key written as 64 hex digits or as base64 / base64url (43 characters and an
+ * optional `=`), e.g. the output of `openssl rand -base64 32`.
+ * @returns The 32 key bytes, or null when the text is neither form of 32 bytes.
+ */
+export function parseSecretsKey(text: string): Buffer | null {
+  const raw = text.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(raw)) return Buffer.from(raw, 'hex');
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(raw)) {
+    const key = Buffer.from(raw, 'base64');
+    if (key.length === SECRETS_KEY_BYTES) return key;
+  }
+  return null;
+}
+
+function secretsKey(env: NodeJS.ProcessEnv, name: string): Buffer | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const key = parseSecretsKey(raw);
+  // The value is a secret: the message gives its length, never the value.
+  if (!key) {
+    throw new ConfigError(
+      `${name} must be ${SECRETS_KEY_BYTES} bytes written as 64 hex digits or base64 (e.g. "openssl rand -base64 32"); got ${raw.length} characters.`,
+    );
+  }
+  return key;
+}
+
+/** Apple pass type identifiers: `pass.` and dot-separated reverse-DNS labels. */
+const APPLE_PASS_TYPE_ID = /^pass(\.[A-Za-z0-9-]+)+$/;
+
 /**
  * Reads the configuration from environment variables.
  * @param env Usually `process.env`.
@@ -78,6 +119,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}".`);
+  }
+  const applePassTypeId = env.APPLE_PASS_TYPE_ID || 'pass.dev.wallet-pass-service';
+  if (!APPLE_PASS_TYPE_ID.test(applePassTypeId)) {
+    throw new ConfigError(`APPLE_PASS_TYPE_ID must look like pass.com.example.loyalty, got "${applePassTypeId}".`);
   }
   const validate = env.VALIDATE_RESPONSES ?? 'false';
   if (!['true', 'false'].includes(validate)) {
@@ -95,5 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 10, 0, 1_000_000),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    secretsKey: secretsKey(env, 'SECRETS_KEY'),
+    applePassTypeId,
   };
 }

@@ -1,8 +1,10 @@
 /**
  * The process entry point (`npm start`): reads the configuration from the environment, opens the
- * database, applies pending migrations, listens, and shuts down gracefully on SIGTERM/SIGINT
- * (stop accepting connections, let in-flight requests finish within SHUTDOWN_TIMEOUT_MS, close
- * the database). This is the only module that reads `process.env` for the service.
+ * database, applies pending migrations, starts the job queue and its workers in-process
+ * (src/jobs; `npm run worker` runs more of them on their own), listens, and shuts down gracefully
+ * on SIGTERM/SIGINT (stop accepting connections, let in-flight requests finish within
+ * SHUTDOWN_TIMEOUT_MS, let running jobs finish within the same bound, close the database).
+ * This is the only module that reads `process.env` for the service.
  *
  * @module server
  */
@@ -13,7 +15,11 @@ import { createLogger, type Logger } from './logger.ts';
 import { openDatabase, pgliteDirOf, type Database } from './db/database.ts';
 import { applyMigrations, MigrationError } from './db/migrate.ts';
 import { resolveAdminToken } from './security/adminToken.ts';
+import { resolveSecretsKey } from './security/secrets.ts';
 import { createApp } from './app.ts';
+import { createJobQueue } from './jobs/queue.ts';
+import { startWorkers } from './jobs/workers.ts';
+import { exitOnSignals } from './shutdown.ts';
 
 /** A running service. */
 export interface RunningService {
@@ -29,13 +35,19 @@ export interface RunningService {
  * @throws ConfigError, MigrationError, or a database connection error.
  */
 export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+  // Before the database: a missing key must stop the service before it touches any data.
+  const secretsKey = await resolveSecretsKey(config, logger);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: pgliteDirOf(config.dataDir) });
+  const jobs = createJobQueue(db, logger, { stopTimeoutMs: config.shutdownTimeoutMs });
   try {
     const report = await applyMigrations(db);
     for (const warning of report.warnings) logger.warn(warning);
     logger.info({ applied: report.applied, database: db.kind }, 'database ready');
     const adminToken = await resolveAdminToken(config, logger);
-    const app = createApp({ db, config, logger, adminToken });
+    // Before the app: requests enqueue jobs, and jobs left by an earlier run start again.
+    await jobs.start();
+    await startWorkers(jobs, { db, logger });
+    const app = createApp({ db, config, logger, adminToken, secretsKey, jobs });
     const server = await new Promise<Server>((resolveServer, reject) => {
       const s = app.listen(config.port, config.host, () => resolveServer(s));
       s.once('error', reject);
@@ -57,10 +69,12 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
         }, config.shutdownTimeoutMs);
         await closed;
         clearTimeout(timer);
+        await jobs.stop();
         await db.close();
       })());
     return { server, db, url, stop };
   } catch (error) {
+    await jobs.stop().catch(() => undefined);
     await db.close();
     throw error;
   }
@@ -82,25 +96,15 @@ async function main(): Promise<void> {
   try {
     service = await startService(config, logger);
   } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`Configuration error: ${error.message}`);
+      process.exit(2);
+    }
     if (error instanceof MigrationError) logger.fatal(error.message);
     else logger.fatal({ err: error }, 'could not start');
     process.exit(1);
   }
-  const shutdown = (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    service.stop().then(
-      () => {
-        logger.info('shutdown complete');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  exitOnSignals(logger, () => service.stop());
 }
 
 await main();

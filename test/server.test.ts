@@ -3,6 +3,7 @@
  * data kept across restarts, graceful shutdown on SIGTERM, configuration errors.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -115,7 +116,11 @@ it('refuses to start with a bad setting, naming it', async () => {
 
 (testDatabaseKind() === 'postgresql' ? it : it.skip)('on PostgreSQL without ADMIN_TOKEN, disables the administration API', async () => {
   const database = await createTestDatabase();
-  const server = await startServer({ DATABASE_URL: database.url!, DATA_DIR: await mkdtemp(join(tmpdir(), 'wps-data-')) });
+  const server = await startServer({
+    DATABASE_URL: database.url!,
+    SECRETS_KEY: randomBytes(32).toString('base64'),
+    DATA_DIR: await mkdtemp(join(tmpdir(), 'wps-data-')),
+  });
   const res = await fetch(`${server.url}/admin/v1/accounts`, { headers: { Authorization: 'Bearer anything' } });
   expect(res.status).toBe(401);
   expect(((await res.json()) as { errors: { detail: string }[] }).errors[0]!.detail).toContain('ADMIN_TOKEN');

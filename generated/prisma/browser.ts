@@ -32,3 +32,86 @@ export type ApiToken = Prisma.ApiTokenModel
  * An organisation unit of an account that owns passes and readers (spec §2.4).
  */
 export type Entity = Prisma.EntityModel
+/**
+ * Model Reader
+ * A device or app of an entity that scans passes (spec §2.5). `id` is an internal surrogate
+ * key that scans reference; `publicId` is the id clients choose and see, and may rename.
+ */
+export type Reader = Prisma.ReaderModel
+/**
+ * Model ReaderConfiguration
+ * What the readers of an entity are set up with (spec §2.6); one per entity, keyed by it.
+ * Secrets are AES-256-GCM ciphertexts (src/security/secrets.ts), bound to the entity id.
+ */
+export type ReaderConfiguration = Prisma.ReaderConfigurationModel
+/**
+ * Model PassTemplate
+ * A pass template (spec §2.1): the current design, with queryable columns for what lists filter
+ * and sort on, and one JSONB column per nested design object (stored with defaults applied, in
+ * the contract's shapes). `designVersion` counts design changes; each has a
+ * PassTemplateVersion row holding its snapshot and rendered artefacts.
+ */
+export type PassTemplate = Prisma.PassTemplateModel
+/**
+ * Model PassTemplateVersion
+ * One design version of a pass template: the snapshot processing reads, its outcome, and the
+ * artefacts it rendered (Apple pass.json skeleton and localised strings; Google Wallet class).
+ * Written once by the template write that creates it and once by the job that processes it.
+ */
+export type PassTemplateVersion = Prisma.PassTemplateVersionModel
+/**
+ * Model Pass
+ * A pass issued from a processed pass template (spec §2.3). Its content, barcode, NFC,
+ * locations and beacons are stored with it at issue (template defaults filled in), so later
+ * template changes do not change them; its type and name are read from the template.
+ * `balance` changes only through src/resources/loyalty/loyaltyLedger.ts, atomically and with a
+ * ledger row. `extId` is unique among the account's passes that are not nullified: a partial
+ * unique index Prisma cannot express, added by hand in migration 20261121120000_passes (see
+ * prisma/README.md).
+ */
+export type Pass = Prisma.PassModel
+/**
+ * Model LoyaltyLedgerEntry
+ * One change of a pass's loyalty balance, written in the same statement as the change: the
+ * change (`delta`), the balance it produced, what made it, and when. A pass's balance is the sum
+ * of its deltas. `scanId` names the scan of a `scan` change (its foreign key comes with the
+ * scans table).
+ */
+export type LoyaltyLedgerEntry = Prisma.LoyaltyLedgerEntryModel
+/**
+ * Model IdempotencyKey
+ * A stored response for an `Idempotency-Key` (the contract's IdempotencyKey parameter): kept
+ * 24 hours per account and key. The row is written in the transaction of the operation it
+ * guards, so it commits with the operation's effects and its response, or not at all; a
+ * concurrent request with the same key waits on the primary key and then replays it.
+ */
+export type IdempotencyKey = Prisma.IdempotencyKeyModel
+/**
+ * Model Scan
+ * A scan of a pass by a reader (spec §2.7), logged (`externalValidation`) or validated here
+ * (`internalValidation`). It references the reader's internal id, so a renamed reader keeps its
+ * scans. A loyalty change it made is the ledger row with its `scanId`, written in the same
+ * transaction (src/resources/scans/scanService.ts).
+ */
+export type Scan = Prisma.ScanModel
+/**
+ * Model Batch
+ * A wallet messaging batch (spec §2.8): a message for the passes of `segmentTags` (group tags,
+ * resolved when sending starts) or of its BatchRecipient rows (resolved when it is validated),
+ * sent by the `wallet-messaging` job (src/resources/batches/batchSender.ts).
+ */
+export type Batch = Prisma.BatchModel
+/**
+ * Model BatchRecipient
+ * One listed recipient of a batch, in request order. `passId` and `error` are set when the
+ * batch is validated: the pass found, or why the recipient will not be messaged.
+ */
+export type BatchRecipient = Prisma.BatchRecipientModel
+/**
+ * Model BatchDelivery
+ * The delivery of a batch's message to one pass, written in the same statement that sets the
+ * pass's latestMessage. The primary key (batch, pass) is what makes sending restartable: a pass
+ * already delivered to is never messaged again by the batch. Device delivery (Apple/Google) will
+ * report here.
+ */
+export type BatchDelivery = Prisma.BatchDeliveryModel

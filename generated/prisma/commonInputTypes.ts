@@ -162,6 +162,484 @@ export type DateTimeNullableWithAggregatesFilter<$PrismaModel = never> = {
   _max?: Prisma.NestedDateTimeNullableFilter<$PrismaModel>
 }
 
+export type EnumReaderTypeFilter<$PrismaModel = never> = {
+  equals?: $Enums.ReaderType | Prisma.EnumReaderTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.ReaderType[] | Prisma.ListEnumReaderTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ReaderType[] | Prisma.ListEnumReaderTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumReaderTypeFilter<$PrismaModel> | $Enums.ReaderType
+}
+
+export type BoolFilter<$PrismaModel = never> = {
+  equals?: boolean | Prisma.BooleanFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedBoolFilter<$PrismaModel> | boolean
+}
+
+export type EnumReaderTypeWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.ReaderType | Prisma.EnumReaderTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.ReaderType[] | Prisma.ListEnumReaderTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ReaderType[] | Prisma.ListEnumReaderTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumReaderTypeWithAggregatesFilter<$PrismaModel> | $Enums.ReaderType
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumReaderTypeFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumReaderTypeFilter<$PrismaModel>
+}
+
+export type BoolWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: boolean | Prisma.BooleanFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedBoolWithAggregatesFilter<$PrismaModel> | boolean
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedBoolFilter<$PrismaModel>
+  _max?: Prisma.NestedBoolFilter<$PrismaModel>
+}
+
+export type BytesFilter<$PrismaModel = never> = {
+  equals?: runtime.Bytes | Prisma.BytesFieldRefInput<$PrismaModel>
+  in?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
+  notIn?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedBytesFilter<$PrismaModel> | runtime.Bytes
+}
+
+export type IntFilter<$PrismaModel = never> = {
+  equals?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  in?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel>
+  notIn?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel>
+  lt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  lte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedIntFilter<$PrismaModel> | number
+}
+
+export type EnumReaderValidationTypeFilter<$PrismaModel = never> = {
+  equals?: $Enums.ReaderValidationType | Prisma.EnumReaderValidationTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.ReaderValidationType[] | Prisma.ListEnumReaderValidationTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ReaderValidationType[] | Prisma.ListEnumReaderValidationTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumReaderValidationTypeFilter<$PrismaModel> | $Enums.ReaderValidationType
+}
+
+export type BytesWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: runtime.Bytes | Prisma.BytesFieldRefInput<$PrismaModel>
+  in?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
+  notIn?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedBytesWithAggregatesFilter<$PrismaModel> | runtime.Bytes
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedBytesFilter<$PrismaModel>
+  _max?: Prisma.NestedBytesFilter<$PrismaModel>
+}
+
+export type IntWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  in?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel>
+  notIn?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel>
+  lt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  lte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedIntWithAggregatesFilter<$PrismaModel> | number
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _avg?: Prisma.NestedFloatFilter<$PrismaModel>
+  _sum?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedIntFilter<$PrismaModel>
+  _max?: Prisma.NestedIntFilter<$PrismaModel>
+}
+
+export type EnumReaderValidationTypeWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.ReaderValidationType | Prisma.EnumReaderValidationTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.ReaderValidationType[] | Prisma.ListEnumReaderValidationTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ReaderValidationType[] | Prisma.ListEnumReaderValidationTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumReaderValidationTypeWithAggregatesFilter<$PrismaModel> | $Enums.ReaderValidationType
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumReaderValidationTypeFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumReaderValidationTypeFilter<$PrismaModel>
+}
+
+export type EnumPassTemplateTypeFilter<$PrismaModel = never> = {
+  equals?: $Enums.PassTemplateType | Prisma.EnumPassTemplateTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.PassTemplateType[] | Prisma.ListEnumPassTemplateTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.PassTemplateType[] | Prisma.ListEnumPassTemplateTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumPassTemplateTypeFilter<$PrismaModel> | $Enums.PassTemplateType
+}
+
+export type EnumTransitTypeNullableFilter<$PrismaModel = never> = {
+  equals?: $Enums.TransitType | Prisma.EnumTransitTypeFieldRefInput<$PrismaModel> | null
+  in?: $Enums.TransitType[] | Prisma.ListEnumTransitTypeFieldRefInput<$PrismaModel> | null
+  notIn?: $Enums.TransitType[] | Prisma.ListEnumTransitTypeFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedEnumTransitTypeNullableFilter<$PrismaModel> | $Enums.TransitType | null
+}
+
+export type JsonFilter<$PrismaModel = never> =
+| Prisma.PatchUndefined<
+    Prisma.Either<Required<JsonFilterBase<$PrismaModel>>, Exclude<keyof Required<JsonFilterBase<$PrismaModel>>, 'path'>>,
+    Required<JsonFilterBase<$PrismaModel>>
+  >
+| Prisma.OptionalFlat<Omit<Required<JsonFilterBase<$PrismaModel>>, 'path'>>
+
+export type JsonFilterBase<$PrismaModel = never> = {
+  equals?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | Prisma.JsonNullValueFilter
+  path?: string[]
+  mode?: Prisma.QueryMode | Prisma.EnumQueryModeFieldRefInput<$PrismaModel>
+  string_contains?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  string_starts_with?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  string_ends_with?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  array_starts_with?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | null
+  array_ends_with?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | null
+  array_contains?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | null
+  lt?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  lte?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  gt?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  gte?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  not?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | Prisma.JsonNullValueFilter
+}
+
+export type EnumPassTemplateProcessingStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.PassTemplateProcessingStatus | Prisma.EnumPassTemplateProcessingStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.PassTemplateProcessingStatus[] | Prisma.ListEnumPassTemplateProcessingStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.PassTemplateProcessingStatus[] | Prisma.ListEnumPassTemplateProcessingStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumPassTemplateProcessingStatusFilter<$PrismaModel> | $Enums.PassTemplateProcessingStatus
+}
+
+export type JsonNullableFilter<$PrismaModel = never> =
+| Prisma.PatchUndefined<
+    Prisma.Either<Required<JsonNullableFilterBase<$PrismaModel>>, Exclude<keyof Required<JsonNullableFilterBase<$PrismaModel>>, 'path'>>,
+    Required<JsonNullableFilterBase<$PrismaModel>>
+  >
+| Prisma.OptionalFlat<Omit<Required<JsonNullableFilterBase<$PrismaModel>>, 'path'>>
+
+export type JsonNullableFilterBase<$PrismaModel = never> = {
+  equals?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | Prisma.JsonNullValueFilter
+  path?: string[]
+  mode?: Prisma.QueryMode | Prisma.EnumQueryModeFieldRefInput<$PrismaModel>
+  string_contains?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  string_starts_with?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  string_ends_with?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  array_starts_with?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | null
+  array_ends_with?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | null
+  array_contains?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | null
+  lt?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  lte?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  gt?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  gte?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  not?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | Prisma.JsonNullValueFilter
+}
+
+export type EnumPassTemplateTypeWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.PassTemplateType | Prisma.EnumPassTemplateTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.PassTemplateType[] | Prisma.ListEnumPassTemplateTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.PassTemplateType[] | Prisma.ListEnumPassTemplateTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumPassTemplateTypeWithAggregatesFilter<$PrismaModel> | $Enums.PassTemplateType
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumPassTemplateTypeFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumPassTemplateTypeFilter<$PrismaModel>
+}
+
+export type EnumTransitTypeNullableWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.TransitType | Prisma.EnumTransitTypeFieldRefInput<$PrismaModel> | null
+  in?: $Enums.TransitType[] | Prisma.ListEnumTransitTypeFieldRefInput<$PrismaModel> | null
+  notIn?: $Enums.TransitType[] | Prisma.ListEnumTransitTypeFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedEnumTransitTypeNullableWithAggregatesFilter<$PrismaModel> | $Enums.TransitType | null
+  _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumTransitTypeNullableFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumTransitTypeNullableFilter<$PrismaModel>
+}
+
+export type JsonWithAggregatesFilter<$PrismaModel = never> =
+| Prisma.PatchUndefined<
+    Prisma.Either<Required<JsonWithAggregatesFilterBase<$PrismaModel>>, Exclude<keyof Required<JsonWithAggregatesFilterBase<$PrismaModel>>, 'path'>>,
+    Required<JsonWithAggregatesFilterBase<$PrismaModel>>
+  >
+| Prisma.OptionalFlat<Omit<Required<JsonWithAggregatesFilterBase<$PrismaModel>>, 'path'>>
+
+export type JsonWithAggregatesFilterBase<$PrismaModel = never> = {
+  equals?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | Prisma.JsonNullValueFilter
+  path?: string[]
+  mode?: Prisma.QueryMode | Prisma.EnumQueryModeFieldRefInput<$PrismaModel>
+  string_contains?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  string_starts_with?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  string_ends_with?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  array_starts_with?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | null
+  array_ends_with?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | null
+  array_contains?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | null
+  lt?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  lte?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  gt?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  gte?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  not?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | Prisma.JsonNullValueFilter
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedJsonFilter<$PrismaModel>
+  _max?: Prisma.NestedJsonFilter<$PrismaModel>
+}
+
+export type EnumPassTemplateProcessingStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.PassTemplateProcessingStatus | Prisma.EnumPassTemplateProcessingStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.PassTemplateProcessingStatus[] | Prisma.ListEnumPassTemplateProcessingStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.PassTemplateProcessingStatus[] | Prisma.ListEnumPassTemplateProcessingStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumPassTemplateProcessingStatusWithAggregatesFilter<$PrismaModel> | $Enums.PassTemplateProcessingStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumPassTemplateProcessingStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumPassTemplateProcessingStatusFilter<$PrismaModel>
+}
+
+export type JsonNullableWithAggregatesFilter<$PrismaModel = never> =
+| Prisma.PatchUndefined<
+    Prisma.Either<Required<JsonNullableWithAggregatesFilterBase<$PrismaModel>>, Exclude<keyof Required<JsonNullableWithAggregatesFilterBase<$PrismaModel>>, 'path'>>,
+    Required<JsonNullableWithAggregatesFilterBase<$PrismaModel>>
+  >
+| Prisma.OptionalFlat<Omit<Required<JsonNullableWithAggregatesFilterBase<$PrismaModel>>, 'path'>>
+
+export type JsonNullableWithAggregatesFilterBase<$PrismaModel = never> = {
+  equals?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | Prisma.JsonNullValueFilter
+  path?: string[]
+  mode?: Prisma.QueryMode | Prisma.EnumQueryModeFieldRefInput<$PrismaModel>
+  string_contains?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  string_starts_with?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  string_ends_with?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  array_starts_with?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | null
+  array_ends_with?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | null
+  array_contains?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | null
+  lt?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  lte?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  gt?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  gte?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  not?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | Prisma.JsonNullValueFilter
+  _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _min?: Prisma.NestedJsonNullableFilter<$PrismaModel>
+  _max?: Prisma.NestedJsonNullableFilter<$PrismaModel>
+}
+
+export type EnumPassStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.PassStatus | Prisma.EnumPassStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.PassStatus[] | Prisma.ListEnumPassStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.PassStatus[] | Prisma.ListEnumPassStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumPassStatusFilter<$PrismaModel> | $Enums.PassStatus
+}
+
+export type EnumPassDeviceTypeNullableFilter<$PrismaModel = never> = {
+  equals?: $Enums.PassDeviceType | Prisma.EnumPassDeviceTypeFieldRefInput<$PrismaModel> | null
+  in?: $Enums.PassDeviceType[] | Prisma.ListEnumPassDeviceTypeFieldRefInput<$PrismaModel> | null
+  notIn?: $Enums.PassDeviceType[] | Prisma.ListEnumPassDeviceTypeFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedEnumPassDeviceTypeNullableFilter<$PrismaModel> | $Enums.PassDeviceType | null
+}
+
+export type EnumPassStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.PassStatus | Prisma.EnumPassStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.PassStatus[] | Prisma.ListEnumPassStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.PassStatus[] | Prisma.ListEnumPassStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumPassStatusWithAggregatesFilter<$PrismaModel> | $Enums.PassStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumPassStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumPassStatusFilter<$PrismaModel>
+}
+
+export type EnumPassDeviceTypeNullableWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.PassDeviceType | Prisma.EnumPassDeviceTypeFieldRefInput<$PrismaModel> | null
+  in?: $Enums.PassDeviceType[] | Prisma.ListEnumPassDeviceTypeFieldRefInput<$PrismaModel> | null
+  notIn?: $Enums.PassDeviceType[] | Prisma.ListEnumPassDeviceTypeFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedEnumPassDeviceTypeNullableWithAggregatesFilter<$PrismaModel> | $Enums.PassDeviceType | null
+  _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumPassDeviceTypeNullableFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumPassDeviceTypeNullableFilter<$PrismaModel>
+}
+
+export type BigIntFilter<$PrismaModel = never> = {
+  equals?: bigint | number | Prisma.BigIntFieldRefInput<$PrismaModel>
+  in?: bigint[] | number[] | Prisma.ListBigIntFieldRefInput<$PrismaModel>
+  notIn?: bigint[] | number[] | Prisma.ListBigIntFieldRefInput<$PrismaModel>
+  lt?: bigint | number | Prisma.BigIntFieldRefInput<$PrismaModel>
+  lte?: bigint | number | Prisma.BigIntFieldRefInput<$PrismaModel>
+  gt?: bigint | number | Prisma.BigIntFieldRefInput<$PrismaModel>
+  gte?: bigint | number | Prisma.BigIntFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedBigIntFilter<$PrismaModel> | bigint | number
+}
+
+export type EnumLoyaltyChangeSourceFilter<$PrismaModel = never> = {
+  equals?: $Enums.LoyaltyChangeSource | Prisma.EnumLoyaltyChangeSourceFieldRefInput<$PrismaModel>
+  in?: $Enums.LoyaltyChangeSource[] | Prisma.ListEnumLoyaltyChangeSourceFieldRefInput<$PrismaModel>
+  notIn?: $Enums.LoyaltyChangeSource[] | Prisma.ListEnumLoyaltyChangeSourceFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumLoyaltyChangeSourceFilter<$PrismaModel> | $Enums.LoyaltyChangeSource
+}
+
+export type UuidNullableFilter<$PrismaModel = never> = {
+  equals?: string | Prisma.StringFieldRefInput<$PrismaModel> | null
+  in?: string[] | Prisma.ListStringFieldRefInput<$PrismaModel> | null
+  notIn?: string[] | Prisma.ListStringFieldRefInput<$PrismaModel> | null
+  lt?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  lte?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  gt?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  gte?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  mode?: Prisma.QueryMode
+  not?: Prisma.NestedUuidNullableFilter<$PrismaModel> | string | null
+}
+
+export type BigIntWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: bigint | number | Prisma.BigIntFieldRefInput<$PrismaModel>
+  in?: bigint[] | number[] | Prisma.ListBigIntFieldRefInput<$PrismaModel>
+  notIn?: bigint[] | number[] | Prisma.ListBigIntFieldRefInput<$PrismaModel>
+  lt?: bigint | number | Prisma.BigIntFieldRefInput<$PrismaModel>
+  lte?: bigint | number | Prisma.BigIntFieldRefInput<$PrismaModel>
+  gt?: bigint | number | Prisma.BigIntFieldRefInput<$PrismaModel>
+  gte?: bigint | number | Prisma.BigIntFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedBigIntWithAggregatesFilter<$PrismaModel> | bigint | number
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _avg?: Prisma.NestedFloatFilter<$PrismaModel>
+  _sum?: Prisma.NestedBigIntFilter<$PrismaModel>
+  _min?: Prisma.NestedBigIntFilter<$PrismaModel>
+  _max?: Prisma.NestedBigIntFilter<$PrismaModel>
+}
+
+export type EnumLoyaltyChangeSourceWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.LoyaltyChangeSource | Prisma.EnumLoyaltyChangeSourceFieldRefInput<$PrismaModel>
+  in?: $Enums.LoyaltyChangeSource[] | Prisma.ListEnumLoyaltyChangeSourceFieldRefInput<$PrismaModel>
+  notIn?: $Enums.LoyaltyChangeSource[] | Prisma.ListEnumLoyaltyChangeSourceFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumLoyaltyChangeSourceWithAggregatesFilter<$PrismaModel> | $Enums.LoyaltyChangeSource
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumLoyaltyChangeSourceFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumLoyaltyChangeSourceFilter<$PrismaModel>
+}
+
+export type UuidNullableWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: string | Prisma.StringFieldRefInput<$PrismaModel> | null
+  in?: string[] | Prisma.ListStringFieldRefInput<$PrismaModel> | null
+  notIn?: string[] | Prisma.ListStringFieldRefInput<$PrismaModel> | null
+  lt?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  lte?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  gt?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  gte?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  mode?: Prisma.QueryMode
+  not?: Prisma.NestedUuidNullableWithAggregatesFilter<$PrismaModel> | string | null
+  _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _min?: Prisma.NestedStringNullableFilter<$PrismaModel>
+  _max?: Prisma.NestedStringNullableFilter<$PrismaModel>
+}
+
+export type IntNullableFilter<$PrismaModel = never> = {
+  equals?: number | Prisma.IntFieldRefInput<$PrismaModel> | null
+  in?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel> | null
+  notIn?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel> | null
+  lt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  lte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedIntNullableFilter<$PrismaModel> | number | null
+}
+
+export type IntNullableWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: number | Prisma.IntFieldRefInput<$PrismaModel> | null
+  in?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel> | null
+  notIn?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel> | null
+  lt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  lte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedIntNullableWithAggregatesFilter<$PrismaModel> | number | null
+  _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _avg?: Prisma.NestedFloatNullableFilter<$PrismaModel>
+  _sum?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _min?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _max?: Prisma.NestedIntNullableFilter<$PrismaModel>
+}
+
+export type EnumScanTypeFilter<$PrismaModel = never> = {
+  equals?: $Enums.ScanType | Prisma.EnumScanTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.ScanType[] | Prisma.ListEnumScanTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ScanType[] | Prisma.ListEnumScanTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumScanTypeFilter<$PrismaModel> | $Enums.ScanType
+}
+
+export type EnumScanValidationTypeFilter<$PrismaModel = never> = {
+  equals?: $Enums.ScanValidationType | Prisma.EnumScanValidationTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.ScanValidationType[] | Prisma.ListEnumScanValidationTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ScanValidationType[] | Prisma.ListEnumScanValidationTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumScanValidationTypeFilter<$PrismaModel> | $Enums.ScanValidationType
+}
+
+export type EnumScanStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.ScanStatus | Prisma.EnumScanStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.ScanStatus[] | Prisma.ListEnumScanStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ScanStatus[] | Prisma.ListEnumScanStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumScanStatusFilter<$PrismaModel> | $Enums.ScanStatus
+}
+
+export type EnumScanTypeWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.ScanType | Prisma.EnumScanTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.ScanType[] | Prisma.ListEnumScanTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ScanType[] | Prisma.ListEnumScanTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumScanTypeWithAggregatesFilter<$PrismaModel> | $Enums.ScanType
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumScanTypeFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumScanTypeFilter<$PrismaModel>
+}
+
+export type EnumScanValidationTypeWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.ScanValidationType | Prisma.EnumScanValidationTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.ScanValidationType[] | Prisma.ListEnumScanValidationTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ScanValidationType[] | Prisma.ListEnumScanValidationTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumScanValidationTypeWithAggregatesFilter<$PrismaModel> | $Enums.ScanValidationType
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumScanValidationTypeFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumScanValidationTypeFilter<$PrismaModel>
+}
+
+export type EnumScanStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.ScanStatus | Prisma.EnumScanStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.ScanStatus[] | Prisma.ListEnumScanStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ScanStatus[] | Prisma.ListEnumScanStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumScanStatusWithAggregatesFilter<$PrismaModel> | $Enums.ScanStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumScanStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumScanStatusFilter<$PrismaModel>
+}
+
+export type EnumBatchTypeFilter<$PrismaModel = never> = {
+  equals?: $Enums.BatchType | Prisma.EnumBatchTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.BatchType[] | Prisma.ListEnumBatchTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.BatchType[] | Prisma.ListEnumBatchTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumBatchTypeFilter<$PrismaModel> | $Enums.BatchType
+}
+
+export type EnumBatchStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.BatchStatus | Prisma.EnumBatchStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.BatchStatus[] | Prisma.ListEnumBatchStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.BatchStatus[] | Prisma.ListEnumBatchStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumBatchStatusFilter<$PrismaModel> | $Enums.BatchStatus
+}
+
+export type EnumBatchTypeWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.BatchType | Prisma.EnumBatchTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.BatchType[] | Prisma.ListEnumBatchTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.BatchType[] | Prisma.ListEnumBatchTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumBatchTypeWithAggregatesFilter<$PrismaModel> | $Enums.BatchType
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumBatchTypeFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumBatchTypeFilter<$PrismaModel>
+}
+
+export type EnumBatchStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.BatchStatus | Prisma.EnumBatchStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.BatchStatus[] | Prisma.ListEnumBatchStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.BatchStatus[] | Prisma.ListEnumBatchStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumBatchStatusWithAggregatesFilter<$PrismaModel> | $Enums.BatchStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumBatchStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumBatchStatusFilter<$PrismaModel>
+}
+
+export type EnumBatchDeliveryStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.BatchDeliveryStatus | Prisma.EnumBatchDeliveryStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.BatchDeliveryStatus[] | Prisma.ListEnumBatchDeliveryStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.BatchDeliveryStatus[] | Prisma.ListEnumBatchDeliveryStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumBatchDeliveryStatusFilter<$PrismaModel> | $Enums.BatchDeliveryStatus
+}
+
+export type EnumBatchDeliveryStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.BatchDeliveryStatus | Prisma.EnumBatchDeliveryStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.BatchDeliveryStatus[] | Prisma.ListEnumBatchDeliveryStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.BatchDeliveryStatus[] | Prisma.ListEnumBatchDeliveryStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumBatchDeliveryStatusWithAggregatesFilter<$PrismaModel> | $Enums.BatchDeliveryStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumBatchDeliveryStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumBatchDeliveryStatusFilter<$PrismaModel>
+}
+
 export type NestedUuidFilter<$PrismaModel = never> = {
   equals?: string | Prisma.StringFieldRefInput<$PrismaModel>
   in?: string[] | Prisma.ListStringFieldRefInput<$PrismaModel>
@@ -319,6 +797,428 @@ export type NestedDateTimeNullableWithAggregatesFilter<$PrismaModel = never> = {
   _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
   _min?: Prisma.NestedDateTimeNullableFilter<$PrismaModel>
   _max?: Prisma.NestedDateTimeNullableFilter<$PrismaModel>
+}
+
+export type NestedEnumReaderTypeFilter<$PrismaModel = never> = {
+  equals?: $Enums.ReaderType | Prisma.EnumReaderTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.ReaderType[] | Prisma.ListEnumReaderTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ReaderType[] | Prisma.ListEnumReaderTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumReaderTypeFilter<$PrismaModel> | $Enums.ReaderType
+}
+
+export type NestedBoolFilter<$PrismaModel = never> = {
+  equals?: boolean | Prisma.BooleanFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedBoolFilter<$PrismaModel> | boolean
+}
+
+export type NestedEnumReaderTypeWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.ReaderType | Prisma.EnumReaderTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.ReaderType[] | Prisma.ListEnumReaderTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ReaderType[] | Prisma.ListEnumReaderTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumReaderTypeWithAggregatesFilter<$PrismaModel> | $Enums.ReaderType
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumReaderTypeFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumReaderTypeFilter<$PrismaModel>
+}
+
+export type NestedBoolWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: boolean | Prisma.BooleanFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedBoolWithAggregatesFilter<$PrismaModel> | boolean
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedBoolFilter<$PrismaModel>
+  _max?: Prisma.NestedBoolFilter<$PrismaModel>
+}
+
+export type NestedBytesFilter<$PrismaModel = never> = {
+  equals?: runtime.Bytes | Prisma.BytesFieldRefInput<$PrismaModel>
+  in?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
+  notIn?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedBytesFilter<$PrismaModel> | runtime.Bytes
+}
+
+export type NestedEnumReaderValidationTypeFilter<$PrismaModel = never> = {
+  equals?: $Enums.ReaderValidationType | Prisma.EnumReaderValidationTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.ReaderValidationType[] | Prisma.ListEnumReaderValidationTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ReaderValidationType[] | Prisma.ListEnumReaderValidationTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumReaderValidationTypeFilter<$PrismaModel> | $Enums.ReaderValidationType
+}
+
+export type NestedBytesWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: runtime.Bytes | Prisma.BytesFieldRefInput<$PrismaModel>
+  in?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
+  notIn?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedBytesWithAggregatesFilter<$PrismaModel> | runtime.Bytes
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedBytesFilter<$PrismaModel>
+  _max?: Prisma.NestedBytesFilter<$PrismaModel>
+}
+
+export type NestedIntWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  in?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel>
+  notIn?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel>
+  lt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  lte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedIntWithAggregatesFilter<$PrismaModel> | number
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _avg?: Prisma.NestedFloatFilter<$PrismaModel>
+  _sum?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedIntFilter<$PrismaModel>
+  _max?: Prisma.NestedIntFilter<$PrismaModel>
+}
+
+export type NestedFloatFilter<$PrismaModel = never> = {
+  equals?: number | Prisma.FloatFieldRefInput<$PrismaModel>
+  in?: number[] | Prisma.ListFloatFieldRefInput<$PrismaModel>
+  notIn?: number[] | Prisma.ListFloatFieldRefInput<$PrismaModel>
+  lt?: number | Prisma.FloatFieldRefInput<$PrismaModel>
+  lte?: number | Prisma.FloatFieldRefInput<$PrismaModel>
+  gt?: number | Prisma.FloatFieldRefInput<$PrismaModel>
+  gte?: number | Prisma.FloatFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedFloatFilter<$PrismaModel> | number
+}
+
+export type NestedEnumReaderValidationTypeWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.ReaderValidationType | Prisma.EnumReaderValidationTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.ReaderValidationType[] | Prisma.ListEnumReaderValidationTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ReaderValidationType[] | Prisma.ListEnumReaderValidationTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumReaderValidationTypeWithAggregatesFilter<$PrismaModel> | $Enums.ReaderValidationType
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumReaderValidationTypeFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumReaderValidationTypeFilter<$PrismaModel>
+}
+
+export type NestedEnumPassTemplateTypeFilter<$PrismaModel = never> = {
+  equals?: $Enums.PassTemplateType | Prisma.EnumPassTemplateTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.PassTemplateType[] | Prisma.ListEnumPassTemplateTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.PassTemplateType[] | Prisma.ListEnumPassTemplateTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumPassTemplateTypeFilter<$PrismaModel> | $Enums.PassTemplateType
+}
+
+export type NestedEnumTransitTypeNullableFilter<$PrismaModel = never> = {
+  equals?: $Enums.TransitType | Prisma.EnumTransitTypeFieldRefInput<$PrismaModel> | null
+  in?: $Enums.TransitType[] | Prisma.ListEnumTransitTypeFieldRefInput<$PrismaModel> | null
+  notIn?: $Enums.TransitType[] | Prisma.ListEnumTransitTypeFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedEnumTransitTypeNullableFilter<$PrismaModel> | $Enums.TransitType | null
+}
+
+export type NestedEnumPassTemplateProcessingStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.PassTemplateProcessingStatus | Prisma.EnumPassTemplateProcessingStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.PassTemplateProcessingStatus[] | Prisma.ListEnumPassTemplateProcessingStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.PassTemplateProcessingStatus[] | Prisma.ListEnumPassTemplateProcessingStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumPassTemplateProcessingStatusFilter<$PrismaModel> | $Enums.PassTemplateProcessingStatus
+}
+
+export type NestedEnumPassTemplateTypeWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.PassTemplateType | Prisma.EnumPassTemplateTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.PassTemplateType[] | Prisma.ListEnumPassTemplateTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.PassTemplateType[] | Prisma.ListEnumPassTemplateTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumPassTemplateTypeWithAggregatesFilter<$PrismaModel> | $Enums.PassTemplateType
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumPassTemplateTypeFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumPassTemplateTypeFilter<$PrismaModel>
+}
+
+export type NestedEnumTransitTypeNullableWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.TransitType | Prisma.EnumTransitTypeFieldRefInput<$PrismaModel> | null
+  in?: $Enums.TransitType[] | Prisma.ListEnumTransitTypeFieldRefInput<$PrismaModel> | null
+  notIn?: $Enums.TransitType[] | Prisma.ListEnumTransitTypeFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedEnumTransitTypeNullableWithAggregatesFilter<$PrismaModel> | $Enums.TransitType | null
+  _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumTransitTypeNullableFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumTransitTypeNullableFilter<$PrismaModel>
+}
+
+export type NestedJsonFilter<$PrismaModel = never> =
+| Prisma.PatchUndefined<
+    Prisma.Either<Required<NestedJsonFilterBase<$PrismaModel>>, Exclude<keyof Required<NestedJsonFilterBase<$PrismaModel>>, 'path'>>,
+    Required<NestedJsonFilterBase<$PrismaModel>>
+  >
+| Prisma.OptionalFlat<Omit<Required<NestedJsonFilterBase<$PrismaModel>>, 'path'>>
+
+export type NestedJsonFilterBase<$PrismaModel = never> = {
+  equals?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | Prisma.JsonNullValueFilter
+  path?: string[]
+  mode?: Prisma.QueryMode | Prisma.EnumQueryModeFieldRefInput<$PrismaModel>
+  string_contains?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  string_starts_with?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  string_ends_with?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  array_starts_with?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | null
+  array_ends_with?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | null
+  array_contains?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | null
+  lt?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  lte?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  gt?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  gte?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  not?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | Prisma.JsonNullValueFilter
+}
+
+export type NestedEnumPassTemplateProcessingStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.PassTemplateProcessingStatus | Prisma.EnumPassTemplateProcessingStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.PassTemplateProcessingStatus[] | Prisma.ListEnumPassTemplateProcessingStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.PassTemplateProcessingStatus[] | Prisma.ListEnumPassTemplateProcessingStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumPassTemplateProcessingStatusWithAggregatesFilter<$PrismaModel> | $Enums.PassTemplateProcessingStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumPassTemplateProcessingStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumPassTemplateProcessingStatusFilter<$PrismaModel>
+}
+
+export type NestedJsonNullableFilter<$PrismaModel = never> =
+| Prisma.PatchUndefined<
+    Prisma.Either<Required<NestedJsonNullableFilterBase<$PrismaModel>>, Exclude<keyof Required<NestedJsonNullableFilterBase<$PrismaModel>>, 'path'>>,
+    Required<NestedJsonNullableFilterBase<$PrismaModel>>
+  >
+| Prisma.OptionalFlat<Omit<Required<NestedJsonNullableFilterBase<$PrismaModel>>, 'path'>>
+
+export type NestedJsonNullableFilterBase<$PrismaModel = never> = {
+  equals?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | Prisma.JsonNullValueFilter
+  path?: string[]
+  mode?: Prisma.QueryMode | Prisma.EnumQueryModeFieldRefInput<$PrismaModel>
+  string_contains?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  string_starts_with?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  string_ends_with?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  array_starts_with?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | null
+  array_ends_with?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | null
+  array_contains?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | null
+  lt?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  lte?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  gt?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  gte?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel>
+  not?: runtime.InputJsonValue | Prisma.JsonFieldRefInput<$PrismaModel> | Prisma.JsonNullValueFilter
+}
+
+export type NestedEnumPassStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.PassStatus | Prisma.EnumPassStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.PassStatus[] | Prisma.ListEnumPassStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.PassStatus[] | Prisma.ListEnumPassStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumPassStatusFilter<$PrismaModel> | $Enums.PassStatus
+}
+
+export type NestedEnumPassDeviceTypeNullableFilter<$PrismaModel = never> = {
+  equals?: $Enums.PassDeviceType | Prisma.EnumPassDeviceTypeFieldRefInput<$PrismaModel> | null
+  in?: $Enums.PassDeviceType[] | Prisma.ListEnumPassDeviceTypeFieldRefInput<$PrismaModel> | null
+  notIn?: $Enums.PassDeviceType[] | Prisma.ListEnumPassDeviceTypeFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedEnumPassDeviceTypeNullableFilter<$PrismaModel> | $Enums.PassDeviceType | null
+}
+
+export type NestedEnumPassStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.PassStatus | Prisma.EnumPassStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.PassStatus[] | Prisma.ListEnumPassStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.PassStatus[] | Prisma.ListEnumPassStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumPassStatusWithAggregatesFilter<$PrismaModel> | $Enums.PassStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumPassStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumPassStatusFilter<$PrismaModel>
+}
+
+export type NestedEnumPassDeviceTypeNullableWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.PassDeviceType | Prisma.EnumPassDeviceTypeFieldRefInput<$PrismaModel> | null
+  in?: $Enums.PassDeviceType[] | Prisma.ListEnumPassDeviceTypeFieldRefInput<$PrismaModel> | null
+  notIn?: $Enums.PassDeviceType[] | Prisma.ListEnumPassDeviceTypeFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedEnumPassDeviceTypeNullableWithAggregatesFilter<$PrismaModel> | $Enums.PassDeviceType | null
+  _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumPassDeviceTypeNullableFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumPassDeviceTypeNullableFilter<$PrismaModel>
+}
+
+export type NestedBigIntFilter<$PrismaModel = never> = {
+  equals?: bigint | number | Prisma.BigIntFieldRefInput<$PrismaModel>
+  in?: bigint[] | number[] | Prisma.ListBigIntFieldRefInput<$PrismaModel>
+  notIn?: bigint[] | number[] | Prisma.ListBigIntFieldRefInput<$PrismaModel>
+  lt?: bigint | number | Prisma.BigIntFieldRefInput<$PrismaModel>
+  lte?: bigint | number | Prisma.BigIntFieldRefInput<$PrismaModel>
+  gt?: bigint | number | Prisma.BigIntFieldRefInput<$PrismaModel>
+  gte?: bigint | number | Prisma.BigIntFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedBigIntFilter<$PrismaModel> | bigint | number
+}
+
+export type NestedEnumLoyaltyChangeSourceFilter<$PrismaModel = never> = {
+  equals?: $Enums.LoyaltyChangeSource | Prisma.EnumLoyaltyChangeSourceFieldRefInput<$PrismaModel>
+  in?: $Enums.LoyaltyChangeSource[] | Prisma.ListEnumLoyaltyChangeSourceFieldRefInput<$PrismaModel>
+  notIn?: $Enums.LoyaltyChangeSource[] | Prisma.ListEnumLoyaltyChangeSourceFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumLoyaltyChangeSourceFilter<$PrismaModel> | $Enums.LoyaltyChangeSource
+}
+
+export type NestedUuidNullableFilter<$PrismaModel = never> = {
+  equals?: string | Prisma.StringFieldRefInput<$PrismaModel> | null
+  in?: string[] | Prisma.ListStringFieldRefInput<$PrismaModel> | null
+  notIn?: string[] | Prisma.ListStringFieldRefInput<$PrismaModel> | null
+  lt?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  lte?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  gt?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  gte?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedUuidNullableFilter<$PrismaModel> | string | null
+}
+
+export type NestedBigIntWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: bigint | number | Prisma.BigIntFieldRefInput<$PrismaModel>
+  in?: bigint[] | number[] | Prisma.ListBigIntFieldRefInput<$PrismaModel>
+  notIn?: bigint[] | number[] | Prisma.ListBigIntFieldRefInput<$PrismaModel>
+  lt?: bigint | number | Prisma.BigIntFieldRefInput<$PrismaModel>
+  lte?: bigint | number | Prisma.BigIntFieldRefInput<$PrismaModel>
+  gt?: bigint | number | Prisma.BigIntFieldRefInput<$PrismaModel>
+  gte?: bigint | number | Prisma.BigIntFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedBigIntWithAggregatesFilter<$PrismaModel> | bigint | number
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _avg?: Prisma.NestedFloatFilter<$PrismaModel>
+  _sum?: Prisma.NestedBigIntFilter<$PrismaModel>
+  _min?: Prisma.NestedBigIntFilter<$PrismaModel>
+  _max?: Prisma.NestedBigIntFilter<$PrismaModel>
+}
+
+export type NestedEnumLoyaltyChangeSourceWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.LoyaltyChangeSource | Prisma.EnumLoyaltyChangeSourceFieldRefInput<$PrismaModel>
+  in?: $Enums.LoyaltyChangeSource[] | Prisma.ListEnumLoyaltyChangeSourceFieldRefInput<$PrismaModel>
+  notIn?: $Enums.LoyaltyChangeSource[] | Prisma.ListEnumLoyaltyChangeSourceFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumLoyaltyChangeSourceWithAggregatesFilter<$PrismaModel> | $Enums.LoyaltyChangeSource
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumLoyaltyChangeSourceFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumLoyaltyChangeSourceFilter<$PrismaModel>
+}
+
+export type NestedUuidNullableWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: string | Prisma.StringFieldRefInput<$PrismaModel> | null
+  in?: string[] | Prisma.ListStringFieldRefInput<$PrismaModel> | null
+  notIn?: string[] | Prisma.ListStringFieldRefInput<$PrismaModel> | null
+  lt?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  lte?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  gt?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  gte?: string | Prisma.StringFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedUuidNullableWithAggregatesFilter<$PrismaModel> | string | null
+  _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _min?: Prisma.NestedStringNullableFilter<$PrismaModel>
+  _max?: Prisma.NestedStringNullableFilter<$PrismaModel>
+}
+
+export type NestedIntNullableWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: number | Prisma.IntFieldRefInput<$PrismaModel> | null
+  in?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel> | null
+  notIn?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel> | null
+  lt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  lte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gt?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  gte?: number | Prisma.IntFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedIntNullableWithAggregatesFilter<$PrismaModel> | number | null
+  _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _avg?: Prisma.NestedFloatNullableFilter<$PrismaModel>
+  _sum?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _min?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _max?: Prisma.NestedIntNullableFilter<$PrismaModel>
+}
+
+export type NestedFloatNullableFilter<$PrismaModel = never> = {
+  equals?: number | Prisma.FloatFieldRefInput<$PrismaModel> | null
+  in?: number[] | Prisma.ListFloatFieldRefInput<$PrismaModel> | null
+  notIn?: number[] | Prisma.ListFloatFieldRefInput<$PrismaModel> | null
+  lt?: number | Prisma.FloatFieldRefInput<$PrismaModel>
+  lte?: number | Prisma.FloatFieldRefInput<$PrismaModel>
+  gt?: number | Prisma.FloatFieldRefInput<$PrismaModel>
+  gte?: number | Prisma.FloatFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedFloatNullableFilter<$PrismaModel> | number | null
+}
+
+export type NestedEnumScanTypeFilter<$PrismaModel = never> = {
+  equals?: $Enums.ScanType | Prisma.EnumScanTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.ScanType[] | Prisma.ListEnumScanTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ScanType[] | Prisma.ListEnumScanTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumScanTypeFilter<$PrismaModel> | $Enums.ScanType
+}
+
+export type NestedEnumScanValidationTypeFilter<$PrismaModel = never> = {
+  equals?: $Enums.ScanValidationType | Prisma.EnumScanValidationTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.ScanValidationType[] | Prisma.ListEnumScanValidationTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ScanValidationType[] | Prisma.ListEnumScanValidationTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumScanValidationTypeFilter<$PrismaModel> | $Enums.ScanValidationType
+}
+
+export type NestedEnumScanStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.ScanStatus | Prisma.EnumScanStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.ScanStatus[] | Prisma.ListEnumScanStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ScanStatus[] | Prisma.ListEnumScanStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumScanStatusFilter<$PrismaModel> | $Enums.ScanStatus
+}
+
+export type NestedEnumScanTypeWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.ScanType | Prisma.EnumScanTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.ScanType[] | Prisma.ListEnumScanTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ScanType[] | Prisma.ListEnumScanTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumScanTypeWithAggregatesFilter<$PrismaModel> | $Enums.ScanType
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumScanTypeFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumScanTypeFilter<$PrismaModel>
+}
+
+export type NestedEnumScanValidationTypeWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.ScanValidationType | Prisma.EnumScanValidationTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.ScanValidationType[] | Prisma.ListEnumScanValidationTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ScanValidationType[] | Prisma.ListEnumScanValidationTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumScanValidationTypeWithAggregatesFilter<$PrismaModel> | $Enums.ScanValidationType
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumScanValidationTypeFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumScanValidationTypeFilter<$PrismaModel>
+}
+
+export type NestedEnumScanStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.ScanStatus | Prisma.EnumScanStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.ScanStatus[] | Prisma.ListEnumScanStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ScanStatus[] | Prisma.ListEnumScanStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumScanStatusWithAggregatesFilter<$PrismaModel> | $Enums.ScanStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumScanStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumScanStatusFilter<$PrismaModel>
+}
+
+export type NestedEnumBatchTypeFilter<$PrismaModel = never> = {
+  equals?: $Enums.BatchType | Prisma.EnumBatchTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.BatchType[] | Prisma.ListEnumBatchTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.BatchType[] | Prisma.ListEnumBatchTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumBatchTypeFilter<$PrismaModel> | $Enums.BatchType
+}
+
+export type NestedEnumBatchStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.BatchStatus | Prisma.EnumBatchStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.BatchStatus[] | Prisma.ListEnumBatchStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.BatchStatus[] | Prisma.ListEnumBatchStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumBatchStatusFilter<$PrismaModel> | $Enums.BatchStatus
+}
+
+export type NestedEnumBatchTypeWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.BatchType | Prisma.EnumBatchTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.BatchType[] | Prisma.ListEnumBatchTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.BatchType[] | Prisma.ListEnumBatchTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumBatchTypeWithAggregatesFilter<$PrismaModel> | $Enums.BatchType
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumBatchTypeFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumBatchTypeFilter<$PrismaModel>
+}
+
+export type NestedEnumBatchStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.BatchStatus | Prisma.EnumBatchStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.BatchStatus[] | Prisma.ListEnumBatchStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.BatchStatus[] | Prisma.ListEnumBatchStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumBatchStatusWithAggregatesFilter<$PrismaModel> | $Enums.BatchStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumBatchStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumBatchStatusFilter<$PrismaModel>
+}
+
+export type NestedEnumBatchDeliveryStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.BatchDeliveryStatus | Prisma.EnumBatchDeliveryStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.BatchDeliveryStatus[] | Prisma.ListEnumBatchDeliveryStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.BatchDeliveryStatus[] | Prisma.ListEnumBatchDeliveryStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumBatchDeliveryStatusFilter<$PrismaModel> | $Enums.BatchDeliveryStatus
+}
+
+export type NestedEnumBatchDeliveryStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.BatchDeliveryStatus | Prisma.EnumBatchDeliveryStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.BatchDeliveryStatus[] | Prisma.ListEnumBatchDeliveryStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.BatchDeliveryStatus[] | Prisma.ListEnumBatchDeliveryStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumBatchDeliveryStatusWithAggregatesFilter<$PrismaModel> | $Enums.BatchDeliveryStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumBatchDeliveryStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumBatchDeliveryStatusFilter<$PrismaModel>
 }
 
 

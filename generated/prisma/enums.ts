@@ -9,7 +9,130 @@
 * 🟢 You can import this file directly.
 */
 
+export const ReaderType = {
+  ServiceReader: 'ServiceReader',
+  PassentryReader: 'PassentryReader',
+  VtapReader: 'VtapReader'
+} as const
+
+export type ReaderType = (typeof ReaderType)[keyof typeof ReaderType]
 
 
-// This file is empty because there are no enums in the schema.
-export {}
+export const ReaderValidationType = {
+  internal: 'internal',
+  external: 'external'
+} as const
+
+export type ReaderValidationType = (typeof ReaderValidationType)[keyof typeof ReaderValidationType]
+
+
+export const PassTemplateType = {
+  generic: 'generic',
+  eventTicket: 'eventTicket',
+  storeCard: 'storeCard',
+  loyalty: 'loyalty',
+  transit: 'transit'
+} as const
+
+export type PassTemplateType = (typeof PassTemplateType)[keyof typeof PassTemplateType]
+
+
+export const TransitType = {
+  airplane: 'airplane',
+  bus: 'bus',
+  train: 'train',
+  ferry: 'ferry',
+  other: 'other'
+} as const
+
+export type TransitType = (typeof TransitType)[keyof typeof TransitType]
+
+
+export const PassTemplateProcessingStatus = {
+  processing: 'processing',
+  processed: 'processed',
+  failed: 'failed'
+} as const
+
+export type PassTemplateProcessingStatus = (typeof PassTemplateProcessingStatus)[keyof typeof PassTemplateProcessingStatus]
+
+
+export const PassStatus = {
+  issued: 'issued',
+  active: 'active',
+  removed: 'removed',
+  deactivated: 'deactivated',
+  nullified: 'nullified'
+} as const
+
+export type PassStatus = (typeof PassStatus)[keyof typeof PassStatus]
+
+
+export const PassDeviceType = {
+  android: 'android',
+  iphone: 'iphone'
+} as const
+
+export type PassDeviceType = (typeof PassDeviceType)[keyof typeof PassDeviceType]
+
+
+export const LoyaltyChangeSource = {
+  api: 'api',
+  scan: 'scan'
+} as const
+
+export type LoyaltyChangeSource = (typeof LoyaltyChangeSource)[keyof typeof LoyaltyChangeSource]
+
+
+export const ScanType = {
+  nfc: 'nfc',
+  barcode: 'barcode'
+} as const
+
+export type ScanType = (typeof ScanType)[keyof typeof ScanType]
+
+
+export const ScanValidationType = {
+  internalValidation: 'internalValidation',
+  externalValidation: 'externalValidation'
+} as const
+
+export type ScanValidationType = (typeof ScanValidationType)[keyof typeof ScanValidationType]
+
+
+export const ScanStatus = {
+  successful: 'successful',
+  failed: 'failed'
+} as const
+
+export type ScanStatus = (typeof ScanStatus)[keyof typeof ScanStatus]
+
+
+export const BatchType = {
+  walletMessaging: 'walletMessaging',
+  passCreation: 'passCreation',
+  passUpdate: 'passUpdate'
+} as const
+
+export type BatchType = (typeof BatchType)[keyof typeof BatchType]
+
+
+export const BatchStatus = {
+  validating: 'validating',
+  scheduled: 'scheduled',
+  sending: 'sending',
+  successful: 'successful',
+  completedWithErrors: 'completedWithErrors',
+  failed: 'failed',
+  cancelled: 'cancelled'
+} as const
+
+export type BatchStatus = (typeof BatchStatus)[keyof typeof BatchStatus]
+
+
+export const BatchDeliveryStatus = {
+  sent: 'sent',
+  failed: 'failed'
+} as const
+
+export type BatchDeliveryStatus = (typeof BatchDeliveryStatus)[keyof typeof BatchDeliveryStatus]

@@ -12,8 +12,15 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../../generated/prisma/client.ts';
+import type { Prisma } from '../../generated/prisma/client.ts';
 
 export type { PrismaClient };
+
+/**
+ * The client or an interactive transaction (`prisma.$transaction(async (tx) => …)`): what store
+ * functions take when callers may run them inside a transaction. A PrismaClient is one.
+ */
+export type PrismaExecutor = Prisma.TransactionClient;
 
 /** One dedicated database session, for work that needs session state (advisory locks). */
 export interface SessionConnection {
@@ -25,12 +32,21 @@ export interface SessionConnection {
   close(): Promise<void>;
 }
 
+/**
+ * How a library with its own driver reaches the same database (pg-boss, src/jobs/queue.ts): the
+ * PGlite instance itself (it has one connection, so it cannot be opened twice), or the
+ * PostgreSQL connection string.
+ */
+export type DatabaseDriver = { kind: 'pglite'; pglite: PGlite } | { kind: 'postgresql'; connectionString: string };
+
 /** An open database. */
 export interface Database {
   /** `pglite` for the embedded database, `postgresql` for a server. */
   readonly kind: 'pglite' | 'postgresql';
   /** The Prisma client every repository uses. */
   readonly prisma: PrismaClient;
+  /** The same database for libraries that bring their own driver; closed by `close()`. */
+  readonly driver: DatabaseDriver;
   /**
    * Opens a dedicated session. On PostgreSQL a new connection outside the pool; on PGlite (a
    * single connection) exclusive use of it until `close()`: other sessions wait.
@@ -76,6 +92,7 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
   return {
     kind: 'postgresql',
     prisma,
+    driver: { kind: 'postgresql', connectionString },
     async openSession() {
       const client = new pg.Client({ connectionString });
       client.on('error', () => {});
@@ -108,6 +125,7 @@ async function openPglite(dir: string | null): Promise<Database> {
   return {
     kind: 'pglite',
     prisma,
+    driver: { kind: 'pglite', pglite },
     async openSession() {
       let release!: () => void;
       const previous = sessionQueue;

@@ -58,6 +58,16 @@ export class ConflictError extends AppError {
   }
 }
 
+/**
+ * 422: the request is well-formed but cannot be processed as sent (e.g. an `Idempotency-Key`
+ * reused for a different request, src/http/idempotency.ts).
+ */
+export class UnprocessableContentError extends AppError {
+  constructor(code: string, detail: string, source?: ErrorSource) {
+    super(422, code, 'Unprocessable content', [{ detail, ...(source ? { source } : {}) }]);
+  }
+}
+
 /** 429: rate limit reached. */
 export class RateLimitError extends AppError {
   constructor(detail: string, headers: Record<string, string>) {

@@ -14,6 +14,8 @@ import type { operations } from '../../generated/api.d.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
+import type { JobQueue } from '../jobs/queue.ts';
+import type { SecretCipher } from '../security/secrets.ts';
 
 export type { operations };
 
@@ -21,6 +23,8 @@ export type { operations };
 export type OperationId = keyof operations;
 
 type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : undefined;
+/** A response body: JSON, or the text of a `text/csv` response (sent as is, see src/http/routes.ts). */
+type ResponseContent<T> = T extends { content: { 'text/csv': infer Body } } ? Body : JsonContent<T>;
 type Parameters<K extends OperationId> = operations[K]['parameters'];
 
 /** Path parameters of an operation. */
@@ -39,7 +43,7 @@ type ResultStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 201
 
 /** What a handler returns: a documented status with its documented body. */
 export type OperationResult<K extends OperationId> = {
-  [S in ResultStatus<K>]: { status: S; body: JsonContent<Responses<K>[S]>; headers?: Record<string, string> };
+  [S in ResultStatus<K>]: { status: S; body: ResponseContent<Responses<K>[S]>; headers?: Record<string, string> };
 }[ResultStatus<K>];
 
 /** A clock, injectable so tests control time. */
@@ -58,6 +62,10 @@ export interface RequestContext {
   /** The account of the API key; set by bearer authentication on `/api/v1` operations. */
   accountId: string | null;
   requestId: string;
+  /** Encrypts and decrypts secrets stored in the database (src/security/secrets.ts). */
+  secrets: SecretCipher;
+  /** Enqueues background jobs inside a write's transaction (src/jobs/queue.ts). */
+  jobs: JobQueue;
 }
 
 /** What a handler receives. */

@@ -81,6 +81,8 @@ export function mountOperations(router: Router, document: OpenApiDocument, handl
       });
       if (result.headers) res.set(result.headers);
       if (result.body === undefined) res.status(result.status).end();
+      // A string body is a non-JSON representation (text/csv); its handler sets Content-Type.
+      else if (typeof result.body === 'string') res.status(result.status).send(result.body);
       else res.status(result.status).json(result.body);
     });
   }

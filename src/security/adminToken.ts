@@ -3,14 +3,13 @@
  *
  * @module security/adminToken
  */
-import { timingSafeEqual } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { UnauthorizedError } from '../http/errors.ts';
 import { bearerCredential, sha256Hex } from './apiTokens.ts';
+import { readOrCreateSecretFile } from './secretFile.ts';
 
 /** File name of the generated token inside the data directory. */
 export const ADMIN_TOKEN_FILE = 'admin-token';
@@ -33,17 +32,9 @@ export async function resolveAdminToken(config: Config, logger: Logger): Promise
     return undefined;
   }
   const path = adminTokenPath(config.dataDir);
-  await mkdir(config.dataDir, { recursive: true });
-  try {
-    const token = `wpa_${randomBytes(32).toString('base64url')}`;
-    await writeFile(path, `${token}\n`, { mode: 0o600, flag: 'wx' });
-    logger.info({ path }, 'generated an administration token; read it from this file');
-    return token;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    logger.info({ path }, 'using the administration token from this file');
-    return (await readFile(path, 'utf8')).trim();
-  }
+  const { value, created } = await readOrCreateSecretFile(path, () => `wpa_${randomBytes(32).toString('base64url')}`);
+  logger.info({ path }, created ? 'generated an administration token; read it from this file' : 'using the administration token from this file');
+  return value;
 }
 
 /**

@@ -1,8 +1,12 @@
 /**
- * Throw-away databases for tests: an in-memory PGlite, or a fresh database created on the
- * PostgreSQL server of TEST_DATABASE_URL and dropped afterwards (no other database is touched).
+ * Throw-away databases for tests: an in-memory PGlite (or, when it must survive a restart, one
+ * in a temporary directory), or a fresh database created on the PostgreSQL server of
+ * TEST_DATABASE_URL and dropped afterwards (no other database is touched).
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 
@@ -16,17 +20,42 @@ export interface TestDatabase {
   db: Database;
   /** Connection string of the throw-away PostgreSQL database (undefined on PGlite). */
   url: string | undefined;
-  /** Opens another, independent handle on the same database (PostgreSQL only). */
+  /**
+   * Opens another, independent handle on the same database. PostgreSQL: any time. PGlite: only a
+   * `persistent` one, after closing the previous handle (one process, one handle).
+   */
   reopen(): Promise<Database>;
   /** Closes every handle and drops the database. */
   drop(): Promise<void>;
 }
 
-/** Creates an empty database of the project's kind (migrations not applied). */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * Creates an empty database of the project's kind (migrations not applied).
+ * @param options.persistent On PGlite, keep the database in a temporary directory (removed by
+ *   `drop()`) so that it can be closed and reopened, as a restarted server would.
+ */
+export async function createTestDatabase(options: { persistent?: boolean } = {}): Promise<TestDatabase> {
   if (testDatabaseKind() === 'pglite') {
-    const db = await openDatabase({ pgliteDir: null });
-    return { db, url: undefined, reopen: () => Promise.reject(new Error('PGlite has one handle')), drop: () => db.close() };
+    if (!options.persistent) {
+      const db = await openDatabase({ pgliteDir: null });
+      return { db, url: undefined, reopen: () => Promise.reject(new Error('PGlite has one handle')), drop: () => db.close() };
+    }
+    const dir = await mkdtemp(join(tmpdir(), 'wps-test-pglite-'));
+    const handles: Database[] = [];
+    const open = async () => {
+      const db = await openDatabase({ pgliteDir: dir });
+      handles.push(db);
+      return db;
+    };
+    return {
+      db: await open(),
+      url: undefined,
+      reopen: open,
+      async drop() {
+        for (const handle of handles) await handle.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
   }
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) throw new Error('TEST_DATABASE_URL is not set');

@@ -8,6 +8,10 @@
  *   afterAll(() => service.close());
  *   const { token } = await service.createAccount();
  *   await service.api.get('/api/v1/entities').set(service.auth(token)).expect(200);
+ *
+ * Background jobs are off unless asked for: `{ jobs: 'work' }` starts the job queue and its
+ * workers as the server does, `{ jobs: 'enqueue' }` only the queue (jobs wait). `restart()`
+ * stops the service and starts it again on the same database (`persistent: true` on PGlite).
  */
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
@@ -18,6 +22,8 @@ import type { OpenApiDocument } from '../../src/http/routes.ts';
 import type { Config } from '../../src/config.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { createLogger } from '../../src/logger.ts';
+import { createJobQueue, type JobQueue } from '../../src/jobs/queue.ts';
+import { startWorkers } from '../../src/jobs/workers.ts';
 import type { Clock } from '../../src/http/operation.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
 
@@ -35,6 +41,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     rateLimitPerSecond: 0,
     bodyLimitBytes: 1024 * 1024,
     shutdownTimeoutMs: 1000,
+    secretsKey: undefined,
+    applePassTypeId: 'pass.dev.wallet-pass-service',
     ...overrides,
   };
 }
@@ -55,9 +63,16 @@ export class TestClock implements Clock {
 
 export interface TestServiceOptions {
   config?: Partial<Config>;
+  /** The clock of the app and, with `jobs: 'work'`, of the job workers (default: the system clock). */
   clock?: Clock;
   /** A contract to serve instead of generated/openapi.json (to prove validation bites). */
   apiDocument?: OpenApiDocument;
+  /** The key of secrets at rest (default: 32 random bytes per service). */
+  secretsKey?: Buffer;
+  /** Background jobs: `off` (default, enqueueing fails), `enqueue` (queue only), `work` (queue and workers). */
+  jobs?: 'off' | 'enqueue' | 'work';
+  /** On PGlite, keep the database on disk so that `restart()` can reopen it (PostgreSQL always can). */
+  persistent?: boolean;
 }
 
 export interface TestService {
@@ -65,6 +80,8 @@ export interface TestService {
   api: supertest.Agent;
   database: TestDatabase;
   adminToken: string;
+  /** The key of secrets at rest the app runs with. */
+  secretsKey: Buffer;
   /** Every log line written, parsed. */
   logs: Record<string, unknown>[];
   /** Everything written to the log, as text. */
@@ -77,12 +94,22 @@ export interface TestService {
   createAccount(name?: string): Promise<{ accountId: string; token: string; tokenId: string }>;
   /** Creates an entity through the administration API; returns its id. */
   createEntity(accountId: string, name?: string): Promise<string>;
+  /** The job queue the app enqueues into (started unless `jobs` is `off`). */
+  jobs: JobQueue;
+  /**
+   * Stops this service (its jobs and its database handle, keeping the data) and starts a new one
+   * on the same database, as a restarted server; the options replace this service's.
+   */
+  restart(options?: TestServiceOptions): Promise<TestService>;
   close(): Promise<void>;
 }
 
 /** Starts the app for a test file. Call `close()` in `afterAll`. */
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
-  const database = await createTestDatabase();
+  return serviceOn(await createTestDatabase({ persistent: options.persistent }), options);
+}
+
+async function serviceOn(database: TestDatabase, options: TestServiceOptions): Promise<TestService> {
   await applyMigrations(database.db);
   const logs: Record<string, unknown>[] = [];
   const chunks: string[] = [];
@@ -95,13 +122,20 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     },
   });
   const adminToken = `wpa_${randomBytes(24).toString('base64url')}`;
+  const secretsKey = options.secretsKey ?? randomBytes(32);
+  const logger = createLogger('info', sink);
+  const jobs = createJobQueue(database.db, logger, { pollingIntervalSeconds: 0.5, stopTimeoutMs: 1000 });
+  if (options.jobs === 'enqueue' || options.jobs === 'work') await jobs.start();
+  if (options.jobs === 'work') await startWorkers(jobs, { db: database.db, logger, ...(options.clock ? { clock: options.clock } : {}) });
   const app = createApp({
     db: database.db,
     config: testConfig(options.config),
-    logger: createLogger('info', sink),
+    logger,
     clock: options.clock,
     adminToken,
+    secretsKey,
     apiDocument: options.apiDocument,
+    jobs,
   });
   const api = supertest.agent(app);
   const adminAuth = () => ({ Authorization: `Bearer ${adminToken}` });
@@ -110,6 +144,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     api,
     database,
     adminToken,
+    secretsKey,
     logs,
     logText: () => chunks.join(''),
     auth: (token) => ({ Authorization: `Bearer ${token}` }),
@@ -122,6 +157,15 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       const res = await api.post(`/admin/v1/accounts/${accountId}/entities`).set(adminAuth()).send({ entity: { name } }).expect(201);
       return res.body.data.id as string;
     },
-    close: () => database.drop(),
+    jobs,
+    async restart(next = {}) {
+      await jobs.stop();
+      await database.db.close();
+      return serviceOn({ ...database, db: await database.reopen() }, next);
+    },
+    async close() {
+      await jobs.stop();
+      await database.drop();
+    },
   };
 }

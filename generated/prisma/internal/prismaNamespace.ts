@@ -399,7 +399,18 @@ type FieldRefInputType<Model, FieldType> = Model extends never ? never : FieldRe
 export const ModelName = {
   Account: 'Account',
   ApiToken: 'ApiToken',
-  Entity: 'Entity'
+  Entity: 'Entity',
+  Reader: 'Reader',
+  ReaderConfiguration: 'ReaderConfiguration',
+  PassTemplate: 'PassTemplate',
+  PassTemplateVersion: 'PassTemplateVersion',
+  Pass: 'Pass',
+  LoyaltyLedgerEntry: 'LoyaltyLedgerEntry',
+  IdempotencyKey: 'IdempotencyKey',
+  Scan: 'Scan',
+  Batch: 'Batch',
+  BatchRecipient: 'BatchRecipient',
+  BatchDelivery: 'BatchDelivery'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -415,7 +426,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "account" | "apiToken" | "entity"
+    modelProps: "account" | "apiToken" | "entity" | "reader" | "readerConfiguration" | "passTemplate" | "passTemplateVersion" | "pass" | "loyaltyLedgerEntry" | "idempotencyKey" | "scan" | "batch" | "batchRecipient" | "batchDelivery"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -641,6 +652,820 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    Reader: {
+      payload: Prisma.$ReaderPayload<ExtArgs>
+      fields: Prisma.ReaderFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ReaderFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ReaderFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderPayload>
+        }
+        findFirst: {
+          args: Prisma.ReaderFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ReaderFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderPayload>
+        }
+        findMany: {
+          args: Prisma.ReaderFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderPayload>[]
+        }
+        create: {
+          args: Prisma.ReaderCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderPayload>
+        }
+        createMany: {
+          args: Prisma.ReaderCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ReaderCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderPayload>[]
+        }
+        delete: {
+          args: Prisma.ReaderDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderPayload>
+        }
+        update: {
+          args: Prisma.ReaderUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderPayload>
+        }
+        deleteMany: {
+          args: Prisma.ReaderDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ReaderUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ReaderUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderPayload>[]
+        }
+        upsert: {
+          args: Prisma.ReaderUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderPayload>
+        }
+        aggregate: {
+          args: Prisma.ReaderAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateReader>
+        }
+        groupBy: {
+          args: Prisma.ReaderGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ReaderGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ReaderCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ReaderCountAggregateOutputType> | number
+        }
+      }
+    }
+    ReaderConfiguration: {
+      payload: Prisma.$ReaderConfigurationPayload<ExtArgs>
+      fields: Prisma.ReaderConfigurationFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ReaderConfigurationFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderConfigurationPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ReaderConfigurationFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderConfigurationPayload>
+        }
+        findFirst: {
+          args: Prisma.ReaderConfigurationFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderConfigurationPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ReaderConfigurationFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderConfigurationPayload>
+        }
+        findMany: {
+          args: Prisma.ReaderConfigurationFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderConfigurationPayload>[]
+        }
+        create: {
+          args: Prisma.ReaderConfigurationCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderConfigurationPayload>
+        }
+        createMany: {
+          args: Prisma.ReaderConfigurationCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ReaderConfigurationCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderConfigurationPayload>[]
+        }
+        delete: {
+          args: Prisma.ReaderConfigurationDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderConfigurationPayload>
+        }
+        update: {
+          args: Prisma.ReaderConfigurationUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderConfigurationPayload>
+        }
+        deleteMany: {
+          args: Prisma.ReaderConfigurationDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ReaderConfigurationUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ReaderConfigurationUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderConfigurationPayload>[]
+        }
+        upsert: {
+          args: Prisma.ReaderConfigurationUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReaderConfigurationPayload>
+        }
+        aggregate: {
+          args: Prisma.ReaderConfigurationAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateReaderConfiguration>
+        }
+        groupBy: {
+          args: Prisma.ReaderConfigurationGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ReaderConfigurationGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ReaderConfigurationCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ReaderConfigurationCountAggregateOutputType> | number
+        }
+      }
+    }
+    PassTemplate: {
+      payload: Prisma.$PassTemplatePayload<ExtArgs>
+      fields: Prisma.PassTemplateFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PassTemplateFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplatePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PassTemplateFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplatePayload>
+        }
+        findFirst: {
+          args: Prisma.PassTemplateFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplatePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PassTemplateFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplatePayload>
+        }
+        findMany: {
+          args: Prisma.PassTemplateFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplatePayload>[]
+        }
+        create: {
+          args: Prisma.PassTemplateCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplatePayload>
+        }
+        createMany: {
+          args: Prisma.PassTemplateCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PassTemplateCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplatePayload>[]
+        }
+        delete: {
+          args: Prisma.PassTemplateDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplatePayload>
+        }
+        update: {
+          args: Prisma.PassTemplateUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplatePayload>
+        }
+        deleteMany: {
+          args: Prisma.PassTemplateDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PassTemplateUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PassTemplateUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplatePayload>[]
+        }
+        upsert: {
+          args: Prisma.PassTemplateUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplatePayload>
+        }
+        aggregate: {
+          args: Prisma.PassTemplateAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePassTemplate>
+        }
+        groupBy: {
+          args: Prisma.PassTemplateGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PassTemplateGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PassTemplateCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PassTemplateCountAggregateOutputType> | number
+        }
+      }
+    }
+    PassTemplateVersion: {
+      payload: Prisma.$PassTemplateVersionPayload<ExtArgs>
+      fields: Prisma.PassTemplateVersionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PassTemplateVersionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateVersionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PassTemplateVersionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateVersionPayload>
+        }
+        findFirst: {
+          args: Prisma.PassTemplateVersionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateVersionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PassTemplateVersionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateVersionPayload>
+        }
+        findMany: {
+          args: Prisma.PassTemplateVersionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateVersionPayload>[]
+        }
+        create: {
+          args: Prisma.PassTemplateVersionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateVersionPayload>
+        }
+        createMany: {
+          args: Prisma.PassTemplateVersionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PassTemplateVersionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateVersionPayload>[]
+        }
+        delete: {
+          args: Prisma.PassTemplateVersionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateVersionPayload>
+        }
+        update: {
+          args: Prisma.PassTemplateVersionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateVersionPayload>
+        }
+        deleteMany: {
+          args: Prisma.PassTemplateVersionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PassTemplateVersionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PassTemplateVersionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateVersionPayload>[]
+        }
+        upsert: {
+          args: Prisma.PassTemplateVersionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateVersionPayload>
+        }
+        aggregate: {
+          args: Prisma.PassTemplateVersionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePassTemplateVersion>
+        }
+        groupBy: {
+          args: Prisma.PassTemplateVersionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PassTemplateVersionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PassTemplateVersionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PassTemplateVersionCountAggregateOutputType> | number
+        }
+      }
+    }
+    Pass: {
+      payload: Prisma.$PassPayload<ExtArgs>
+      fields: Prisma.PassFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PassFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PassFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassPayload>
+        }
+        findFirst: {
+          args: Prisma.PassFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PassFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassPayload>
+        }
+        findMany: {
+          args: Prisma.PassFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassPayload>[]
+        }
+        create: {
+          args: Prisma.PassCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassPayload>
+        }
+        createMany: {
+          args: Prisma.PassCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PassCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassPayload>[]
+        }
+        delete: {
+          args: Prisma.PassDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassPayload>
+        }
+        update: {
+          args: Prisma.PassUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassPayload>
+        }
+        deleteMany: {
+          args: Prisma.PassDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PassUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PassUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassPayload>[]
+        }
+        upsert: {
+          args: Prisma.PassUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassPayload>
+        }
+        aggregate: {
+          args: Prisma.PassAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePass>
+        }
+        groupBy: {
+          args: Prisma.PassGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PassGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PassCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PassCountAggregateOutputType> | number
+        }
+      }
+    }
+    LoyaltyLedgerEntry: {
+      payload: Prisma.$LoyaltyLedgerEntryPayload<ExtArgs>
+      fields: Prisma.LoyaltyLedgerEntryFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.LoyaltyLedgerEntryFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LoyaltyLedgerEntryPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.LoyaltyLedgerEntryFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LoyaltyLedgerEntryPayload>
+        }
+        findFirst: {
+          args: Prisma.LoyaltyLedgerEntryFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LoyaltyLedgerEntryPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.LoyaltyLedgerEntryFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LoyaltyLedgerEntryPayload>
+        }
+        findMany: {
+          args: Prisma.LoyaltyLedgerEntryFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LoyaltyLedgerEntryPayload>[]
+        }
+        create: {
+          args: Prisma.LoyaltyLedgerEntryCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LoyaltyLedgerEntryPayload>
+        }
+        createMany: {
+          args: Prisma.LoyaltyLedgerEntryCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.LoyaltyLedgerEntryCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LoyaltyLedgerEntryPayload>[]
+        }
+        delete: {
+          args: Prisma.LoyaltyLedgerEntryDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LoyaltyLedgerEntryPayload>
+        }
+        update: {
+          args: Prisma.LoyaltyLedgerEntryUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LoyaltyLedgerEntryPayload>
+        }
+        deleteMany: {
+          args: Prisma.LoyaltyLedgerEntryDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.LoyaltyLedgerEntryUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.LoyaltyLedgerEntryUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LoyaltyLedgerEntryPayload>[]
+        }
+        upsert: {
+          args: Prisma.LoyaltyLedgerEntryUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LoyaltyLedgerEntryPayload>
+        }
+        aggregate: {
+          args: Prisma.LoyaltyLedgerEntryAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateLoyaltyLedgerEntry>
+        }
+        groupBy: {
+          args: Prisma.LoyaltyLedgerEntryGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.LoyaltyLedgerEntryGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.LoyaltyLedgerEntryCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.LoyaltyLedgerEntryCountAggregateOutputType> | number
+        }
+      }
+    }
+    IdempotencyKey: {
+      payload: Prisma.$IdempotencyKeyPayload<ExtArgs>
+      fields: Prisma.IdempotencyKeyFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.IdempotencyKeyFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.IdempotencyKeyFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload>
+        }
+        findFirst: {
+          args: Prisma.IdempotencyKeyFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.IdempotencyKeyFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload>
+        }
+        findMany: {
+          args: Prisma.IdempotencyKeyFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload>[]
+        }
+        create: {
+          args: Prisma.IdempotencyKeyCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload>
+        }
+        createMany: {
+          args: Prisma.IdempotencyKeyCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.IdempotencyKeyCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload>[]
+        }
+        delete: {
+          args: Prisma.IdempotencyKeyDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload>
+        }
+        update: {
+          args: Prisma.IdempotencyKeyUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload>
+        }
+        deleteMany: {
+          args: Prisma.IdempotencyKeyDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.IdempotencyKeyUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.IdempotencyKeyUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload>[]
+        }
+        upsert: {
+          args: Prisma.IdempotencyKeyUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload>
+        }
+        aggregate: {
+          args: Prisma.IdempotencyKeyAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateIdempotencyKey>
+        }
+        groupBy: {
+          args: Prisma.IdempotencyKeyGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.IdempotencyKeyGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.IdempotencyKeyCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.IdempotencyKeyCountAggregateOutputType> | number
+        }
+      }
+    }
+    Scan: {
+      payload: Prisma.$ScanPayload<ExtArgs>
+      fields: Prisma.ScanFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ScanFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScanPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ScanFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScanPayload>
+        }
+        findFirst: {
+          args: Prisma.ScanFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScanPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ScanFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScanPayload>
+        }
+        findMany: {
+          args: Prisma.ScanFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScanPayload>[]
+        }
+        create: {
+          args: Prisma.ScanCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScanPayload>
+        }
+        createMany: {
+          args: Prisma.ScanCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ScanCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScanPayload>[]
+        }
+        delete: {
+          args: Prisma.ScanDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScanPayload>
+        }
+        update: {
+          args: Prisma.ScanUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScanPayload>
+        }
+        deleteMany: {
+          args: Prisma.ScanDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ScanUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ScanUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScanPayload>[]
+        }
+        upsert: {
+          args: Prisma.ScanUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ScanPayload>
+        }
+        aggregate: {
+          args: Prisma.ScanAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateScan>
+        }
+        groupBy: {
+          args: Prisma.ScanGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ScanGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ScanCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ScanCountAggregateOutputType> | number
+        }
+      }
+    }
+    Batch: {
+      payload: Prisma.$BatchPayload<ExtArgs>
+      fields: Prisma.BatchFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.BatchFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.BatchFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload>
+        }
+        findFirst: {
+          args: Prisma.BatchFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.BatchFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload>
+        }
+        findMany: {
+          args: Prisma.BatchFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload>[]
+        }
+        create: {
+          args: Prisma.BatchCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload>
+        }
+        createMany: {
+          args: Prisma.BatchCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.BatchCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload>[]
+        }
+        delete: {
+          args: Prisma.BatchDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload>
+        }
+        update: {
+          args: Prisma.BatchUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload>
+        }
+        deleteMany: {
+          args: Prisma.BatchDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.BatchUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.BatchUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload>[]
+        }
+        upsert: {
+          args: Prisma.BatchUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload>
+        }
+        aggregate: {
+          args: Prisma.BatchAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateBatch>
+        }
+        groupBy: {
+          args: Prisma.BatchGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.BatchGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.BatchCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.BatchCountAggregateOutputType> | number
+        }
+      }
+    }
+    BatchRecipient: {
+      payload: Prisma.$BatchRecipientPayload<ExtArgs>
+      fields: Prisma.BatchRecipientFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.BatchRecipientFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRecipientPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.BatchRecipientFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRecipientPayload>
+        }
+        findFirst: {
+          args: Prisma.BatchRecipientFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRecipientPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.BatchRecipientFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRecipientPayload>
+        }
+        findMany: {
+          args: Prisma.BatchRecipientFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRecipientPayload>[]
+        }
+        create: {
+          args: Prisma.BatchRecipientCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRecipientPayload>
+        }
+        createMany: {
+          args: Prisma.BatchRecipientCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.BatchRecipientCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRecipientPayload>[]
+        }
+        delete: {
+          args: Prisma.BatchRecipientDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRecipientPayload>
+        }
+        update: {
+          args: Prisma.BatchRecipientUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRecipientPayload>
+        }
+        deleteMany: {
+          args: Prisma.BatchRecipientDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.BatchRecipientUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.BatchRecipientUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRecipientPayload>[]
+        }
+        upsert: {
+          args: Prisma.BatchRecipientUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRecipientPayload>
+        }
+        aggregate: {
+          args: Prisma.BatchRecipientAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateBatchRecipient>
+        }
+        groupBy: {
+          args: Prisma.BatchRecipientGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.BatchRecipientGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.BatchRecipientCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.BatchRecipientCountAggregateOutputType> | number
+        }
+      }
+    }
+    BatchDelivery: {
+      payload: Prisma.$BatchDeliveryPayload<ExtArgs>
+      fields: Prisma.BatchDeliveryFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.BatchDeliveryFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchDeliveryPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.BatchDeliveryFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchDeliveryPayload>
+        }
+        findFirst: {
+          args: Prisma.BatchDeliveryFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchDeliveryPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.BatchDeliveryFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchDeliveryPayload>
+        }
+        findMany: {
+          args: Prisma.BatchDeliveryFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchDeliveryPayload>[]
+        }
+        create: {
+          args: Prisma.BatchDeliveryCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchDeliveryPayload>
+        }
+        createMany: {
+          args: Prisma.BatchDeliveryCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.BatchDeliveryCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchDeliveryPayload>[]
+        }
+        delete: {
+          args: Prisma.BatchDeliveryDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchDeliveryPayload>
+        }
+        update: {
+          args: Prisma.BatchDeliveryUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchDeliveryPayload>
+        }
+        deleteMany: {
+          args: Prisma.BatchDeliveryDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.BatchDeliveryUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.BatchDeliveryUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchDeliveryPayload>[]
+        }
+        upsert: {
+          args: Prisma.BatchDeliveryUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchDeliveryPayload>
+        }
+        aggregate: {
+          args: Prisma.BatchDeliveryAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateBatchDelivery>
+        }
+        groupBy: {
+          args: Prisma.BatchDeliveryGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.BatchDeliveryGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.BatchDeliveryCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.BatchDeliveryCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -716,12 +1541,230 @@ export const EntityScalarFieldEnum = {
 export type EntityScalarFieldEnum = (typeof EntityScalarFieldEnum)[keyof typeof EntityScalarFieldEnum]
 
 
+export const ReaderScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  entityId: 'entityId',
+  publicId: 'publicId',
+  name: 'name',
+  readerType: 'readerType',
+  passwordHash: 'passwordHash',
+  loggedIn: 'loggedIn',
+  qrEnabled: 'qrEnabled',
+  mifareClassicNfcEnabled: 'mifareClassicNfcEnabled',
+  scanEnabled: 'scanEnabled',
+  redeemEnabled: 'redeemEnabled',
+  addPointsEnabled: 'addPointsEnabled',
+  ndefTagScanningEnabled: 'ndefTagScanningEnabled',
+  lastSeenAt: 'lastSeenAt',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type ReaderScalarFieldEnum = (typeof ReaderScalarFieldEnum)[keyof typeof ReaderScalarFieldEnum]
+
+
+export const ReaderConfigurationScalarFieldEnum = {
+  entityId: 'entityId',
+  accountId: 'accountId',
+  nfcPrivateKeyEncrypted: 'nfcPrivateKeyEncrypted',
+  nfcPublicKey: 'nfcPublicKey',
+  googleCollectorId: 'googleCollectorId',
+  googleKeyVersion: 'googleKeyVersion',
+  apiKeyEncrypted: 'apiKeyEncrypted',
+  apiKeyHash: 'apiKeyHash',
+  validationType: 'validationType',
+  externalValidationUrl: 'externalValidationUrl',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type ReaderConfigurationScalarFieldEnum = (typeof ReaderConfigurationScalarFieldEnum)[keyof typeof ReaderConfigurationScalarFieldEnum]
+
+
+export const PassTemplateScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  name: 'name',
+  description: 'description',
+  templateType: 'templateType',
+  transitType: 'transitType',
+  defaultLanguage: 'defaultLanguage',
+  centralTitle: 'centralTitle',
+  notificationHeader: 'notificationHeader',
+  colors: 'colors',
+  images: 'images',
+  fields: 'fields',
+  appLinking: 'appLinking',
+  barcode: 'barcode',
+  locations: 'locations',
+  beacons: 'beacons',
+  designVersion: 'designVersion',
+  processingStatus: 'processingStatus',
+  processingErrors: 'processingErrors',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type PassTemplateScalarFieldEnum = (typeof PassTemplateScalarFieldEnum)[keyof typeof PassTemplateScalarFieldEnum]
+
+
+export const PassTemplateVersionScalarFieldEnum = {
+  templateId: 'templateId',
+  version: 'version',
+  accountId: 'accountId',
+  design: 'design',
+  status: 'status',
+  errors: 'errors',
+  applePass: 'applePass',
+  googleClass: 'googleClass',
+  jobId: 'jobId',
+  createdAt: 'createdAt',
+  processedAt: 'processedAt'
+} as const
+
+export type PassTemplateVersionScalarFieldEnum = (typeof PassTemplateVersionScalarFieldEnum)[keyof typeof PassTemplateVersionScalarFieldEnum]
+
+
+export const PassScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  templateId: 'templateId',
+  extId: 'extId',
+  status: 'status',
+  content: 'content',
+  barcode: 'barcode',
+  nfc: 'nfc',
+  locations: 'locations',
+  beacons: 'beacons',
+  groupTags: 'groupTags',
+  balance: 'balance',
+  latestMessage: 'latestMessage',
+  deviceType: 'deviceType',
+  expiresAt: 'expiresAt',
+  addedAt: 'addedAt',
+  removedAt: 'removedAt',
+  deactivatedAt: 'deactivatedAt',
+  nullifiedAt: 'nullifiedAt',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type PassScalarFieldEnum = (typeof PassScalarFieldEnum)[keyof typeof PassScalarFieldEnum]
+
+
+export const LoyaltyLedgerEntryScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  passId: 'passId',
+  delta: 'delta',
+  balance: 'balance',
+  source: 'source',
+  scanId: 'scanId',
+  createdAt: 'createdAt'
+} as const
+
+export type LoyaltyLedgerEntryScalarFieldEnum = (typeof LoyaltyLedgerEntryScalarFieldEnum)[keyof typeof LoyaltyLedgerEntryScalarFieldEnum]
+
+
+export const IdempotencyKeyScalarFieldEnum = {
+  accountId: 'accountId',
+  key: 'key',
+  fingerprint: 'fingerprint',
+  responseStatus: 'responseStatus',
+  responseBody: 'responseBody',
+  createdAt: 'createdAt',
+  expiresAt: 'expiresAt'
+} as const
+
+export type IdempotencyKeyScalarFieldEnum = (typeof IdempotencyKeyScalarFieldEnum)[keyof typeof IdempotencyKeyScalarFieldEnum]
+
+
+export const ScanScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  passId: 'passId',
+  readerId: 'readerId',
+  scanType: 'scanType',
+  scanValue: 'scanValue',
+  validationType: 'validationType',
+  status: 'status',
+  statusDetail: 'statusDetail',
+  scannedAt: 'scannedAt'
+} as const
+
+export type ScanScalarFieldEnum = (typeof ScanScalarFieldEnum)[keyof typeof ScanScalarFieldEnum]
+
+
+export const BatchScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  entityId: 'entityId',
+  type: 'type',
+  name: 'name',
+  tag: 'tag',
+  content: 'content',
+  status: 'status',
+  statusDetail: 'statusDetail',
+  scheduledAt: 'scheduledAt',
+  segmentTags: 'segmentTags',
+  recipientCount: 'recipientCount',
+  errorCount: 'errorCount',
+  completedAt: 'completedAt',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type BatchScalarFieldEnum = (typeof BatchScalarFieldEnum)[keyof typeof BatchScalarFieldEnum]
+
+
+export const BatchRecipientScalarFieldEnum = {
+  batchId: 'batchId',
+  position: 'position',
+  accountId: 'accountId',
+  passRef: 'passRef',
+  variables: 'variables',
+  passId: 'passId',
+  error: 'error'
+} as const
+
+export type BatchRecipientScalarFieldEnum = (typeof BatchRecipientScalarFieldEnum)[keyof typeof BatchRecipientScalarFieldEnum]
+
+
+export const BatchDeliveryScalarFieldEnum = {
+  batchId: 'batchId',
+  passId: 'passId',
+  accountId: 'accountId',
+  status: 'status',
+  message: 'message',
+  error: 'error',
+  createdAt: 'createdAt'
+} as const
+
+export type BatchDeliveryScalarFieldEnum = (typeof BatchDeliveryScalarFieldEnum)[keyof typeof BatchDeliveryScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
 } as const
 
 export type SortOrder = (typeof SortOrder)[keyof typeof SortOrder]
+
+
+export const JsonNullValueInput = {
+  JsonNull: JsonNull
+} as const
+
+export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const QueryMode = {
@@ -738,6 +1781,15 @@ export const NullsOrder = {
 } as const
 
 export type NullsOrder = (typeof NullsOrder)[keyof typeof NullsOrder]
+
+
+export const JsonNullValueFilter = {
+  DbNull: DbNull,
+  JsonNull: JsonNull,
+  AnyNull: AnyNull
+} as const
+
+export type JsonNullValueFilter = (typeof JsonNullValueFilter)[keyof typeof JsonNullValueFilter]
 
 
 
@@ -775,6 +1827,41 @@ export type ListDateTimeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaM
 
 
 /**
+ * Reference to a field of type 'ReaderType'
+ */
+export type EnumReaderTypeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'ReaderType'>
+    
+
+
+/**
+ * Reference to a field of type 'ReaderType[]'
+ */
+export type ListEnumReaderTypeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'ReaderType[]'>
+    
+
+
+/**
+ * Reference to a field of type 'Boolean'
+ */
+export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Boolean'>
+    
+
+
+/**
+ * Reference to a field of type 'Bytes'
+ */
+export type BytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes'>
+    
+
+
+/**
+ * Reference to a field of type 'Bytes[]'
+ */
+export type ListBytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes[]'>
+    
+
+
+/**
  * Reference to a field of type 'Int'
  */
 export type IntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int'>
@@ -785,6 +1872,230 @@ export type IntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'In
  * Reference to a field of type 'Int[]'
  */
 export type ListIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int[]'>
+    
+
+
+/**
+ * Reference to a field of type 'ReaderValidationType'
+ */
+export type EnumReaderValidationTypeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'ReaderValidationType'>
+    
+
+
+/**
+ * Reference to a field of type 'ReaderValidationType[]'
+ */
+export type ListEnumReaderValidationTypeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'ReaderValidationType[]'>
+    
+
+
+/**
+ * Reference to a field of type 'PassTemplateType'
+ */
+export type EnumPassTemplateTypeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'PassTemplateType'>
+    
+
+
+/**
+ * Reference to a field of type 'PassTemplateType[]'
+ */
+export type ListEnumPassTemplateTypeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'PassTemplateType[]'>
+    
+
+
+/**
+ * Reference to a field of type 'TransitType'
+ */
+export type EnumTransitTypeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'TransitType'>
+    
+
+
+/**
+ * Reference to a field of type 'TransitType[]'
+ */
+export type ListEnumTransitTypeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'TransitType[]'>
+    
+
+
+/**
+ * Reference to a field of type 'Json'
+ */
+export type JsonFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Json'>
+    
+
+
+/**
+ * Reference to a field of type 'QueryMode'
+ */
+export type EnumQueryModeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'QueryMode'>
+    
+
+
+/**
+ * Reference to a field of type 'PassTemplateProcessingStatus'
+ */
+export type EnumPassTemplateProcessingStatusFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'PassTemplateProcessingStatus'>
+    
+
+
+/**
+ * Reference to a field of type 'PassTemplateProcessingStatus[]'
+ */
+export type ListEnumPassTemplateProcessingStatusFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'PassTemplateProcessingStatus[]'>
+    
+
+
+/**
+ * Reference to a field of type 'PassStatus'
+ */
+export type EnumPassStatusFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'PassStatus'>
+    
+
+
+/**
+ * Reference to a field of type 'PassStatus[]'
+ */
+export type ListEnumPassStatusFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'PassStatus[]'>
+    
+
+
+/**
+ * Reference to a field of type 'PassDeviceType'
+ */
+export type EnumPassDeviceTypeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'PassDeviceType'>
+    
+
+
+/**
+ * Reference to a field of type 'PassDeviceType[]'
+ */
+export type ListEnumPassDeviceTypeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'PassDeviceType[]'>
+    
+
+
+/**
+ * Reference to a field of type 'BigInt'
+ */
+export type BigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt'>
+    
+
+
+/**
+ * Reference to a field of type 'BigInt[]'
+ */
+export type ListBigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt[]'>
+    
+
+
+/**
+ * Reference to a field of type 'LoyaltyChangeSource'
+ */
+export type EnumLoyaltyChangeSourceFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'LoyaltyChangeSource'>
+    
+
+
+/**
+ * Reference to a field of type 'LoyaltyChangeSource[]'
+ */
+export type ListEnumLoyaltyChangeSourceFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'LoyaltyChangeSource[]'>
+    
+
+
+/**
+ * Reference to a field of type 'ScanType'
+ */
+export type EnumScanTypeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'ScanType'>
+    
+
+
+/**
+ * Reference to a field of type 'ScanType[]'
+ */
+export type ListEnumScanTypeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'ScanType[]'>
+    
+
+
+/**
+ * Reference to a field of type 'ScanValidationType'
+ */
+export type EnumScanValidationTypeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'ScanValidationType'>
+    
+
+
+/**
+ * Reference to a field of type 'ScanValidationType[]'
+ */
+export type ListEnumScanValidationTypeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'ScanValidationType[]'>
+    
+
+
+/**
+ * Reference to a field of type 'ScanStatus'
+ */
+export type EnumScanStatusFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'ScanStatus'>
+    
+
+
+/**
+ * Reference to a field of type 'ScanStatus[]'
+ */
+export type ListEnumScanStatusFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'ScanStatus[]'>
+    
+
+
+/**
+ * Reference to a field of type 'BatchType'
+ */
+export type EnumBatchTypeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BatchType'>
+    
+
+
+/**
+ * Reference to a field of type 'BatchType[]'
+ */
+export type ListEnumBatchTypeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BatchType[]'>
+    
+
+
+/**
+ * Reference to a field of type 'BatchStatus'
+ */
+export type EnumBatchStatusFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BatchStatus'>
+    
+
+
+/**
+ * Reference to a field of type 'BatchStatus[]'
+ */
+export type ListEnumBatchStatusFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BatchStatus[]'>
+    
+
+
+/**
+ * Reference to a field of type 'BatchDeliveryStatus'
+ */
+export type EnumBatchDeliveryStatusFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BatchDeliveryStatus'>
+    
+
+
+/**
+ * Reference to a field of type 'BatchDeliveryStatus[]'
+ */
+export type ListEnumBatchDeliveryStatusFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BatchDeliveryStatus[]'>
+    
+
+
+/**
+ * Reference to a field of type 'Float'
+ */
+export type FloatFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Float'>
+    
+
+
+/**
+ * Reference to a field of type 'Float[]'
+ */
+export type ListFloatFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Float[]'>
     
 
 /**
@@ -941,6 +2252,17 @@ export type GlobalOmitConfig = {
   account?: Prisma.AccountOmit
   apiToken?: Prisma.ApiTokenOmit
   entity?: Prisma.EntityOmit
+  reader?: Prisma.ReaderOmit
+  readerConfiguration?: Prisma.ReaderConfigurationOmit
+  passTemplate?: Prisma.PassTemplateOmit
+  passTemplateVersion?: Prisma.PassTemplateVersionOmit
+  pass?: Prisma.PassOmit
+  loyaltyLedgerEntry?: Prisma.LoyaltyLedgerEntryOmit
+  idempotencyKey?: Prisma.IdempotencyKeyOmit
+  scan?: Prisma.ScanOmit
+  batch?: Prisma.BatchOmit
+  batchRecipient?: Prisma.BatchRecipientOmit
+  batchDelivery?: Prisma.BatchDeliveryOmit
 }
 
 /* Types for Logging */

@@ -53,7 +53,18 @@ export const AnyNull = runtime.AnyNull
 export const ModelName = {
   Account: 'Account',
   ApiToken: 'ApiToken',
-  Entity: 'Entity'
+  Entity: 'Entity',
+  Reader: 'Reader',
+  ReaderConfiguration: 'ReaderConfiguration',
+  PassTemplate: 'PassTemplate',
+  PassTemplateVersion: 'PassTemplateVersion',
+  Pass: 'Pass',
+  LoyaltyLedgerEntry: 'LoyaltyLedgerEntry',
+  IdempotencyKey: 'IdempotencyKey',
+  Scan: 'Scan',
+  Batch: 'Batch',
+  BatchRecipient: 'BatchRecipient',
+  BatchDelivery: 'BatchDelivery'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -108,12 +119,230 @@ export const EntityScalarFieldEnum = {
 export type EntityScalarFieldEnum = (typeof EntityScalarFieldEnum)[keyof typeof EntityScalarFieldEnum]
 
 
+export const ReaderScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  entityId: 'entityId',
+  publicId: 'publicId',
+  name: 'name',
+  readerType: 'readerType',
+  passwordHash: 'passwordHash',
+  loggedIn: 'loggedIn',
+  qrEnabled: 'qrEnabled',
+  mifareClassicNfcEnabled: 'mifareClassicNfcEnabled',
+  scanEnabled: 'scanEnabled',
+  redeemEnabled: 'redeemEnabled',
+  addPointsEnabled: 'addPointsEnabled',
+  ndefTagScanningEnabled: 'ndefTagScanningEnabled',
+  lastSeenAt: 'lastSeenAt',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type ReaderScalarFieldEnum = (typeof ReaderScalarFieldEnum)[keyof typeof ReaderScalarFieldEnum]
+
+
+export const ReaderConfigurationScalarFieldEnum = {
+  entityId: 'entityId',
+  accountId: 'accountId',
+  nfcPrivateKeyEncrypted: 'nfcPrivateKeyEncrypted',
+  nfcPublicKey: 'nfcPublicKey',
+  googleCollectorId: 'googleCollectorId',
+  googleKeyVersion: 'googleKeyVersion',
+  apiKeyEncrypted: 'apiKeyEncrypted',
+  apiKeyHash: 'apiKeyHash',
+  validationType: 'validationType',
+  externalValidationUrl: 'externalValidationUrl',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type ReaderConfigurationScalarFieldEnum = (typeof ReaderConfigurationScalarFieldEnum)[keyof typeof ReaderConfigurationScalarFieldEnum]
+
+
+export const PassTemplateScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  name: 'name',
+  description: 'description',
+  templateType: 'templateType',
+  transitType: 'transitType',
+  defaultLanguage: 'defaultLanguage',
+  centralTitle: 'centralTitle',
+  notificationHeader: 'notificationHeader',
+  colors: 'colors',
+  images: 'images',
+  fields: 'fields',
+  appLinking: 'appLinking',
+  barcode: 'barcode',
+  locations: 'locations',
+  beacons: 'beacons',
+  designVersion: 'designVersion',
+  processingStatus: 'processingStatus',
+  processingErrors: 'processingErrors',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type PassTemplateScalarFieldEnum = (typeof PassTemplateScalarFieldEnum)[keyof typeof PassTemplateScalarFieldEnum]
+
+
+export const PassTemplateVersionScalarFieldEnum = {
+  templateId: 'templateId',
+  version: 'version',
+  accountId: 'accountId',
+  design: 'design',
+  status: 'status',
+  errors: 'errors',
+  applePass: 'applePass',
+  googleClass: 'googleClass',
+  jobId: 'jobId',
+  createdAt: 'createdAt',
+  processedAt: 'processedAt'
+} as const
+
+export type PassTemplateVersionScalarFieldEnum = (typeof PassTemplateVersionScalarFieldEnum)[keyof typeof PassTemplateVersionScalarFieldEnum]
+
+
+export const PassScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  templateId: 'templateId',
+  extId: 'extId',
+  status: 'status',
+  content: 'content',
+  barcode: 'barcode',
+  nfc: 'nfc',
+  locations: 'locations',
+  beacons: 'beacons',
+  groupTags: 'groupTags',
+  balance: 'balance',
+  latestMessage: 'latestMessage',
+  deviceType: 'deviceType',
+  expiresAt: 'expiresAt',
+  addedAt: 'addedAt',
+  removedAt: 'removedAt',
+  deactivatedAt: 'deactivatedAt',
+  nullifiedAt: 'nullifiedAt',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type PassScalarFieldEnum = (typeof PassScalarFieldEnum)[keyof typeof PassScalarFieldEnum]
+
+
+export const LoyaltyLedgerEntryScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  passId: 'passId',
+  delta: 'delta',
+  balance: 'balance',
+  source: 'source',
+  scanId: 'scanId',
+  createdAt: 'createdAt'
+} as const
+
+export type LoyaltyLedgerEntryScalarFieldEnum = (typeof LoyaltyLedgerEntryScalarFieldEnum)[keyof typeof LoyaltyLedgerEntryScalarFieldEnum]
+
+
+export const IdempotencyKeyScalarFieldEnum = {
+  accountId: 'accountId',
+  key: 'key',
+  fingerprint: 'fingerprint',
+  responseStatus: 'responseStatus',
+  responseBody: 'responseBody',
+  createdAt: 'createdAt',
+  expiresAt: 'expiresAt'
+} as const
+
+export type IdempotencyKeyScalarFieldEnum = (typeof IdempotencyKeyScalarFieldEnum)[keyof typeof IdempotencyKeyScalarFieldEnum]
+
+
+export const ScanScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  passId: 'passId',
+  readerId: 'readerId',
+  scanType: 'scanType',
+  scanValue: 'scanValue',
+  validationType: 'validationType',
+  status: 'status',
+  statusDetail: 'statusDetail',
+  scannedAt: 'scannedAt'
+} as const
+
+export type ScanScalarFieldEnum = (typeof ScanScalarFieldEnum)[keyof typeof ScanScalarFieldEnum]
+
+
+export const BatchScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  entityId: 'entityId',
+  type: 'type',
+  name: 'name',
+  tag: 'tag',
+  content: 'content',
+  status: 'status',
+  statusDetail: 'statusDetail',
+  scheduledAt: 'scheduledAt',
+  segmentTags: 'segmentTags',
+  recipientCount: 'recipientCount',
+  errorCount: 'errorCount',
+  completedAt: 'completedAt',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type BatchScalarFieldEnum = (typeof BatchScalarFieldEnum)[keyof typeof BatchScalarFieldEnum]
+
+
+export const BatchRecipientScalarFieldEnum = {
+  batchId: 'batchId',
+  position: 'position',
+  accountId: 'accountId',
+  passRef: 'passRef',
+  variables: 'variables',
+  passId: 'passId',
+  error: 'error'
+} as const
+
+export type BatchRecipientScalarFieldEnum = (typeof BatchRecipientScalarFieldEnum)[keyof typeof BatchRecipientScalarFieldEnum]
+
+
+export const BatchDeliveryScalarFieldEnum = {
+  batchId: 'batchId',
+  passId: 'passId',
+  accountId: 'accountId',
+  status: 'status',
+  message: 'message',
+  error: 'error',
+  createdAt: 'createdAt'
+} as const
+
+export type BatchDeliveryScalarFieldEnum = (typeof BatchDeliveryScalarFieldEnum)[keyof typeof BatchDeliveryScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
 } as const
 
 export type SortOrder = (typeof SortOrder)[keyof typeof SortOrder]
+
+
+export const JsonNullValueInput = {
+  JsonNull: JsonNull
+} as const
+
+export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const QueryMode = {
@@ -130,4 +359,13 @@ export const NullsOrder = {
 } as const
 
 export type NullsOrder = (typeof NullsOrder)[keyof typeof NullsOrder]
+
+
+export const JsonNullValueFilter = {
+  DbNull: DbNull,
+  JsonNull: JsonNull,
+  AnyNull: AnyNull
+} as const
+
+export type JsonNullValueFilter = (typeof JsonNullValueFilter)[keyof typeof JsonNullValueFilter]
 

@@ -168,6 +168,17 @@ export type AccountWhereInput = {
   createdAt?: Prisma.DateTimeFilter<"Account"> | Date | string
   apiTokens?: Prisma.ApiTokenListRelationFilter
   entities?: Prisma.EntityListRelationFilter
+  passTemplates?: Prisma.PassTemplateListRelationFilter
+  passTemplateVersions?: Prisma.PassTemplateVersionListRelationFilter
+  readers?: Prisma.ReaderListRelationFilter
+  readerConfigurations?: Prisma.ReaderConfigurationListRelationFilter
+  passes?: Prisma.PassListRelationFilter
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryListRelationFilter
+  idempotencyKeys?: Prisma.IdempotencyKeyListRelationFilter
+  scans?: Prisma.ScanListRelationFilter
+  batches?: Prisma.BatchListRelationFilter
+  batchRecipients?: Prisma.BatchRecipientListRelationFilter
+  batchDeliveries?: Prisma.BatchDeliveryListRelationFilter
 }
 
 export type AccountOrderByWithRelationInput = {
@@ -176,6 +187,17 @@ export type AccountOrderByWithRelationInput = {
   createdAt?: Prisma.SortOrder
   apiTokens?: Prisma.ApiTokenOrderByRelationAggregateInput
   entities?: Prisma.EntityOrderByRelationAggregateInput
+  passTemplates?: Prisma.PassTemplateOrderByRelationAggregateInput
+  passTemplateVersions?: Prisma.PassTemplateVersionOrderByRelationAggregateInput
+  readers?: Prisma.ReaderOrderByRelationAggregateInput
+  readerConfigurations?: Prisma.ReaderConfigurationOrderByRelationAggregateInput
+  passes?: Prisma.PassOrderByRelationAggregateInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryOrderByRelationAggregateInput
+  idempotencyKeys?: Prisma.IdempotencyKeyOrderByRelationAggregateInput
+  scans?: Prisma.ScanOrderByRelationAggregateInput
+  batches?: Prisma.BatchOrderByRelationAggregateInput
+  batchRecipients?: Prisma.BatchRecipientOrderByRelationAggregateInput
+  batchDeliveries?: Prisma.BatchDeliveryOrderByRelationAggregateInput
 }
 
 export type AccountWhereUniqueInput = Prisma.AtLeast<{
@@ -187,6 +209,17 @@ export type AccountWhereUniqueInput = Prisma.AtLeast<{
   createdAt?: Prisma.DateTimeFilter<"Account"> | Date | string
   apiTokens?: Prisma.ApiTokenListRelationFilter
   entities?: Prisma.EntityListRelationFilter
+  passTemplates?: Prisma.PassTemplateListRelationFilter
+  passTemplateVersions?: Prisma.PassTemplateVersionListRelationFilter
+  readers?: Prisma.ReaderListRelationFilter
+  readerConfigurations?: Prisma.ReaderConfigurationListRelationFilter
+  passes?: Prisma.PassListRelationFilter
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryListRelationFilter
+  idempotencyKeys?: Prisma.IdempotencyKeyListRelationFilter
+  scans?: Prisma.ScanListRelationFilter
+  batches?: Prisma.BatchListRelationFilter
+  batchRecipients?: Prisma.BatchRecipientListRelationFilter
+  batchDeliveries?: Prisma.BatchDeliveryListRelationFilter
 }, "id">
 
 export type AccountOrderByWithAggregationInput = {
@@ -213,6 +246,17 @@ export type AccountCreateInput = {
   createdAt?: Date | string
   apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
   entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateInput = {
@@ -221,6 +265,17 @@ export type AccountUncheckedCreateInput = {
   createdAt?: Date | string
   apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
   entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUpdateInput = {
@@ -229,6 +284,17 @@ export type AccountUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
   entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateInput = {
@@ -237,6 +303,17 @@ export type AccountUncheckedUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
   entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateManyInput = {
@@ -316,11 +393,176 @@ export type AccountUpdateOneRequiredWithoutEntitiesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutEntitiesInput, Prisma.AccountUpdateWithoutEntitiesInput>, Prisma.AccountUncheckedUpdateWithoutEntitiesInput>
 }
 
+export type AccountCreateNestedOneWithoutReadersInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutReadersInput, Prisma.AccountUncheckedCreateWithoutReadersInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutReadersInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutReadersNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutReadersInput, Prisma.AccountUncheckedCreateWithoutReadersInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutReadersInput
+  upsert?: Prisma.AccountUpsertWithoutReadersInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutReadersInput, Prisma.AccountUpdateWithoutReadersInput>, Prisma.AccountUncheckedUpdateWithoutReadersInput>
+}
+
+export type AccountCreateNestedOneWithoutReaderConfigurationsInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutReaderConfigurationsInput, Prisma.AccountUncheckedCreateWithoutReaderConfigurationsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutReaderConfigurationsInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutReaderConfigurationsNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutReaderConfigurationsInput, Prisma.AccountUncheckedCreateWithoutReaderConfigurationsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutReaderConfigurationsInput
+  upsert?: Prisma.AccountUpsertWithoutReaderConfigurationsInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutReaderConfigurationsInput, Prisma.AccountUpdateWithoutReaderConfigurationsInput>, Prisma.AccountUncheckedUpdateWithoutReaderConfigurationsInput>
+}
+
+export type AccountCreateNestedOneWithoutPassTemplatesInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutPassTemplatesInput, Prisma.AccountUncheckedCreateWithoutPassTemplatesInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutPassTemplatesInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutPassTemplatesNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutPassTemplatesInput, Prisma.AccountUncheckedCreateWithoutPassTemplatesInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutPassTemplatesInput
+  upsert?: Prisma.AccountUpsertWithoutPassTemplatesInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutPassTemplatesInput, Prisma.AccountUpdateWithoutPassTemplatesInput>, Prisma.AccountUncheckedUpdateWithoutPassTemplatesInput>
+}
+
+export type AccountCreateNestedOneWithoutPassTemplateVersionsInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutPassTemplateVersionsInput, Prisma.AccountUncheckedCreateWithoutPassTemplateVersionsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutPassTemplateVersionsInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutPassTemplateVersionsNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutPassTemplateVersionsInput, Prisma.AccountUncheckedCreateWithoutPassTemplateVersionsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutPassTemplateVersionsInput
+  upsert?: Prisma.AccountUpsertWithoutPassTemplateVersionsInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutPassTemplateVersionsInput, Prisma.AccountUpdateWithoutPassTemplateVersionsInput>, Prisma.AccountUncheckedUpdateWithoutPassTemplateVersionsInput>
+}
+
+export type AccountCreateNestedOneWithoutPassesInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutPassesInput, Prisma.AccountUncheckedCreateWithoutPassesInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutPassesInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutPassesNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutPassesInput, Prisma.AccountUncheckedCreateWithoutPassesInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutPassesInput
+  upsert?: Prisma.AccountUpsertWithoutPassesInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutPassesInput, Prisma.AccountUpdateWithoutPassesInput>, Prisma.AccountUncheckedUpdateWithoutPassesInput>
+}
+
+export type AccountCreateNestedOneWithoutLoyaltyLedgerInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutLoyaltyLedgerInput, Prisma.AccountUncheckedCreateWithoutLoyaltyLedgerInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutLoyaltyLedgerInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutLoyaltyLedgerNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutLoyaltyLedgerInput, Prisma.AccountUncheckedCreateWithoutLoyaltyLedgerInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutLoyaltyLedgerInput
+  upsert?: Prisma.AccountUpsertWithoutLoyaltyLedgerInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutLoyaltyLedgerInput, Prisma.AccountUpdateWithoutLoyaltyLedgerInput>, Prisma.AccountUncheckedUpdateWithoutLoyaltyLedgerInput>
+}
+
+export type AccountCreateNestedOneWithoutIdempotencyKeysInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutIdempotencyKeysInput, Prisma.AccountUncheckedCreateWithoutIdempotencyKeysInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutIdempotencyKeysInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutIdempotencyKeysNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutIdempotencyKeysInput, Prisma.AccountUncheckedCreateWithoutIdempotencyKeysInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutIdempotencyKeysInput
+  upsert?: Prisma.AccountUpsertWithoutIdempotencyKeysInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutIdempotencyKeysInput, Prisma.AccountUpdateWithoutIdempotencyKeysInput>, Prisma.AccountUncheckedUpdateWithoutIdempotencyKeysInput>
+}
+
+export type AccountCreateNestedOneWithoutScansInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutScansInput, Prisma.AccountUncheckedCreateWithoutScansInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutScansInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutScansNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutScansInput, Prisma.AccountUncheckedCreateWithoutScansInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutScansInput
+  upsert?: Prisma.AccountUpsertWithoutScansInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutScansInput, Prisma.AccountUpdateWithoutScansInput>, Prisma.AccountUncheckedUpdateWithoutScansInput>
+}
+
+export type AccountCreateNestedOneWithoutBatchesInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutBatchesInput, Prisma.AccountUncheckedCreateWithoutBatchesInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutBatchesInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutBatchesNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutBatchesInput, Prisma.AccountUncheckedCreateWithoutBatchesInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutBatchesInput
+  upsert?: Prisma.AccountUpsertWithoutBatchesInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutBatchesInput, Prisma.AccountUpdateWithoutBatchesInput>, Prisma.AccountUncheckedUpdateWithoutBatchesInput>
+}
+
+export type AccountCreateNestedOneWithoutBatchRecipientsInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutBatchRecipientsInput, Prisma.AccountUncheckedCreateWithoutBatchRecipientsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutBatchRecipientsInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutBatchRecipientsNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutBatchRecipientsInput, Prisma.AccountUncheckedCreateWithoutBatchRecipientsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutBatchRecipientsInput
+  upsert?: Prisma.AccountUpsertWithoutBatchRecipientsInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutBatchRecipientsInput, Prisma.AccountUpdateWithoutBatchRecipientsInput>, Prisma.AccountUncheckedUpdateWithoutBatchRecipientsInput>
+}
+
+export type AccountCreateNestedOneWithoutBatchDeliveriesInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutBatchDeliveriesInput, Prisma.AccountUncheckedCreateWithoutBatchDeliveriesInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutBatchDeliveriesInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutBatchDeliveriesNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutBatchDeliveriesInput, Prisma.AccountUncheckedCreateWithoutBatchDeliveriesInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutBatchDeliveriesInput
+  upsert?: Prisma.AccountUpsertWithoutBatchDeliveriesInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutBatchDeliveriesInput, Prisma.AccountUpdateWithoutBatchDeliveriesInput>, Prisma.AccountUncheckedUpdateWithoutBatchDeliveriesInput>
+}
+
 export type AccountCreateWithoutApiTokensInput = {
   id?: string
   name: string
   createdAt?: Date | string
   entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutApiTokensInput = {
@@ -328,6 +570,17 @@ export type AccountUncheckedCreateWithoutApiTokensInput = {
   name: string
   createdAt?: Date | string
   entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutApiTokensInput = {
@@ -351,6 +604,17 @@ export type AccountUpdateWithoutApiTokensInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutApiTokensInput = {
@@ -358,6 +622,17 @@ export type AccountUncheckedUpdateWithoutApiTokensInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutEntitiesInput = {
@@ -365,6 +640,17 @@ export type AccountCreateWithoutEntitiesInput = {
   name: string
   createdAt?: Date | string
   apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutEntitiesInput = {
@@ -372,6 +658,17 @@ export type AccountUncheckedCreateWithoutEntitiesInput = {
   name: string
   createdAt?: Date | string
   apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutEntitiesInput = {
@@ -395,6 +692,17 @@ export type AccountUpdateWithoutEntitiesInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutEntitiesInput = {
@@ -402,6 +710,985 @@ export type AccountUncheckedUpdateWithoutEntitiesInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutReadersInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutReadersInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutReadersInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutReadersInput, Prisma.AccountUncheckedCreateWithoutReadersInput>
+}
+
+export type AccountUpsertWithoutReadersInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutReadersInput, Prisma.AccountUncheckedUpdateWithoutReadersInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutReadersInput, Prisma.AccountUncheckedCreateWithoutReadersInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutReadersInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutReadersInput, Prisma.AccountUncheckedUpdateWithoutReadersInput>
+}
+
+export type AccountUpdateWithoutReadersInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutReadersInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutReaderConfigurationsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutReaderConfigurationsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutReaderConfigurationsInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutReaderConfigurationsInput, Prisma.AccountUncheckedCreateWithoutReaderConfigurationsInput>
+}
+
+export type AccountUpsertWithoutReaderConfigurationsInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutReaderConfigurationsInput, Prisma.AccountUncheckedUpdateWithoutReaderConfigurationsInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutReaderConfigurationsInput, Prisma.AccountUncheckedCreateWithoutReaderConfigurationsInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutReaderConfigurationsInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutReaderConfigurationsInput, Prisma.AccountUncheckedUpdateWithoutReaderConfigurationsInput>
+}
+
+export type AccountUpdateWithoutReaderConfigurationsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutReaderConfigurationsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutPassTemplatesInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutPassTemplatesInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutPassTemplatesInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutPassTemplatesInput, Prisma.AccountUncheckedCreateWithoutPassTemplatesInput>
+}
+
+export type AccountUpsertWithoutPassTemplatesInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutPassTemplatesInput, Prisma.AccountUncheckedUpdateWithoutPassTemplatesInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutPassTemplatesInput, Prisma.AccountUncheckedCreateWithoutPassTemplatesInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutPassTemplatesInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutPassTemplatesInput, Prisma.AccountUncheckedUpdateWithoutPassTemplatesInput>
+}
+
+export type AccountUpdateWithoutPassTemplatesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutPassTemplatesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutPassTemplateVersionsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutPassTemplateVersionsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutPassTemplateVersionsInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutPassTemplateVersionsInput, Prisma.AccountUncheckedCreateWithoutPassTemplateVersionsInput>
+}
+
+export type AccountUpsertWithoutPassTemplateVersionsInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutPassTemplateVersionsInput, Prisma.AccountUncheckedUpdateWithoutPassTemplateVersionsInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutPassTemplateVersionsInput, Prisma.AccountUncheckedCreateWithoutPassTemplateVersionsInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutPassTemplateVersionsInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutPassTemplateVersionsInput, Prisma.AccountUncheckedUpdateWithoutPassTemplateVersionsInput>
+}
+
+export type AccountUpdateWithoutPassTemplateVersionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutPassTemplateVersionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutPassesInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutPassesInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutPassesInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutPassesInput, Prisma.AccountUncheckedCreateWithoutPassesInput>
+}
+
+export type AccountUpsertWithoutPassesInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutPassesInput, Prisma.AccountUncheckedUpdateWithoutPassesInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutPassesInput, Prisma.AccountUncheckedCreateWithoutPassesInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutPassesInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutPassesInput, Prisma.AccountUncheckedUpdateWithoutPassesInput>
+}
+
+export type AccountUpdateWithoutPassesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutPassesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutLoyaltyLedgerInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutLoyaltyLedgerInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutLoyaltyLedgerInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutLoyaltyLedgerInput, Prisma.AccountUncheckedCreateWithoutLoyaltyLedgerInput>
+}
+
+export type AccountUpsertWithoutLoyaltyLedgerInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutLoyaltyLedgerInput, Prisma.AccountUncheckedUpdateWithoutLoyaltyLedgerInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutLoyaltyLedgerInput, Prisma.AccountUncheckedCreateWithoutLoyaltyLedgerInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutLoyaltyLedgerInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutLoyaltyLedgerInput, Prisma.AccountUncheckedUpdateWithoutLoyaltyLedgerInput>
+}
+
+export type AccountUpdateWithoutLoyaltyLedgerInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutLoyaltyLedgerInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutIdempotencyKeysInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutIdempotencyKeysInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutIdempotencyKeysInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutIdempotencyKeysInput, Prisma.AccountUncheckedCreateWithoutIdempotencyKeysInput>
+}
+
+export type AccountUpsertWithoutIdempotencyKeysInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutIdempotencyKeysInput, Prisma.AccountUncheckedUpdateWithoutIdempotencyKeysInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutIdempotencyKeysInput, Prisma.AccountUncheckedCreateWithoutIdempotencyKeysInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutIdempotencyKeysInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutIdempotencyKeysInput, Prisma.AccountUncheckedUpdateWithoutIdempotencyKeysInput>
+}
+
+export type AccountUpdateWithoutIdempotencyKeysInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutIdempotencyKeysInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutScansInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutScansInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutScansInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutScansInput, Prisma.AccountUncheckedCreateWithoutScansInput>
+}
+
+export type AccountUpsertWithoutScansInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutScansInput, Prisma.AccountUncheckedUpdateWithoutScansInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutScansInput, Prisma.AccountUncheckedCreateWithoutScansInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutScansInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutScansInput, Prisma.AccountUncheckedUpdateWithoutScansInput>
+}
+
+export type AccountUpdateWithoutScansInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutScansInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutBatchesInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutBatchesInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutBatchesInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutBatchesInput, Prisma.AccountUncheckedCreateWithoutBatchesInput>
+}
+
+export type AccountUpsertWithoutBatchesInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutBatchesInput, Prisma.AccountUncheckedUpdateWithoutBatchesInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutBatchesInput, Prisma.AccountUncheckedCreateWithoutBatchesInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutBatchesInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutBatchesInput, Prisma.AccountUncheckedUpdateWithoutBatchesInput>
+}
+
+export type AccountUpdateWithoutBatchesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutBatchesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutBatchRecipientsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutBatchRecipientsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutBatchRecipientsInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutBatchRecipientsInput, Prisma.AccountUncheckedCreateWithoutBatchRecipientsInput>
+}
+
+export type AccountUpsertWithoutBatchRecipientsInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutBatchRecipientsInput, Prisma.AccountUncheckedUpdateWithoutBatchRecipientsInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutBatchRecipientsInput, Prisma.AccountUncheckedCreateWithoutBatchRecipientsInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutBatchRecipientsInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutBatchRecipientsInput, Prisma.AccountUncheckedUpdateWithoutBatchRecipientsInput>
+}
+
+export type AccountUpdateWithoutBatchRecipientsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutBatchRecipientsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutBatchDeliveriesInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutBatchDeliveriesInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutBatchDeliveriesInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutBatchDeliveriesInput, Prisma.AccountUncheckedCreateWithoutBatchDeliveriesInput>
+}
+
+export type AccountUpsertWithoutBatchDeliveriesInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutBatchDeliveriesInput, Prisma.AccountUncheckedUpdateWithoutBatchDeliveriesInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutBatchDeliveriesInput, Prisma.AccountUncheckedCreateWithoutBatchDeliveriesInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutBatchDeliveriesInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutBatchDeliveriesInput, Prisma.AccountUncheckedUpdateWithoutBatchDeliveriesInput>
+}
+
+export type AccountUpdateWithoutBatchDeliveriesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutBatchDeliveriesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 
@@ -412,11 +1699,33 @@ export type AccountUncheckedUpdateWithoutEntitiesInput = {
 export type AccountCountOutputType = {
   apiTokens: number
   entities: number
+  passTemplates: number
+  passTemplateVersions: number
+  readers: number
+  readerConfigurations: number
+  passes: number
+  loyaltyLedger: number
+  idempotencyKeys: number
+  scans: number
+  batches: number
+  batchRecipients: number
+  batchDeliveries: number
 }
 
 export type AccountCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   apiTokens?: boolean | AccountCountOutputTypeCountApiTokensArgs
   entities?: boolean | AccountCountOutputTypeCountEntitiesArgs
+  passTemplates?: boolean | AccountCountOutputTypeCountPassTemplatesArgs
+  passTemplateVersions?: boolean | AccountCountOutputTypeCountPassTemplateVersionsArgs
+  readers?: boolean | AccountCountOutputTypeCountReadersArgs
+  readerConfigurations?: boolean | AccountCountOutputTypeCountReaderConfigurationsArgs
+  passes?: boolean | AccountCountOutputTypeCountPassesArgs
+  loyaltyLedger?: boolean | AccountCountOutputTypeCountLoyaltyLedgerArgs
+  idempotencyKeys?: boolean | AccountCountOutputTypeCountIdempotencyKeysArgs
+  scans?: boolean | AccountCountOutputTypeCountScansArgs
+  batches?: boolean | AccountCountOutputTypeCountBatchesArgs
+  batchRecipients?: boolean | AccountCountOutputTypeCountBatchRecipientsArgs
+  batchDeliveries?: boolean | AccountCountOutputTypeCountBatchDeliveriesArgs
 }
 
 /**
@@ -443,6 +1752,83 @@ export type AccountCountOutputTypeCountEntitiesArgs<ExtArgs extends runtime.Type
   where?: Prisma.EntityWhereInput
 }
 
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountPassTemplatesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.PassTemplateWhereInput
+}
+
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountPassTemplateVersionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.PassTemplateVersionWhereInput
+}
+
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountReadersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.ReaderWhereInput
+}
+
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountReaderConfigurationsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.ReaderConfigurationWhereInput
+}
+
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountPassesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.PassWhereInput
+}
+
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountLoyaltyLedgerArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.LoyaltyLedgerEntryWhereInput
+}
+
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountIdempotencyKeysArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.IdempotencyKeyWhereInput
+}
+
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountScansArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.ScanWhereInput
+}
+
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountBatchesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.BatchWhereInput
+}
+
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountBatchRecipientsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.BatchRecipientWhereInput
+}
+
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountBatchDeliveriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.BatchDeliveryWhereInput
+}
+
 
 export type AccountSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -450,6 +1836,17 @@ export type AccountSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   createdAt?: boolean
   apiTokens?: boolean | Prisma.Account$apiTokensArgs<ExtArgs>
   entities?: boolean | Prisma.Account$entitiesArgs<ExtArgs>
+  passTemplates?: boolean | Prisma.Account$passTemplatesArgs<ExtArgs>
+  passTemplateVersions?: boolean | Prisma.Account$passTemplateVersionsArgs<ExtArgs>
+  readers?: boolean | Prisma.Account$readersArgs<ExtArgs>
+  readerConfigurations?: boolean | Prisma.Account$readerConfigurationsArgs<ExtArgs>
+  passes?: boolean | Prisma.Account$passesArgs<ExtArgs>
+  loyaltyLedger?: boolean | Prisma.Account$loyaltyLedgerArgs<ExtArgs>
+  idempotencyKeys?: boolean | Prisma.Account$idempotencyKeysArgs<ExtArgs>
+  scans?: boolean | Prisma.Account$scansArgs<ExtArgs>
+  batches?: boolean | Prisma.Account$batchesArgs<ExtArgs>
+  batchRecipients?: boolean | Prisma.Account$batchRecipientsArgs<ExtArgs>
+  batchDeliveries?: boolean | Prisma.Account$batchDeliveriesArgs<ExtArgs>
   _count?: boolean | Prisma.AccountCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["account"]>
 
@@ -475,6 +1872,17 @@ export type AccountOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
 export type AccountInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   apiTokens?: boolean | Prisma.Account$apiTokensArgs<ExtArgs>
   entities?: boolean | Prisma.Account$entitiesArgs<ExtArgs>
+  passTemplates?: boolean | Prisma.Account$passTemplatesArgs<ExtArgs>
+  passTemplateVersions?: boolean | Prisma.Account$passTemplateVersionsArgs<ExtArgs>
+  readers?: boolean | Prisma.Account$readersArgs<ExtArgs>
+  readerConfigurations?: boolean | Prisma.Account$readerConfigurationsArgs<ExtArgs>
+  passes?: boolean | Prisma.Account$passesArgs<ExtArgs>
+  loyaltyLedger?: boolean | Prisma.Account$loyaltyLedgerArgs<ExtArgs>
+  idempotencyKeys?: boolean | Prisma.Account$idempotencyKeysArgs<ExtArgs>
+  scans?: boolean | Prisma.Account$scansArgs<ExtArgs>
+  batches?: boolean | Prisma.Account$batchesArgs<ExtArgs>
+  batchRecipients?: boolean | Prisma.Account$batchRecipientsArgs<ExtArgs>
+  batchDeliveries?: boolean | Prisma.Account$batchDeliveriesArgs<ExtArgs>
   _count?: boolean | Prisma.AccountCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type AccountIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -485,6 +1893,17 @@ export type $AccountPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
   objects: {
     apiTokens: Prisma.$ApiTokenPayload<ExtArgs>[]
     entities: Prisma.$EntityPayload<ExtArgs>[]
+    passTemplates: Prisma.$PassTemplatePayload<ExtArgs>[]
+    passTemplateVersions: Prisma.$PassTemplateVersionPayload<ExtArgs>[]
+    readers: Prisma.$ReaderPayload<ExtArgs>[]
+    readerConfigurations: Prisma.$ReaderConfigurationPayload<ExtArgs>[]
+    passes: Prisma.$PassPayload<ExtArgs>[]
+    loyaltyLedger: Prisma.$LoyaltyLedgerEntryPayload<ExtArgs>[]
+    idempotencyKeys: Prisma.$IdempotencyKeyPayload<ExtArgs>[]
+    scans: Prisma.$ScanPayload<ExtArgs>[]
+    batches: Prisma.$BatchPayload<ExtArgs>[]
+    batchRecipients: Prisma.$BatchRecipientPayload<ExtArgs>[]
+    batchDeliveries: Prisma.$BatchDeliveryPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -886,6 +2305,17 @@ export interface Prisma__AccountClient<T, Null = never, ExtArgs extends runtime.
   readonly [Symbol.toStringTag]: "PrismaPromise"
   apiTokens<T extends Prisma.Account$apiTokensArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$apiTokensArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ApiTokenPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   entities<T extends Prisma.Account$entitiesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$entitiesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EntityPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  passTemplates<T extends Prisma.Account$passTemplatesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$passTemplatesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PassTemplatePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  passTemplateVersions<T extends Prisma.Account$passTemplateVersionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$passTemplateVersionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PassTemplateVersionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  readers<T extends Prisma.Account$readersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$readersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ReaderPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  readerConfigurations<T extends Prisma.Account$readerConfigurationsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$readerConfigurationsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ReaderConfigurationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  passes<T extends Prisma.Account$passesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$passesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PassPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  loyaltyLedger<T extends Prisma.Account$loyaltyLedgerArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$loyaltyLedgerArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$LoyaltyLedgerEntryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  idempotencyKeys<T extends Prisma.Account$idempotencyKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$idempotencyKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$IdempotencyKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  scans<T extends Prisma.Account$scansArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$scansArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ScanPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  batches<T extends Prisma.Account$batchesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$batchesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  batchRecipients<T extends Prisma.Account$batchRecipientsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$batchRecipientsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchRecipientPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  batchDeliveries<T extends Prisma.Account$batchDeliveriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$batchDeliveriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchDeliveryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1356,6 +2786,270 @@ export type Account$entitiesArgs<ExtArgs extends runtime.Types.Extensions.Intern
   take?: number
   skip?: number
   distinct?: Prisma.EntityScalarFieldEnum | Prisma.EntityScalarFieldEnum[]
+}
+
+/**
+ * Account.passTemplates
+ */
+export type Account$passTemplatesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the PassTemplate
+   */
+  select?: Prisma.PassTemplateSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the PassTemplate
+   */
+  omit?: Prisma.PassTemplateOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PassTemplateInclude<ExtArgs> | null
+  where?: Prisma.PassTemplateWhereInput
+  orderBy?: Prisma.PassTemplateOrderByWithRelationInput | Prisma.PassTemplateOrderByWithRelationInput[]
+  cursor?: Prisma.PassTemplateWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.PassTemplateScalarFieldEnum | Prisma.PassTemplateScalarFieldEnum[]
+}
+
+/**
+ * Account.passTemplateVersions
+ */
+export type Account$passTemplateVersionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the PassTemplateVersion
+   */
+  select?: Prisma.PassTemplateVersionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the PassTemplateVersion
+   */
+  omit?: Prisma.PassTemplateVersionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PassTemplateVersionInclude<ExtArgs> | null
+  where?: Prisma.PassTemplateVersionWhereInput
+  orderBy?: Prisma.PassTemplateVersionOrderByWithRelationInput | Prisma.PassTemplateVersionOrderByWithRelationInput[]
+  cursor?: Prisma.PassTemplateVersionWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.PassTemplateVersionScalarFieldEnum | Prisma.PassTemplateVersionScalarFieldEnum[]
+}
+
+/**
+ * Account.readers
+ */
+export type Account$readersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Reader
+   */
+  select?: Prisma.ReaderSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Reader
+   */
+  omit?: Prisma.ReaderOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ReaderInclude<ExtArgs> | null
+  where?: Prisma.ReaderWhereInput
+  orderBy?: Prisma.ReaderOrderByWithRelationInput | Prisma.ReaderOrderByWithRelationInput[]
+  cursor?: Prisma.ReaderWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.ReaderScalarFieldEnum | Prisma.ReaderScalarFieldEnum[]
+}
+
+/**
+ * Account.readerConfigurations
+ */
+export type Account$readerConfigurationsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the ReaderConfiguration
+   */
+  select?: Prisma.ReaderConfigurationSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the ReaderConfiguration
+   */
+  omit?: Prisma.ReaderConfigurationOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ReaderConfigurationInclude<ExtArgs> | null
+  where?: Prisma.ReaderConfigurationWhereInput
+  orderBy?: Prisma.ReaderConfigurationOrderByWithRelationInput | Prisma.ReaderConfigurationOrderByWithRelationInput[]
+  cursor?: Prisma.ReaderConfigurationWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.ReaderConfigurationScalarFieldEnum | Prisma.ReaderConfigurationScalarFieldEnum[]
+}
+
+/**
+ * Account.passes
+ */
+export type Account$passesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Pass
+   */
+  select?: Prisma.PassSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Pass
+   */
+  omit?: Prisma.PassOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PassInclude<ExtArgs> | null
+  where?: Prisma.PassWhereInput
+  orderBy?: Prisma.PassOrderByWithRelationInput | Prisma.PassOrderByWithRelationInput[]
+  cursor?: Prisma.PassWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.PassScalarFieldEnum | Prisma.PassScalarFieldEnum[]
+}
+
+/**
+ * Account.loyaltyLedger
+ */
+export type Account$loyaltyLedgerArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the LoyaltyLedgerEntry
+   */
+  select?: Prisma.LoyaltyLedgerEntrySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the LoyaltyLedgerEntry
+   */
+  omit?: Prisma.LoyaltyLedgerEntryOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.LoyaltyLedgerEntryInclude<ExtArgs> | null
+  where?: Prisma.LoyaltyLedgerEntryWhereInput
+  orderBy?: Prisma.LoyaltyLedgerEntryOrderByWithRelationInput | Prisma.LoyaltyLedgerEntryOrderByWithRelationInput[]
+  cursor?: Prisma.LoyaltyLedgerEntryWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.LoyaltyLedgerEntryScalarFieldEnum | Prisma.LoyaltyLedgerEntryScalarFieldEnum[]
+}
+
+/**
+ * Account.idempotencyKeys
+ */
+export type Account$idempotencyKeysArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the IdempotencyKey
+   */
+  select?: Prisma.IdempotencyKeySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the IdempotencyKey
+   */
+  omit?: Prisma.IdempotencyKeyOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.IdempotencyKeyInclude<ExtArgs> | null
+  where?: Prisma.IdempotencyKeyWhereInput
+  orderBy?: Prisma.IdempotencyKeyOrderByWithRelationInput | Prisma.IdempotencyKeyOrderByWithRelationInput[]
+  cursor?: Prisma.IdempotencyKeyWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.IdempotencyKeyScalarFieldEnum | Prisma.IdempotencyKeyScalarFieldEnum[]
+}
+
+/**
+ * Account.scans
+ */
+export type Account$scansArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Scan
+   */
+  select?: Prisma.ScanSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Scan
+   */
+  omit?: Prisma.ScanOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ScanInclude<ExtArgs> | null
+  where?: Prisma.ScanWhereInput
+  orderBy?: Prisma.ScanOrderByWithRelationInput | Prisma.ScanOrderByWithRelationInput[]
+  cursor?: Prisma.ScanWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.ScanScalarFieldEnum | Prisma.ScanScalarFieldEnum[]
+}
+
+/**
+ * Account.batches
+ */
+export type Account$batchesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Batch
+   */
+  select?: Prisma.BatchSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Batch
+   */
+  omit?: Prisma.BatchOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.BatchInclude<ExtArgs> | null
+  where?: Prisma.BatchWhereInput
+  orderBy?: Prisma.BatchOrderByWithRelationInput | Prisma.BatchOrderByWithRelationInput[]
+  cursor?: Prisma.BatchWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.BatchScalarFieldEnum | Prisma.BatchScalarFieldEnum[]
+}
+
+/**
+ * Account.batchRecipients
+ */
+export type Account$batchRecipientsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the BatchRecipient
+   */
+  select?: Prisma.BatchRecipientSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the BatchRecipient
+   */
+  omit?: Prisma.BatchRecipientOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.BatchRecipientInclude<ExtArgs> | null
+  where?: Prisma.BatchRecipientWhereInput
+  orderBy?: Prisma.BatchRecipientOrderByWithRelationInput | Prisma.BatchRecipientOrderByWithRelationInput[]
+  cursor?: Prisma.BatchRecipientWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.BatchRecipientScalarFieldEnum | Prisma.BatchRecipientScalarFieldEnum[]
+}
+
+/**
+ * Account.batchDeliveries
+ */
+export type Account$batchDeliveriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the BatchDelivery
+   */
+  select?: Prisma.BatchDeliverySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the BatchDelivery
+   */
+  omit?: Prisma.BatchDeliveryOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.BatchDeliveryInclude<ExtArgs> | null
+  where?: Prisma.BatchDeliveryWhereInput
+  orderBy?: Prisma.BatchDeliveryOrderByWithRelationInput | Prisma.BatchDeliveryOrderByWithRelationInput[]
+  cursor?: Prisma.BatchDeliveryWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.BatchDeliveryScalarFieldEnum | Prisma.BatchDeliveryScalarFieldEnum[]
 }
 
 /**

@@ -199,6 +199,9 @@ export type EntityWhereInput = {
   createdAt?: Prisma.DateTimeFilter<"Entity"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Entity"> | Date | string
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
+  readers?: Prisma.ReaderListRelationFilter
+  readerConfiguration?: Prisma.XOR<Prisma.ReaderConfigurationNullableScalarRelationFilter, Prisma.ReaderConfigurationWhereInput> | null
+  batches?: Prisma.BatchListRelationFilter
 }
 
 export type EntityOrderByWithRelationInput = {
@@ -210,6 +213,9 @@ export type EntityOrderByWithRelationInput = {
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   account?: Prisma.AccountOrderByWithRelationInput
+  readers?: Prisma.ReaderOrderByRelationAggregateInput
+  readerConfiguration?: Prisma.ReaderConfigurationOrderByWithRelationInput
+  batches?: Prisma.BatchOrderByRelationAggregateInput
 }
 
 export type EntityWhereUniqueInput = Prisma.AtLeast<{
@@ -224,6 +230,9 @@ export type EntityWhereUniqueInput = Prisma.AtLeast<{
   createdAt?: Prisma.DateTimeFilter<"Entity"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Entity"> | Date | string
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
+  readers?: Prisma.ReaderListRelationFilter
+  readerConfiguration?: Prisma.XOR<Prisma.ReaderConfigurationNullableScalarRelationFilter, Prisma.ReaderConfigurationWhereInput> | null
+  batches?: Prisma.BatchListRelationFilter
 }, "id">
 
 export type EntityOrderByWithAggregationInput = {
@@ -260,6 +269,9 @@ export type EntityCreateInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   account: Prisma.AccountCreateNestedOneWithoutEntitiesInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutEntityInput
+  readerConfiguration?: Prisma.ReaderConfigurationCreateNestedOneWithoutEntityInput
+  batches?: Prisma.BatchCreateNestedManyWithoutEntityInput
 }
 
 export type EntityUncheckedCreateInput = {
@@ -270,6 +282,9 @@ export type EntityUncheckedCreateInput = {
   googleDeeplinkTemplate?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutEntityInput
+  readerConfiguration?: Prisma.ReaderConfigurationUncheckedCreateNestedOneWithoutEntityInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutEntityInput
 }
 
 export type EntityUpdateInput = {
@@ -280,6 +295,9 @@ export type EntityUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   account?: Prisma.AccountUpdateOneRequiredWithoutEntitiesNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutEntityNestedInput
+  readerConfiguration?: Prisma.ReaderConfigurationUpdateOneWithoutEntityNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutEntityNestedInput
 }
 
 export type EntityUncheckedUpdateInput = {
@@ -290,6 +308,9 @@ export type EntityUncheckedUpdateInput = {
   googleDeeplinkTemplate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutEntityNestedInput
+  readerConfiguration?: Prisma.ReaderConfigurationUncheckedUpdateOneWithoutEntityNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutEntityNestedInput
 }
 
 export type EntityCreateManyInput = {
@@ -361,6 +382,11 @@ export type EntityMinOrderByAggregateInput = {
   updatedAt?: Prisma.SortOrder
 }
 
+export type EntityScalarRelationFilter = {
+  is?: Prisma.EntityWhereInput
+  isNot?: Prisma.EntityWhereInput
+}
+
 export type EntityCreateNestedManyWithoutAccountInput = {
   create?: Prisma.XOR<Prisma.EntityCreateWithoutAccountInput, Prisma.EntityUncheckedCreateWithoutAccountInput> | Prisma.EntityCreateWithoutAccountInput[] | Prisma.EntityUncheckedCreateWithoutAccountInput[]
   connectOrCreate?: Prisma.EntityCreateOrConnectWithoutAccountInput | Prisma.EntityCreateOrConnectWithoutAccountInput[]
@@ -403,6 +429,48 @@ export type EntityUncheckedUpdateManyWithoutAccountNestedInput = {
   deleteMany?: Prisma.EntityScalarWhereInput | Prisma.EntityScalarWhereInput[]
 }
 
+export type EntityCreateNestedOneWithoutReadersInput = {
+  create?: Prisma.XOR<Prisma.EntityCreateWithoutReadersInput, Prisma.EntityUncheckedCreateWithoutReadersInput>
+  connectOrCreate?: Prisma.EntityCreateOrConnectWithoutReadersInput
+  connect?: Prisma.EntityWhereUniqueInput
+}
+
+export type EntityUpdateOneRequiredWithoutReadersNestedInput = {
+  create?: Prisma.XOR<Prisma.EntityCreateWithoutReadersInput, Prisma.EntityUncheckedCreateWithoutReadersInput>
+  connectOrCreate?: Prisma.EntityCreateOrConnectWithoutReadersInput
+  upsert?: Prisma.EntityUpsertWithoutReadersInput
+  connect?: Prisma.EntityWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.EntityUpdateToOneWithWhereWithoutReadersInput, Prisma.EntityUpdateWithoutReadersInput>, Prisma.EntityUncheckedUpdateWithoutReadersInput>
+}
+
+export type EntityCreateNestedOneWithoutReaderConfigurationInput = {
+  create?: Prisma.XOR<Prisma.EntityCreateWithoutReaderConfigurationInput, Prisma.EntityUncheckedCreateWithoutReaderConfigurationInput>
+  connectOrCreate?: Prisma.EntityCreateOrConnectWithoutReaderConfigurationInput
+  connect?: Prisma.EntityWhereUniqueInput
+}
+
+export type EntityUpdateOneRequiredWithoutReaderConfigurationNestedInput = {
+  create?: Prisma.XOR<Prisma.EntityCreateWithoutReaderConfigurationInput, Prisma.EntityUncheckedCreateWithoutReaderConfigurationInput>
+  connectOrCreate?: Prisma.EntityCreateOrConnectWithoutReaderConfigurationInput
+  upsert?: Prisma.EntityUpsertWithoutReaderConfigurationInput
+  connect?: Prisma.EntityWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.EntityUpdateToOneWithWhereWithoutReaderConfigurationInput, Prisma.EntityUpdateWithoutReaderConfigurationInput>, Prisma.EntityUncheckedUpdateWithoutReaderConfigurationInput>
+}
+
+export type EntityCreateNestedOneWithoutBatchesInput = {
+  create?: Prisma.XOR<Prisma.EntityCreateWithoutBatchesInput, Prisma.EntityUncheckedCreateWithoutBatchesInput>
+  connectOrCreate?: Prisma.EntityCreateOrConnectWithoutBatchesInput
+  connect?: Prisma.EntityWhereUniqueInput
+}
+
+export type EntityUpdateOneRequiredWithoutBatchesNestedInput = {
+  create?: Prisma.XOR<Prisma.EntityCreateWithoutBatchesInput, Prisma.EntityUncheckedCreateWithoutBatchesInput>
+  connectOrCreate?: Prisma.EntityCreateOrConnectWithoutBatchesInput
+  upsert?: Prisma.EntityUpsertWithoutBatchesInput
+  connect?: Prisma.EntityWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.EntityUpdateToOneWithWhereWithoutBatchesInput, Prisma.EntityUpdateWithoutBatchesInput>, Prisma.EntityUncheckedUpdateWithoutBatchesInput>
+}
+
 export type EntityCreateWithoutAccountInput = {
   id?: string
   name: string
@@ -410,6 +478,9 @@ export type EntityCreateWithoutAccountInput = {
   googleDeeplinkTemplate?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  readers?: Prisma.ReaderCreateNestedManyWithoutEntityInput
+  readerConfiguration?: Prisma.ReaderConfigurationCreateNestedOneWithoutEntityInput
+  batches?: Prisma.BatchCreateNestedManyWithoutEntityInput
 }
 
 export type EntityUncheckedCreateWithoutAccountInput = {
@@ -419,6 +490,9 @@ export type EntityUncheckedCreateWithoutAccountInput = {
   googleDeeplinkTemplate?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutEntityInput
+  readerConfiguration?: Prisma.ReaderConfigurationUncheckedCreateNestedOneWithoutEntityInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutEntityInput
 }
 
 export type EntityCreateOrConnectWithoutAccountInput = {
@@ -460,6 +534,198 @@ export type EntityScalarWhereInput = {
   updatedAt?: Prisma.DateTimeFilter<"Entity"> | Date | string
 }
 
+export type EntityCreateWithoutReadersInput = {
+  id?: string
+  name: string
+  appleDeeplinkTemplate?: string | null
+  googleDeeplinkTemplate?: string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  account: Prisma.AccountCreateNestedOneWithoutEntitiesInput
+  readerConfiguration?: Prisma.ReaderConfigurationCreateNestedOneWithoutEntityInput
+  batches?: Prisma.BatchCreateNestedManyWithoutEntityInput
+}
+
+export type EntityUncheckedCreateWithoutReadersInput = {
+  id?: string
+  accountId: string
+  name: string
+  appleDeeplinkTemplate?: string | null
+  googleDeeplinkTemplate?: string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  readerConfiguration?: Prisma.ReaderConfigurationUncheckedCreateNestedOneWithoutEntityInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutEntityInput
+}
+
+export type EntityCreateOrConnectWithoutReadersInput = {
+  where: Prisma.EntityWhereUniqueInput
+  create: Prisma.XOR<Prisma.EntityCreateWithoutReadersInput, Prisma.EntityUncheckedCreateWithoutReadersInput>
+}
+
+export type EntityUpsertWithoutReadersInput = {
+  update: Prisma.XOR<Prisma.EntityUpdateWithoutReadersInput, Prisma.EntityUncheckedUpdateWithoutReadersInput>
+  create: Prisma.XOR<Prisma.EntityCreateWithoutReadersInput, Prisma.EntityUncheckedCreateWithoutReadersInput>
+  where?: Prisma.EntityWhereInput
+}
+
+export type EntityUpdateToOneWithWhereWithoutReadersInput = {
+  where?: Prisma.EntityWhereInput
+  data: Prisma.XOR<Prisma.EntityUpdateWithoutReadersInput, Prisma.EntityUncheckedUpdateWithoutReadersInput>
+}
+
+export type EntityUpdateWithoutReadersInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  appleDeeplinkTemplate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  googleDeeplinkTemplate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  account?: Prisma.AccountUpdateOneRequiredWithoutEntitiesNestedInput
+  readerConfiguration?: Prisma.ReaderConfigurationUpdateOneWithoutEntityNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutEntityNestedInput
+}
+
+export type EntityUncheckedUpdateWithoutReadersInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  accountId?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  appleDeeplinkTemplate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  googleDeeplinkTemplate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  readerConfiguration?: Prisma.ReaderConfigurationUncheckedUpdateOneWithoutEntityNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutEntityNestedInput
+}
+
+export type EntityCreateWithoutReaderConfigurationInput = {
+  id?: string
+  name: string
+  appleDeeplinkTemplate?: string | null
+  googleDeeplinkTemplate?: string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  account: Prisma.AccountCreateNestedOneWithoutEntitiesInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutEntityInput
+  batches?: Prisma.BatchCreateNestedManyWithoutEntityInput
+}
+
+export type EntityUncheckedCreateWithoutReaderConfigurationInput = {
+  id?: string
+  accountId: string
+  name: string
+  appleDeeplinkTemplate?: string | null
+  googleDeeplinkTemplate?: string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutEntityInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutEntityInput
+}
+
+export type EntityCreateOrConnectWithoutReaderConfigurationInput = {
+  where: Prisma.EntityWhereUniqueInput
+  create: Prisma.XOR<Prisma.EntityCreateWithoutReaderConfigurationInput, Prisma.EntityUncheckedCreateWithoutReaderConfigurationInput>
+}
+
+export type EntityUpsertWithoutReaderConfigurationInput = {
+  update: Prisma.XOR<Prisma.EntityUpdateWithoutReaderConfigurationInput, Prisma.EntityUncheckedUpdateWithoutReaderConfigurationInput>
+  create: Prisma.XOR<Prisma.EntityCreateWithoutReaderConfigurationInput, Prisma.EntityUncheckedCreateWithoutReaderConfigurationInput>
+  where?: Prisma.EntityWhereInput
+}
+
+export type EntityUpdateToOneWithWhereWithoutReaderConfigurationInput = {
+  where?: Prisma.EntityWhereInput
+  data: Prisma.XOR<Prisma.EntityUpdateWithoutReaderConfigurationInput, Prisma.EntityUncheckedUpdateWithoutReaderConfigurationInput>
+}
+
+export type EntityUpdateWithoutReaderConfigurationInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  appleDeeplinkTemplate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  googleDeeplinkTemplate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  account?: Prisma.AccountUpdateOneRequiredWithoutEntitiesNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutEntityNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutEntityNestedInput
+}
+
+export type EntityUncheckedUpdateWithoutReaderConfigurationInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  accountId?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  appleDeeplinkTemplate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  googleDeeplinkTemplate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutEntityNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutEntityNestedInput
+}
+
+export type EntityCreateWithoutBatchesInput = {
+  id?: string
+  name: string
+  appleDeeplinkTemplate?: string | null
+  googleDeeplinkTemplate?: string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  account: Prisma.AccountCreateNestedOneWithoutEntitiesInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutEntityInput
+  readerConfiguration?: Prisma.ReaderConfigurationCreateNestedOneWithoutEntityInput
+}
+
+export type EntityUncheckedCreateWithoutBatchesInput = {
+  id?: string
+  accountId: string
+  name: string
+  appleDeeplinkTemplate?: string | null
+  googleDeeplinkTemplate?: string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutEntityInput
+  readerConfiguration?: Prisma.ReaderConfigurationUncheckedCreateNestedOneWithoutEntityInput
+}
+
+export type EntityCreateOrConnectWithoutBatchesInput = {
+  where: Prisma.EntityWhereUniqueInput
+  create: Prisma.XOR<Prisma.EntityCreateWithoutBatchesInput, Prisma.EntityUncheckedCreateWithoutBatchesInput>
+}
+
+export type EntityUpsertWithoutBatchesInput = {
+  update: Prisma.XOR<Prisma.EntityUpdateWithoutBatchesInput, Prisma.EntityUncheckedUpdateWithoutBatchesInput>
+  create: Prisma.XOR<Prisma.EntityCreateWithoutBatchesInput, Prisma.EntityUncheckedCreateWithoutBatchesInput>
+  where?: Prisma.EntityWhereInput
+}
+
+export type EntityUpdateToOneWithWhereWithoutBatchesInput = {
+  where?: Prisma.EntityWhereInput
+  data: Prisma.XOR<Prisma.EntityUpdateWithoutBatchesInput, Prisma.EntityUncheckedUpdateWithoutBatchesInput>
+}
+
+export type EntityUpdateWithoutBatchesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  appleDeeplinkTemplate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  googleDeeplinkTemplate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  account?: Prisma.AccountUpdateOneRequiredWithoutEntitiesNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutEntityNestedInput
+  readerConfiguration?: Prisma.ReaderConfigurationUpdateOneWithoutEntityNestedInput
+}
+
+export type EntityUncheckedUpdateWithoutBatchesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  accountId?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  appleDeeplinkTemplate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  googleDeeplinkTemplate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutEntityNestedInput
+  readerConfiguration?: Prisma.ReaderConfigurationUncheckedUpdateOneWithoutEntityNestedInput
+}
+
 export type EntityCreateManyAccountInput = {
   id?: string
   name: string
@@ -476,6 +742,9 @@ export type EntityUpdateWithoutAccountInput = {
   googleDeeplinkTemplate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  readers?: Prisma.ReaderUpdateManyWithoutEntityNestedInput
+  readerConfiguration?: Prisma.ReaderConfigurationUpdateOneWithoutEntityNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutEntityNestedInput
 }
 
 export type EntityUncheckedUpdateWithoutAccountInput = {
@@ -485,6 +754,9 @@ export type EntityUncheckedUpdateWithoutAccountInput = {
   googleDeeplinkTemplate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutEntityNestedInput
+  readerConfiguration?: Prisma.ReaderConfigurationUncheckedUpdateOneWithoutEntityNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutEntityNestedInput
 }
 
 export type EntityUncheckedUpdateManyWithoutAccountInput = {
@@ -497,6 +769,44 @@ export type EntityUncheckedUpdateManyWithoutAccountInput = {
 }
 
 
+/**
+ * Count Type EntityCountOutputType
+ */
+
+export type EntityCountOutputType = {
+  readers: number
+  batches: number
+}
+
+export type EntityCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  readers?: boolean | EntityCountOutputTypeCountReadersArgs
+  batches?: boolean | EntityCountOutputTypeCountBatchesArgs
+}
+
+/**
+ * EntityCountOutputType without action
+ */
+export type EntityCountOutputTypeDefaultArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the EntityCountOutputType
+   */
+  select?: Prisma.EntityCountOutputTypeSelect<ExtArgs> | null
+}
+
+/**
+ * EntityCountOutputType without action
+ */
+export type EntityCountOutputTypeCountReadersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.ReaderWhereInput
+}
+
+/**
+ * EntityCountOutputType without action
+ */
+export type EntityCountOutputTypeCountBatchesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.BatchWhereInput
+}
+
 
 export type EntitySelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -507,6 +817,10 @@ export type EntitySelect<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   createdAt?: boolean
   updatedAt?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
+  readers?: boolean | Prisma.Entity$readersArgs<ExtArgs>
+  readerConfiguration?: boolean | Prisma.Entity$readerConfigurationArgs<ExtArgs>
+  batches?: boolean | Prisma.Entity$batchesArgs<ExtArgs>
+  _count?: boolean | Prisma.EntityCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["entity"]>
 
 export type EntitySelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -544,6 +858,10 @@ export type EntitySelectScalar = {
 export type EntityOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "name" | "appleDeeplinkTemplate" | "googleDeeplinkTemplate" | "createdAt" | "updatedAt", ExtArgs["result"]["entity"]>
 export type EntityInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
+  readers?: boolean | Prisma.Entity$readersArgs<ExtArgs>
+  readerConfiguration?: boolean | Prisma.Entity$readerConfigurationArgs<ExtArgs>
+  batches?: boolean | Prisma.Entity$batchesArgs<ExtArgs>
+  _count?: boolean | Prisma.EntityCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type EntityIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
@@ -556,6 +874,9 @@ export type $EntityPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs
   name: "Entity"
   objects: {
     account: Prisma.$AccountPayload<ExtArgs>
+    readers: Prisma.$ReaderPayload<ExtArgs>[]
+    readerConfiguration: Prisma.$ReaderConfigurationPayload<ExtArgs> | null
+    batches: Prisma.$BatchPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -966,6 +1287,9 @@ readonly fields: EntityFieldRefs;
 export interface Prisma__EntityClient<T, Null = never, ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs, GlobalOmitOptions = {}> extends Prisma.PrismaPromise<T> {
   readonly [Symbol.toStringTag]: "PrismaPromise"
   account<T extends Prisma.AccountDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.AccountDefaultArgs<ExtArgs>>): Prisma.Prisma__AccountClient<runtime.Types.Result.GetResult<Prisma.$AccountPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
+  readers<T extends Prisma.Entity$readersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Entity$readersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ReaderPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  readerConfiguration<T extends Prisma.Entity$readerConfigurationArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Entity$readerConfigurationArgs<ExtArgs>>): Prisma.Prisma__ReaderConfigurationClient<runtime.Types.Result.GetResult<Prisma.$ReaderConfigurationPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
+  batches<T extends Prisma.Entity$batchesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Entity$batchesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1400,6 +1724,73 @@ export type EntityDeleteManyArgs<ExtArgs extends runtime.Types.Extensions.Intern
    * Limit how many Entities to delete.
    */
   limit?: number
+}
+
+/**
+ * Entity.readers
+ */
+export type Entity$readersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Reader
+   */
+  select?: Prisma.ReaderSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Reader
+   */
+  omit?: Prisma.ReaderOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ReaderInclude<ExtArgs> | null
+  where?: Prisma.ReaderWhereInput
+  orderBy?: Prisma.ReaderOrderByWithRelationInput | Prisma.ReaderOrderByWithRelationInput[]
+  cursor?: Prisma.ReaderWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.ReaderScalarFieldEnum | Prisma.ReaderScalarFieldEnum[]
+}
+
+/**
+ * Entity.readerConfiguration
+ */
+export type Entity$readerConfigurationArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the ReaderConfiguration
+   */
+  select?: Prisma.ReaderConfigurationSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the ReaderConfiguration
+   */
+  omit?: Prisma.ReaderConfigurationOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ReaderConfigurationInclude<ExtArgs> | null
+  where?: Prisma.ReaderConfigurationWhereInput
+}
+
+/**
+ * Entity.batches
+ */
+export type Entity$batchesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Batch
+   */
+  select?: Prisma.BatchSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Batch
+   */
+  omit?: Prisma.BatchOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.BatchInclude<ExtArgs> | null
+  where?: Prisma.BatchWhereInput
+  orderBy?: Prisma.BatchOrderByWithRelationInput | Prisma.BatchOrderByWithRelationInput[]
+  cursor?: Prisma.BatchWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.BatchScalarFieldEnum | Prisma.BatchScalarFieldEnum[]
 }
 
 /**

@@ -1,12 +1,20 @@
 import type { OperationHandler } from '../../http/operation.ts';
 import { requireAccount } from './accountStore.ts';
 import { insertEntity } from '../entities/entityStore.ts';
+import { insertReaderConfiguration } from '../readerConfigurations/readerConfigurationStore.ts';
 import { serializeEntity } from '../entities/serializeEntity.ts';
 
-/** `POST /admin/v1/accounts/{accountId}/entities`. */
+/**
+ * `POST /admin/v1/accounts/{accountId}/entities`. The entity's reader configuration (spec §2.6:
+ * fresh NFC key and reader API key) is created in the same transaction.
+ */
 export const createEntity: OperationHandler<'createEntity'> = async ({ params, body, ctx }) => {
   await requireAccount(ctx.db.prisma, params.accountId);
-  const row = await insertEntity(ctx.db.prisma, params.accountId, body.entity);
+  const row = await ctx.db.prisma.$transaction(async (tx) => {
+    const entity = await insertEntity(tx, params.accountId, body.entity);
+    await insertReaderConfiguration(tx, ctx.secrets, entity);
+    return entity;
+  });
   return {
     status: 201,
     headers: { Location: `${ctx.baseUrl}/admin/v1/entities/${row.id}` },

@@ -3,9 +3,10 @@
  *
  * @module resources/entities/entityStore
  */
-import type { PrismaClient } from '../../db/database.ts';
+import type { PrismaClient, PrismaExecutor } from '../../db/database.ts';
 import type { Entity } from '../../../generated/prisma/client.ts';
 import { pageWindow, type PageRequest } from '../../http/pagination.ts';
+import { NotFoundError } from '../../http/errors.ts';
 
 export type EntityRow = Entity;
 
@@ -26,12 +27,33 @@ export async function selectEntityPage(prisma: PrismaClient, accountId: string, 
 }
 
 /** One entity of an account, or null (also for another account's entity). */
-export function selectAccountEntity(prisma: PrismaClient, accountId: string, id: string): Promise<EntityRow | null> {
+export function selectAccountEntity(prisma: PrismaExecutor, accountId: string, id: string): Promise<EntityRow | null> {
   return prisma.entity.findFirst({ where: { id, accountId } });
 }
 
-/** Creates an entity in an account. */
-export function insertEntity(prisma: PrismaClient, accountId: string, input: { name: string; passDeeplinks?: DeeplinkChanges }) {
+/**
+ * One entity of an account.
+ * @param parameter The path parameter that named it, for the error's `source`.
+ * @throws NotFoundError when it does not exist or belongs to another account.
+ */
+export async function requireAccountEntity(prisma: PrismaExecutor, accountId: string, id: string, parameter: string): Promise<EntityRow> {
+  const row = await selectAccountEntity(prisma, accountId, id);
+  if (!row) throw new NotFoundError(`No entity with id ${id} exists.`, { parameter });
+  return row;
+}
+
+/**
+ * An entity of any account (administration only).
+ * @throws NotFoundError naming the `entityId` path parameter when it does not exist.
+ */
+export async function requireEntityById(prisma: PrismaExecutor, id: string): Promise<EntityRow> {
+  const row = await prisma.entity.findUnique({ where: { id } });
+  if (!row) throw new NotFoundError(`No entity with id ${id} exists.`, { parameter: 'entityId' });
+  return row;
+}
+
+/** Creates an entity in an account (also inside a transaction). */
+export function insertEntity(prisma: PrismaExecutor, accountId: string, input: { name: string; passDeeplinks?: DeeplinkChanges }) {
   return prisma.entity.create({
     data: {
       accountId,

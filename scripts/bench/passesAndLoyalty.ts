@@ -1,0 +1,361 @@
+/**
+ * Benchmark (issue 4): throughput and latency of `GET /api/v1/passes/{id}` and
+ * `PATCH /api/v1/loyalty/{id}` (`{ "balance": 1 }`) on the embedded default (PGlite) and on
+ * PostgreSQL, each next to a baseline measured in the same run: a bare `node:http` server that
+ * answers the same row with the same SQL — the statements the service itself runs for one
+ * request (API key lookup, pass lookup with its template, and for the PATCH the balance change),
+ * captured from the service's own code with Prisma's query log — through `pg` (PostgreSQL) or
+ * PGlite (embedded), with the same pool size (10) as the service.
+ *
+ * The service is the real server (`src/server.ts`) in a child process, with response validation
+ * off (the production default), rate limiting off and LOG_LEVEL=warn; the baseline is a child
+ * process too (this file with the argument `baseline`); autocannon drives both over loopback
+ * from this process, after a one-second warm-up, every request to the same pass.
+ *
+ * Environment: BENCH_DURATION (seconds per run, default 5), BENCH_CONNECTIONS (default 50),
+ * BENCH_DATABASE_URL (a PostgreSQL server where a throw-away database may be created and
+ * dropped; default postgresql://postgres@127.0.0.1:5432/postgres).
+ *
+ * Targets (issue 4): on PostgreSQL the service's GET reaches at least 60 % of the baseline's
+ * requests per second, and p99 latency stays under 20 ms at 50 connections (GET and PATCH).
+ * Prints a table and exits 1 when a target is missed.
+ *
+ * @module scripts/bench/passesAndLoyalty
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+const root = resolve(fileURLToPath(import.meta.url), '../../..');
+const thisFile = fileURLToPath(import.meta.url);
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const PG_SERVER = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const GET_RATIO_TARGET = 0.6;
+const P99_TARGET_MS = 20;
+const POOL_SIZE = 10;
+
+/** One SQL statement with its parameters, as the service sent it. */
+interface Statement {
+  sql: string;
+  params: unknown[];
+}
+/** The statements of one request of each benchmarked operation. */
+interface Workload {
+  get: Statement[];
+  patch: Statement[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Baseline mode: `tsx passesAndLoyalty.ts baseline` — a bare node:http server.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Serves every GET with the `get` statements and every PATCH with the `patch` statements, in
+ * order, answering `{ data }` with the rows of the pass lookup (GET) or of the last statement
+ * (PATCH). Reads BASELINE_WORKLOAD (JSON), BASELINE_PORT, and BASELINE_DATABASE_URL or
+ * BASELINE_PGLITE_DIR.
+ */
+async function runBaseline(): Promise<void> {
+  const workload = JSON.parse(process.env.BASELINE_WORKLOAD!) as Workload;
+  let query: (sql: string, params: unknown[]) => Promise<unknown[]>;
+  if (process.env.BASELINE_PGLITE_DIR) {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const db = new PGlite(process.env.BASELINE_PGLITE_DIR);
+    await db.waitReady;
+    query = async (sql, params) => (await db.query(sql, params)).rows;
+  } else {
+    const pool = new pg.Pool({ connectionString: process.env.BASELINE_DATABASE_URL, max: POOL_SIZE });
+    query = async (sql, params) => (await pool.query(sql, params)).rows;
+  }
+  const run = async (statements: Statement[], answerWith: number) => {
+    let rows: unknown[] = [];
+    for (const [i, s] of statements.entries()) {
+      const result = await query(s.sql, s.params);
+      if (i === answerWith) rows = result;
+    }
+    return rows;
+  };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method === 'PATCH') JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      const [statements, answerWith] = req.method === 'PATCH' ? [workload.patch, workload.patch.length - 1] : [workload.get, 1];
+      run(statements, answerWith).then(
+        (rows) => {
+          res.writeHead(200, { 'Content-Type': 'application/json' });
+          res.end(JSON.stringify({ data: rows[0] ?? null }));
+        },
+        (error: unknown) => {
+          res.writeHead(500);
+          res.end(String(error));
+        },
+      );
+    });
+  });
+  server.listen(Number(process.env.BASELINE_PORT), '127.0.0.1', () => console.log('baseline listening'));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Driver mode.
+// ---------------------------------------------------------------------------------------------
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`${url}: the process exited with code ${child.exitCode}.`);
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error(`${url} did not come up.`);
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+async function call(url: string, token: string, method = 'GET', body?: unknown): Promise<any> {
+  const res = await fetch(url, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json()) as any;
+  if (!res.ok) throw new Error(`${method} ${url} answered ${res.status}: ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** What one benchmark run measured. */
+interface Measurement {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function load(url: string, token: string, method: 'GET' | 'PATCH', seconds: number): Promise<Measurement> {
+  const result = await autocannon({
+    url,
+    method,
+    connections: CONNECTIONS,
+    duration: seconds,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    ...(method === 'PATCH' ? { body: JSON.stringify({ balance: 1 }) } : {}),
+  });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };
+}
+
+async function measure(url: string, token: string, method: 'GET' | 'PATCH'): Promise<Measurement> {
+  await load(url, token, method, 1);
+  return load(url, token, method, DURATION_S);
+}
+
+/** The service with its data set up: an account, a processed loyalty template and one pass. */
+interface Fixture {
+  token: string;
+  accountId: string;
+  passId: string;
+}
+
+async function setUp(base: string, adminToken: string): Promise<Fixture> {
+  const account = await call(`${base}/admin/v1/accounts`, adminToken, 'POST', { account: { name: 'Bench' } });
+  const token = account.included[0].attributes.token as string;
+  const template = await call(`${base}/api/v1/pass-templates`, token, 'POST', {
+    passTemplate: {
+      name: 'Bench card',
+      templateType: 'loyalty',
+      centralTitle: 'Coffee Club',
+      images: { logo: 'https://cdn.example.com/logo.png', icon: 'https://cdn.example.com/icon.png' },
+      fields: {
+        header: { one: { id: 'points', label: 'Points', defaultValue: '0' } },
+        central: { one: { id: 'member', label: 'Member', defaultValue: 'Guest' } },
+        back: { one: { id: 'terms', label: 'Terms', defaultValue: 'One stamp per drink.' } },
+      },
+      barcode: { enabled: true, type: 'qr', source: 'uuid' },
+    },
+  });
+  for (;;) {
+    const { data } = await call(template.meta.links.self, token);
+    if (data.attributes.processingStatus === undefined) break;
+    if (data.attributes.processingStatus === 'failed') throw new Error('The bench template failed processing.');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const pass = await call(`${base}/api/v1/passes?passTemplate=${template.id}&extId=bench-1`, token, 'POST', { pass: { member: 'Ada Lovelace' } });
+  return { token, accountId: account.data.id, passId: pass.data.id };
+}
+
+/**
+ * The SQL the service runs for one request of each operation, captured with Prisma's query log
+ * while running the service's own functions — authentication, the pass lookup, the loyalty
+ * change — on the benchmark's database (the service is stopped by then; PGlite has one user).
+ */
+async function captureWorkload(database: { url: string } | { pgliteDir: string }, fixture: Fixture): Promise<Workload> {
+  const { PrismaClient } = await import('../../generated/prisma/client.ts');
+  const { authenticateApiToken } = await import('../../src/security/apiTokens.ts');
+  const { findPass } = await import('../../src/resources/passes/passStore.ts');
+  const { changeLoyaltyBalance } = await import('../../src/resources/loyalty/loyaltyLedger.ts');
+  let adapter;
+  let close: () => Promise<void>;
+  if ('url' in database) {
+    const { PrismaPg } = await import('@prisma/adapter-pg');
+    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+    adapter = new PrismaPg(pool);
+    close = () => pool.end();
+  } else {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const { PrismaPGlite } = await import('pglite-prisma-adapter');
+    const pglite = new PGlite(database.pgliteDir);
+    await pglite.waitReady;
+    adapter = new PrismaPGlite(pglite);
+    close = () => pglite.close();
+  }
+  const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
+  let captured: Statement[] = [];
+  prisma.$on('query', (event) => captured.push({ sql: event.query, params: JSON.parse(event.params) as unknown[] }));
+  const now = new Date();
+  const lookup = async () => {
+    await authenticateApiToken(prisma, fixture.token, now);
+    await findPass(prisma, fixture.accountId, fixture.passId);
+  };
+  await lookup(); // refreshes lastUsedAt, which requests within the next minute skip
+  captured = [];
+  await lookup();
+  const get = captured;
+  captured = [];
+  await lookup();
+  await changeLoyaltyBalance(prisma, { accountId: fixture.accountId, passId: fixture.passId, change: { delta: 1 }, source: 'api', now });
+  const patch = captured;
+  await prisma.$disconnect();
+  await close();
+  if (get.length !== 2) throw new Error(`Expected 2 statements per GET, captured ${get.length}: ${get.map((st) => st.sql).join('\n')}`);
+  return { get, patch };
+}
+
+/** One row of the results table. */
+interface Row {
+  database: string;
+  operation: string;
+  service: Measurement;
+  baseline: Measurement;
+}
+
+async function benchDatabase(kind: 'pglite' | 'postgresql'): Promise<Row[]> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'wps-bench-'));
+  const dbName = `wps_bench_${randomBytes(6).toString('hex')}`;
+  const dbUrl = new URL(PG_SERVER);
+  dbUrl.pathname = `/${dbName}`;
+  const admin = new pg.Client({ connectionString: PG_SERVER });
+  if (kind === 'postgresql') {
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${dbName}`);
+  }
+  const children: ChildProcess[] = [];
+  try {
+    const adminToken = `wpa_${randomBytes(24).toString('base64url')}`;
+    const port = await freePort();
+    const service = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/server.ts')], {
+      cwd: root,
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        ADMIN_TOKEN: adminToken,
+        SECRETS_KEY: randomBytes(32).toString('base64'),
+        DATABASE_URL: kind === 'postgresql' ? dbUrl.toString() : '',
+        RATE_LIMIT_PER_SECOND: '0',
+        VALIDATE_RESPONSES: 'false',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    children.push(service);
+    const base = `http://127.0.0.1:${port}`;
+    await waitUntilUp(`${base}/healthz`, service);
+    const fixture = await setUp(base, adminToken);
+    const passUrl = `${base}/api/v1/passes/${fixture.passId}`;
+    const loyaltyUrl = `${base}/api/v1/loyalty/${fixture.passId}`;
+    const serviceGet = await measure(passUrl, fixture.token, 'GET');
+    const servicePatch = await measure(loyaltyUrl, fixture.token, 'PATCH');
+    await stop(service);
+
+    const workload = await captureWorkload(kind === 'postgresql' ? { url: dbUrl.toString() } : { pgliteDir: join(dataDir, 'pglite') }, fixture);
+    const baselinePort = await freePort();
+    const baseline = spawn(process.execPath, ['--import', 'tsx', thisFile, 'baseline'], {
+      cwd: root,
+      env: {
+        ...process.env,
+        BASELINE_WORKLOAD: JSON.stringify(workload),
+        BASELINE_PORT: String(baselinePort),
+        ...(kind === 'postgresql' ? { BASELINE_DATABASE_URL: dbUrl.toString() } : { BASELINE_PGLITE_DIR: join(dataDir, 'pglite') }),
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    children.push(baseline);
+    const baselineBase = `http://127.0.0.1:${baselinePort}`;
+    await waitUntilUp(`${baselineBase}/`, baseline);
+    const baselineGet = await measure(`${baselineBase}/api/v1/passes/${fixture.passId}`, fixture.token, 'GET');
+    const baselinePatch = await measure(`${baselineBase}/api/v1/loyalty/${fixture.passId}`, fixture.token, 'PATCH');
+    await stop(baseline);
+    const database = kind === 'postgresql' ? 'PostgreSQL' : 'PGlite (embedded)';
+    return [
+      { database, operation: 'GET /api/v1/passes/{id}', service: serviceGet, baseline: baselineGet },
+      { database, operation: 'PATCH /api/v1/loyalty/{id}', service: servicePatch, baseline: baselinePatch },
+    ];
+  } finally {
+    for (const child of children) await stop(child);
+    if (kind === 'postgresql') {
+      await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+      await admin.end();
+    }
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+function table(rows: Row[]): string {
+  const fmt = (m: Measurement) => `${m.rps.toFixed(0).padStart(7)} req/s  p50 ${String(m.p50).padStart(3)} ms  p99 ${String(m.p99).padStart(3)} ms${m.errors ? `  (${m.errors} errors)` : ''}`;
+  return rows
+    .map((r) => `${r.database.padEnd(18)} ${r.operation.padEnd(27)}\n    service  ${fmt(r.service)}\n    baseline ${fmt(r.baseline)}\n    ratio    ${(r.service.rps / r.baseline.rps * 100).toFixed(0)} % of the baseline's req/s`)
+    .join('\n');
+}
+
+async function main(): Promise<void> {
+  console.log(`Passes and loyalty: autocannon, ${CONNECTIONS} connections, ${DURATION_S} s per run after 1 s warm-up, one pass.`);
+  const pglite = await benchDatabase('pglite');
+  const postgres = await benchDatabase('postgresql');
+  const rows = [...pglite, ...postgres];
+  console.log(table(rows));
+  const [pgGet, pgPatch] = postgres as [Row, Row];
+  const checks = [
+    [`PostgreSQL GET ≥ ${GET_RATIO_TARGET * 100} % of the baseline`, pgGet.service.rps / pgGet.baseline.rps >= GET_RATIO_TARGET],
+    [`PostgreSQL GET p99 < ${P99_TARGET_MS} ms`, pgGet.service.p99 < P99_TARGET_MS],
+    [`PostgreSQL PATCH p99 < ${P99_TARGET_MS} ms`, pgPatch.service.p99 < P99_TARGET_MS],
+    ['no errors', rows.every((r) => r.service.errors === 0 && r.baseline.errors === 0)],
+  ] as const;
+  for (const [name, ok] of checks) console.log(`  target: ${name} — ${ok ? 'met' : 'MISSED'}`);
+  process.exitCode = checks.every(([, ok]) => ok) ? 0 : 1;
+}
+
+if (process.argv[2] === 'baseline') await runBaseline();
+else await main();

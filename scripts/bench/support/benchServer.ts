@@ -1,0 +1,81 @@
+/**
+ * Shared by the benchmarks in scripts/bench/ (this folder is not run as one): start the real
+ * server (`src/server.ts`) in a child process on a fresh temporary DATA_DIR, wait until it
+ * listens, call it, and stop it.
+ *
+ * @module scripts/bench/support/benchServer
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(fileURLToPath(import.meta.url), '../../../..');
+
+/** A server started for a benchmark. */
+export interface BenchServer {
+  /** Base URL, e.g. `http://127.0.0.1:41234`. */
+  base: string;
+  /** The administration token it runs with. */
+  adminToken: string;
+  /** Stops the server (SIGTERM, waiting for it to exit) and removes its DATA_DIR. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the server with `PORT=0`, an administration token, no rate limit and the embedded
+ * database unless `env` says otherwise (e.g. `DATABASE_URL`, `SECRETS_KEY`).
+ * @throws Error when the server exits before it logs `listening`.
+ */
+export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'wps-bench-'));
+  const adminToken = `wpa_${randomBytes(24).toString('base64url')}`;
+  const server = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/server.ts')], {
+    cwd: root,
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: adminToken, DATABASE_URL: '', RATE_LIMIT_PER_SECOND: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const stop = async () => {
+    if (server.exitCode === null && server.signalCode === null) {
+      const exited = new Promise((done) => server.once('exit', done));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const base = await new Promise<string>((resolveUrl, reject) => {
+      server.once('exit', (code) => reject(new Error(`The server exited with code ${code} before listening.`)));
+      createInterface({ input: server.stdout! }).on('line', (line) => {
+        try {
+          const entry = JSON.parse(line) as { msg?: string; url?: string };
+          if (entry.msg === 'listening' && entry.url) resolveUrl(entry.url);
+        } catch {
+          // not a log line
+        }
+      });
+    });
+    return { base, adminToken, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
+ * Sends a JSON request with a bearer token and returns the parsed body.
+ * @throws Error with the status and body when the answer is not 2xx.
+ */
+export async function benchRequest(url: string, init: { method?: string; token: string; body?: unknown }): Promise<Record<string, any>> {
+  const res = await fetch(url, {
+    method: init.method ?? 'GET',
+    headers: { Authorization: `Bearer ${init.token}`, 'Content-Type': 'application/json' },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const body = (await res.json()) as Record<string, any>;
+  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url} answered ${res.status}: ${JSON.stringify(body)}`);
+  return body;
+}

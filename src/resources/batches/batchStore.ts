@@ -1,0 +1,241 @@
+/**
+ * Database access for batches (spec §2.8): the batch rows, their listed recipients and their
+ * per-pass deliveries. API reads are scoped to an account; the sending job works by batch id.
+ *
+ * The delivery table's primary key `(batch_id, pass_id)` is what makes sending restartable:
+ * {@link recordDeliveries} inserts a chunk's deliveries with `ON CONFLICT DO NOTHING` and sets
+ * `latestMessage` only on the passes whose delivery row it inserted, in one statement, so a pass
+ * is messaged at most once per batch however often a chunk is retried.
+ *
+ * @module resources/batches/batchStore
+ */
+import type { PrismaExecutor } from '../../db/database.ts';
+import { pageWindow, type PageRequest } from '../../http/pagination.ts';
+import type { Batch, BatchStatus, BatchType, Prisma } from '../../../generated/prisma/client.ts';
+
+export type BatchRow = Batch;
+
+/** The columns of a new wallet messaging batch (status `validating`). */
+export interface NewBatch {
+  accountId: string;
+  entityId: string;
+  name: string;
+  tag: string | null;
+  content: string;
+  scheduledAt: Date;
+  segmentTags: string[];
+  createdAt: Date;
+}
+
+/** A listed recipient as given. */
+export interface NewRecipient {
+  passRef: string;
+  variables: Record<string, string>;
+}
+
+/** Stores a new batch, `validating`, with its listed recipients (in request order). */
+export async function insertBatch(tx: PrismaExecutor, batch: NewBatch, recipients: NewRecipient[]): Promise<BatchRow> {
+  const row = await tx.batch.create({ data: { ...batch, updatedAt: batch.createdAt } });
+  if (recipients.length) {
+    await tx.batchRecipient.createMany({
+      data: recipients.map((r, position) => ({
+        batchId: row.id,
+        position,
+        accountId: batch.accountId,
+        passRef: r.passRef,
+        variables: r.variables as Prisma.InputJsonValue,
+      })),
+    });
+  }
+  return row;
+}
+
+/** A batch of an account, or null (also for another account's batch). */
+export function selectAccountBatch(prisma: PrismaExecutor, accountId: string, id: string): Promise<BatchRow | null> {
+  return prisma.batch.findFirst({ where: { id, accountId } });
+}
+
+/** A page of an account's batches, newest first, optionally of one type, and the total count. */
+export async function selectBatchPage(prisma: PrismaExecutor, accountId: string, type: BatchType | undefined, page: PageRequest) {
+  const where = { accountId, ...(type ? { type } : {}) };
+  const [rows, total] = await Promise.all([
+    prisma.batch.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(page) }),
+    prisma.batch.count({ where }),
+  ]);
+  return { rows, total };
+}
+
+/** Changes of a batch's state columns. */
+export type BatchChanges = Partial<Pick<BatchRow, 'status' | 'statusDetail' | 'scheduledAt' | 'recipientCount' | 'errorCount' | 'completedAt'>>;
+
+/**
+ * Changes a batch only while it is in one of `from` (a compare-and-set, so that concurrent
+ * actions and jobs cannot both move it).
+ * @param accountId The caller's account, or null for the job (which acts by id).
+ * @returns The changed row, or null when the batch does not exist (in the account) or is in
+ *   another status.
+ */
+export async function transitionBatch(
+  tx: PrismaExecutor,
+  accountId: string | null,
+  id: string,
+  from: readonly BatchStatus[],
+  changes: BatchChanges,
+  now: Date,
+): Promise<BatchRow | null> {
+  const [row] = await tx.batch.updateManyAndReturn({
+    where: { id, ...(accountId ? { accountId } : {}), status: { in: [...from] } },
+    data: { ...changes, updatedAt: now },
+  });
+  return row ?? null;
+}
+
+/** Locks a batch until the transaction ends (`SELECT … FOR UPDATE`) and reads it; null when gone. */
+export async function lockBatch(tx: PrismaExecutor, id: string): Promise<BatchRow | null> {
+  await tx.$queryRaw`SELECT id FROM batches WHERE id = ${id}::uuid FOR UPDATE`;
+  return tx.batch.findUnique({ where: { id } });
+}
+
+/** A listed recipient as stored. */
+export interface RecipientRow {
+  position: number;
+  passRef: string;
+}
+
+/** The listed recipients of a batch, in request order. */
+export function selectRecipients(tx: PrismaExecutor, batchId: string): Promise<RecipientRow[]> {
+  return tx.batchRecipient.findMany({ where: { batchId }, orderBy: { position: 'asc' }, select: { position: true, passRef: true } });
+}
+
+/** What validation found for one listed recipient: its pass, and why it will not be messaged. */
+export interface RecipientResolution {
+  position: number;
+  passId: string | null;
+  error: string | null;
+}
+
+/** Stores what validation found for the listed recipients, in one statement. */
+export async function recordResolutions(tx: PrismaExecutor, batchId: string, resolutions: RecipientResolution[]): Promise<void> {
+  if (!resolutions.length) return;
+  await tx.$executeRaw`
+    UPDATE batch_recipients r SET pass_id = t.pass_id, error = t.error
+      FROM unnest(${resolutions.map((r) => r.position)}::int[], ${resolutions.map((r) => r.passId)}::uuid[],
+                  ${resolutions.map((r) => r.error)}::varchar[]) AS t(position, pass_id, error)
+     WHERE r.batch_id = ${batchId}::uuid AND r.position = t.position`;
+}
+
+/** Passes of an account in any of the segments' group tags that are not nullified. */
+export async function countSegmentPasses(tx: PrismaExecutor, accountId: string, tags: string[]): Promise<number> {
+  const [row] = await tx.$queryRaw<{ count: number }[]>`
+    SELECT count(*)::int AS count FROM passes
+     WHERE account_id = ${accountId}::uuid AND group_tags && ${tags}::varchar[] AND status <> 'nullified'`;
+  return row!.count;
+}
+
+/** A pass to message, with what rendering reads. */
+export interface ChunkPass {
+  id: string;
+  extId: string | null;
+  status: string;
+  /** Field values keyed by template field id. */
+  content: Record<string, string>;
+  balance: number;
+  /** The recipient's variables (`{}` for a segment's pass). */
+  variables: Record<string, string>;
+}
+
+const NO_PASS = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * The next passes a batch has not delivered to, at most `limit`, in a fixed order so that
+ * chunks follow each other: a segment batch's passes (in a segment tag, not nullified) by pass
+ * id, after the greatest pass id delivered to; a listed batch's valid recipients by position.
+ */
+export function selectUndelivered(tx: PrismaExecutor, batch: BatchRow, limit: number): Promise<ChunkPass[]> {
+  if (batch.segmentTags.length) {
+    return tx.$queryRaw<ChunkPass[]>`
+      SELECT p.id::text AS id, p.ext_id AS "extId", p.status::text AS status, p.content, p.balance, '{}'::jsonb AS variables
+        FROM passes p
+       WHERE p.account_id = ${batch.accountId}::uuid AND p.group_tags && ${batch.segmentTags}::varchar[]
+         AND p.status <> 'nullified'
+         AND p.id > COALESCE((SELECT pass_id FROM batch_deliveries WHERE batch_id = ${batch.id}::uuid
+                               ORDER BY pass_id DESC LIMIT 1), ${NO_PASS}::uuid)
+       ORDER BY p.id
+       LIMIT ${limit}`;
+  }
+  return tx.$queryRaw<ChunkPass[]>`
+    SELECT p.id::text AS id, p.ext_id AS "extId", p.status::text AS status, p.content, p.balance, r.variables
+      FROM batch_recipients r JOIN passes p ON p.id = r.pass_id
+     WHERE r.batch_id = ${batch.id}::uuid AND r.error IS NULL
+       AND NOT EXISTS (SELECT 1 FROM batch_deliveries d WHERE d.batch_id = r.batch_id AND d.pass_id = r.pass_id)
+     ORDER BY r.position
+     LIMIT ${limit}`;
+}
+
+/** The outcome for one pass of a chunk. */
+export type Delivery = { passId: string } & ({ message: string } | { error: string });
+
+/**
+ * Records a chunk's deliveries and sets `latestMessage` on the passes messaged, in one
+ * statement: a pass that already has a delivery row for the batch is skipped (not messaged
+ * again). Also adds the chunk's failures to the batch's `errorCount`.
+ * @returns How many deliveries were new, and how many of them failed.
+ */
+export async function recordDeliveries(tx: PrismaExecutor, batch: BatchRow, deliveries: Delivery[], now: Date): Promise<{ inserted: number; failed: number }> {
+  const [row] = await tx.$queryRaw<{ inserted: number; failed: number }[]>`
+    WITH input AS (
+      SELECT * FROM unnest(${deliveries.map((d) => d.passId)}::uuid[],
+                           ${deliveries.map((d) => ('message' in d ? 'sent' : 'failed'))}::text[],
+                           ${deliveries.map((d) => ('message' in d ? d.message : null))}::varchar[],
+                           ${deliveries.map((d) => ('error' in d ? d.error : null))}::varchar[]) AS t(pass_id, status, message, error)),
+    inserted AS (
+      INSERT INTO batch_deliveries (batch_id, pass_id, account_id, status, message, error, created_at)
+      SELECT ${batch.id}::uuid, pass_id, ${batch.accountId}::uuid, status::batch_delivery_status, message, error, ${now} FROM input
+      ON CONFLICT (batch_id, pass_id) DO NOTHING
+      RETURNING pass_id, status, message),
+    messaged AS (
+      UPDATE passes p SET latest_message = i.message, updated_at = ${now}
+        FROM inserted i WHERE p.id = i.pass_id AND i.status = 'sent'),
+    counted AS (
+      UPDATE batches SET error_count = error_count + (SELECT count(*) FROM inserted WHERE status = 'failed'), updated_at = ${now}
+       WHERE id = ${batch.id}::uuid)
+    SELECT (SELECT count(*) FROM inserted)::int AS inserted, (SELECT count(*) FROM inserted WHERE status = 'failed')::int AS failed`;
+  return { inserted: row!.inserted, failed: row!.failed };
+}
+
+/** Deliveries of a batch by outcome. */
+export async function deliveryCounts(tx: PrismaExecutor, batchId: string): Promise<{ sent: number; failed: number }> {
+  const [row] = await tx.$queryRaw<{ sent: number; failed: number }[]>`
+    SELECT count(*) FILTER (WHERE status = 'sent')::int AS sent, count(*) FILTER (WHERE status = 'failed')::int AS failed
+      FROM batch_deliveries WHERE batch_id = ${batchId}::uuid`;
+  return row!;
+}
+
+/** One row of a batch's errors (the contract's BatchErrorsCsv). */
+export interface BatchErrorRow {
+  recipient: string;
+  passId: string | null;
+  extId: string | null;
+  error: string;
+}
+
+/**
+ * The recipients of a batch that were not messaged: listed recipients refused by validation or
+ * whose delivery failed, by position; for a segment batch, failed deliveries by pass id.
+ */
+export function selectBatchErrors(prisma: PrismaExecutor, batch: BatchRow): Promise<BatchErrorRow[]> {
+  if (batch.segmentTags.length) {
+    return prisma.$queryRaw<BatchErrorRow[]>`
+      SELECT d.pass_id::text AS recipient, d.pass_id::text AS "passId", p.ext_id AS "extId", d.error
+        FROM batch_deliveries d JOIN passes p ON p.id = d.pass_id
+       WHERE d.batch_id = ${batch.id}::uuid AND d.status = 'failed'
+       ORDER BY d.pass_id`;
+  }
+  return prisma.$queryRaw<BatchErrorRow[]>`
+    SELECT r.pass_ref AS recipient, r.pass_id::text AS "passId", p.ext_id AS "extId", COALESCE(r.error, d.error) AS error
+      FROM batch_recipients r
+      LEFT JOIN passes p ON p.id = r.pass_id
+      LEFT JOIN batch_deliveries d ON d.batch_id = r.batch_id AND d.pass_id = r.pass_id AND r.error IS NULL
+     WHERE r.batch_id = ${batch.id}::uuid AND (r.error IS NOT NULL OR d.status = 'failed')
+     ORDER BY r.position`;
+}

@@ -1,0 +1,15 @@
+import type { OperationHandler } from '../../http/operation.ts';
+import { accountOf } from '../../http/operation.ts';
+import { pageEnvelope, pageRequest } from '../../http/pagination.ts';
+import { selectBatchPage } from './batchStore.ts';
+import { serializeBatch } from './serializeBatch.ts';
+
+/** Default page size of batch lists (spec §4.14, §8: 25). */
+export const BATCHES_PER_PAGE = 25;
+
+/** `GET /api/v1/batches` (spec §4.14): the caller's batches, newest first, optionally of one `type`. */
+export const listBatches: OperationHandler<'listBatches'> = async ({ query, url, ctx }) => {
+  const page = pageRequest(query, BATCHES_PER_PAGE);
+  const { rows, total } = await selectBatchPage(ctx.db.prisma, accountOf(ctx), query.type, page);
+  return { status: 200, body: { data: rows.map((row) => serializeBatch(row, ctx.baseUrl)), ...pageEnvelope(page, total, ctx.baseUrl, url) } };
+};

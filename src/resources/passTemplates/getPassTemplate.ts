@@ -1,0 +1,15 @@
+import type { OperationHandler } from '../../http/operation.ts';
+import { accountOf } from '../../http/operation.ts';
+import { selectAccountTemplate } from './passTemplateStore.ts';
+import { templateNotFound } from './passTemplateService.ts';
+import { serializePassTemplate } from './serializePassTemplate.ts';
+
+/**
+ * `GET /api/v1/pass-templates/{id}` (spec §4.3): one template in the variant of its processing
+ * state. Another account's template is a 404.
+ */
+export const getPassTemplate: OperationHandler<'getPassTemplate'> = async ({ params, ctx }) => {
+  const row = await selectAccountTemplate(ctx.db.prisma, accountOf(ctx), params.id);
+  if (!row) throw templateNotFound(params.id);
+  return { status: 200, body: { data: serializePassTemplate(row) } };
+};

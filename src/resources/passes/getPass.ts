@@ -1,0 +1,14 @@
+import type { OperationHandler } from '../../http/operation.ts';
+import { accountOf } from '../../http/operation.ts';
+import { passExtras } from './passService.ts';
+import { requirePass } from './passStore.ts';
+import { serializePass } from './serializePass.ts';
+
+/**
+ * `GET /api/v1/passes/{id}` (spec §4.16): a pass by UUID or extId, with the extras the
+ * `include…` parameters ask for. Another account's pass is a 404.
+ */
+export const getPass: OperationHandler<'getPass'> = async ({ params, query, ctx }) => {
+  const row = await requirePass(ctx.db.prisma, accountOf(ctx), params.id);
+  return { status: 200, body: { data: serializePass(row, ctx.baseUrl, await passExtras(ctx.db.prisma, row, query)) } };
+};

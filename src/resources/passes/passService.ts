@@ -1,0 +1,184 @@
+/**
+ * The rules of writing passes (PassEntry pass create, update and nullify; the contract's
+ * `PassCreateRequest`, `PassUpdateRequest`, `PassStatus`): issuing from a processed template,
+ * partial updates with status transitions, and nullifying. Each function runs inside the
+ * caller's transaction, so a write is all or nothing (and can be guarded by an idempotency key,
+ * src/http/idempotency.ts).
+ *
+ * @module resources/passes/passService
+ */
+import type { components } from '../../../generated/api.d.ts';
+import type { PrismaExecutor } from '../../db/database.ts';
+import { ConflictError } from '../../http/errors.ts';
+import { contentOf, selectAccountTemplate } from '../passTemplates/passTemplateStore.ts';
+import { templateNotFound } from '../passTemplates/passTemplateService.ts';
+import { fullAttributes } from '../passTemplates/serializePassTemplate.ts';
+import { changeLoyaltyBalance, recordStartingBalance } from '../loyalty/loyaltyLedger.ts';
+import {
+  fieldValues,
+  LOYALTY_FIELD_ID,
+  loyaltyBalanceOf,
+  resolveBarcode,
+  resolveGroupTags,
+  resolveNfc,
+  startingBalance,
+  statusAfter,
+  templateFieldSet,
+  type BarcodeSettings,
+} from './passRules.ts';
+import { insertPass, lockPass, updatePassRow, type PassChanges, type PassRow } from './passStore.ts';
+import { passDesignOf, type IncludeParameters, type PassExtras } from './serializePass.ts';
+
+type Schemas = components['schemas'];
+export type PassCreateRequest = Schemas['PassCreateRequest'];
+export type PassUpdateRequest = Schemas['PassUpdateRequest'];
+export type PassNotifications = Schemas['PassNotifications'];
+
+/** What a new pass is issued from. */
+export interface IssueRequest {
+  accountId: string;
+  /** The `passTemplate` query parameter. */
+  templateId: string;
+  /** The `extId` query parameter, or null. */
+  extId: string | null;
+  body: PassCreateRequest;
+  now: Date;
+}
+
+/**
+ * Issues a pass (`issued`): field values given, the template's defaults for the others, the
+ * template's barcode merged with the pass's, NFC when asked, the template's locations and
+ * beacons unless given; the starting balance from the loyalty field, recorded in the ledger.
+ * @throws NotFoundError (parameter `passTemplate`) when the account has no such template;
+ *   ConflictError (parameter `passTemplate`) when it is not processed, or (parameter `extId`)
+ *   when a live pass has the extId; ValidationError for unknown field ids, a loyalty field that
+ *   is not an integer, an inconsistent barcode or NFC, too many group tags.
+ */
+export async function issuePass(tx: PrismaExecutor, request: IssueRequest): Promise<PassRow> {
+  const { accountId, templateId, extId, body, now } = request;
+  const template = await selectAccountTemplate(tx, accountId, templateId);
+  if (!template) throw templateNotFound(templateId, 'passTemplate');
+  if (template.processingStatus !== 'processed') {
+    throw new ConflictError(`The pass template ${templateId} is ${template.processingStatus}; passes can be issued from it once it is processed.`, {
+      parameter: 'passTemplate',
+    });
+  }
+  const design = contentOf(template);
+  const { locations, beacons } = fullAttributes(design);
+  const fields = templateFieldSet(design);
+  const values = fieldValues(body.pass, fields);
+  const balance = startingBalance(values, fields);
+  const content = { ...fields.defaults, ...values };
+  if (fields.ids.has(LOYALTY_FIELD_ID)) content[LOYALTY_FIELD_ID] = String(balance);
+  const { value, ...templateBarcode } = design.barcode;
+  const base: BarcodeSettings = { ...templateBarcode, ...(value ? { value } : {}) };
+  const row = await insertPass(tx, {
+    accountId,
+    templateId,
+    extId,
+    content,
+    barcode: resolveBarcode(base, body.pass.barcode, extId),
+    nfc: body.pass.nfc === undefined ? null : resolveNfc(body.pass.nfc, extId),
+    // The template's lists in the contract's member order (its columns are jsonb).
+    locations: body.locations ?? locations,
+    beacons: body.beacons ?? beacons,
+    groupTags: resolveGroupTags([], body.groupTags, body.groupTag),
+    balance,
+    latestMessage: body.message ?? null,
+    expiresAt: body.expiresAt ? new Date(body.expiresAt) : null,
+    createdAt: now,
+  });
+  await recordStartingBalance(tx, row, now);
+  return row;
+}
+
+/** The delivery report of an update (contract `PassNotifications`): nothing reaches devices yet. */
+export function notificationsOf(pass: Pick<PassRow, 'addedAt' | 'removedAt'>): PassNotifications {
+  if (!pass.addedAt) return { status: 'notDelivered', message: 'Pass has not been added to the wallet' };
+  if (pass.removedAt && pass.removedAt >= pass.addedAt) return { status: 'notDelivered', message: 'Pass has been removed from the wallet' };
+  return { status: 'notDelivered', message: 'Delivery of updates to wallets is not available yet' };
+}
+
+/** The 409 of a change to a nullified pass. */
+function nullifiedConflict(pass: PassRow): ConflictError {
+  return new ConflictError(`The pass ${pass.id} is nullified and can no longer be changed.`, { parameter: 'id' });
+}
+
+/** The changes of the `pass` member of an update, and the balance its loyalty field sets. */
+async function contentChanges(tx: PrismaExecutor, pass: PassRow, input: NonNullable<PassUpdateRequest['pass']>) {
+  const template = await selectAccountTemplate(tx, pass.accountId, pass.templateId);
+  const fields = templateFieldSet(contentOf(template!));
+  const values = fieldValues(input, fields);
+  const override = values[LOYALTY_FIELD_ID] === undefined ? undefined : loyaltyBalanceOf(values[LOYALTY_FIELD_ID], `/pass/${LOYALTY_FIELD_ID}`);
+  const changes: PassChanges = { content: { ...(pass.content as Record<string, string>), ...values } };
+  if (input.barcode) changes.barcode = resolveBarcode(pass.barcode as unknown as BarcodeSettings, input.barcode, pass.extId);
+  if (input.nfc !== undefined) changes.nfc = resolveNfc(input.nfc, pass.extId);
+  return { changes, override };
+}
+
+/**
+ * Applies a partial update to a pass, locked for the transaction (merge rules in the contract's
+ * `PassUpdateRequest`): content, NFC, barcode, locations, beacons, group tags, expiry, a status
+ * change (`passAction`, transitions of `statusAfter`), and `message` as `latestMessage`. A value
+ * of the loyalty field sets the balance through the ledger (like `overrideBalance`).
+ * @param idOrExtId The pass UUID or extId, as in the path.
+ * @returns The updated pass and the delivery report for `meta.notifications`.
+ * @throws NotFoundError when the account has no such pass; ConflictError when it is nullified,
+ *   for a transition the table refuses, or a loyalty value out of range; ValidationError as
+ *   {@link issuePass} does.
+ */
+export async function modifyPass(
+  tx: PrismaExecutor,
+  request: { accountId: string; idOrExtId: string; body: PassUpdateRequest; now: Date },
+): Promise<{ row: PassRow; notifications: PassNotifications }> {
+  const { accountId, body, now } = request;
+  const pass = await lockPass(tx, accountId, request.idOrExtId);
+  if (pass.status === 'nullified') throw nullifiedConflict(pass);
+  const { changes, override } = body.pass ? await contentChanges(tx, pass, body.pass) : { changes: {} as PassChanges, override: undefined };
+  if (body.passAction) {
+    changes.status = statusAfter(pass, body.passAction);
+    changes.deactivatedAt = changes.status === 'deactivated' ? now : null;
+  }
+  if (body.message !== undefined) changes.latestMessage = body.message;
+  if (body.locations) changes.locations = body.locations;
+  if (body.beacons) changes.beacons = body.beacons;
+  if (body.groupTags || body.groupTag !== undefined) changes.groupTags = resolveGroupTags(pass.groupTags, body.groupTags, body.groupTag);
+  if (body.expiresAt !== undefined) changes.expiresAt = body.expiresAt === null ? null : new Date(body.expiresAt);
+  if (override !== undefined) {
+    const { balance } = await changeLoyaltyBalance(tx, { accountId, passId: pass.id, change: { override }, source: 'api', now });
+    changes.content![LOYALTY_FIELD_ID] = String(balance);
+  }
+  const row = await updatePassRow(tx, pass.id, changes, now);
+  return { row, notifications: notificationsOf(row) };
+}
+
+/**
+ * Nullifies a pass, locked for the transaction: strips content, barcode, NFC, locations and
+ * beacons, sets `nullified` and `nullifiedAt`; the extId becomes free (the unique index covers
+ * live passes only). Idempotent: a nullified pass is returned unchanged. Balance and ledger stay.
+ * @throws NotFoundError when the account has no such pass.
+ */
+export async function nullifyStoredPass(tx: PrismaExecutor, request: { accountId: string; idOrExtId: string; now: Date }): Promise<PassRow> {
+  const pass = await lockPass(tx, request.accountId, request.idOrExtId);
+  if (pass.status === 'nullified') return pass;
+  return updatePassRow(
+    tx,
+    pass.id,
+    { status: 'nullified', nullifiedAt: request.now, content: {}, barcode: null, nfc: null, locations: [], beacons: [] },
+    request.now,
+  );
+}
+
+/**
+ * Resolves the `include…` parameters of a read into {@link PassExtras}, reading the template's
+ * design when `includePassDesign` asks for it.
+ */
+export async function passExtras(prisma: PrismaExecutor, row: PassRow, query: IncludeParameters): Promise<PassExtras> {
+  const template = query.includePassDesign ? await selectAccountTemplate(prisma, row.accountId, row.templateId) : null;
+  return {
+    ...(template ? { design: passDesignOf(template) } : {}),
+    locations: query.includeLocations ?? false,
+    beacons: query.includeBeacons ?? false,
+    ...(query.includePassSource ? { passSource: query.includePassSource } : {}),
+  };
+}

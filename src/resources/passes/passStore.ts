@@ -1,0 +1,200 @@
+/**
+ * Database access for passes (spec §2.3). Every read and write is scoped to an account. Loyalty
+ * balance changes are not made here but in src/resources/loyalty/loyaltyLedger.ts, which keeps
+ * the ledger.
+ *
+ * @module resources/passes/passStore
+ */
+import type { PrismaExecutor } from '../../db/database.ts';
+import { isUniqueViolation } from '../../db/prismaErrors.ts';
+import { ConflictError, NotFoundError } from '../../http/errors.ts';
+import { pageWindow, type PageRequest } from '../../http/pagination.ts';
+import { Prisma, type Pass, type PassStatus, type PassTemplateType } from '../../../generated/prisma/client.ts';
+
+/**
+ * What every pass read brings of its template: what the pass's attributes show of it. Exported
+ * for reads that load passes as a relation (scans include their pass).
+ */
+export const PASS_INCLUDE = { template: { select: { name: true, templateType: true } } } as const;
+
+/** A pass with its template's name and type. */
+export type PassRow = Pass & { template: { name: string; templateType: PassTemplateType } };
+
+/** A UUID in any case (PostgreSQL's `uuid` input accepts both). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const json = (value: unknown) => value as Prisma.InputJsonValue;
+
+/** A row of {@link selectPassSql}: the pass's columns under their Prisma names, and its template's. */
+type PassSqlRow = Pass & { templateName: string; templateType: PassTemplateType };
+
+/**
+ * One statement that finds a pass of an account by UUID or extId, with its template's name and
+ * type (one round trip: this lookup serves every read of a pass).
+ */
+function selectPassSql(prisma: PrismaExecutor, accountId: string, idOrExtId: string, lock: boolean) {
+  const id = UUID.test(idOrExtId) ? idOrExtId.toLowerCase() : null;
+  return prisma.$queryRaw<PassSqlRow[]>`
+    SELECT p.id, p.account_id AS "accountId", p.template_id AS "templateId", p.ext_id AS "extId", p.status,
+           p.content, p.barcode, p.nfc, p.locations, p.beacons, p.group_tags AS "groupTags", p.balance,
+           p.latest_message AS "latestMessage", p.device_type AS "deviceType", p.expires_at AS "expiresAt",
+           p.added_at AS "addedAt", p.removed_at AS "removedAt", p.deactivated_at AS "deactivatedAt",
+           p.nullified_at AS "nullifiedAt", p.created_at AS "createdAt", p.updated_at AS "updatedAt",
+           t.name AS "templateName", t.template_type AS "templateType"
+      FROM passes p JOIN pass_templates t ON t.id = p.template_id
+     WHERE p.account_id = ${accountId}::uuid AND (p.id = ${id}::uuid OR p.ext_id = ${idOrExtId})
+     ORDER BY p.id = ${id}::uuid IS TRUE DESC, p.status = 'nullified', p.created_at DESC, p.id DESC
+     LIMIT 1
+     ${lock ? Prisma.sql`FOR UPDATE OF p` : Prisma.empty}`;
+}
+
+function passRowOf(row: PassSqlRow | undefined): PassRow | null {
+  if (!row) return null;
+  const { templateName, templateType, ...pass } = row;
+  return { ...pass, template: { name: templateName, templateType } };
+}
+
+/**
+ * Finds a pass of an account by UUID or extId (spec §4.15, §4.16; the contract's
+ * `PassIdOrExtId`): a UUID-shaped value is tried as a pass id first, then as an extId; any
+ * other value only as an extId. Among passes with one extId the one that is not nullified wins,
+ * else the newest nullified one.
+ *
+ * This is the lookup every operation that names a pass uses (scans and batches too).
+ *
+ * @param prisma The client or a transaction.
+ * @param idOrExtId As received in the path or body.
+ * @returns The pass with its template's name and type, or null (also for another account's pass).
+ */
+export async function findPass(prisma: PrismaExecutor, accountId: string, idOrExtId: string): Promise<PassRow | null> {
+  const [row] = await selectPassSql(prisma, accountId, idOrExtId, false);
+  return passRowOf(row);
+}
+
+/** The 404 of a pass that does not exist in the caller's account. */
+export function passNotFound(idOrExtId: string, parameter = 'id'): NotFoundError {
+  return new NotFoundError(`No pass with id or extId ${idOrExtId} exists.`, { parameter });
+}
+
+/**
+ * {@link findPass}, required.
+ * @param parameter The parameter that named the pass, for the error's `source`.
+ * @throws NotFoundError when the account has no such pass.
+ */
+export async function requirePass(prisma: PrismaExecutor, accountId: string, idOrExtId: string, parameter = 'id'): Promise<PassRow> {
+  const row = await findPass(prisma, accountId, idOrExtId);
+  if (!row) throw passNotFound(idOrExtId, parameter);
+  return row;
+}
+
+/**
+ * {@link requirePass}, locking the pass's row until the transaction ends (`SELECT … FOR UPDATE`),
+ * so that the caller sees and changes its latest state.
+ * @throws NotFoundError when the account has no such pass.
+ */
+export async function lockPass(tx: PrismaExecutor, accountId: string, idOrExtId: string): Promise<PassRow> {
+  const [row] = await selectPassSql(tx, accountId, idOrExtId, true);
+  const pass = passRowOf(row);
+  if (!pass) throw passNotFound(idOrExtId);
+  return pass;
+}
+
+/** The columns of a new pass. */
+export interface NewPass {
+  accountId: string;
+  templateId: string;
+  extId: string | null;
+  content: Record<string, string>;
+  barcode: unknown;
+  nfc: unknown;
+  locations: unknown[];
+  beacons: unknown[];
+  groupTags: string[];
+  balance: number;
+  latestMessage: string | null;
+  expiresAt: Date | null;
+  createdAt: Date;
+}
+
+/**
+ * Stores a new pass, `issued`.
+ * @throws ConflictError (parameter `extId`) when a pass of the account that is not nullified
+ *   has the extId (the partial unique index `passes_account_id_ext_id_live_key`).
+ */
+export async function insertPass(tx: PrismaExecutor, pass: NewPass): Promise<PassRow> {
+  try {
+    return await tx.pass.create({
+      data: {
+        ...pass,
+        content: json(pass.content),
+        barcode: pass.barcode === null ? Prisma.DbNull : json(pass.barcode),
+        nfc: pass.nfc === null ? Prisma.DbNull : json(pass.nfc),
+        locations: json(pass.locations),
+        beacons: json(pass.beacons),
+        updatedAt: pass.createdAt,
+      },
+      include: PASS_INCLUDE,
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ConflictError(`A pass with extId ${pass.extId} already exists in this account.`, { parameter: 'extId' });
+    throw error;
+  }
+}
+
+/** Changes to a pass's columns; absent members keep their values (`null` stores SQL NULL). */
+export interface PassChanges {
+  status?: PassStatus;
+  content?: Record<string, string>;
+  barcode?: unknown;
+  nfc?: unknown;
+  locations?: unknown[];
+  beacons?: unknown[];
+  groupTags?: string[];
+  latestMessage?: string | null;
+  expiresAt?: Date | null;
+  deactivatedAt?: Date | null;
+  nullifiedAt?: Date | null;
+}
+
+const jsonOrNull = (value: unknown) => (value === undefined ? undefined : value === null ? Prisma.DbNull : json(value));
+
+/** Writes changes to a pass (by id; the caller found it in the account) and returns it. */
+export function updatePassRow(tx: PrismaExecutor, id: string, changes: PassChanges, now: Date): Promise<PassRow> {
+  return tx.pass.update({
+    where: { id },
+    data: {
+      ...changes,
+      content: changes.content === undefined ? undefined : json(changes.content),
+      barcode: jsonOrNull(changes.barcode),
+      nfc: jsonOrNull(changes.nfc),
+      locations: changes.locations === undefined ? undefined : json(changes.locations),
+      beacons: changes.beacons === undefined ? undefined : json(changes.beacons),
+      updatedAt: now,
+    },
+    include: PASS_INCLUDE,
+  });
+}
+
+/** Filters of a pass list (all given must match). */
+export interface PassFilters {
+  templateId?: string;
+  status?: PassStatus;
+  extId?: string;
+  groupTag?: string;
+}
+
+/** A page of an account's passes, newest first, and the total count. */
+export async function selectPassPage(prisma: PrismaExecutor, accountId: string, filters: PassFilters, page: PageRequest) {
+  const where: Prisma.PassWhereInput = {
+    accountId,
+    ...(filters.templateId ? { templateId: filters.templateId } : {}),
+    ...(filters.status ? { status: filters.status } : {}),
+    ...(filters.extId ? { extId: filters.extId } : {}),
+    ...(filters.groupTag ? { groupTags: { has: filters.groupTag } } : {}),
+  };
+  const [rows, total] = await Promise.all([
+    prisma.pass.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], include: PASS_INCLUDE, ...pageWindow(page) }),
+    prisma.pass.count({ where }),
+  ]);
+  return { rows, total };
+}

@@ -1,0 +1,40 @@
+/**
+ * Turns reader rows into `reader` resource objects (spec §2.5). The password hash never leaves
+ * this module's input: no serializer reads it.
+ *
+ * @module resources/readers/serializeReader
+ */
+import type { components } from '../../../generated/api.d.ts';
+import { toNullableTimestamp } from '../../http/serialize.ts';
+import type { ReaderRow } from './readerStore.ts';
+
+export type ReaderResource = components['schemas']['Reader'];
+export type ReaderCreatedResource = components['schemas']['ReaderCreated'];
+
+/** Serialises a reader as `createReader` returns it: without `lastSeenAt` (spec §2.5, §4.8). */
+export function serializeCreatedReader(row: ReaderRow): ReaderCreatedResource {
+  return {
+    id: row.publicId,
+    type: 'reader',
+    attributes: {
+      name: row.name,
+      readerType: row.readerType,
+      loggedIn: row.loggedIn,
+      qrEnabled: row.qrEnabled,
+      mifareClassicNfcEnabled: row.mifareClassicNfcEnabled,
+      scanEnabled: row.scanEnabled,
+      redeemEnabled: row.redeemEnabled,
+      addPointsEnabled: row.addPointsEnabled,
+      ndefTagScanningEnabled: row.ndefTagScanningEnabled,
+    },
+  };
+}
+
+/**
+ * Serialises a reader as `getReader` and `updateReader` return it (spec §4.10, §4.11):
+ * `lastSeenAt` is always present, null until the reader has been seen.
+ */
+export function serializeReader(row: ReaderRow): ReaderResource {
+  const created = serializeCreatedReader(row);
+  return { ...created, attributes: { ...created.attributes, lastSeenAt: toNullableTimestamp(row.lastSeenAt) } };
+}

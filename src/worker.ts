@@ -1,0 +1,57 @@
+/**
+ * `npm run worker`: runs the job workers (src/jobs/workers.ts) in a process of their own, with no
+ * HTTP server, next to any number of servers and other workers on the same PostgreSQL database
+ * (pg-boss hands each job to one of them). Reads the same environment as the server; applies
+ * pending migrations first (serialised with the servers' by the migration lock); stops on
+ * SIGTERM/SIGINT, letting running jobs finish within SHUTDOWN_TIMEOUT_MS.
+ *
+ * PostgreSQL only: the embedded PGlite database must be opened by one process at a time (two
+ * processes on one data directory corrupt it, and PGlite does not lock it), and there the server
+ * runs the workers itself. Without DATABASE_URL the worker refuses to start (exit code 2).
+ *
+ * Exit codes: 0 stopped by a signal, 1 could not start, 2 configuration error.
+ *
+ * @module worker
+ */
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { createLogger } from './logger.ts';
+import { openDatabase, pgliteDirOf } from './db/database.ts';
+import { applyMigrations, MigrationError } from './db/migrate.ts';
+import { createJobQueue } from './jobs/queue.ts';
+import { startWorkers } from './jobs/workers.ts';
+import { exitOnSignals } from './shutdown.ts';
+
+let config: Config;
+try {
+  config = loadConfig(process.env);
+  if (!config.databaseUrl) {
+    throw new ConfigError(
+      'npm run worker needs DATABASE_URL (PostgreSQL). The embedded database can be opened by one process only; there the server runs the workers itself.',
+    );
+  }
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(`Configuration error: ${error.message}`);
+  process.exit(2);
+}
+
+const logger = createLogger(config.logLevel).child({ process: 'worker' });
+const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: pgliteDirOf(config.dataDir) });
+const jobs = createJobQueue(db, logger, { stopTimeoutMs: config.shutdownTimeoutMs });
+try {
+  const report = await applyMigrations(db);
+  for (const warning of report.warnings) logger.warn(warning);
+  await jobs.start();
+  await startWorkers(jobs, { db, logger });
+} catch (error) {
+  if (error instanceof MigrationError) logger.fatal(error.message);
+  else logger.fatal({ err: error }, 'could not start');
+  await jobs.stop().catch(() => undefined);
+  await db.close();
+  process.exit(1);
+}
+
+exitOnSignals(logger, async () => {
+  await jobs.stop();
+  await db.close();
+});
