@@ -1,7 +1,12 @@
 /**
  * The typed client (src/client): used as a consumer would, against the app listening on a port.
  */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { createWalletPassClient, WalletPassApiError, WalletPassTimeoutError, type WalletPassClient } from '../src/client/index.ts';
 import { loyaltyTemplate } from './support/passes.ts';
@@ -74,4 +79,46 @@ it('gives up waiting after the timeout', async () => {
   await expect(idleClient.waitForTemplate(created.data!.id, { timeoutMs: 300, intervalMs: 50 })).rejects.toBeInstanceOf(WalletPassTimeoutError);
   await new Promise((resolve) => idleServer.close(resolve));
   await idle.close();
+});
+
+describe('as a package', () => {
+  const run = promisify(execFile);
+  const root = resolve(import.meta.dirname, '..');
+
+  it('is importable as wallet-pass-service/client, with types, from the built output', async () => {
+    await run('npm', ['run', '-s', 'build:client'], { cwd: root });
+    // A consumer project: the package linked into its node_modules, its own strict tsconfig.
+    const consumer = await mkdtemp(join(tmpdir(), 'wps-consumer-'));
+    await mkdir(join(consumer, 'node_modules'));
+    await symlink(root, join(consumer, 'node_modules', 'wallet-pass-service'));
+    await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', type: 'module' }));
+    await writeFile(
+      join(consumer, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: [] } }),
+    );
+    const source = `import { createWalletPassClient, WalletPassApiError } from 'wallet-pass-service/client';
+declare const process: { argv: string[] };
+const client = createWalletPassClient({ baseUrl: process.argv[2]!, token: process.argv[3]! });
+const { data, error } = await client.GET('/api/v1/entities', { params: { query: { perPage: 5 } } });
+if (error) throw new WalletPassApiError(404, error.errors);
+const names: string[] = data!.data.map((entity) => entity.attributes.name);
+console.log(JSON.stringify({ names, isError: new WalletPassApiError(400, []) instanceof Error }));
+`;
+    await writeFile(join(consumer, 'consumer.ts'), source);
+    await writeFile(join(consumer, 'consumer.mjs'), source.replace(/^declare .*\n/m, '').replace(/: string\[\]/, '').replace(/!/g, ''));
+    // The consumer's compiler accepts it (types resolve through the package's exports)…
+    await run(join(root, 'node_modules/.bin/tsc'), ['-p', consumer]);
+    // …and so does a wrong call, which it must refuse.
+    await writeFile(join(consumer, 'wrong.ts'), `import { createWalletPassClient } from 'wallet-pass-service/client';
+const client = createWalletPassClient({ baseUrl: '', token: '' });
+await client.GET('/api/v1/no-such-path');
+`);
+    await expect(run(join(root, 'node_modules/.bin/tsc'), ['-p', consumer])).rejects.toMatchObject({ stdout: expect.stringContaining('wrong.ts') });
+    // Node runs it against the live server.
+    const tenant = await service.createAccount();
+    await service.createEntity(tenant.accountId, 'From a consumer');
+    const address = server.address() as AddressInfo;
+    const { stdout } = await run(process.execPath, ['consumer.mjs', `http://127.0.0.1:${address.port}`, tenant.token], { cwd: consumer });
+    expect(JSON.parse(stdout)).toEqual({ names: ['From a consumer'], isError: true });
+  }, 120_000);
 });
