@@ -32,6 +32,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { benchRequest } from './support/benchServer.ts';
 
 const root = resolve(fileURLToPath(import.meta.url), '../../..');
 const thisFile = fileURLToPath(import.meta.url);
@@ -136,17 +137,6 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-async function call(url: string, token: string, method = 'GET', body?: unknown): Promise<any> {
-  const res = await fetch(url, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as any;
-  if (!res.ok) throw new Error(`${method} ${url} answered ${res.status}: ${JSON.stringify(json)}`);
-  return json;
-}
-
 /** What one benchmark run measured. */
 interface Measurement {
   rps: number;
@@ -180,9 +170,9 @@ interface Fixture {
 }
 
 async function setUp(base: string, adminToken: string): Promise<Fixture> {
-  const account = await call(`${base}/admin/v1/accounts`, adminToken, 'POST', { account: { name: 'Bench' } });
+  const account = await benchRequest(`${base}/admin/v1/accounts`, { method: 'POST', token: adminToken, body: { account: { name: 'Bench' } } });
   const token = account.included[0].attributes.token as string;
-  const template = await call(`${base}/api/v1/pass-templates`, token, 'POST', {
+  const template = await benchRequest(`${base}/api/v1/pass-templates`, { method: 'POST', token, body: {
     passTemplate: {
       name: 'Bench card',
       templateType: 'loyalty',
@@ -195,14 +185,14 @@ async function setUp(base: string, adminToken: string): Promise<Fixture> {
       },
       barcode: { enabled: true, type: 'qr', source: 'uuid' },
     },
-  });
+  } });
   for (;;) {
-    const { data } = await call(template.meta.links.self, token);
+    const { data } = await benchRequest(template.meta.links.self, { token });
     if (data.attributes.processingStatus === undefined) break;
     if (data.attributes.processingStatus === 'failed') throw new Error('The bench template failed processing.');
     await new Promise((r) => setTimeout(r, 20));
   }
-  const pass = await call(`${base}/api/v1/passes?passTemplate=${template.id}&extId=bench-1`, token, 'POST', { pass: { member: 'Ada Lovelace' } });
+  const pass = await benchRequest(`${base}/api/v1/passes?passTemplate=${template.id}&extId=bench-1`, { method: 'POST', token, body: { pass: { member: 'Ada Lovelace' } } });
   return { token, accountId: account.data.id, passId: pass.data.id };
 }
 
