@@ -167,7 +167,7 @@ export interface paths {
          *     beacons are removed, `status` becomes `nullified` and `nullifiedAt` is set; its extId is free
          *     for a new pass. Irreversible and idempotent: nullifying a nullified pass answers `200` and
          *     changes nothing. The loyalty balance and its ledger are kept. The operation takes no request
-         *     body; one that is sent is ignored (beyond the size limit it is refused with `413`).
+         *     body; one that is sent is not read.
          */
         post: operations["nullifyPass"];
         delete?: never;
@@ -2244,32 +2244,32 @@ export interface components {
                  * @description The reader may record scans at all.
                  * @default true
                  */
-                scanEnabled: boolean;
+                scanEnabled?: boolean;
                 /**
                  * @description The reader may subtract loyalty points (a negative balance change).
                  * @default false
                  */
-                redeemEnabled: boolean;
+                redeemEnabled?: boolean;
                 /**
                  * @description The reader may add loyalty points (a positive balance change).
                  * @default false
                  */
-                addPointsEnabled: boolean;
+                addPointsEnabled?: boolean;
                 /**
                  * @description The reader may read MIFARE Classic NFC cards.
                  * @default false
                  */
-                mifareClassicNfcEnabled: boolean;
+                mifareClassicNfcEnabled?: boolean;
                 /**
                  * @description The reader may scan QR codes.
                  * @default false
                  */
-                qrEnabled: boolean;
+                qrEnabled?: boolean;
                 /**
                  * @description The reader may scan NDEF tags.
                  * @default false
                  */
-                ndefTagScanningEnabled: boolean;
+                ndefTagScanningEnabled?: boolean;
             };
         };
         /**
@@ -2912,7 +2912,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDocument"];
             };
         };
-        /** @description The rate limit for this operation and API key was reached (10 requests per second by default). Retry after `x-rate-limit-retry-after` seconds. */
+        /** @description The rate limit for this operation and account (all its API keys together) was reached (10 requests per second by default). Retry after `x-rate-limit-retry-after` seconds. */
         TooManyRequests: {
             headers: {
                 "x-rate-limit-limit": components["headers"]["RateLimitLimit"];
@@ -3498,7 +3498,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];

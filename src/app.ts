@@ -3,9 +3,9 @@
  * nothing: `src/server.ts` does that, and tests build the app directly.
  *
  * Middleware order: security headers → request id and request log → docs and document →
- * JSON body (size-limited) → contract validation (authentication runs inside it, before
- * input validation, through the contract's security schemes) → rate limit → one handler per
- * operationId → the error handler.
+ * JSON body of the operations that take one (size-limited) → contract validation (authentication
+ * runs inside it, before input validation, through the contract's security schemes) → rate
+ * limit → one handler per operationId → the error handler.
  *
  * @module app
  */
@@ -23,7 +23,7 @@ import type { JobQueue } from './jobs/queue.ts';
 import type { Clock } from './http/operation.ts';
 import { requestIdOf } from './http/requestId.ts';
 import { AUTH_ERROR, errorHandler } from './http/errorHandler.ts';
-import { documentOperations, expressPath, mountOperations, type OpenApiDocument } from './http/routes.ts';
+import { mountOperations, pathMatcher, type OpenApiDocument } from './http/routes.ts';
 import { rateLimit } from './http/rateLimit.ts';
 import { authenticateApiToken, bearerCredential } from './security/apiTokens.ts';
 import { verifyAdminToken } from './security/adminToken.ts';
@@ -56,10 +56,14 @@ export interface AppDependencies {
 
 const systemClock: Clock = { now: () => new Date() };
 
-/** CSP for the Redoc page, whose inline bundle needs inline scripts, styles and blob workers. */
+/**
+ * CSP for the Redoc page, whose inline bundle needs inline scripts, styles and blob workers.
+ * Images only from this server or data: URLs, so the page contacts no third party (Redoc 3
+ * otherwise loads its badge logo from cdn.redoc.ly on every visit).
+ */
 const DOCS_CSP =
   "default-src 'self'; script-src 'self' 'unsafe-inline' blob:; style-src 'self' 'unsafe-inline'; " +
-  "img-src 'self' data: https:; font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'";
+  "img-src 'self' data:; font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'";
 
 function baseUrlOf(req: Request, config: Config): string {
   return config.publicBaseUrl ?? `${req.protocol}://${req.get('host') ?? `${config.host}:${config.port}`}`;
@@ -81,17 +85,6 @@ function keepingAuthError(check: (req: Request) => Promise<void>): (req: Request
       throw error;
     }
   };
-}
-
-function methodsByPath(document: OpenApiDocument): (path: string) => string[] | undefined {
-  const routes = new Map<RegExp, string[]>();
-  for (const op of documentOperations(document)) {
-    const pattern = new RegExp(`^${expressPath(op.path).replace(/:[^/]+/g, '[^/]+')}/?$`);
-    const existing = [...routes.keys()].find((r) => r.source === pattern.source);
-    const key = existing ?? pattern;
-    routes.set(key, [...(routes.get(key) ?? []), op.method.toUpperCase()]);
-  }
-  return (path) => [...routes.entries()].find(([pattern]) => pattern.test(path))?.[1];
 }
 
 /**
@@ -148,7 +141,15 @@ export function createApp(deps: AppDependencies): Express {
   });
   app.get('/', (_req, res) => res.redirect(302, '/docs'));
 
-  app.use(express.json({ limit: config.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
+  // Bodies are read only for operations that take one, so a body sent to any other operation is
+  // ignored rather than answered with a 413 or 400 the contract does not document for it.
+  const contractPath = pathMatcher(document);
+  const parseJson = express.json({ limit: config.bodyLimitBytes, type: ['application/json', 'application/*+json'] });
+  app.use((req, res, next) => {
+    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+    if (hasBody && contractPath(req.path)?.operation(req.method)?.requestBody) parseJson(req, res, next);
+    else next();
+  });
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(document) as never,
@@ -170,6 +171,6 @@ export function createApp(deps: AppDependencies): Express {
   const router = express.Router();
   mountOperations(router, document, handlers);
   app.use(router);
-  app.use(errorHandler(methodsByPath(document)));
+  app.use(errorHandler((path) => contractPath(path)?.methods));
   return app;
 }

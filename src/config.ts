@@ -30,7 +30,7 @@ export interface Config {
   logLevel: LogLevel;
   /** Validate every response against the contract (`VALIDATE_RESPONSES=true`; tests and dev). */
   validateResponses: boolean;
-  /** Requests per second per operation and API key (`RATE_LIMIT_PER_SECOND`, default 10; 0 = off). */
+  /** Requests per second per operation and account, all its API keys together (`RATE_LIMIT_PER_SECOND`, default 10; 0 = off). */
   rateLimitPerSecond: number;
   /** Largest JSON request body accepted, in bytes (`BODY_LIMIT_BYTES`, default 1 MiB). */
   bodyLimitBytes: number;

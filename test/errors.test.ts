@@ -1,10 +1,14 @@
 /**
  * The error handler and cross-cutting middleware: every failure is a JSON:API error document,
  * no internals leak, request ids are echoed, responses are held to the contract, rate limits.
+ * The last block walks every operation of the contract and provokes each generic error it
+ * documents (400, 401, 404, 405, 413, 415, 429, 500) through HTTP.
  */
+import type { Response } from 'supertest';
 import { loadApiDocument } from '../src/app.ts';
 import type { OpenApiDocument } from '../src/http/routes.ts';
-import { startTestService, type TestService } from './support/testService.ts';
+import { contractOperations, validRequest, type ContractOperation } from './support/contractOperations.ts';
+import { startTestService, testConfig, type TestService } from './support/testService.ts';
 
 let service: TestService;
 let token: string;
@@ -70,6 +74,12 @@ describe('request failures', () => {
     expect(res.body.errors[0]).toMatchObject({ status: '413', code: 'payload_too_large' });
     expect(await service.database.db.prisma.account.count({ where: { name } })).toBe(0);
   });
+
+  it('does not read a body sent to an operation that takes none (no undocumented 413 or 400)', async () => {
+    const big = { filler: 'x'.repeat(1024 * 1024 + 10) };
+    await service.api.get('/api/v1/entities').set(service.auth(token)).send(big).expect(200);
+    await service.api.get('/api/v1/entities').set(service.auth(token)).set('Content-Type', 'application/json').send('{"not json').expect(200);
+  });
 });
 
 describe('unexpected failures', () => {
@@ -109,14 +119,17 @@ describe('unexpected failures', () => {
 });
 
 describe('rate limits', () => {
-  it('allows N requests per second per key and operation, then 429 with retry headers', async () => {
+  it('allows N requests per second per account and operation, then 429 with retry headers', async () => {
     const limited = await startTestService({ config: { rateLimitPerSecond: 3 } });
     const a = await limited.createAccount();
     const b = await limited.createAccount();
+    const secondKey = await limited.api.post(`/admin/v1/accounts/${a.accountId}/tokens`).set(limited.adminAuth()).send({}).expect(201);
+    const aTokens = [a.token, a.token, secondKey.body.data.attributes.token as string, a.token];
     const statuses: number[] = [];
     let last;
-    for (let i = 0; i < 4; i++) {
-      last = await limited.api.get('/api/v1/entities').set(limited.auth(a.token));
+    // The account's keys share one budget: a second key does not add to it.
+    for (const token of aTokens) {
+      last = await limited.api.get('/api/v1/entities').set(limited.auth(token));
       statuses.push(last.status);
     }
     expect(statuses).toEqual([200, 200, 200, 429]);
@@ -128,10 +141,143 @@ describe('rate limits', () => {
     });
     expect(Number(last!.headers['x-rate-limit-retry-after'])).toBeGreaterThan(0);
     expect(Number(last!.headers['x-rate-limit-reset'])).toBeGreaterThan(Date.now() / 1000 - 1);
-    // Another operation and another key have their own budgets.
+    // Another operation and another account have their own budgets.
     await limited.api.get('/api/v1/entities/0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10').set(limited.auth(a.token)).expect(404);
     const other = await limited.api.get('/api/v1/entities').set(limited.auth(b.token)).expect(200);
     expect(other.headers['x-rate-limit-remaining']).toBe('2');
     await limited.close();
+  });
+});
+
+describe('generic errors of every operation, walked from the contract', () => {
+  const operations = contractOperations();
+  /** `[operationId, operation]` rows of the operations documenting `status` (and passing `also`). */
+  const documenting = (status: number, also: (op: ContractOperation) => boolean = () => true) =>
+    operations.filter((op) => op.statuses.includes(status) && also(op)).map((op) => [op.operationId, op] as const);
+
+  // A second service for the failures that need their own set-up: a limit of 1 request per
+  // second (429), then its database closed (500). Operations without authentication never reach
+  // the database on the way in (getHealth never touches it, getReadiness answers 503 without it),
+  // so their 500 comes from the server's other failure path, response validation: in this
+  // service's contract, every answer of theirs but 500 is off-contract.
+  let spare: TestService;
+  let spareToken: string;
+  beforeAll(async () => {
+    const onlyFailing = loadApiDocument();
+    const nothing = { description: 'Nothing is on-contract', content: { 'application/json': { schema: { not: {} } } } };
+    for (const op of operations.filter((o) => o.auth === 'none')) {
+      const { responses } = onlyFailing.paths[op.path]![op.method] as { responses: Record<string, unknown> };
+      for (const status of Object.keys(responses)) if (status !== '500') responses[status] = nothing;
+    }
+    spare = await startTestService({ config: { rateLimitPerSecond: 1 }, apiDocument: onlyFailing });
+    spareToken = (await spare.createAccount()).token;
+  });
+  afterAll(() => spare.close());
+
+  interface Variation {
+    method?: string;
+    query?: Record<string, string>;
+    /** Replaces the example body (a string is sent as it is). */
+    body?: unknown;
+    contentType?: string;
+    /** Credentials: the operation's scheme with a valid token (default), a wrong one, or none. */
+    credentials?: 'valid' | 'wrong' | 'none';
+    headers?: Record<string, string>;
+  }
+
+  /** Sends `op`'s valid request (from the contract), varied, to `target` as the holder of `apiKey`. */
+  function send(target: TestService, apiKey: string, op: ContractOperation, variation: Variation = {}) {
+    const built = validRequest(op, variation.query);
+    const method = (variation.method ?? built.method) as 'get';
+    let req = target.api[method](built.url).set(built.headers).set(variation.headers ?? {});
+    const credentials = variation.credentials ?? 'valid';
+    if (op.auth === 'bearerAuth' && credentials !== 'none') req = req.set(target.auth(credentials === 'valid' ? apiKey : `wps_${'A'.repeat(43)}`));
+    if (op.auth === 'adminAuth' && credentials !== 'none') req = req.set(credentials === 'valid' ? target.adminAuth() : { Authorization: 'Bearer wpa_wrong' });
+    if (variation.contentType) req = req.set('Content-Type', variation.contentType);
+    const body = 'body' in variation ? variation.body : built.body;
+    return body === undefined ? req : req.send(body as object);
+  }
+
+  /** Asserts a JSON:API error document of `status` and `code`, without stack traces or file paths. */
+  function expectError(res: Response, status: number, code: string) {
+    expect({ status: res.status, type: res.headers['content-type'] }).toEqual({ status, type: expect.stringMatching(/^application\/json/) });
+    expect(res.body.errors.length).toBeGreaterThan(0);
+    for (const error of res.body.errors) expect(error).toMatchObject({ status: String(status), code, title: expect.any(String), detail: expect.any(String) });
+    expect(res.text).not.toMatch(/\bat .+:\d+:\d+|node_modules|\/src\/|Prisma|PGlite|ECONNREFUSED/);
+  }
+
+  test.each(documenting(401))('%s answers 401 without credentials and with wrong ones', async (_id, op) => {
+    for (const credentials of ['none', 'wrong'] as const) {
+      const res = await send(service, token, op, { credentials });
+      expectError(res, 401, 'unauthorized');
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer /);
+    }
+  });
+
+  test.each(documenting(400))('%s answers 400 for an undocumented query parameter', async (_id, op) => {
+    const res = await send(service, token, op, { query: { notAParameter: '1' } });
+    expectError(res, 400, 'validation_failed');
+    expect(res.body.errors).toContainEqual(expect.objectContaining({ source: { parameter: 'notAParameter' } }));
+  });
+
+  test.each(documenting(404, (op) => op.parameters.some((p) => p.in === 'path')))('%s answers 404 for ids that name nothing', async (_id, op) => {
+    const res = await send(service, token, op);
+    expectError(res, 404, 'not_found');
+    // The resource is missing, not the route (the router's 404 has the same code).
+    expect(res.body.errors[0].detail).not.toMatch(/no operation is documented/i);
+  });
+
+  test.each(documenting(405))('%s: its path answers 405 with Allow to a method it does not document', async (_id, op) => {
+    const method = ['put', 'delete', 'patch', 'post', 'get'].find((m) => !op.pathMethods.includes(m.toUpperCase()))!;
+    const res = await send(service, token, op, { method });
+    expectError(res, 405, 'method_not_allowed');
+    expect(res.headers.allow).toBe(op.pathMethods.join(', '));
+  });
+
+  test.each(documenting(413))('%s answers 413 for a body over the limit', async (_id, op) => {
+    const res = await send(service, token, op, { body: { filler: 'x'.repeat(testConfig().bodyLimitBytes) } });
+    expectError(res, 413, 'payload_too_large');
+  });
+
+  test.each(documenting(415))('%s answers 415 for a body that is not JSON', async (_id, op) => {
+    const res = await send(service, token, op, { contentType: 'text/plain', body: 'not json' });
+    expectError(res, 415, 'unsupported_media_type');
+    expect(res.body.errors[0].source).toEqual({ header: 'Content-Type' });
+  });
+
+  test.each(documenting(429))('%s answers 429 to the second valid request within a second (limit 1)', async (_id, op) => {
+    const answers = await Promise.all([send(spare, spareToken, op), send(spare, spareToken, op)]);
+    const refused = answers.filter((res) => res.status === 429);
+    expect(refused).toHaveLength(1);
+    expectError(refused[0]!, 429, 'rate_limited');
+    expect(refused[0]!.headers).toMatchObject({ 'x-rate-limit-limit': '1', 'x-rate-limit-url': `${op.method.toUpperCase()} ${op.path}` });
+    expect(Number(refused[0]!.headers['x-rate-limit-retry-after'])).toBeGreaterThan(0);
+  });
+
+  /** Sends `op`'s valid request to the spare service and asserts the generic 500 document. */
+  async function expectInternalError(op: ContractOperation) {
+    const res = await send(spare, spareToken, op, { headers: { 'X-Request-Id': `walk-${op.operationId}` } });
+    expectError(res, 500, 'internal_error');
+    expect(res.body.errors).toEqual([
+      {
+        status: '500',
+        code: 'internal_error',
+        title: 'Internal server error',
+        detail: `An unexpected error occurred. Quote request id walk-${op.operationId} when reporting it.`,
+      },
+    ]);
+  }
+
+  // The validator checks answers below 500 only, so these run while the database is up.
+  test.each(documenting(500, (op) => op.auth === 'none'))('%s answers 500 without internals when its answer breaks the contract', async (_id, op) => {
+    await expectInternalError(op);
+  });
+
+  describe('with the database gone', () => {
+    beforeAll(() => spare.database.db.close());
+
+    test.each(documenting(500, (op) => op.auth !== 'none'))('%s answers 500 without internals', async (_id, op) => {
+      await expectInternalError(op);
+    });
   });
 });

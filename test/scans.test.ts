@@ -281,7 +281,7 @@ describe('createScan', () => {
     expect(await scanCount()).toBe(before);
   });
 
-  it('refuses malformed bodies with 400 and retries once with an Idempotency-Key', async () => {
+  it('refuses malformed bodies with 400, retries once with an Idempotency-Key and refuses the key for another scan (422)', async () => {
     const pass = await newPass(0);
     expectError(await validate({ readerId: 'till-all', passId: pass.id }), 400, 'validation_failed');
     expectError(await validate({ readerId: 'till all', passId: pass.id, scanType: 'nfc' }), 400, 'validation_failed', { pointer: '/scan/readerId' });
@@ -290,6 +290,8 @@ describe('createScan', () => {
     const first = await validate(scan, tenant.token, key).expect(200);
     const again = await validate(scan, tenant.token, key).expect(200);
     expect(again.body).toEqual(first.body);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expectError(await validate({ ...scan, loyalty: { balance: 4 } }, tenant.token, key), 422, 'idempotency_key_reused', { header: 'Idempotency-Key' });
     expect(await balanceOf(pass.id)).toBe(3);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Per-key, per-operation rate limiting of `/api/v1` (PassEntry: 10 requests per second per
+ * Per-account, per-operation rate limiting of `/api/v1` (PassEntry: 10 requests per second per
  * endpoint and method), with PassEntry's `x-rate-limit-*` headers. Counting is done by
  * rate-limiter-flexible in process memory with fixed one-second windows: each server process
  * counts on its own, so N processes behind a balancer allow up to N times the limit.

@@ -39,6 +39,39 @@ export function expressPath(openApiPath: string): string {
   return openApiPath.replace(/\{([^}]+)\}/g, ':$1');
 }
 
+/** What the contract has for one request path. */
+export interface PathMatch {
+  /** The upper-case methods of the most specific matching template (for `Allow`). */
+  methods: string[];
+  /** The operation that serves `method` (upper-case) on this path, if any. */
+  operation(method: string): Record<string, unknown> | undefined;
+}
+
+/**
+ * Matches request paths (without query) against the document's path templates, the way the
+ * router does (a parameter is one non-empty segment; a trailing slash is tolerated). Where
+ * templates overlap (`/scans/log` and `/scans/{id}`), the template with fewer parameters is the
+ * more specific one and serves its methods first.
+ * @returns A function giving what a path has, or undefined when no template matches.
+ */
+export function pathMatcher(document: OpenApiDocument): (path: string) => PathMatch | undefined {
+  const templates = Object.entries(document.paths)
+    .map(([path, item]) => ({
+      pattern: new RegExp(`^${expressPath(path).replace(/:[^/]+/g, '[^/]+')}/?$`),
+      parameters: (path.match(/\{/g) ?? []).length,
+      operations: new Map(METHODS.filter((m) => item[m]).map((m) => [m.toUpperCase(), item[m] as Record<string, unknown>])),
+    }))
+    .sort((a, b) => a.parameters - b.parameters);
+  return (path) => {
+    const matching = templates.filter((t) => t.pattern.test(path));
+    if (matching.length === 0) return undefined;
+    return {
+      methods: [...matching[0]!.operations.keys()],
+      operation: (method) => matching.find((t) => t.operations.has(method))?.operations.get(method),
+    };
+  };
+}
+
 /**
  * Compares the document's operations with the handler map.
  * @returns Operations without handlers and handlers without operations (both empty when in step).

@@ -12,6 +12,8 @@
  * Background jobs are off unless asked for: `{ jobs: 'work' }` starts the job queue and its
  * workers as the server does, `{ jobs: 'enqueue' }` only the queue (jobs wait). `restart()`
  * stops the service and starts it again on the same database (`persistent: true` on PGlite).
+ *
+ * Every response is recorded for the contract coverage check (test/support/contractCoverage.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
@@ -26,6 +28,10 @@ import { createJobQueue, type JobQueue } from '../../src/jobs/queue.ts';
 import { startWorkers } from '../../src/jobs/workers.ts';
 import type { Clock } from '../../src/http/operation.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
+import { recordingContractHits } from './contractCoverage.ts';
+import { contractOperations } from './contractOperations.ts';
+
+const operations = contractOperations();
 
 /** The configuration tests run with unless they override it. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -76,6 +82,7 @@ export interface TestServiceOptions {
 }
 
 export interface TestService {
+  /** The app, behind the recorder of contract coverage (it can `listen`). */
   app: Express;
   api: supertest.Agent;
   database: TestDatabase;
@@ -137,10 +144,11 @@ async function serviceOn(database: TestDatabase, options: TestServiceOptions): P
     apiDocument: options.apiDocument,
     jobs,
   });
-  const api = supertest.agent(app);
+  const recorded = recordingContractHits(app, operations);
+  const api = supertest.agent(recorded);
   const adminAuth = () => ({ Authorization: `Bearer ${adminToken}` });
   return {
-    app,
+    app: recorded,
     api,
     database,
     adminToken,

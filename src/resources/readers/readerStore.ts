@@ -39,8 +39,11 @@ export interface ReaderFlags {
   ndefTagScanningEnabled: boolean;
 }
 
-/** What a new reader is made of; the password is already hashed. */
-export interface NewReader extends ReaderFlags {
+/**
+ * What a new reader is made of; the password is already hashed. Flags left out take the column
+ * defaults, which equal the contract's (`scanEnabled` true, the others false; ReaderCreateRequest).
+ */
+export interface NewReader extends Partial<ReaderFlags> {
   publicId: string;
   name: string;
   readerType: ReaderType;

@@ -1,0 +1,156 @@
+/**
+ * The bundled contract (generated/openapi.json) read as a list of operations, for tests that walk
+ * every operation: which statuses each documents, how it authenticates, and how to build a
+ * request that passes validation from the contract's own examples and schemas — so a new
+ * operation is walked without anyone writing its requests by hand.
+ */
+import { randomUUID } from 'node:crypto';
+import { loadApiDocument } from '../../src/app.ts';
+import { documentOperations, type DocumentOperation } from '../../src/http/routes.ts';
+
+/** The parts of a parameter or schema object the walker reads (after `$ref`s are resolved). */
+interface SchemaObject {
+  format?: string;
+  pattern?: string;
+  default?: unknown;
+  examples?: unknown[];
+}
+/** A parameter object of the contract, as the walker reads it. */
+export interface ParameterObject {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required?: boolean;
+  schema?: SchemaObject;
+  example?: unknown;
+  examples?: Record<string, { value?: unknown }>;
+}
+interface MediaTypeObject {
+  example?: unknown;
+  examples?: Record<string, { value?: unknown }>;
+}
+interface OperationObject {
+  operationId: string;
+  parameters?: ParameterObject[];
+  requestBody?: { required?: boolean; content: Record<string, MediaTypeObject> };
+  responses: Record<string, unknown>;
+  security?: Record<string, string[]>[];
+}
+
+/** One operation of the contract, as the walkers need it. */
+export interface ContractOperation extends DocumentOperation {
+  /** Documented response statuses, ascending (`default` and `NXX` ranges are left out). */
+  statuses: number[];
+  /** Methods documented on the operation's path, upper case (the `Allow` header of a 405). */
+  pathMethods: string[];
+  /** The security scheme the operation requires (`none` for `security: []`). */
+  auth: 'bearerAuth' | 'adminAuth' | 'none';
+  /** Path, query and header parameters, path-level ones included, `$ref`s resolved, `example` set from the first named example. */
+  parameters: ParameterObject[];
+  /** Whether the operation documents a request body. */
+  hasBody: boolean;
+  /** The first example of the `application/json` request body (undefined without a body). */
+  bodyExample: unknown;
+}
+
+type Document = ReturnType<typeof loadApiDocument>;
+
+function resolveRef<T>(document: Document, value: unknown): T {
+  let current = value as { $ref?: string };
+  while (current && typeof current.$ref === 'string') {
+    current = current.$ref
+      .split('/')
+      .slice(1)
+      .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')], document) as { $ref?: string };
+  }
+  return current as T;
+}
+
+function firstExample(document: Document, holder: { example?: unknown; examples?: Record<string, { value?: unknown }> }): unknown {
+  if (holder.example !== undefined) return holder.example;
+  const first = Object.values(holder.examples ?? {})[0];
+  return first && resolveRef<{ value?: unknown }>(document, first).value;
+}
+
+/**
+ * Lists every operation of a contract (default: generated/openapi.json) in document order.
+ * @throws Error when an operation's security names a scheme other than bearerAuth/adminAuth, or
+ *   uses more than one — the walkers would not know how to authenticate.
+ */
+export function contractOperations(document: Document = loadApiDocument()): ContractOperation[] {
+  const all = documentOperations(document);
+  const rootSecurity = (document.security ?? []) as Record<string, string[]>[];
+  return all.map((op) => {
+    const item = document.paths[op.path]! as Record<string, unknown> & { parameters?: unknown[] };
+    const operation = item[op.method] as OperationObject;
+    const schemes = (operation.security ?? rootSecurity).flatMap((requirement) => Object.keys(requirement));
+    if (schemes.length > 1 || (schemes[0] !== undefined && schemes[0] !== 'bearerAuth' && schemes[0] !== 'adminAuth')) {
+      throw new Error(`${op.operationId}: unsupported security ${JSON.stringify(schemes)}; teach test/support/contractOperations.ts`);
+    }
+    const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) => {
+      const parameter = resolveRef<ParameterObject>(document, p);
+      const example = firstExample(document, parameter);
+      return { ...parameter, schema: resolveRef<SchemaObject>(document, parameter.schema), ...(example === undefined ? {} : { example }) };
+    });
+    const json = operation.requestBody ? resolveRef<OperationObject['requestBody']>(document, operation.requestBody)?.content['application/json'] : undefined;
+    return {
+      ...op,
+      statuses: Object.keys(operation.responses)
+        .filter((status) => /^\d{3}$/.test(status))
+        .map(Number)
+        .sort((a, b) => a - b),
+      pathMethods: all.filter((other) => other.path === op.path).map((other) => other.method.toUpperCase()),
+      auth: (schemes[0] as 'bearerAuth' | 'adminAuth' | undefined) ?? 'none',
+      parameters,
+      hasBody: operation.requestBody !== undefined,
+      bodyExample: json ? firstExample(document, json) : undefined,
+    };
+  });
+}
+
+/**
+ * A value the parameter's schema accepts: a fresh random UUID when the schema takes one (format
+ * `uuid`, or a pattern a UUID matches — ids then name nothing, so lookups answer 404), otherwise
+ * the parameter's or its schema's first example, or the schema's default.
+ * @throws Error when the contract gives no way to pick a value (add an example to the parameter).
+ */
+export function sampleParameterValue(operationId: string, parameter: ParameterObject): string {
+  const uuid = randomUUID();
+  const schema = parameter.schema ?? {};
+  if (schema.format === 'uuid' || (schema.pattern !== undefined && new RegExp(schema.pattern, 'u').test(uuid))) return uuid;
+  const value = parameter.example ?? schema.examples?.[0] ?? schema.default;
+  if (value === undefined) throw new Error(`${operationId}: parameter ${parameter.name} has no example, schema example or default`);
+  return String(value);
+}
+
+/** A request built from the contract: what supertest needs to send it. */
+export interface ContractRequest {
+  method: DocumentOperation['method'];
+  /** Path with every parameter filled in, then required query parameters (and `extraQuery`). */
+  url: string;
+  /** Required header parameters. */
+  headers: Record<string, string>;
+  /** The request body example (undefined when the operation has no body). */
+  body: unknown;
+}
+
+/**
+ * Builds a request to `op` that passes the contract's request validation: path parameters and
+ * required query and header parameters from {@link sampleParameterValue}, the first request
+ * body example. Credentials are not added.
+ * @param extraQuery Query parameters appended as they are (e.g. an undocumented one, to provoke a 400).
+ * @throws Error when a body operation has no example (the contract's own rule is one per request).
+ */
+export function validRequest(op: ContractOperation, extraQuery: Record<string, string> = {}): ContractRequest {
+  let path = op.path;
+  const query = new URLSearchParams();
+  const headers: Record<string, string> = {};
+  for (const parameter of op.parameters) {
+    if (parameter.in === 'path') path = path.replace(`{${parameter.name}}`, encodeURIComponent(sampleParameterValue(op.operationId, parameter)));
+    else if (parameter.required && parameter.in === 'query') query.set(parameter.name, sampleParameterValue(op.operationId, parameter));
+    else if (parameter.required && parameter.in === 'header') headers[parameter.name] = sampleParameterValue(op.operationId, parameter);
+  }
+  for (const [name, value] of Object.entries(extraQuery)) query.set(name, value);
+  if (op.hasBody && op.bodyExample === undefined) throw new Error(`${op.operationId}: the request body has no example`);
+  const search = query.toString();
+  return { method: op.method, url: search ? `${path}?${search}` : path, headers, body: op.bodyExample };
+}
