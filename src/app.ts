@@ -147,7 +147,7 @@ export function createApp(deps: AppDependencies): Express {
   const parseJson = express.json({ limit: config.bodyLimitBytes, type: ['application/json', 'application/*+json'] });
   app.use((req, res, next) => {
     const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-    if (hasBody && contractPath(req.path)?.operation(req.method)?.requestBody) parseJson(req, res, next);
+    if (hasBody && contractPath(req.path)?.operation(req.method)?.operation.requestBody) parseJson(req, res, next);
     else next();
   });
   app.use(

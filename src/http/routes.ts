@@ -41,10 +41,12 @@ export function expressPath(openApiPath: string): string {
 
 /** What the contract has for one request path. */
 export interface PathMatch {
-  /** The upper-case methods of the most specific matching template (for `Allow`). */
+  /** The most specific matching path template, e.g. `/api/v1/scans/log`. */
+  path: string;
+  /** The upper-case methods of that template (for `Allow`). */
   methods: string[];
-  /** The operation that serves `method` (upper-case) on this path, if any. */
-  operation(method: string): Record<string, unknown> | undefined;
+  /** The operation that serves `method` (upper-case) on this path and its template, if any. */
+  operation(method: string): { path: string; operation: Record<string, unknown> & { operationId?: string } } | undefined;
 }
 
 /**
@@ -57,17 +59,23 @@ export interface PathMatch {
 export function pathMatcher(document: OpenApiDocument): (path: string) => PathMatch | undefined {
   const templates = Object.entries(document.paths)
     .map(([path, item]) => ({
-      pattern: new RegExp(`^${expressPath(path).replace(/:[^/]+/g, '[^/]+')}/?$`),
+      path,
+      pattern: new RegExp(`^${expressPath(path).replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+')}/?$`),
       parameters: (path.match(/\{/g) ?? []).length,
       operations: new Map(METHODS.filter((m) => item[m]).map((m) => [m.toUpperCase(), item[m] as Record<string, unknown>])),
     }))
     .sort((a, b) => a.parameters - b.parameters);
-  return (path) => {
-    const matching = templates.filter((t) => t.pattern.test(path));
-    if (matching.length === 0) return undefined;
+  return (requestPath) => {
+    const matching = templates.filter((t) => t.pattern.test(requestPath));
+    const [specific] = matching;
+    if (!specific) return undefined;
     return {
-      methods: [...matching[0]!.operations.keys()],
-      operation: (method) => matching.find((t) => t.operations.has(method))?.operations.get(method),
+      path: specific.path,
+      methods: [...specific.operations.keys()],
+      operation: (method) => {
+        const serving = matching.find((t) => t.operations.has(method));
+        return serving && { path: serving.path, operation: serving.operations.get(method)! };
+      },
     };
   };
 }

@@ -7,10 +7,11 @@
  * worker process; test/support/globalSetup.ts empties the directory and writes `run.json` (when
  * and how the run was started) at the start of each run.
  *
- * Attribution: a request is matched against the bundled contract's paths by method and path (the
- * literal path wins over a templated one: `/api/v1/scans/log` before `/api/v1/scans/{id}`), not
- * by what the validator set on the request, so refusals that happen before validation (413 and
- * malformed JSON from the body parser) and during it (401 from the security handlers) count too.
+ * Attribution: a request is matched against the bundled contract's paths by method and path with
+ * src/http/routes.ts `pathMatcher`, as the app does (the literal path wins over a templated one:
+ * `/api/v1/scans/log` before `/api/v1/scans/{id}`), not by what the validator set on the request,
+ * so refusals that happen before validation (413 and malformed JSON from the body parser) and
+ * during it (401 from the security handlers) count too.
  * A 405 answers a method the path does not document; the contract documents it on every operation
  * of the path ("this path does not take that method"), so it counts for all of them.
  */
@@ -19,6 +20,7 @@ import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import type { ContractOperation } from './contractOperations.ts';
+import { pathMatcher, type OpenApiDocument } from '../../src/http/routes.ts';
 
 /** Where hits are written: test/artifacts/contract-coverage (git-ignored). */
 export const CONTRACT_COVERAGE_DIR = resolve(fileURLToPath(import.meta.url), '../../artifacts/contract-coverage');
@@ -50,47 +52,14 @@ export interface RunManifest {
   filters: string[];
 }
 
-interface PathRoute {
-  path: string;
-  pattern: RegExp;
-  operations: Map<string, string>;
-  parameters: number;
-}
-
-/**
- * Builds a function that attributes a request to the contract.
- * @returns For a method and URL path (no query): the matching path template and the operationId
- *   of that method on it (null when the path does not document the method), or undefined when no
- *   path of the contract matches.
- */
-export function operationMatcher(operations: ContractOperation[]): (method: string, urlPath: string) => { path: string; operationId: string | null } | undefined {
-  const routes = new Map<string, PathRoute>();
-  for (const op of operations) {
-    const route = routes.get(op.path) ?? {
-      path: op.path,
-      pattern: new RegExp(`^${op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
-      operations: new Map<string, string>(),
-      parameters: (op.path.match(/\{/g) ?? []).length,
-    };
-    route.operations.set(op.method.toUpperCase(), op.operationId);
-    routes.set(op.path, route);
-  }
-  const byLiteralness = [...routes.values()].sort((a, b) => a.parameters - b.parameters);
-  return (method, urlPath) => {
-    const candidates = byLiteralness.filter((route) => route.pattern.test(urlPath));
-    const route = candidates.find((r) => r.operations.has(method.toUpperCase())) ?? candidates[0];
-    return route && { path: route.path, operationId: route.operations.get(method.toUpperCase()) ?? null };
-  };
-}
-
 /**
  * Wraps an app so that every response it finishes is appended to this worker's hit file.
  * Responses to paths the contract does not have (`/docs`, `/openapi.json`, unknown paths) are
  * not recorded. The returned app is an Express app (it can `listen`) with `app` mounted in it.
- * @param operations The contract's operations ({@link contractOperations}).
+ * @param document The bundled contract the requests are attributed to.
  */
-export function recordingContractHits(app: Express, operations: ContractOperation[]): Express {
-  const match = operationMatcher(operations);
+export function recordingContractHits(app: Express, document: OpenApiDocument): Express {
+  const match = pathMatcher(document);
   const file = join(CONTRACT_COVERAGE_DIR, `hits-${process.pid}.jsonl`);
   let madeDir = false;
   const outer = express();
@@ -100,9 +69,10 @@ export function recordingContractHits(app: Express, operations: ContractOperatio
     const urlPath = req.originalUrl.split('?')[0]!;
     const testPath = expect.getState().testPath;
     res.on('finish', () => {
-      const matched = match(method, urlPath);
+      const matched = match(urlPath);
       if (!matched) return;
-      const hit: ContractHit = { ...matched, method, status: res.statusCode, file: testPath ? relative(process.cwd(), testPath) : '' };
+      const served = matched.operation(method);
+      const hit: ContractHit = { path: served?.path ?? matched.path, operationId: served?.operation.operationId ?? null, method, status: res.statusCode, file: testPath ? relative(process.cwd(), testPath) : '' };
       if (!madeDir) mkdirSync(CONTRACT_COVERAGE_DIR, { recursive: true });
       madeDir = true;
       appendFileSync(file, `${JSON.stringify(hit)}\n`);

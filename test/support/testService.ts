@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import supertest from 'supertest';
 import type { Express } from 'express';
-import { createApp } from '../../src/app.ts';
+import { createApp, loadApiDocument } from '../../src/app.ts';
 import type { OpenApiDocument } from '../../src/http/routes.ts';
 import type { Config } from '../../src/config.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
@@ -29,9 +29,8 @@ import { startWorkers } from '../../src/jobs/workers.ts';
 import type { Clock } from '../../src/http/operation.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
 import { recordingContractHits } from './contractCoverage.ts';
-import { contractOperations } from './contractOperations.ts';
 
-const operations = contractOperations();
+const bundledContract = loadApiDocument();
 
 /** The configuration tests run with unless they override it. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -144,7 +143,7 @@ async function serviceOn(database: TestDatabase, options: TestServiceOptions): P
     apiDocument: options.apiDocument,
     jobs,
   });
-  const recorded = recordingContractHits(app, operations);
+  const recorded = recordingContractHits(app, bundledContract);
   const api = supertest.agent(recorded);
   const adminAuth = () => ({ Authorization: `Bearer ${adminToken}` });
   return {
