@@ -18,6 +18,10 @@
  * `pglite,postgresql` by default), BENCH_SERVICE_NODE_ARGS (extra Node.js arguments for the
  * service process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/profiles` to profile it under load).
  *
+ * It also measures the stack floor: the HTTP libraries the service runs on every request
+ * (Express 5, helmet, pino-http, express-openapi-validator) answering the same route with a fixed
+ * document and no database, i.e. the least a request of the service can cost.
+ *
  * Targets (issue 4): on PostgreSQL the service's GET reaches at least 60 % of the baseline's
  * requests per second, and p99 latency stays under 20 ms at 50 connections (GET and PATCH).
  * Prints a table and exits 1 when a target is missed.
@@ -106,6 +110,57 @@ async function runBaseline(): Promise<void> {
     });
   });
   server.listen(Number(process.env.BASELINE_PORT), '127.0.0.1', () => console.log('baseline listening'));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stack floor mode: `tsx passesAndLoyalty.ts floor` — the service's HTTP libraries, no database.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Serves `GET /api/v1/passes/{id}` with the contract's example pass document through the
+ * libraries the service stacks on every request — Express 5, helmet, pino-http (level warn),
+ * express-openapi-validator on the bundle (request validation, a security handler that accepts
+ * any bearer key) — and nothing else: no database, no handler work. What one request costs here
+ * is the least any request of the service can cost. Reads FLOOR_PORT.
+ */
+async function runFloor(): Promise<void> {
+  const { default: express } = await import('express');
+  const { default: helmet } = await import('helmet');
+  const { pinoHttp } = await import('pino-http');
+  const { pino } = await import('pino');
+  const OpenApiValidator = await import('express-openapi-validator');
+  const bundle = JSON.parse(readFileSync(join(root, 'generated/openapi.json'), 'utf8')) as { components: { examples: { Pass: { value: unknown } } } };
+  const pass = bundle.components.examples.Pass.value;
+  const app = express();
+  app.use(helmet());
+  app.use(pinoHttp({ logger: pino({ level: 'warn' }) }));
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: bundle as never,
+      validateRequests: { allowUnknownQueryParameters: false },
+      validateResponses: false,
+      validateSecurity: { handlers: { bearerAuth: async () => true, adminAuth: async () => true } },
+    }),
+  );
+  app.get('/api/v1/passes/:id', (_req, res) => void res.json(pass));
+  app.use((error: { status?: number }, _req: unknown, res: { status(code: number): { end(): void } }, _next: unknown) => res.status(error.status ?? 500).end());
+  app.listen(Number(process.env.FLOOR_PORT), '127.0.0.1', () => console.log('floor listening'));
+}
+
+/** Runs the stack floor server and measures its GET (see {@link runFloor}). */
+async function measureFloor(passId: string, token: string): Promise<Measurement> {
+  const port = await freePort();
+  const floor = spawn(process.execPath, ['--import', 'tsx', thisFile, 'floor'], {
+    cwd: root,
+    env: { ...process.env, FLOOR_PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  try {
+    await waitUntilUp(`http://127.0.0.1:${port}/`, floor);
+    return await measure(`http://127.0.0.1:${port}/api/v1/passes/${passId}`, token, 'GET', floor);
+  } finally {
+    await stop(floor);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -361,6 +416,19 @@ async function main(): Promise<void> {
   const postgres = databases.includes('postgresql') ? await benchDatabase('postgresql') : [];
   const rows = [...pglite, ...postgres];
   console.log(table(rows));
+  const floor = await measureFloor('0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10', `wps_${'a'.repeat(43)}`);
+  console.log(
+    `Stack floor (Express 5 + helmet + pino-http + express-openapi-validator, GET, no database, no handler):\n` +
+      `    ${floor.rps.toFixed(0).padStart(7)} req/s  ${floor.cpuUsPerRequest.toFixed(0).padStart(5)} µs CPU/req  p50 ${floor.p50} ms  p99 ${floor.p99} ms`,
+  );
+  const [pgGetRow] = postgres;
+  if (pgGetRow) {
+    const budget = 1e6 / (GET_RATIO_TARGET * pgGetRow.baseline.rps);
+    console.log(
+      `    A CPU-bound single-threaded service reaches ${GET_RATIO_TARGET * 100} % of the PostgreSQL GET baseline only at ≤ ${budget.toFixed(0)} µs CPU/req;` +
+        ` the libraries alone take ${floor.cpuUsPerRequest.toFixed(0)}, the service takes ${pgGetRow.service.cpuUsPerRequest.toFixed(0)}.`,
+    );
+  }
   const [pgGet, pgPatch] = postgres;
   const checks: (readonly [string, boolean])[] = [['no errors', rows.every((r) => r.service.errors === 0 && r.baseline.errors === 0)]];
   if (pgGet && pgPatch) {
@@ -375,4 +443,5 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[2] === 'baseline') await runBaseline();
+else if (process.argv[2] === 'floor') await runFloor();
 else await main();
