@@ -29,24 +29,15 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { freePort, stopChild } from './support/childProcess.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 const DIALECT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 const READY_TIMEOUT_MS = 60_000;
-
-/** A port on 127.0.0.1 that was free a moment ago. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done, fail) => server.once('error', fail).listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
-}
 
 /**
  * Writes the bundle Prism reads: the given one, with the JSON Schema dialect declared (see the
@@ -113,16 +104,6 @@ class PrismLog {
   }
 }
 
-/** Sends SIGTERM, then SIGKILL after 5 s, and waits for the exit. */
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((done) => child.once('exit', done));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
-}
-
 /** Runs the example with BASE_URL pointed at Prism; resolves to its exit code. */
 function runExample(proxyUrl: string): Promise<number> {
   const example = spawn(bin('tsx'), [join(root, 'examples', 'quickstart.ts')], {
@@ -163,13 +144,13 @@ async function main(): Promise<number> {
     });
     prism.stdout!.on('data', (chunk: Buffer) => log.add(chunk));
     prism.stderr!.on('data', (chunk: Buffer) => log.add(chunk));
-    const stopOnSignal = () => void stop(prism!).then(() => process.exit(130));
+    const stopOnSignal = () => void stopChild(prism!).then(() => process.exit(130));
     process.once('SIGINT', stopOnSignal).once('SIGTERM', stopOnSignal);
     await log.ready(prism);
     console.log(`Prism ${proxyUrl} → ${upstream} (--errors), contract ${values.document ?? 'generated/openapi.json'}`);
 
     const exampleCode = await runExample(proxyUrl);
-    await stop(prism);
+    await stopChild(prism);
 
     const { received, upstream: answers, problems } = log.summary();
     const statuses = [...answers].map(([status, count]) => `${status}×${count}`).join(', ') || 'none';
@@ -183,7 +164,7 @@ async function main(): Promise<number> {
     if (log.lines.length) console.error(log.lines.slice(-20).join('\n'));
     return 1;
   } finally {
-    if (prism) await stop(prism);
+    if (prism) await stopChild(prism);
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -33,13 +33,13 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { benchRequest } from './support/benchServer.ts';
+import { freePort, stopChild } from '../support/childProcess.ts';
 
 const root = resolve(fileURLToPath(import.meta.url), '../../..');
 const thisFile = fileURLToPath(import.meta.url);
@@ -159,21 +159,13 @@ async function measureFloor(passId: string, token: string): Promise<Measurement>
     await waitUntilUp(`http://127.0.0.1:${port}/`, floor);
     return await measure(`http://127.0.0.1:${port}/api/v1/passes/${passId}`, token, 'GET', floor);
   } finally {
-    await stop(floor);
+    await stopChild(floor);
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Driver mode.
 // ---------------------------------------------------------------------------------------------
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
   for (let i = 0; i < 600; i++) {
@@ -186,13 +178,6 @@ async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
     }
   }
   throw new Error(`${url} did not come up.`);
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
 }
 
 /** What one benchmark run measured. */
@@ -367,7 +352,7 @@ async function benchDatabase(kind: 'pglite' | 'postgresql'): Promise<Row[]> {
     const loyaltyUrl = `${base}/api/v1/loyalty/${fixture.passId}`;
     const serviceGet = await measure(passUrl, fixture.token, 'GET', service);
     const servicePatch = await measure(loyaltyUrl, fixture.token, 'PATCH', service);
-    await stop(service);
+    await stopChild(service);
 
     const workload = await captureWorkload(kind === 'postgresql' ? { url: dbUrl.toString() } : { pgliteDir: join(dataDir, 'pglite') }, fixture);
     const baselinePort = await freePort();
@@ -386,14 +371,14 @@ async function benchDatabase(kind: 'pglite' | 'postgresql'): Promise<Row[]> {
     await waitUntilUp(`${baselineBase}/`, baseline);
     const baselineGet = await measure(`${baselineBase}/api/v1/passes/${fixture.passId}`, fixture.token, 'GET', baseline);
     const baselinePatch = await measure(`${baselineBase}/api/v1/loyalty/${fixture.passId}`, fixture.token, 'PATCH', baseline);
-    await stop(baseline);
+    await stopChild(baseline);
     const database = kind === 'postgresql' ? 'PostgreSQL' : 'PGlite (embedded)';
     return [
       { database, operation: 'GET /api/v1/passes/{id}', service: serviceGet, baseline: baselineGet },
       { database, operation: 'PATCH /api/v1/loyalty/{id}', service: servicePatch, baseline: baselinePatch },
     ];
   } finally {
-    for (const child of children) await stop(child);
+    for (const child of children) await stopChild(child);
     if (kind === 'postgresql') {
       await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
       await admin.end();

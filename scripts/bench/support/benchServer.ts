@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { stopChild } from '../../support/childProcess.ts';
 
 const root = resolve(fileURLToPath(import.meta.url), '../../../..');
 
@@ -39,11 +40,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const stop = async () => {
-    if (server.exitCode === null && server.signalCode === null) {
-      const exited = new Promise((done) => server.once('exit', done));
-      server.kill('SIGTERM');
-      await exited;
-    }
+    await stopChild(server);
     await rm(dataDir, { recursive: true, force: true });
   };
   try {
