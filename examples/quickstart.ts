@@ -12,13 +12,21 @@
  * 5. Read the loyalty balance back and check it (exit 1 when it is not what the steps made).
  * 6. Schedule a wallet message to the pass and read the batch back once it is validated (`scheduled`).
  * 7. List templates, passes, scans and batches, page after page, and count them.
+ * 8. Download the pass's signed Apple Wallet file and check it: every file's SHA-1 in
+ *    `manifest.json`, and the CMS signature against the root certificate of the account's Apple
+ *    credentials (`APPLE_ROOT_CA`, a PEM file; `npm run admin -- apple dev-certificate` writes one
+ *    for development). Skipped without `APPLE_ROOT_CA`.
  *
  * Every step prints one line. Any API error prints the JSON:API error document and exits 1.
  * Running it again is safe: each run issues a new pass (its own extId) and reuses the reader.
  *
  * @module examples/quickstart
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, webcrypto } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import * as pkijs from 'pkijs';
+import { unzipSync } from 'fflate';
+import sharp from 'sharp';
 // Inside this repository; another project imports the same from the package:
 //   import { createWalletPassClient, WalletPassApiError, type components, type ErrorDocument } from 'wallet-pass-service/client';
 import { createWalletPassClient, WalletPassApiError, type components, type ErrorDocument } from '../src/client/index.ts';
@@ -61,6 +69,16 @@ if (!token) {
 }
 const client = createWalletPassClient({ baseUrl, token });
 
+/**
+ * A brand image as a `data:` URL. Templates take https URLs (fetched when the template is
+ * processed) or the image itself as a `data:` URL; this example draws solid colours so that it
+ * needs no image host.
+ */
+async function brandImage(width: number, height: number, colour: string): Promise<string> {
+  const png = await sharp({ create: { width, height, channels: 3, background: colour } }).png().toBuffer();
+  return `data:image/png;base64,${png.toString('base64')}`;
+}
+
 /** The loyalty card design: every member a template can have (colours, images, all field areas, app links, barcode, place, beacon). */
 const coffeeClubCard: PassTemplateCreate = {
   name: 'Coffee Club Card',
@@ -71,9 +89,9 @@ const coffeeClubCard: PassTemplateCreate = {
   description: 'Loyalty card of the Coffee Club',
   colors: { background: '#1A2B3C', label: '#F5D76E', text: '#FFFFFF' },
   images: {
-    banner: 'https://cdn.example.com/brand/banner.png',
-    logo: 'https://cdn.example.com/brand/logo.png',
-    icon: 'https://cdn.example.com/brand/icon.png',
+    banner: await brandImage(1125, 432, '#C0392B'),
+    logo: await brandImage(480, 150, '#F5D76E'),
+    icon: await brandImage(87, 87, '#1A2B3C'),
     watermark: { color: 'light', position: 'bottomRight' },
   },
   fields: {
@@ -213,6 +231,47 @@ async function main(): Promise<void> {
   for await (const _ of client.paginate('/api/v1/scans')) counts.scans++;
   for await (const _ of client.paginate('/api/v1/batches')) counts.batches++;
   report('listed', counts);
+
+  // 8. The signed Apple Wallet file, as a holder's iPhone downloads it.
+  const rootCaPath = process.env.APPLE_ROOT_CA;
+  if (!rootCaPath) {
+    console.log('- Apple pass download skipped: set APPLE_ROOT_CA to the root certificate of the account’s Apple credentials.');
+    return;
+  }
+  const download = await fetch(`${baseUrl}/passes/${pass.id}/apple`);
+  if (!download.ok) throw new StepFailed('downloadApplePass', download.status, await download.json());
+  const files = unzipSync(new Uint8Array(await download.arrayBuffer()));
+  const manifest = JSON.parse(Buffer.from(files['manifest.json']!).toString('utf8')) as Record<string, string>;
+  const wrongHashes = Object.entries(manifest).filter(([file, sha1]) => createHash('sha1').update(files[file] ?? '').digest('hex') !== sha1);
+  if (wrongHashes.length) throw new Error(`manifest.json does not match ${wrongHashes.map(([file]) => file).join(', ')}.`);
+  const signed = await verifyPassSignature(files.signature!, files['manifest.json']!, await readFile(rootCaPath, 'utf8'));
+  const passJson = JSON.parse(Buffer.from(files['pass.json']!).toString('utf8')) as { serialNumber: string; passTypeIdentifier: string };
+  report('Apple pass downloaded', {
+    type: download.headers.get('content-type'),
+    files: Object.keys(files).length,
+    serialNumber: passJson.serialNumber,
+    signedFor: passJson.passTypeIdentifier,
+    signature: signed ? 'verified' : 'INVALID',
+  });
+  if (!signed || passJson.serialNumber !== pass.id) throw new Error('The downloaded pass is not signed correctly for this pass.');
+}
+
+/**
+ * Verifies a pass's detached CMS signature over its manifest, and that the signer chains to the
+ * given root (pkijs with Node's WebCrypto).
+ */
+async function verifyPassSignature(signature: Uint8Array, manifest: Uint8Array, rootPem: string): Promise<boolean> {
+  pkijs.setEngine('node', new pkijs.CryptoEngine({ name: 'node', crypto: webcrypto as never }));
+  const der = (pem: string) => Buffer.from(pem.replace(/-----[^-]+-----|\s/g, ''), 'base64');
+  const root = pkijs.Certificate.fromBER(der(rootPem));
+  const contentInfo = pkijs.ContentInfo.fromBER(signature);
+  const signedData = new pkijs.SignedData({ schema: contentInfo.content });
+  const toArrayBuffer = (bytes: Uint8Array) => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  try {
+    return await signedData.verify({ signer: 0, data: toArrayBuffer(manifest), trustedCerts: [root], checkChain: true });
+  } catch {
+    return false;
+  }
 }
 
 try {

@@ -13,13 +13,13 @@ export interface paths {
         };
         /**
          * List pass templates
-         * @description Lists the pass templates of the account that owns the API key, oldest first (spec §4.2, open beta), each in the variant of its processing state. Paginated with `page` and `perPage` (default 10, at most 100) in the envelope of spec §2.9; `templateType` filters, `fields` asks for a sparse fieldset.
+         * @description Lists the pass templates of the account that owns the API key, oldest first (PassEntry API reference, List pass templates, open beta), each in the variant of its processing state. Paginated with `page` and `perPage` (default 10, at most 100) in the envelope of PassEntry API reference, pagination; `templateType` filters, `fields` asks for a sparse fieldset.
          */
         get: operations["listPassTemplates"];
         put?: never;
         /**
          * Create a pass template
-         * @description Creates a pass template (spec §4.1, open beta) and accepts it for processing: the answer is `202` with the template in `processingStatus` `processing` and, in `meta.links.self` and the `Location` header, the URL to check. Processing checks the design across members and renders the Apple Wallet `pass.json` skeleton and the Google Wallet class; it usually takes well under two seconds. The template then shows all its attributes and no `processingStatus`, or `processingStatus` `failed` with `processingErrors`. The template and its processing job are stored together, so an accepted template is processed even if the server restarts first.
+         * @description Creates a pass template (PassEntry API reference, Create a pass template, open beta) and accepts it for processing: the answer is `202` with the template in `processingStatus` `processing` and, in `meta.links.self` and the `Location` header, the URL to check. Processing checks the design across members and renders the Apple Wallet `pass.json` skeleton and the Google Wallet class; it usually takes well under two seconds. The template then shows all its attributes and no `processingStatus`, or `processingStatus` `failed` with `processingErrors`. The template and its processing job are stored together, so an accepted template is processed even if the server restarts first.
          */
         post: operations["createPassTemplate"];
         delete?: never;
@@ -40,7 +40,7 @@ export interface paths {
         };
         /**
          * Show a pass template
-         * @description Returns one pass template of the account that owns the API key (spec §4.3, open beta), in the variant of its processing state: processed (all attributes, no `processingStatus`), `processing`, or `failed` with `processingErrors`. This is the URL to poll after creating or updating a template.
+         * @description Returns one pass template of the account that owns the API key (PassEntry API reference, Show a pass template, open beta), in the variant of its processing state: processed (all attributes, no `processingStatus`), `processing`, or `failed` with `processingErrors`. This is the URL to poll after creating or updating a template.
          */
         get: operations["getPassTemplate"];
         put?: never;
@@ -50,7 +50,7 @@ export interface paths {
         head?: never;
         /**
          * Update a pass template
-         * @description Changes the members given and nothing else (spec §4.4; merge rules in the request schema). A change of `name`, `description` or `notificationHeader` only is applied at once: `200` with the template in its current variant. A change that shapes the rendered passes makes the template processing again: `202` with the processing template, and the URL to check in `meta.links.self` and the `Location` header (spec §3 rule 2). Concurrent updates of one template are applied one after the other.
+         * @description Changes the members given and nothing else (PassEntry API reference, Update a pass template; merge rules in the request schema). A change of `name`, `description` or `notificationHeader` only is applied at once: `200` with the template in its current variant. A change that shapes the rendered passes makes the template processing again: `202` with the processing template, and the URL to check in `meta.links.self` and the `Location` header (PassEntry API reference, pass template processing rule 2). Concurrent updates of one template are applied one after the other.
          */
         patch: operations["updatePassTemplate"];
         trace?: never;
@@ -68,7 +68,7 @@ export interface paths {
         /**
          * Show a pass template in the legacy form
          * @deprecated
-         * @description Deprecated (spec §4.5, §9): use `getPassTemplate` (`/api/v1/pass-templates/{id}`). Returns the template in the legacy form of spec §2.2 — colours, name, description, type and the legacy field groups with snake-case slots — derived from the current template whatever its processing state; the mapping is in the attributes schema.
+         * @description Deprecated (PassEntry API reference, Show a pass template (deprecated); versioning): use `getPassTemplate` (`/api/v1/pass-templates/{id}`). Returns the template in the legacy form of PassEntry API reference, the legacy pass template — colours, name, description, type and the legacy field groups with snake-case slots — derived from the current template whatever its processing state; the mapping is in the attributes schema.
          */
         get: operations["getLegacyPassTemplate"];
         put?: never;
@@ -89,7 +89,7 @@ export interface paths {
         /**
          * List passes
          * @description Lists the passes of the account that owns the API key, newest first. Paginated with `page`
-         *     and `perPage` (default 25, at most 100) in the envelope of spec §2.9; `passTemplate`,
+         *     and `perPage` (default 25, at most 100) in the envelope of PassEntry API reference, pagination; `passTemplate`,
          *     `status`, `extId` and `groupTag` filter (all given must match).
          */
         get: operations["listPasses"];
@@ -120,14 +120,14 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The pass UUID or the pass's extId (spec §4.15, §4.16); how it is looked up is described under the schema. */
+                /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
                 id: components["parameters"]["PassIdOrExtId"];
             };
             cookie?: never;
         };
         /**
          * Show a pass
-         * @description Returns one pass of the account that owns the API key, by UUID or extId (spec §4.16). The
+         * @description Returns one pass of the account that owns the API key, by UUID or extId (PassEntry API reference, Show a pass). The
          *     `include…` parameters add the pass design, the locations and beacons (when there are any),
          *     and the source for a wallet (only while the pass is not `active`).
          */
@@ -154,7 +154,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The pass UUID or the pass's extId (spec §4.15, §4.16); how it is looked up is described under the schema. */
+                /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
                 id: components["parameters"]["PassIdOrExtId"];
             };
             cookie?: never;
@@ -181,7 +181,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The pass UUID or the pass's extId (spec §4.15, §4.16); how it is looked up is described under the schema. */
+                /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
                 id: components["parameters"]["PassIdOrExtId"];
             };
             cookie?: never;
@@ -189,7 +189,7 @@ export interface paths {
         /**
          * Show the loyalty balance of a pass
          * @description Returns a pass of the account that owns the API key, by UUID or extId, with its loyalty
-         *     balance in `meta.loyalty.balance` (spec §4.15). The `include…` parameters add the pass
+         *     balance in `meta.loyalty.balance` (PassEntry API reference, Show loyalty). The `include…` parameters add the pass
          *     design, and the locations and beacons when there are any.
          */
         get: operations["getLoyalty"];
@@ -220,7 +220,7 @@ export interface paths {
         };
         /**
          * List entities
-         * @description Lists the entities of the account that owns the API key, oldest first (spec §4.6). Paginated with `page` and `perPage` (default 25, at most 100); the envelope is that of spec §2.9.
+         * @description Lists the entities of the account that owns the API key, oldest first (PassEntry API reference, List entities). Paginated with `page` and `perPage` (default 25, at most 100); the envelope is that of PassEntry API reference, pagination.
          */
         get: operations["listEntities"];
         put?: never;
@@ -243,7 +243,7 @@ export interface paths {
         };
         /**
          * Retrieve an entity
-         * @description Returns one entity of the account that owns the API key (spec §4.7).
+         * @description Returns one entity of the account that owns the API key (PassEntry API reference, Retrieve an entity).
          */
         get: operations["getEntity"];
         put?: never;
@@ -392,11 +392,11 @@ export interface paths {
         put?: never;
         /**
          * Create a reader
-         * @description Creates a reader of the entity (spec §4.8). The client chooses the reader `id`; it must be
+         * @description Creates a reader of the entity (PassEntry API reference, Create a reader). The client chooses the reader `id`; it must be
          *     unique within the account (`409` otherwise, pointing at `/reader/id`). `type` is mapped to
          *     the returned `readerType` as `ReaderInputType` describes. The password is stored only as a
          *     salted scrypt hash. The new reader is not signed in and has never been seen, and the
-         *     response has no `lastSeenAt` (spec §2.5). An entity of another account is reported as `404`.
+         *     response has no `lastSeenAt` (PassEntry API reference, the reader resource). An entity of another account is reported as `404`.
          */
         post: operations["createReader"];
         delete?: never;
@@ -417,7 +417,7 @@ export interface paths {
         };
         /**
          * Retrieve the reader configuration of an entity
-         * @description Returns what the entity's readers are set up with (spec §4.9), secrets included: the NFC
+         * @description Returns what the entity's readers are set up with (PassEntry API reference, Show a reader configuration), secrets included: the NFC
          *     private key and the reader API key are decrypted for this response only, which is sent with
          *     `Cache-Control: no-store`. Every entity has one, made with the entity; an entity created
          *     before readers existed gets its configuration on the first call. An entity of another
@@ -444,7 +444,7 @@ export interface paths {
         };
         /**
          * Retrieve a reader
-         * @description Returns one reader of the caller's account by its client-chosen id (spec §4.10), including
+         * @description Returns one reader of the caller's account by its client-chosen id (PassEntry API reference, Show a reader), including
          *     `lastSeenAt` (null until the reader has logged or validated a scan).
          */
         get: operations["getReader"];
@@ -455,7 +455,7 @@ export interface paths {
         head?: never;
         /**
          * Update a reader
-         * @description Changes the members given (spec §4.11): `id` renames the reader (the new id must be free in
+         * @description Changes the members given (PassEntry API reference, Update a reader): `id` renames the reader (the new id must be free in
          *     the account, `409` otherwise; its scans stay attached to it), `password` replaces the
          *     password and signs the reader out, and the flags switch capabilities. Returns the reader
          *     with `lastSeenAt`.
@@ -473,7 +473,7 @@ export interface paths {
         /**
          * List scans
          * @description Lists the scans of the account, newest first (by `scannedAt`, then id), paginated with
-         *     `page` and `perPage` (default 25, at most 100) in the envelope of spec §2.9. `reader`,
+         *     `page` and `perPage` (default 25, at most 100) in the envelope of PassEntry API reference, pagination. `reader`,
          *     `pass`, `status`, `scannedAfter` (inclusive) and `scannedBefore` (exclusive) filter; all
          *     given must match. `included` holds each pass and reader the page's scans relate to once.
          */
@@ -519,7 +519,7 @@ export interface paths {
         put?: never;
         /**
          * Log a scan validated elsewhere
-         * @description Records a scan that a reader, or the issuer's own system, has already validated (spec §4.12,
+         * @description Records a scan that a reader, or the issuer's own system, has already validated (PassEntry API reference, Log a scan,
          *     `validationType: externalValidation`): the outcome and `statusDetail` are stored as sent. The
          *     server sets the scan's id (UUID version 7) and `scannedAt`, and marks the reader seen
          *     (`lastSeenAt`, `loggedIn`).
@@ -552,7 +552,7 @@ export interface paths {
         };
         /**
          * Retrieve a scan
-         * @description Returns one scan of the account (spec §4.13) with relationships to its pass and its reader,
+         * @description Returns one scan of the account (PassEntry API reference, Show a scan) with relationships to its pass and its reader,
          *     and both in `included` — the pass as `getPass` returns it, the reader as `getReader` does
          *     (under its current id, if it was renamed since).
          */
@@ -574,8 +574,8 @@ export interface paths {
         };
         /**
          * List batches
-         * @description Lists the batches of the account, newest first (spec §4.14), paginated with `page` and
-         *     `perPage` (default 25, at most 100) in the envelope of spec §2.9, optionally of one `type`.
+         * @description Lists the batches of the account, newest first (PassEntry API reference, List batches), paginated with `page` and
+         *     `perPage` (default 25, at most 100) in the envelope of PassEntry API reference, pagination, optionally of one `type`.
          */
         get: operations["listBatches"];
         put?: never;
@@ -800,6 +800,294 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/accounts/{accountId}/apple-configurations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the Apple configurations of an account
+         * @description Every pass type the account can sign passes for, oldest first; the first is the default of templates that name none. Keys are never shown.
+         */
+        get: operations["listAppleConfigurations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{accountId}/apple-configurations/{passTypeIdentifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                accountId: components["parameters"]["AccountId"];
+                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
+                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Show the Apple configuration of a pass type
+         * @description What was read from the certificates, the push status and whether the certificate expires within 30 days; never the key.
+         */
+        get: operations["getAppleConfiguration"];
+        /**
+         * Set the Apple configuration of a pass type
+         * @description Stores the account's Apple Wallet issuer credentials for the pass type, or replaces them (a renewed certificate): passes are signed, and their updates pushed, with them from then on. Validated first (see the request body); the response shows what was read from the certificates. `npm run admin -- apple set …` calls this, and `npm run admin -- apple dev-certificate` makes throw-away development credentials.
+         */
+        put: operations["setAppleConfiguration"];
+        post?: never;
+        /**
+         * Delete the Apple configuration of a pass type
+         * @description Forgets the credentials: passes of the pass type can no longer be downloaded (`409`) or pushed until a configuration is set again. When the default is deleted, the next oldest becomes the default.
+         */
+        delete: operations["deleteAppleConfiguration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/passes/{id}/apple": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass UUID (version 7, 74 random bits). It is the capability: whoever has the link can add the pass to a wallet, so it is shared only with the holder (an extId is never accepted here). */
+                id: components["parameters"]["HolderPassId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Download the Apple Wallet pass
+         * @description The pass as a signed `.pkpass` file, built from its processed template and its current
+         *     content, signed with the Apple configuration of the template's pass type (the account's
+         *     default when the template names none). Safari on iPhone, iPad and Mac opens it in Wallet.
+         *     No authentication: the pass UUID in the path is the capability (see the parameter), so share
+         *     this link — or the pass's `downloadUrl`, which leads here on Apple devices — only with the
+         *     holder.
+         *
+         *     The file carries `webServiceURL` (`<PUBLIC_BASE_URL>/wallet/apple`) and the pass's
+         *     `authenticationToken`, so a device that adds it registers for updates. The built bytes are
+         *     kept per version of the pass, so repeated downloads are not signed again. `ETag` and
+         *     `Last-Modified` allow conditional requests (`304`). A deactivated pass downloads as voided; a
+         *     nullified one answers `410`.
+         *
+         *     A pass with NFC carries its NFC message and the public key of the account's reader
+         *     configuration; iOS installs such a pass only when the Pass Type ID certificate is
+         *     NFC-enabled by Apple, which the service cannot check.
+         */
+        get: operations["downloadApplePass"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/passes/{id}/registrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
+                id: components["parameters"]["PassIdOrExtId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the devices a pass is installed on
+         * @description The Apple devices registered for the pass's updates (each registration is made by Apple
+         *     Wallet when the pass is added, and removed when it is deleted), newest first, with the latest
+         *     push to each. Google Wallet has no device registration; a saved Google pass shows in the
+         *     pass's `deviceType` and in [List the delivery attempts of a pass](#operation/listPassDeliveryAttempts).
+         *     Extension of this service.
+         */
+        get: operations["listPassRegistrations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/passes/{id}/delivery-attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
+                id: components["parameters"]["PassIdOrExtId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the delivery attempts of a pass
+         * @description Every attempt to bring a change of the pass to wallets, newest first: each APNs push to a
+         *     registered Apple device (with the status and reason APNs answered) and each Google Wallet
+         *     call for the pass's object. Kept 30 days. Extension of this service.
+         */
+        get: operations["listPassDeliveryAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/apple-device-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List messages from Apple Wallet devices
+         * @description What Apple Wallet sent to the web service's log endpoint (Record messages from Apple Wallet), newest first: the device's own account of a failed registration, update or signature check, the first thing to read when an update does not reach an iPhone. The newest 10,000 messages of at most 30 days are kept.
+         */
+        get: operations["listAppleDeviceLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/apple/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}/{serialNumber}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier Apple Wallet gives the device (the same for every pass on it). */
+                deviceLibraryIdentifier: components["parameters"]["DeviceLibraryIdentifier"];
+                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
+                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
+                /** @description The pass's `serialNumber`, which is its UUID in this service. */
+                serialNumber: components["parameters"]["AppleSerialNumber"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a device for a pass's updates
+         * @description Called by Apple Wallet when the pass is added to a device
+         *     (https://developer.apple.com/documentation/walletpasses/register-a-pass-for-update-notifications):
+         *     the device's push token is kept, and every change of the pass is pushed to it through APNs.
+         *     `201` for a new registration, `200` when the device was registered already (a new push token
+         *     replaces the old one). The first registration of a pass sets its `addedAt`, `deviceType`
+         *     `iphone` and status `active`.
+         */
+        post: operations["registerDevice"];
+        /**
+         * Unregister a device from a pass's updates
+         * @description Called by Apple Wallet when the pass is removed from a device
+         *     (https://developer.apple.com/documentation/walletpasses/unregister-a-pass-for-update-notifications).
+         *     When no device holds the pass any more, its `removedAt` is set and its status becomes
+         *     `removed` (a deactivated or nullified pass keeps its status).
+         */
+        delete: operations["unregisterDevice"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/apple/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier Apple Wallet gives the device (the same for every pass on it). */
+                deviceLibraryIdentifier: components["parameters"]["DeviceLibraryIdentifier"];
+                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
+                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the passes of a device that changed
+         * @description Called by Apple Wallet after a push
+         *     (https://developer.apple.com/documentation/walletpasses/get-the-list-of-updatable-passes):
+         *     the serial numbers of the passes of this pass type registered to the device that really
+         *     changed after `passesUpdatedSince`, with a new `lastUpdated` tag; `204` when none did. Not
+         *     authenticated (Apple sends no token here): the device library identifier is the secret, and
+         *     only passes registered to it are ever listed.
+         */
+        get: operations["listUpdatedPasses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/apple/v1/passes/{passTypeIdentifier}/{serialNumber}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
+                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
+                /** @description The pass's `serialNumber`, which is its UUID in this service. */
+                serialNumber: components["parameters"]["AppleSerialNumber"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Send the latest version of a pass
+         * @description Called by Apple Wallet to fetch a pass that changed
+         *     (https://developer.apple.com/documentation/walletpasses/send-an-updated-pass): the signed
+         *     `.pkpass` as Download the Apple Wallet pass builds it, with `Last-Modified` the time the pass
+         *     really last changed; `If-Modified-Since` is compared at second precision and answered `304`
+         *     when nothing changed since. Voided passes (deactivated or nullified) are still sent, so that
+         *     the device shows them voided.
+         */
+        get: operations["getLatestApplePass"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/apple/v1/log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record messages from Apple Wallet
+         * @description Called by Apple Wallet with messages about errors on the device
+         *     (https://developer.apple.com/documentation/walletpasses/log-a-message). They are stored,
+         *     the last 10,000 of them or 30 days, whichever is fewer, for the operator to read with List
+         *     messages from Apple Wallet devices; nothing else is done with them.
+         */
+        post: operations["logAppleDeviceMessages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -809,7 +1097,7 @@ export interface paths {
         };
         /**
          * Check that the process is up
-         * @description Liveness probe. Answers 200 whenever the process can serve HTTP; it does not touch the database. Needs no authentication.
+         * @description Liveness probe. Answers 200 whenever the process can serve HTTP; it does not touch the database. Needs no authentication; a query string is ignored.
          */
         get: operations["getHealth"];
         put?: never;
@@ -829,7 +1117,7 @@ export interface paths {
         };
         /**
          * Check that the service can take traffic
-         * @description Readiness probe. Runs `SELECT 1` on the database with a 2 second limit: 200 when it answers, 503 when it does not (a load balancer should then route elsewhere). Needs no authentication.
+         * @description Readiness probe. Runs `SELECT 1` on the database with a 2 second limit: 200 when it answers, 503 when it does not (a load balancer should then route elsewhere). Needs no authentication; a query string is ignored.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -845,7 +1133,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description The kind of pass the template issues (spec §2.1; the spec shows `generic`, `eventTicket` and
+         * @description The kind of pass the template issues (PassEntry API reference, the pass template resource; the spec shows `generic`, `eventTicket` and
          *     `storeCard`, the complete list is this one). It decides the Apple pass style and the Google
          *     Wallet class:
          *
@@ -872,7 +1160,7 @@ export interface components {
          */
         PassTemplateName: string;
         /**
-         * @description The vehicle of a `transit` template (spec §2.1 shows `airplane`). Apple `transitType`:
+         * @description The vehicle of a `transit` template (PassEntry API reference, the pass template resource shows `airplane`). Apple `transitType`:
          *     `airplane` → `PKTransitTypeAir`, `bus` → `PKTransitTypeBus`, `train` → `PKTransitTypeTrain`,
          *     `ferry` → `PKTransitTypeBoat`, `other` → `PKTransitTypeGeneric`. Google `transitType`: `bus` →
          *     `BUS`, `train` → `RAIL`, `ferry` → `FERRY`, `airplane` and `other` → `OTHER` (Google keeps
@@ -882,7 +1170,7 @@ export interface components {
          */
         TransitType: "airplane" | "bus" | "train" | "ferry" | "other";
         /**
-         * @description A language as a two-letter ISO 639-1 code in lower case (spec §2.1 `defaultLanguage`, and the
+         * @description A language as a two-letter ISO 639-1 code in lower case (PassEntry API reference, the pass template resource `defaultLanguage`, and the
          *     keys of a field's `localisation`). Apple Wallet uses it as the `<code>.lproj` folder of the
          *     pass's localised strings, Google Wallet as the `language` of a `TranslatedString`.
          * @example en
@@ -897,6 +1185,11 @@ export interface components {
          */
         CentralTitle: string;
         /**
+         * @description An Apple pass type identifier: `pass.` followed by reverse-DNS labels (https://developer.apple.com/documentation/walletpasses/pass, `passTypeIdentifier`).
+         * @example pass.com.example.loyalty
+         */
+        ApplePassTypeIdentifier: string;
+        /**
          * @description Header of the messages sent to holders of passes of this template, 1–100 characters.
          * @example Coffee Club news
          */
@@ -907,12 +1200,12 @@ export interface components {
          */
         PassTemplateDescription: string;
         /**
-         * @description A colour as `#RRGGBB` hexadecimal (spec §2.1), either case. Apple Wallet receives it as `rgb(r, g, b)`, Google Wallet as `#rrggbb`.
+         * @description A colour as `#RRGGBB` hexadecimal (PassEntry API reference, the pass template resource), either case. Apple Wallet receives it as `rgb(r, g, b)`, Google Wallet as `#rrggbb`.
          * @example #1A2B3C
          */
         HexColor: string;
         /**
-         * @description Colours of the pass (spec §2.1). `background` is the card colour, `label` the colour of field
+         * @description Colours of the pass (PassEntry API reference, the pass template resource). `background` is the card colour, `label` the colour of field
          *     labels, `text` the colour of field values. A template created without them gets
          *     `#FFFFFF`, `#000000` and `#000000`. Each member changes on its own on update.
          */
@@ -922,15 +1215,19 @@ export interface components {
             text?: components["schemas"]["HexColor"];
         };
         /**
-         * Format: uri
-         * @description Where to fetch an image of the template: an absolute `https` URL, or `http` only for a local
-         *     server (`localhost`, `127.0.0.1`, `[::1]`), at most 2048 characters. Wallets fetch nothing from
-         *     it themselves; the service downloads the image when it builds a pass.
+         * @description Where the service gets an image of the template, when the template is processed: an absolute
+         *     `https` URL (PassEntry sends these), `http` only for a local server (`localhost`, `127.0.0.1`,
+         *     `[::1]`, on the embedded default), or a `data:` URL holding the image itself
+         *     (`data:image/png;base64,…` or `data:image/jpeg;base64,…`, RFC 2397). The image is fetched once,
+         *     checked to be a PNG or JPEG of at most 5 MB and 40 megapixels, converted to PNG and scaled to
+         *     the sizes Apple Wallet asks for; wallets never fetch this URL. Fetches refuse private and
+         *     link-local addresses (unless the operator allows them), take at most 10 s and follow at most
+         *     3 redirects. A failure makes the template `failed` with a processing error naming the image.
          * @example https://cdn.example.com/brand/logo.png
          */
         ImageUrl: string;
         /**
-         * @description A watermark laid over the pass images (spec §2.1; the spec shows `light`/`dark` and
+         * @description A watermark laid over the pass images (PassEntry API reference, the pass template resource; the spec shows `light`/`dark` and
          *     `topLeft`/`bottomRight`, the complete lists are these). A watermark given without one of its
          *     members gets `color` `light` and `position` `bottomRight`.
          */
@@ -947,7 +1244,7 @@ export interface components {
             position?: "topLeft" | "topRight" | "bottomLeft" | "bottomRight";
         };
         /**
-         * @description Images of the pass (spec §2.1). `icon` is required by Apple Wallet (a template without it
+         * @description Images of the pass (PassEntry API reference, the pass template resource). `icon` is required by Apple Wallet (a template without it
          *     fails processing); `logo` is required by Google Wallet for `loyalty` and `transit` templates.
          *     `banner` becomes the Apple strip image and the Google hero image. In an update, `null` removes
          *     an image; responses leave unset images out.
@@ -965,7 +1262,7 @@ export interface components {
          * @example points
          */
         TemplateFieldId: string;
-        /** @description The text of a field in one language (spec §2.1.1 `localisation` values). */
+        /** @description The text of a field in one language (PassEntry API reference, template fields `localisation` values). */
         TemplateFieldTranslation: {
             /**
              * @description The label in this language.
@@ -979,7 +1276,7 @@ export interface components {
             defaultValue?: string;
         };
         /**
-         * @description Translations of a field, keyed by ISO 639-1 language code (spec §2.1.1), at most 30
+         * @description Translations of a field, keyed by ISO 639-1 language code (PassEntry API reference, template fields), at most 30
          *     languages. The field's own `label` and `defaultValue` are in the template's
          *     `defaultLanguage`. In an update, a language set to `null` removes that translation.
          */
@@ -987,7 +1284,7 @@ export interface components {
             [key: string]: components["schemas"]["TemplateFieldTranslation"] | null;
         };
         /**
-         * @description One field slot of the pass (spec §2.1.1): a label and a default value, in the template's
+         * @description One field slot of the pass (PassEntry API reference, template fields): a label and a default value, in the template's
          *     `defaultLanguage`, with translations. Every slot needs an `id` (a template with a slot
          *     without one fails processing); in an update the members given are merged into the slot.
          */
@@ -1004,9 +1301,14 @@ export interface components {
              */
             defaultValue?: string | null;
             localisation?: components["schemas"]["TemplateFieldLocalisation"];
+            /**
+             * @description What Apple Wallet shows on the lock screen when a pass's value of this field changes (Apple `PassFieldContent.changeMessage`); `%@` is replaced by the new value, e.g. `You now have %@ points.` Without one, the change is silent. Extension of this service; `null` in an update removes it.
+             * @example You now have %@ points.
+             */
+            changeMessage?: string | null;
         };
         /**
-         * @description The header area (spec §2.1.1): slots `one`–`three`, shown at the top of the pass next to the
+         * @description The header area (PassEntry API reference, template fields): slots `one`–`three`, shown at the top of the pass next to the
          *     logo. Apple `headerFields`; Google text modules. In an update, `null` removes a slot.
          */
         HeaderFieldArea: {
@@ -1015,7 +1317,7 @@ export interface components {
             three?: components["schemas"]["TemplateField"] | null;
         };
         /**
-         * @description The central area (spec §2.1.1): slots `one` and `two`. Apple `primaryFields`; Google text
+         * @description The central area (PassEntry API reference, template fields): slots `one` and `two`. Apple `primaryFields`; Google text
          *     modules. Slot `two` exists for `transit` templates only, where `one` is the origin and `two`
          *     the destination of an Apple boarding pass; other templates fail processing when it is set. In
          *     an update, `null` removes a slot.
@@ -1025,7 +1327,7 @@ export interface components {
             two?: components["schemas"]["TemplateField"] | null;
         };
         /**
-         * @description The details area (spec §2.1.1): slots `one`–`three`, shown below the central area. Apple
+         * @description The details area (PassEntry API reference, template fields): slots `one`–`three`, shown below the central area. Apple
          *     `secondaryFields`; Google text modules. In an update, `null` removes a slot.
          */
         DetailsFieldArea: {
@@ -1034,7 +1336,7 @@ export interface components {
             three?: components["schemas"]["TemplateField"] | null;
         };
         /**
-         * @description The back of the pass (spec §2.1.1; the spec shows slot `one`, the legacy endpoint five back
+         * @description The back of the pass (PassEntry API reference, template fields; the spec shows slot `one`, the legacy endpoint five back
          *     fields, so slots `one`–`five`). Apple `backFields`; Google text modules. In an update, `null`
          *     removes a slot.
          */
@@ -1046,7 +1348,7 @@ export interface components {
             five?: components["schemas"]["TemplateField"] | null;
         };
         /**
-         * @description The field slots of the pass by area (spec §2.1.1). The spec shows slot `one` in every area and
+         * @description The field slots of the pass by area (PassEntry API reference, template fields). The spec shows slot `one` in every area and
          *     `two`, `three` in `details`; this service has `header` one–three, `central` one–two,
          *     `details` one–three and `back` one–five (the legacy endpoint's groups have as many slots).
          *     Responses list all four areas, each with the slots that are set. In an update, slots merge
@@ -1066,14 +1368,14 @@ export interface components {
          */
         AppStoreUrl: string;
         /**
-         * @description Apps to suggest on Apple devices (spec §2.1 `appLinking.apple`), at most 10. An empty array
+         * @description Apps to suggest on Apple devices (PassEntry API reference, the pass template resource `appLinking.apple`), at most 10. An empty array
          *     removes them all.
          */
         AppleAppLinking: {
             appStoreUrl?: components["schemas"]["AppStoreUrl"][];
         };
         /**
-         * @description An Android app to link from the pass (spec §2.1 `appLinking.google.app`). Google Wallet opens
+         * @description An Android app to link from the pass (PassEntry API reference, the pass template resource `appLinking.google.app`). Google Wallet opens
          *     it through `appLinkData.androidAppLinkInfo.appTarget.packageName`, the `id` of the Play URL.
          */
         GooglePlayApp: {
@@ -1084,7 +1386,7 @@ export interface components {
              */
             playStoreUrl: string;
         };
-        /** @description Text of the app link button on Google Wallet passes (spec §2.1 `appLinking.google.displayText`). */
+        /** @description Text of the app link button on Google Wallet passes (PassEntry API reference, the pass template resource `appLinking.google.displayText`). */
         GoogleLinkDisplayText: {
             /**
              * @description At most 30 characters (Google Wallet `AppLinkData.displayText` limit).
@@ -1092,12 +1394,12 @@ export interface components {
              */
             text: string;
         };
-        /** @description The app link of Google Wallet passes (spec §2.1 `appLinking.google`). In an update, `null` removes a member. */
+        /** @description The app link of Google Wallet passes (PassEntry API reference, the pass template resource `appLinking.google`). In an update, `null` removes a member. */
         GoogleAppLinking: {
             app?: components["schemas"]["GooglePlayApp"] | null;
             displayText?: components["schemas"]["GoogleLinkDisplayText"] | null;
         };
-        /** @description Links from the pass to the issuer's apps (spec §2.1). Responses always carry both members. */
+        /** @description Links from the pass to the issuer's apps (PassEntry API reference, the pass template resource). Responses always carry both members. */
         PassTemplateAppLinking: {
             apple?: components["schemas"]["AppleAppLinking"];
             google?: components["schemas"]["GoogleAppLinking"];
@@ -1118,7 +1420,7 @@ export interface components {
          */
         PassIdentifierSource: "uuid" | "extId" | "custom";
         /**
-         * @description The barcode of the pass (spec §2.1; the spec shows type `qr` and source `custom`, the complete
+         * @description The barcode of the pass (PassEntry API reference, the pass template resource; the spec shows type `qr` and source `custom`, the complete
          *     lists are these). `source` says what the barcode encodes: the pass UUID, the pass's external
          *     id, or the fixed `value` given here (`custom`; required then, and only then). A template
          *     created without a barcode gets `{ enabled: false, type: qr, source: uuid }`.
@@ -1135,7 +1437,7 @@ export interface components {
             value?: string | null;
         };
         /**
-         * @description A place where the pass is relevant (spec §2.1 `locations`): Apple Wallet shows it on the lock
+         * @description A place where the pass is relevant (PassEntry API reference, the pass template resource `locations`): Apple Wallet shows it on the lock
          *     screen nearby (`locations[]`, with `message` as `relevantText`; Apple has one `maxDistance`
          *     per pass, the largest `radius`), Google Wallet gets the coordinates.
          */
@@ -1169,7 +1471,7 @@ export interface components {
         /** @description Places where the pass is relevant, at most 10 (Apple Wallet's limit). An update replaces the whole list; `[]` removes them all. */
         PassTemplateLocations: components["schemas"]["PassTemplateLocation"][];
         /**
-         * @description A Bluetooth Low Energy (iBeacon) beacon near which the pass is relevant (spec §2.1 `beacons`;
+         * @description A Bluetooth Low Energy (iBeacon) beacon near which the pass is relevant (PassEntry API reference, the pass template resource `beacons`;
          *     Apple `beacons[]` with `proximityUUID`, `major`, `minor`, and `message` as `relevantText`).
          */
         PassTemplateBeacon: {
@@ -1203,7 +1505,7 @@ export interface components {
         /** @description Beacons near which the pass is relevant, at most 10 (Apple Wallet's limit). An update replaces the whole list; `[]` removes them all. */
         PassTemplateBeacons: components["schemas"]["PassTemplateBeacon"][];
         /**
-         * @description Attributes of a processed pass template (spec §2.1): every member is present, with defaults
+         * @description Attributes of a processed pass template (PassEntry API reference, the pass template resource): every member is present, with defaults
          *     applied, unless a list was asked for a sparse fieldset (`fields`), which keeps only the
          *     members named. `transitType` is `null` unless `templateType` is `transit`; `centralTitle`,
          *     `notificationHeader` and `description` are `null` when unset. `processingStatus` is absent:
@@ -1215,6 +1517,8 @@ export interface components {
             transitType?: components["schemas"]["TransitType"] | null;
             defaultLanguage?: components["schemas"]["LanguageCode"];
             centralTitle?: components["schemas"]["CentralTitle"] | null;
+            /** @description The Apple pass type its passes are signed for: one of the account's Apple configurations (set by the operator, Set the Apple configuration of a pass type); `null` for the account's default, its oldest configuration. Set when the template is created (passes already in wallets cannot change pass type). Extension of this service. */
+            applePassTypeIdentifier?: components["schemas"]["ApplePassTypeIdentifier"] | null;
             notificationHeader?: components["schemas"]["NotificationHeader"] | null;
             description?: components["schemas"]["PassTemplateDescription"] | null;
             colors?: components["schemas"]["PassTemplateColors"];
@@ -1226,7 +1530,7 @@ export interface components {
             beacons?: components["schemas"]["PassTemplateBeacons"];
         };
         /**
-         * @description Attributes of a template that is being processed (spec §2.1, §3 rule 1): after creation, and
+         * @description Attributes of a template that is being processed (PassEntry API reference, the pass template resource; pass template processing rule 1): after creation, and
          *     after an update that changes its design, until its Apple and Google Wallet designs are
          *     rendered. Sparse fieldsets do not shorten it.
          */
@@ -1285,20 +1589,20 @@ export interface components {
             processingErrors: components["schemas"]["PassTemplateProcessingError"][];
         };
         /**
-         * @description The attributes of a pass template in one of its three variants (spec §2.1, §4.2, §4.3):
-         *     processed (every attribute, no `processingStatus`), `processing` (spec §2.1's processing
+         * @description The attributes of a pass template in one of its three variants (PassEntry API reference, the pass template resource; List pass templates; Show a pass template):
+         *     processed (every attribute, no `processingStatus`), `processing` (PassEntry API reference, the pass template resource's processing
          *     variant: `name`, `templateType`, `transitType`, `processingStatus`), or `failed` (the same
          *     with `processingErrors`). Branch on `processingStatus`: absent, `processing` or `failed`.
          */
         PassTemplateVariantAttributes: components["schemas"]["PassTemplateAttributes"] | components["schemas"]["ProcessingPassTemplateAttributes"] | components["schemas"]["FailedPassTemplateAttributes"];
-        /** @description A pass template resource object (spec §2.1), with the attributes of the variant its processing state gives. */
+        /** @description A pass template resource object (PassEntry API reference, the pass template resource), with the attributes of the variant its processing state gives. */
         PassTemplate: {
             id: components["schemas"]["Uuid"];
             /** @constant */
             type: "passTemplate";
             attributes: components["schemas"]["PassTemplateVariantAttributes"];
         };
-        /** @description Pagination facts of a list (spec §2.9). */
+        /** @description Pagination facts of a list (PassEntry API reference, pagination). */
         PaginationMeta: {
             /**
              * @description Number of records matching the query across all pages.
@@ -1322,7 +1626,7 @@ export interface components {
             totalPages: number;
         };
         /**
-         * @description Absolute URLs of the neighbouring pages of a list (spec §2.9), keeping the query of the request.
+         * @description Absolute URLs of the neighbouring pages of a list (PassEntry API reference, pagination), keeping the query of the request.
          *     `prev` is null on the first page, `next` on the last; `first` and `last` are always set
          *     (`last` points at page 1 when nothing matches).
          */
@@ -1348,7 +1652,7 @@ export interface components {
              */
             last: string | null;
         };
-        /** @description A page of pass templates, oldest first, with the pagination envelope of spec §2.9. */
+        /** @description A page of pass templates, oldest first, with the pagination envelope of PassEntry API reference, pagination. */
         PassTemplateCollectionDocument: {
             data: components["schemas"]["PassTemplate"][];
             meta: components["schemas"]["PaginationMeta"];
@@ -1407,7 +1711,7 @@ export interface components {
             errors: components["schemas"]["Error"][];
         };
         /**
-         * @description A new pass template (spec §4.1): the members of spec §2.1 except `processingStatus` and
+         * @description A new pass template (PassEntry API reference, Create a pass template): the members of PassEntry API reference, the pass template resource except `processingStatus` and
          *     `transitType`. Only `name` and `templateType` are required. What is left out gets its default:
          *     `defaultLanguage` `en`; the colours, watermark and barcode defaults given with those members;
          *     no images, field slots, app links, locations or beacons; `centralTitle`,
@@ -1424,6 +1728,8 @@ export interface components {
             templateType: components["schemas"]["TemplateType"];
             defaultLanguage?: components["schemas"]["LanguageCode"];
             centralTitle?: components["schemas"]["CentralTitle"] | null;
+            /** @description The Apple pass type its passes are signed for: one of the account's Apple configurations (set by the operator, Set the Apple configuration of a pass type); `null` for the account's default, its oldest configuration. Set when the template is created (passes already in wallets cannot change pass type). Extension of this service. */
+            applePassTypeIdentifier?: components["schemas"]["ApplePassTypeIdentifier"] | null;
             notificationHeader?: components["schemas"]["NotificationHeader"] | null;
             description?: components["schemas"]["PassTemplateDescription"] | null;
             colors?: components["schemas"]["PassTemplateColors"];
@@ -1434,7 +1740,7 @@ export interface components {
             locations?: components["schemas"]["PassTemplateLocations"];
             beacons?: components["schemas"]["PassTemplateBeacons"];
         };
-        /** @description Body of `createPassTemplate` (spec §4.1). `passTemplate` is required. */
+        /** @description Body of `createPassTemplate` (PassEntry API reference, Create a pass template). `passTemplate` is required. */
         PassTemplateCreateRequest: {
             passTemplate: components["schemas"]["PassTemplateCreate"];
         };
@@ -1447,7 +1753,7 @@ export interface components {
              */
             self: string;
         };
-        /** @description What happens next with a template accepted for processing (spec §4.1). */
+        /** @description What happens next with a template accepted for processing (PassEntry API reference, Create a pass template). */
         PassTemplateProcessingMeta: {
             /**
              * @description Text saying that the template is being processed.
@@ -1457,7 +1763,7 @@ export interface components {
             links: components["schemas"]["PassTemplateStatusLinks"];
         };
         /**
-         * @description Response of `createPassTemplate`, exactly the shape of spec §4.1: the processing template's
+         * @description Response of `createPassTemplate`, exactly the shape of PassEntry API reference, Create a pass template: the processing template's
          *     `id`, `type` and `attributes` at the top level (not under `data`), and `meta` with a message
          *     and the URL to check.
          */
@@ -1473,7 +1779,7 @@ export interface components {
             data: components["schemas"]["PassTemplate"];
         };
         /**
-         * @description Changes to a pass template (spec §4.4): any members of spec §2.1 except `processingStatus`,
+         * @description Changes to a pass template (PassEntry API reference, Update a pass template): any members of PassEntry API reference, the pass template resource except `processingStatus`,
          *     at least one. Only the members given change. Objects merge member by member at every depth
          *     (`{ "colors": { "text": "#222222" } }` keeps the other colours); arrays (`locations`,
          *     `beacons`, `appLinking.apple.appStoreUrl`) are replaced whole, and `[]` empties them; `null`
@@ -1506,11 +1812,11 @@ export interface components {
             locations?: components["schemas"]["PassTemplateLocations"];
             beacons?: components["schemas"]["PassTemplateBeacons"];
         };
-        /** @description Body of `updatePassTemplate` (spec §4.4). `passTemplate` is required. */
+        /** @description Body of `updatePassTemplate` (PassEntry API reference, Update a pass template). `passTemplate` is required. */
         PassTemplateUpdateRequest: {
             passTemplate: components["schemas"]["PassTemplateUpdate"];
         };
-        /** @description A pass template resource object that is being processed (the processing variant of spec §2.1). */
+        /** @description A pass template resource object that is being processed (the processing variant of PassEntry API reference, the pass template resource). */
         ProcessingPassTemplate: {
             id: components["schemas"]["Uuid"];
             /** @constant */
@@ -1518,7 +1824,7 @@ export interface components {
             attributes: components["schemas"]["ProcessingPassTemplateAttributes"];
         };
         /**
-         * @description Response of an update that needs processing (spec §4.4, 202): the template, now processing,
+         * @description Response of an update that needs processing (PassEntry API reference, Update a pass template, 202): the template, now processing,
          *     and `meta` with the URL to check (also in the `Location` header).
          */
         PassTemplateAcceptedDocument: {
@@ -1526,7 +1832,7 @@ export interface components {
             meta: components["schemas"]["PassTemplateProcessingMeta"];
         };
         /**
-         * @description One slot of a legacy field group (spec §2.2). All three members are `null` for a slot the
+         * @description One slot of a legacy field group (PassEntry API reference, the legacy pass template). All three members are `null` for a slot the
          *     template does not use.
          */
         LegacyFieldSlot: {
@@ -1546,30 +1852,30 @@ export interface components {
              */
             default_value: string | null;
         };
-        /** @description Legacy `header` group (spec §2.2), from the `header` area slots `one`–`three`. */
+        /** @description Legacy `header` group (PassEntry API reference, the legacy pass template), from the `header` area slots `one`–`three`. */
         LegacyHeaderGroup: {
             header_one: components["schemas"]["LegacyFieldSlot"];
             header_two: components["schemas"]["LegacyFieldSlot"];
             header_three: components["schemas"]["LegacyFieldSlot"];
         };
-        /** @description Legacy `primary` group (spec §2.2), from the `central` area slots `one` and `two`. */
+        /** @description Legacy `primary` group (PassEntry API reference, the legacy pass template), from the `central` area slots `one` and `two`. */
         LegacyPrimaryGroup: {
             primary_one: components["schemas"]["LegacyFieldSlot"];
             primary_two: components["schemas"]["LegacyFieldSlot"];
         };
-        /** @description Legacy `secondary` group (spec §2.2), from the `details` area slots `one`–`three`. */
+        /** @description Legacy `secondary` group (PassEntry API reference, the legacy pass template), from the `details` area slots `one`–`three`. */
         LegacySecondaryGroup: {
             secOne: components["schemas"]["LegacyFieldSlot"];
             secTwo: components["schemas"]["LegacyFieldSlot"];
             secThree: components["schemas"]["LegacyFieldSlot"];
         };
-        /** @description Legacy `auxiliary` group (spec §2.2). No area of the current template maps to it, so its slots are always all-null. */
+        /** @description Legacy `auxiliary` group (PassEntry API reference, the legacy pass template). No area of the current template maps to it, so its slots are always all-null. */
         LegacyAuxiliaryGroup: {
             auxOne: components["schemas"]["LegacyFieldSlot"];
             auxTwo: components["schemas"]["LegacyFieldSlot"];
             auxThree: components["schemas"]["LegacyFieldSlot"];
         };
-        /** @description Legacy `backFields` group (spec §2.2), from the `back` area slots `one`–`five`. */
+        /** @description Legacy `backFields` group (PassEntry API reference, the legacy pass template), from the `back` area slots `one`–`five`. */
         LegacyBackFieldsGroup: {
             backOne: components["schemas"]["LegacyFieldSlot"];
             backTwo: components["schemas"]["LegacyFieldSlot"];
@@ -1578,7 +1884,7 @@ export interface components {
             backFive: components["schemas"]["LegacyFieldSlot"];
         };
         /**
-         * @description The legacy attributes of spec §2.2, derived from the current template (whatever its processing
+         * @description The legacy attributes of PassEntry API reference, the legacy pass template, derived from the current template (whatever its processing
          *     state): `backgroundColor`, `labelColor`, `textColor` from `colors`; `name`, `description`,
          *     `templateType` as they are; and the field groups, every slot present:
          *
@@ -1605,19 +1911,19 @@ export interface components {
             auxiliary: components["schemas"]["LegacyAuxiliaryGroup"];
             backFields: components["schemas"]["LegacyBackFieldsGroup"];
         };
-        /** @description A pass template in the legacy form of spec §2.2 (deprecated endpoint only). */
+        /** @description A pass template in the legacy form of PassEntry API reference, the legacy pass template (deprecated endpoint only). */
         LegacyPassTemplate: {
             id: components["schemas"]["Uuid"];
             /** @constant */
             type: "passTemplate";
             attributes: components["schemas"]["LegacyPassTemplateAttributes"];
         };
-        /** @description A document holding one legacy pass template (spec §4.5). */
+        /** @description A document holding one legacy pass template (PassEntry API reference, Show a pass template (deprecated)). */
         LegacyPassTemplateDocument: {
             data: components["schemas"]["LegacyPassTemplate"];
         };
         /**
-         * @description Where a pass is in its life (spec §2.3, §3; the spec shows `issued` and `active`, the
+         * @description Where a pass is in its life (PassEntry API reference, the pass resource; pass template processing; the spec shows `issued` and `active`, the
          *     complete list is this one):
          *
          *     - `issued`: created, not in a wallet yet;
@@ -1649,7 +1955,7 @@ export interface components {
          *     address, a ticket number), 1–64 characters from the set RFC 3986 allows unencoded in a URL
          *     path segment (letters, digits and `-._~:@!$&'()*+,;=`), so that it can stand for the pass in
          *     `/api/v1/passes/{id}` as it is. Case-sensitive. Unique among the account's passes that are not
-         *     `nullified`: nullifying a pass frees its extId for a new pass (spec §2.3; PassEntry passes).
+         *     `nullified`: nullifying a pass frees its extId for a new pass (PassEntry API reference, the pass resource; PassEntry passes).
          * @example member-1042
          */
         ExtId: string;
@@ -1660,7 +1966,7 @@ export interface components {
          */
         GroupTag: string;
         /**
-         * @description The kind of pass, from its template's `templateType` (spec §2.3; PassEntry uses Apple's style
+         * @description The kind of pass, from its template's `templateType` (PassEntry API reference, the pass resource; PassEntry uses Apple's style
          *     names): `generic` → `generic`, `eventTicket` → `eventTicket`, `storeCard` and `loyalty` →
          *     `storeCard`, `transit` → `transit`. It follows the template when the template's type changes.
          * @example storeCard
@@ -1668,7 +1974,7 @@ export interface components {
          */
         PassType: "generic" | "eventTicket" | "storeCard" | "transit";
         /**
-         * @description The kind of device whose wallet holds the pass (spec §2.3 shows `android`); present once the pass has been added to a wallet.
+         * @description The kind of device whose wallet holds the pass (PassEntry API reference, the pass resource shows `android`); present once the pass has been added to a wallet.
          * @example android
          * @enum {string}
          */
@@ -1680,14 +1986,14 @@ export interface components {
          */
         Timestamp: string;
         /**
-         * @description The NFC message of the pass (spec §2.3 `nfc`): the pass UUID, its extId or the custom value,
+         * @description The NFC message of the pass (PassEntry API reference, the pass resource `nfc`): the pass UUID, its extId or the custom value,
          *     per the pass's NFC `source` (see `PassNfcSettings`); `null` when NFC is off or the pass is
          *     nullified.
          * @example 0194f3c4-2a6b-7d10-9e3f-4b5c6d7e8f90
          */
         PassNfcMessage: string | null;
         /**
-         * @description The barcode the pass shows (spec §2.3, which shows it empty): `{}` when the pass shows none
+         * @description The barcode the pass shows (PassEntry API reference, the pass resource, which shows it empty): `{}` when the pass shows none
          *     (disabled, or the pass is nullified); otherwise its symbology, its source and the encoded
          *     `value` — the pass UUID (`source` `uuid`), the pass's extId (`extId`) or the custom value
          *     (`custom`) — and `displayText` when set.
@@ -1701,13 +2007,14 @@ export interface components {
              */
             value?: string;
             /**
-             * @description Text shown under the barcode.
+             * @description Text shown under the barcode: the encoded `value` when the barcode was given
+             *     `displayText: true`, else the custom text; absent when none is shown.
              * @example Member 1042
              */
             displayText?: string;
         };
         /**
-         * @description The field values of the pass as text, keyed by the template's field ids (spec §2.3). The
+         * @description The field values of the pass as text, keyed by the template's field ids (PassEntry API reference, the pass resource). The
          *     loyalty field (`points`, see `PassInput`) shows the current loyalty balance. Empty once the
          *     pass is nullified.
          * @example {
@@ -1734,10 +2041,10 @@ export interface components {
          */
         GroupTags: components["schemas"]["GroupTag"][];
         /**
-         * @description How the pass looks (spec §2.3 "pass design", asked for with `includePassDesign`): the current
+         * @description How the pass looks (PassEntry API reference, the pass resource "pass design", asked for with `includePassDesign`): the current
          *     design of its template — type, language, title, texts, colours, images, field slots (labels,
          *     default values, translations) and app links — in the shapes of the template's attributes
-         *     (spec §2.1). The pass's own values are in `passContent`, its barcode in `barcode`, its places
+         *     (PassEntry API reference, the pass template resource). The pass's own values are in `passContent`, its barcode in `barcode`, its places
          *     in `locations` and `beacons`.
          */
         PassDesign: {
@@ -1753,7 +2060,7 @@ export interface components {
             appLinking: components["schemas"]["PassTemplateAppLinking"];
         };
         /**
-         * @description Where the holder adds the pass to a wallet (spec §4.16 `passSource`), for issuers that hand
+         * @description Where the holder adds the pass to a wallet (PassEntry API reference, Show a pass `passSource`), for issuers that hand
          *     passes straight to the holder instead of sending them to the download page. Present only when
          *     asked for with `includePassSource` and the pass is not `active`. The URLs are this service's
          *     holder endpoints (`PUBLIC_BASE_URL`, or the request's base URL):
@@ -1775,9 +2082,9 @@ export interface components {
             url: string;
         };
         /**
-         * @description Attributes of a pass (spec §2.3, plus the lifecycle members PassEntry adds). Timestamps that
+         * @description Attributes of a pass (PassEntry API reference, the pass resource, plus the lifecycle members PassEntry adds). Timestamps that
          *     have not happened are `null`. `passDesign`, `locations`, `beacons` and `passSource` are present
-         *     only when asked for with the `include…` parameters (spec §4.15, §4.16); `locations` and
+         *     only when asked for with the `include…` parameters (PassEntry API reference, Show loyalty; Show a pass); `locations` and
          *     `beacons` only when the pass has any, `passSource` only when the pass is not `active`.
          */
         PassAttributes: {
@@ -1817,14 +2124,14 @@ export interface components {
             beacons?: components["schemas"]["PassTemplateBeacons"];
             passSource?: components["schemas"]["PassSource"];
         };
-        /** @description A pass resource object (spec §2.3). */
+        /** @description A pass resource object (PassEntry API reference, the pass resource). */
         Pass: {
             id: components["schemas"]["Uuid"];
             /** @constant */
             type: "pass";
             attributes: components["schemas"]["PassAttributes"];
         };
-        /** @description A page of passes, newest first, with the pagination envelope of spec §2.9. */
+        /** @description A page of passes, newest first, with the pagination envelope of PassEntry API reference, pagination. */
         PassCollectionDocument: {
             data: components["schemas"]["Pass"][];
             meta: components["schemas"]["PaginationMeta"];
@@ -1855,6 +2162,16 @@ export interface components {
          */
         PassNfcInput: boolean | components["schemas"]["PassNfcSettings"];
         /**
+         * @description The text under the barcode (Apple `altText`, Google `alternateText`). PassEntry's form is a
+         *     boolean: `true` shows the encoded value as text, `false` shows none (PassEntry API reference,
+         *     create pass: every example sends `"displayText": true`). A string is this service's extension:
+         *     that text instead of the value. By default none. The pass's `barcode.displayText` answers the
+         *     text shown.
+         * @example true
+         * @example Member 1042
+         */
+        BarcodeDisplayText: boolean | string;
+        /**
          * @description The barcode of the pass (PassEntry `pass.barcode`). Members given replace those of the
          *     template's barcode (on update: of the pass's current barcode); members left out keep them,
          *     except that a `value` inherited from a `custom` barcode is dropped when another `source` is
@@ -1873,11 +2190,21 @@ export interface components {
              * @example CC-1042
              */
             value?: string;
+            displayText?: components["schemas"]["BarcodeDisplayText"];
+        };
+        /**
+         * @description The older PassEntry form of a barcode, still sent by PassEntry's own e-commerce plugin: a QR
+         *     code with a custom value. It means exactly `barcode: { enabled: true, type: qr, source:
+         *     custom, value, displayText }`; give either `qr` or `barcode`, not both (`400` naming
+         *     `/pass/qr`).
+         */
+        PassQrInput: {
             /**
-             * @description Text shown under the barcode (Apple `altText`, Google `alternateText`); by default none.
-             * @example Member 1042
+             * @description The text the QR code encodes.
+             * @example ORDER-20261124-0042
              */
-            displayText?: string;
+            value: string;
+            displayText?: components["schemas"]["BarcodeDisplayText"];
         };
         /** @description The object form of a pass field value. */
         PassFieldValueObject: {
@@ -1895,8 +2222,9 @@ export interface components {
         PassFieldValue: string | components["schemas"]["PassFieldValueObject"];
         /**
          * @description The content of a pass (PassEntry `pass` body member): values keyed by the `id`s of the
-         *     template's field slots (spec §2.1.1), each in either form of `PassFieldValue`, plus the
-         *     reserved keys `nfc` and `barcode` (so templates cannot use those two ids for fields). A key that
+         *     template's field slots (PassEntry API reference, template fields), each in either form of `PassFieldValue`, plus the
+         *     reserved keys `nfc`, `barcode` and `qr` (the older form of `barcode`), so template fields with
+         *     those ids cannot be filled through `pass`. A key that
          *     is not a field id of the template is refused with `400` naming it.
          *
          *     On create, fields not given show the template slot's `defaultValue` (or `""` when it has none);
@@ -1912,6 +2240,7 @@ export interface components {
         PassInput: {
             nfc?: components["schemas"]["PassNfcInput"];
             barcode?: components["schemas"]["PassBarcodeSettings"];
+            qr?: components["schemas"]["PassQrInput"];
         } & {
             [key: string]: components["schemas"]["PassFieldValue"];
         };
@@ -1929,12 +2258,12 @@ export interface components {
             groupTags?: components["schemas"]["GroupTags"];
             expiresAt?: components["schemas"]["Timestamp"];
         };
-        /** @description A document holding one pass (spec §4.16). */
+        /** @description A document holding one pass (PassEntry API reference, Show a pass). */
         PassDocument: {
             data: components["schemas"]["Pass"];
         };
         /**
-         * @description A pass UUID or a pass's extId (spec §4.15, §4.16). A value shaped like a UUID is looked up as a
+         * @description A pass UUID or a pass's extId (PassEntry API reference, Show loyalty; Show a pass). A value shaped like a UUID is looked up as a
          *     pass id first and, when no pass of the account has that id, as an extId; any other value only
          *     as an extId. Among passes sharing an extId, the one that is not `nullified` is meant; when all
          *     are nullified, the most recently created of them.
@@ -1969,17 +2298,20 @@ export interface components {
             expiresAt?: components["schemas"]["Timestamp"] | null;
         };
         /**
-         * @description How the update reaches the holder's wallet (PassEntry `meta.notifications`). Updates are not
-         *     pushed to devices yet, so `status` is `notDelivered` and `message` says why: the pass is not in
-         *     a wallet (`issued`), was removed from it (`removed`), or — for a pass in a wallet — that
-         *     delivery to devices is not available yet.
+         * @description How the update reaches the holder's wallets (PassEntry `meta.notifications`). `queued`: the pass
+         *     is in a wallet and the change is being pushed — within about a second, to every Apple device
+         *     registered for it (APNs) and to its Google Wallet object; `message` says how many; follow the
+         *     outcome with [List the delivery attempts of a pass](#operation/listPassDeliveryAttempts).
+         *     `notDelivered`: nothing to push to, and `message` says why (the pass has not been added to a
+         *     wallet, or was removed from it). A `message` sent with the update shows on the lock screen
+         *     through the pass's message field.
          */
         PassNotifications: {
             /**
-             * @description Whether the update and its message reached the wallet.
+             * @description Whether the update is on its way to a wallet.
              * @enum {string}
              */
-            status: "notDelivered";
+            status: "queued" | "notDelivered";
             /**
              * @description Why, in words.
              * @example Pass has not been added to the wallet
@@ -2001,15 +2333,15 @@ export interface components {
          * @example 120
          */
         LoyaltyBalance: number;
-        /** @description The loyalty state of a pass (spec §4.15 `meta.loyalty`). */
+        /** @description The loyalty state of a pass (PassEntry API reference, Show loyalty `meta.loyalty`). */
         Loyalty: {
             balance: components["schemas"]["LoyaltyBalance"];
         };
-        /** @description `meta` of a loyalty document (spec §4.15). */
+        /** @description `meta` of a loyalty document (PassEntry API reference, Show loyalty). */
         LoyaltyMeta: {
             loyalty: components["schemas"]["Loyalty"];
         };
-        /** @description A pass with its loyalty balance (spec §4.15). */
+        /** @description A pass with its loyalty balance (PassEntry API reference, Show loyalty). */
         LoyaltyDocument: {
             data: components["schemas"]["Pass"];
             meta: components["schemas"]["LoyaltyMeta"];
@@ -2041,7 +2373,7 @@ export interface components {
          */
         DeeplinkTemplate: string;
         /**
-         * @description Where a holder is sent to add a pass to each wallet (spec §2.4). Each value is a URL template;
+         * @description Where a holder is sent to add a pass to each wallet (PassEntry API reference, the entity resource). Each value is a URL template;
          *     replace the `{passId}` placeholder with the pass UUID. Unless an administrator set templates
          *     for the entity, they point at this service's holder page:
          *     `<PUBLIC_BASE_URL>/passes/{passId}/apple` and `<PUBLIC_BASE_URL>/passes/{passId}/google`.
@@ -2050,13 +2382,13 @@ export interface components {
             apple: components["schemas"]["DeeplinkTemplate"];
             google: components["schemas"]["DeeplinkTemplate"];
         };
-        /** @description Attributes of an entity (spec §2.4). */
+        /** @description Attributes of an entity (PassEntry API reference, the entity resource). */
         EntityAttributes: {
             name: components["schemas"]["EntityName"];
             passDeeplinks: components["schemas"]["PassDeeplinks"];
         };
         /**
-         * @description An entity resource object (spec §2.4): an organisation unit of the account that owns passes
+         * @description An entity resource object (PassEntry API reference, the entity resource): an organisation unit of the account that owns passes
          *     and readers. Entities are read-only through `/api/v1`; administrators create and rename them.
          */
         Entity: {
@@ -2065,7 +2397,7 @@ export interface components {
             type: "entity";
             attributes: components["schemas"]["EntityAttributes"];
         };
-        /** @description A page of entities, oldest first, with the pagination envelope of spec §2.9. */
+        /** @description A page of entities, oldest first, with the pagination envelope of PassEntry API reference, pagination. */
         EntityCollectionDocument: {
             data: components["schemas"]["Entity"][];
             meta: components["schemas"]["PaginationMeta"];
@@ -2196,7 +2528,7 @@ export interface components {
             };
         };
         /**
-         * @description A reader id, chosen by the client (spec §2.5): 1–64 letters, digits, `-` or `_`, unique within
+         * @description A reader id, chosen by the client (PassEntry API reference, the reader resource): 1–64 letters, digits, `-` or `_`, unique within
          *     the account (case-sensitive: `Till-1` and `till-1` are two readers). It can be changed with
          *     `updateReader`; scans recorded by the reader stay attached to it under the new id.
          * @example soho-till-1
@@ -2209,7 +2541,7 @@ export interface components {
         ReaderName: string;
         /**
          * @description The kind of reader, as given on `createReader` (`reader.type`). It is stored and returned as
-         *     `readerType` (spec §2.5), mapped as follows:
+         *     `readerType` (PassEntry API reference, the reader resource), mapped as follows:
          *
          *     | `type` (input) | `readerType` (output) |
          *     |---|---|
@@ -2229,7 +2561,7 @@ export interface components {
          */
         ReaderPassword: string;
         /**
-         * @description Body of `createReader` (spec §4.8). `id`, `name`, `type` and `password` are required; a flag
+         * @description Body of `createReader` (PassEntry API reference, Create a reader). `id`, `name`, `type` and `password` are required; a flag
          *     left out takes its default (`scanEnabled` true, every other flag false). Readers are written
          *     with this schema and `ReaderUpdateRequest`, and read as `Reader` / `ReaderCreated` (explicit
          *     read and write siblings).
@@ -2273,14 +2605,14 @@ export interface components {
             };
         };
         /**
-         * @description The stored kind of reader (spec §2.5). `createReader` takes `type`; see `ReaderInputType` for
+         * @description The stored kind of reader (PassEntry API reference, the reader resource). `createReader` takes `type`; see `ReaderInputType` for
          *     how input values map to these.
          * @example ServiceReader
          * @enum {string}
          */
         ReaderType: "ServiceReader" | "PassentryReader" | "VtapReader";
         /**
-         * @description Attributes of a reader as `createReader` returns them (spec §2.5, §4.8): those of
+         * @description Attributes of a reader as `createReader` returns them (PassEntry API reference, the reader resource; Create a reader): those of
          *     `ReaderAttributes` without `lastSeenAt`. The password is never returned.
          */
         ReaderCreatedAttributes: {
@@ -2301,7 +2633,7 @@ export interface components {
             /** @description The reader may scan NDEF tags. */
             ndefTagScanningEnabled: boolean;
         };
-        /** @description A reader resource object as `createReader` returns it (spec §4.8): no `lastSeenAt`. */
+        /** @description A reader resource object as `createReader` returns it (PassEntry API reference, Create a reader): no `lastSeenAt`. */
         ReaderCreated: {
             id: components["schemas"]["ReaderId"];
             /** @constant */
@@ -2349,12 +2681,12 @@ export interface components {
             url: string;
         };
         /**
-         * @description How scans of the entity's readers are validated (spec §2.6): `internal` (the default) or
+         * @description How scans of the entity's readers are validated (PassEntry API reference, the reader configuration resource): `internal` (the default) or
          *     `external` with the URL of the validating service.
          */
         ValidationConfiguration: components["schemas"]["InternalValidationConfiguration"] | components["schemas"]["ExternalValidationConfiguration"];
         /**
-         * @description Attributes of a reader configuration (spec §2.6). `nfcPrivateKey` and
+         * @description Attributes of a reader configuration (PassEntry API reference, the reader configuration resource). `nfcPrivateKey` and
          *     `readerConfigurationApiKey` are secrets: they are stored encrypted (AES-256-GCM) and decrypted
          *     only to answer `getReaderConfiguration`.
          */
@@ -2373,7 +2705,7 @@ export interface components {
             validationConfiguration: components["schemas"]["ValidationConfiguration"];
         };
         /**
-         * @description A reader configuration resource object (spec §2.6): what the readers of an entity are set up
+         * @description A reader configuration resource object (PassEntry API reference, the reader configuration resource): what the readers of an entity are set up
          *     with. There is one per entity and its `id` is the entity id.
          */
         ReaderConfiguration: {
@@ -2387,7 +2719,7 @@ export interface components {
             data: components["schemas"]["ReaderConfiguration"];
         };
         /**
-         * @description Attributes of a reader as `getReader` and `updateReader` return them (spec §2.5). The
+         * @description Attributes of a reader as `getReader` and `updateReader` return them (PassEntry API reference, the reader resource). The
          *     password is never returned.
          */
         ReaderAttributes: {
@@ -2414,7 +2746,7 @@ export interface components {
             lastSeenAt: components["schemas"]["Timestamp"] | null;
         };
         /**
-         * @description A reader resource object (spec §2.5): a device or app of an entity that scans passes. `id` is
+         * @description A reader resource object (PassEntry API reference, the reader resource): a device or app of an entity that scans passes. `id` is
          *     the client-chosen reader id.
          */
         Reader: {
@@ -2428,7 +2760,7 @@ export interface components {
             data: components["schemas"]["Reader"];
         };
         /**
-         * @description Body of `updateReader` (spec §4.11): any non-empty subset of `id` (renames the reader; its
+         * @description Body of `updateReader` (PassEntry API reference, Update a reader): any non-empty subset of `id` (renames the reader; its
          *     scans follow it), `name`, `password` (replaces the old one and signs the reader out) and the
          *     flags of `createReader`. Members left out keep their values. The reader kind cannot change.
          */
@@ -2452,7 +2784,7 @@ export interface components {
             };
         };
         /**
-         * @description The outcome of a scan (spec §2.7): `successful` when the pass was accepted, `failed` when it
+         * @description The outcome of a scan (PassEntry API reference, the scan resource): `successful` when the pass was accepted, `failed` when it
          *     was refused — by the external validator for a logged scan, by this service for a validated one.
          * @example successful
          * @enum {string}
@@ -2467,7 +2799,7 @@ export interface components {
          */
         DateTime: string;
         /**
-         * @description How the pass was read (spec §2.7; PassEntry's values): from its NFC payload or its barcode.
+         * @description How the pass was read (PassEntry API reference, the scan resource; PassEntry's values): from its NFC payload or its barcode.
          * @example nfc
          * @enum {string}
          */
@@ -2478,7 +2810,7 @@ export interface components {
          */
         ScanValue: string;
         /**
-         * @description Who validated the scan (spec §2.7): `externalValidation` for a scan recorded with `logScan`
+         * @description Who validated the scan (PassEntry API reference, the scan resource): `externalValidation` for a scan recorded with `logScan`
          *     (validated elsewhere), `internalValidation` for one this service validated with `createScan`.
          * @example externalValidation
          * @enum {string}
@@ -2489,7 +2821,7 @@ export interface components {
          * @example Scan successful
          */
         ScanStatusDetail: string;
-        /** @description Attributes of a scan (spec §2.7). */
+        /** @description Attributes of a scan (PassEntry API reference, the scan resource). */
         ScanAttributes: {
             scanType: components["schemas"]["ScanType"];
             scanValue: components["schemas"]["ScanValue"];
@@ -2515,14 +2847,14 @@ export interface components {
             };
         };
         /**
-         * @description The pass scanned and the reader that scanned it (spec §2.7). A renamed reader is named by its
+         * @description The pass scanned and the reader that scanned it (PassEntry API reference, the scan resource). A renamed reader is named by its
          *     current id: scans follow the reader, not the id it had when it scanned.
          */
         ScanRelationships: {
             pass: components["schemas"]["PassRelationship"];
             reader: components["schemas"]["ReaderRelationship"];
         };
-        /** @description A scan resource object (spec §2.7). `id` is a UUID version 7, so ids sort by time. */
+        /** @description A scan resource object (PassEntry API reference, the scan resource). `id` is a UUID version 7, so ids sort by time. */
         Scan: {
             id: components["schemas"]["Uuid"];
             /** @constant */
@@ -2536,7 +2868,7 @@ export interface components {
          */
         ScanIncluded: components["schemas"]["Pass"] | components["schemas"]["Reader"];
         /**
-         * @description A page of scans, newest first, with the pagination envelope of spec §2.9. `included` holds the
+         * @description A page of scans, newest first, with the pagination envelope of PassEntry API reference, pagination. `included` holds the
          *     passes and readers the page's scans relate to, each once (passes first, then readers).
          */
         ScanCollectionDocument: {
@@ -2603,7 +2935,7 @@ export interface components {
             loyalty?: components["schemas"]["ScanLoyaltyOutcome"];
         };
         /**
-         * @description The stored scan as the scan operations answer it (spec §4.12). `scanId` is the scan's UUID
+         * @description The stored scan as the scan operations answer it (PassEntry API reference, Log a scan). `scanId` is the scan's UUID
          *     (`getScan`); `passId` the pass UUID (whatever form the request used) and `passExtId` its extId
          *     (null when it has none); `readerId` the reader's current client-chosen id.
          */
@@ -2625,7 +2957,7 @@ export interface components {
             scanInfo: components["schemas"]["ScanInfo"];
         };
         /**
-         * @description A scan validated elsewhere, to record (spec §4.12). `readerId` is the client-chosen id of a
+         * @description A scan validated elsewhere, to record (PassEntry API reference, Log a scan). `readerId` is the client-chosen id of a
          *     reader of the account; `passId` the pass UUID or extId. `statusDetail` defaults to
          *     `Scan successful` or `Scan failed`, `scanValue` to `passId` as sent. `loyalty.balance` changes
          *     the pass's balance with the scan — also on a `failed` scan: the external validator decided.
@@ -2639,21 +2971,21 @@ export interface components {
             scanValue?: components["schemas"]["ScanValue"];
             loyalty?: components["schemas"]["ScanLoyaltyChange"];
         };
-        /** @description Body of `logScan` (spec §4.12). */
+        /** @description Body of `logScan` (PassEntry API reference, Log a scan). */
         ScanLogRequest: {
             scan: components["schemas"]["ScanLog"];
         };
-        /** @description Answer of `logScan` (spec §4.12): the recorded scan, at the top level under `scanInfo`. */
+        /** @description Answer of `logScan` (PassEntry API reference, Log a scan): the recorded scan, at the top level under `scanInfo`. */
         ScanLoggedDocument: {
             scanInfo: components["schemas"]["ScanInfo"];
         };
-        /** @description One scan with its pass and reader (spec §4.13): `included` is `[pass, reader]`. */
+        /** @description One scan with its pass and reader (PassEntry API reference, Show a scan): `included` is `[pass, reader]`. */
         ScanDocument: {
             data: components["schemas"]["Scan"];
             included: components["schemas"]["ScanIncluded"][];
         };
         /**
-         * @description The kind of a batch (spec §4.14 and PassEntry's batch types): `walletMessaging` — a message to
+         * @description The kind of a batch (PassEntry API reference, List batches and PassEntry's batch types): `walletMessaging` — a message to
          *     the holders of many passes (`createWalletMessagingBatch`). `passCreation` and `passUpdate`
          *     (CSV pass creation and update) are reserved for a later version: no batch of those types
          *     exists yet, so filtering on them lists nothing.
@@ -2667,7 +2999,7 @@ export interface components {
          */
         BatchName: string;
         /**
-         * @description Where a wallet messaging batch is in its life (spec §2.8, §3; PassEntry's status flow):
+         * @description Where a wallet messaging batch is in its life (PassEntry API reference, the batch resource; pass template processing; PassEntry's status flow):
          *
          *     - `validating`: accepted; its recipients are being resolved (a background job, right away);
          *     - `scheduled`: validated, waiting for `scheduledAt`;
@@ -2703,7 +3035,7 @@ export interface components {
          */
         WalletMessageTemplate: string;
         /**
-         * @description Attributes of a batch (spec §2.8, plus PassEntry's progress members). `content` is the message
+         * @description Attributes of a batch (PassEntry API reference, the batch resource, plus PassEntry's progress members). `content` is the message
          *     as given, placeholders included.
          */
         BatchAttributes: {
@@ -2744,7 +3076,7 @@ export interface components {
             entity: components["schemas"]["EntityRelationship"];
         };
         /**
-         * @description A batch resource object (spec §2.8). Its `type` is the batch type; only `walletMessaging`
+         * @description A batch resource object (PassEntry API reference, the batch resource). Its `type` is the batch type; only `walletMessaging`
          *     batches exist so far.
          */
         Batch: {
@@ -2754,7 +3086,7 @@ export interface components {
             attributes: components["schemas"]["BatchAttributes"];
             relationships: components["schemas"]["BatchRelationships"];
         };
-        /** @description A page of batches, newest first, with the pagination envelope of spec §2.9. */
+        /** @description A page of batches, newest first, with the pagination envelope of PassEntry API reference, pagination. */
         BatchCollectionDocument: {
             data: components["schemas"]["Batch"][];
             meta: components["schemas"]["PaginationMeta"];
@@ -2800,7 +3132,8 @@ export interface components {
         /**
          * @description A wallet messaging batch to schedule (PassEntry wallet messaging). Exactly one of `segments`
          *     and `recipients` is given (`400` otherwise, pointing at `/batch`). `scheduledAt` must be
-         *     after the present and at most 365 days ahead (`400` otherwise); `sendBatchNow` sends earlier.
+         *     after the present (`400` otherwise), however far ahead (PassEntry's own example schedules
+         *     years ahead); `sendBatchNow` sends earlier.
          */
         WalletMessagingBatchCreate: {
             message: components["schemas"]["WalletMessageTemplate"];
@@ -2864,6 +3197,237 @@ export interface components {
         ReaderConfigurationSettingsDocument: {
             data: components["schemas"]["ReaderConfigurationSettings"];
         };
+        /**
+         * @description The Apple Developer team identifier: ten upper-case letters and digits, the subject OU of the Pass Type ID certificate (https://developer.apple.com/documentation/walletpasses/pass, `teamIdentifier`).
+         * @example ABCDE12345
+         */
+        AppleTeamIdentifier: string;
+        /** @description What was read from the Pass Type ID certificate when it was uploaded. */
+        AppleCertificateSummary: {
+            /** @description The subject's UID (the pass type identifier), OU (the team), CN and O. */
+            subject: {
+                uid: string;
+                ou: string;
+                cn: string | null;
+                o: string | null;
+            };
+            /** @description Lowercase hex SHA-256 of the certificate (DER). */
+            sha256Fingerprint: string;
+            notAfter: components["schemas"]["Timestamp"];
+            /** @description True when the certificate expires within 30 days (the service also logs a warning): renew it in the Apple Developer account and upload the new one, or passes stop being signed and pushed. */
+            expiresSoon: boolean;
+        };
+        /** @description An account's Apple Wallet issuer credentials for one pass type, as the operator sees them (never the key). */
+        AppleConfigurationAttributes: {
+            passTypeIdentifier: components["schemas"]["ApplePassTypeIdentifier"];
+            teamIdentifier: components["schemas"]["AppleTeamIdentifier"];
+            organizationName: string;
+            /** @description True for the account's first configuration: templates without an `applePassTypeIdentifier` sign their passes with it. */
+            isDefault: boolean;
+            certificate: components["schemas"]["AppleCertificateSummary"];
+            wwdrCertificate: {
+                sha256Fingerprint: string;
+                /** @description False for development certificates, whose passes open in tooling but not on an iPhone. */
+                isAppleWwdrG4: boolean;
+            };
+            /** @description Whether Apple's push service accepts the certificate: `certificateRejected` after APNs answered 403 (the reason in `detail`); uploading the configuration again resets it. */
+            push: {
+                /** @enum {string} */
+                status: "ok" | "certificateRejected";
+                detail: string | null;
+                at: components["schemas"]["Timestamp"] | null;
+            };
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /** @description An Apple configuration resource object (`appleConfiguration`); its id is the pass type identifier. */
+        AppleConfiguration: {
+            id: components["schemas"]["ApplePassTypeIdentifier"];
+            /** @constant */
+            type: "appleConfiguration";
+            attributes: components["schemas"]["AppleConfigurationAttributes"];
+        };
+        /** @description Every Apple configuration of an account, oldest (the default) first. */
+        AppleConfigurationCollectionDocument: {
+            data: components["schemas"]["AppleConfiguration"][];
+        };
+        /** @description A document holding one Apple configuration. */
+        AppleConfigurationDocument: {
+            data: components["schemas"]["AppleConfiguration"];
+        };
+        /**
+         * @description An X.509 certificate in PEM (RFC 7468), `-----BEGIN CERTIFICATE-----` … `-----END CERTIFICATE-----`.
+         * @example -----BEGIN CERTIFICATE-----
+         *     MIIGJzCCBQ+gAwIBAgIQb3Bhc3MtdHlwZS1pZC1leGFtcGxl…
+         *     -----END CERTIFICATE-----
+         */
+        PemCertificate: string;
+        /**
+         * @description An account's Apple Wallet issuer credentials for one pass type identifier (the path's
+         *     `passTypeIdentifier`): the Pass Type ID certificate and its private key — as PEM, or as the
+         *     `.p12` file that Keychain Access exports, base64-encoded, with its passphrase — and the Apple
+         *     WWDR intermediate certificate that issued it (download "Worldwide Developer Relations - G4"
+         *     from https://www.apple.com/certificateauthority/).
+         *
+         *     Checked before anything is stored (`422` naming what is wrong, `code` says which check
+         *     failed): the certificate's subject UID is the pass type identifier and its OU the
+         *     `teamIdentifier`; it carries Apple's Pass Type ID extended key usage and marker extension; the
+         *     private key matches it; it was issued by the given WWDR certificate; it is valid now. Unless
+         *     the operator allows development certificates (`APPLE_ALLOW_DEVELOPMENT_CERTIFICATES`), the WWDR
+         *     certificate must be Apple's WWDR G4 (SHA-256 fingerprint
+         *     `EA:47:57:88:…:E1:4C`). The private key and passphrases are stored encrypted (or not at all)
+         *     and never returned. Give either `certificate` and `privateKey`, or `p12` (`400` otherwise).
+         */
+        AppleConfigurationInput: {
+            teamIdentifier: components["schemas"]["AppleTeamIdentifier"];
+            /**
+             * @description The `organizationName` of the passes, shown on the lock screen and by Wallet.
+             * @example Acme Coffee
+             */
+            organizationName: string;
+            certificate?: components["schemas"]["PemCertificate"];
+            /**
+             * @description The certificate's private key in PEM (PKCS#8, encrypted or not, or PKCS#1). Given with `certificate`, not with `p12`.
+             * @example -----BEGIN PRIVATE KEY-----
+             *     MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIB…
+             *     -----END PRIVATE KEY-----
+             */
+            privateKey?: string;
+            /** @description The passphrase of an encrypted `privateKey`. */
+            privateKeyPassphrase?: string;
+            /** @description A PKCS#12 (`.p12`) file holding the certificate and its private key, base64-encoded (RFC 4648); instead of `certificate` and `privateKey`. */
+            p12?: string;
+            /** @description The passphrase of `p12` (empty when it has none). */
+            p12Passphrase?: string;
+            wwdrCertificate: components["schemas"]["PemCertificate"];
+        };
+        /** @description The body of Set the Apple configuration of a pass type. */
+        AppleConfigurationSetRequest: {
+            appleConfiguration: components["schemas"]["AppleConfigurationInput"];
+        };
+        /** @description A signed Apple Wallet pass: a zip of `pass.json`, its images, localisations, `manifest.json` (SHA-1 of every file) and `signature` (a detached CMS signature of the manifest with the Pass Type ID certificate and the WWDR intermediate), as described in https://developer.apple.com/documentation/walletpasses/building-a-pass. */
+        Pkpass: string;
+        /**
+         * @description What an attempt achieved: `delivered` (APNs or Google accepted it); `unregistered` (APNs 410:
+         *     the device no longer holds the pass — its registration is removed unless it registered again
+         *     since); `badToken` (APNs 400 BadDeviceToken or DeviceTokenNotForTopic: the registration is
+         *     removed); `certificateError` (APNs 403: the Apple configuration is marked broken, registrations
+         *     stay); `retry` (429, 5xx, network: tried again with back-off); `rejected` (another refusal,
+         *     not retried).
+         * @enum {string}
+         */
+        DeliveryOutcome: "delivered" | "unregistered" | "badToken" | "certificateError" | "retry" | "rejected";
+        /** @description An Apple device registered for a pass's updates (`appleRegistration`). */
+        AppleRegistration: {
+            /** @description The device library identifier. */
+            id: string;
+            /** @constant */
+            type: "appleRegistration";
+            attributes: {
+                /** @constant */
+                deviceType: "iphone";
+                passTypeIdentifier: components["schemas"]["ApplePassTypeIdentifier"];
+                /**
+                 * @description The last 8 characters of the device's push token (the token itself is not shown).
+                 * @example 61bb78ad
+                 */
+                pushTokenEnd: string;
+                registeredAt: components["schemas"]["Timestamp"];
+                renewedAt: components["schemas"]["Timestamp"];
+                /** @description The latest push to this device for this pass, or null before the first. */
+                lastPush: null | {
+                    at: components["schemas"]["Timestamp"];
+                    outcome: components["schemas"]["DeliveryOutcome"];
+                    status: number;
+                    reason: string | null;
+                };
+            };
+        };
+        /** @description The Apple devices a pass is registered on, newest first. */
+        AppleRegistrationCollectionDocument: {
+            data: components["schemas"]["AppleRegistration"][];
+        };
+        /** @description One attempt to bring a pass's change to a wallet (`deliveryAttempt`). */
+        DeliveryAttempt: {
+            id: string;
+            /** @constant */
+            type: "deliveryAttempt";
+            attributes: {
+                /**
+                 * @description An APNs push to an Apple device, or a Google Wallet API call.
+                 * @enum {string}
+                 */
+                channel: "apns" | "googleWallet";
+                /** @description The device library identifier (apns) or the Google Wallet object id. */
+                target: string;
+                /**
+                 * @description `push`, or the Google Wallet call (`upsertObject`, `addMessage`).
+                 * @example push
+                 */
+                operation: string;
+                outcome: components["schemas"]["DeliveryOutcome"];
+                /**
+                 * @description The HTTP status answered; 0 when none came (network failure, timeout).
+                 * @example 200
+                 */
+                status: number;
+                /** @description The reason APNs or Google gave, e.g. `Unregistered`, `BadDeviceToken`. */
+                reason: string | null;
+                /** @description The attempt of the delivery job (1 on its first run). */
+                attempt: number;
+                /** @description The wallet-messaging batch delivered, if any. */
+                batchId: components["schemas"]["Uuid"] | null;
+                createdAt: components["schemas"]["Timestamp"];
+            };
+        };
+        /** @description A page of a pass's delivery attempts, newest first. */
+        DeliveryAttemptCollectionDocument: {
+            data: components["schemas"]["DeliveryAttempt"][];
+            meta: components["schemas"]["PaginationMeta"];
+            links: components["schemas"]["PaginationLinks"];
+        };
+        /** @description A message Apple Wallet sent to the log endpoint (`appleDeviceLog`). */
+        AppleDeviceLog: {
+            id: string;
+            /** @constant */
+            type: "appleDeviceLog";
+            attributes: {
+                message: string;
+                createdAt: components["schemas"]["Timestamp"];
+            };
+        };
+        /** @description A page of messages from Apple Wallet devices, newest first. */
+        AppleDeviceLogCollectionDocument: {
+            data: components["schemas"]["AppleDeviceLog"][];
+            meta: components["schemas"]["PaginationMeta"];
+            links: components["schemas"]["PaginationLinks"];
+        };
+        /** @description The body Apple Wallet sends to register a device for a pass's updates (https://developer.apple.com/documentation/walletpasses/register-a-pass-for-update-notifications). */
+        ApplePushTokenRequest: {
+            /**
+             * @description The device's APNs push token, hex.
+             * @example 740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad
+             */
+            pushToken: string;
+        };
+        /** @description The passes of one pass type registered to a device that changed after `passesUpdatedSince` (https://developer.apple.com/documentation/walletpasses/serialnumbers). */
+        AppleSerialNumbers: {
+            serialNumbers: components["schemas"]["Uuid"][];
+            /**
+             * @description An opaque tag the device sends back as `passesUpdatedSince` next time: the latest change listed (milliseconds since the epoch), so the next call lists only what changes after it.
+             * @example 1732441800123
+             */
+            lastUpdated: string;
+        };
+        /** @description Messages Apple Wallet sends when something about a pass went wrong on the device (https://developer.apple.com/documentation/walletpasses/log-a-message). */
+        AppleDeviceLogRequest: {
+            /**
+             * @example [
+             *       "[2026-11-24 10:30:00 +0000] Web service error for pass.com.example.loyalty (https://wallet.example.com/wallet/apple): Response to 'What changed?' request included 1 serial numbers but the lastUpdated tag (1732441800123) remained the same."
+             *     ]
+             */
+            logs: string[];
+        };
         /** @description Liveness of the process. */
         HealthStatus: {
             /** @constant */
@@ -2912,9 +3476,10 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDocument"];
             };
         };
-        /** @description The rate limit for this operation and account (all its API keys together) was reached (10 requests per second by default). Retry after `x-rate-limit-retry-after` seconds. */
+        /** @description A rate limit was reached: the limit for this operation and account (all its API keys together; 10 requests per second by default), or, for any authenticated operation, too many failed authentications from the client's address (20 per minute by default; then every request from that address is refused until the minute is over, with valid credentials too). Retry after `Retry-After` seconds (`x-rate-limit-retry-after` gives the same with decimals). */
         TooManyRequests: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 "x-rate-limit-limit": components["headers"]["RateLimitLimit"];
                 "x-rate-limit-remaining": components["headers"]["RateLimitRemaining"];
                 "x-rate-limit-reset": components["headers"]["RateLimitReset"];
@@ -2928,6 +3493,25 @@ export interface components {
         };
         /** @description An unexpected failure. The body never carries internal details; the log has them under the request id echoed in `X-Request-Id`. */
         InternalServerError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
+        /** @description The database is unavailable for now (the connection was lost, the server is restarting, or the service is still starting). Nothing was changed; retry after `Retry-After` seconds. `GET /readyz` answers 503 too while this lasts. */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
+        /** @description The request was not received in time: its headers within `HEADERS_TIMEOUT_MS` (10 s by default) or the whole request, body included, within `REQUEST_TIMEOUT_MS` (30 s by default). The server closes the connection after this answer. */
+        RequestTimeout: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2980,17 +3564,53 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDocument"];
             };
         };
+        /** @description The credentials cannot be used to sign passes: `code` names the check that failed (`certificate_unreadable`, `wrong_passphrase`, `wrong_pass_type_identifier`, `wrong_team_identifier`, `not_pass_type_certificate`, `key_mismatch`, `chain_not_wwdr`, `wwdr_not_apple_g4`, `expired`, `not_yet_valid`), `detail` what was found and what to do, and `source` the member at fault. Nothing is stored. */
+        UnusableAppleCredentials: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
+        /** @description The pass cannot be built for Apple Wallet yet: the account has no Apple configuration for the template's pass type (the operator sets one with Set the Apple configuration of a pass type, `npm run admin -- apple set`), or the template is being processed again. */
+        AppleNotConfigured: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
+        /** @description The pass was nullified: it is no longer valid and cannot be added to a wallet (a wallet that holds it already shows it voided). */
+        Gone: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
+        /** @description The `ApplePass` token is missing or is not the token of this pass, or no pass has this serial number and pass type identifier. Apple Wallet expects `401` in all these cases. */
+        ApplePassUnauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
     };
     parameters: {
         /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
         Page: number;
-        /** @description Templates per page, 1–100, default 10 (spec §4.2, §8). */
+        /** @description Templates per page, 1–100, default 10 (PassEntry API reference, List pass templates; limits). */
         PassTemplatesPerPage: number;
-        /** @description Only templates of this type (spec §4.2). */
+        /** @description Only templates of this type (PassEntry API reference, List pass templates). */
         TemplateTypeFilter: components["schemas"]["TemplateType"];
         /**
-         * @description A sparse fieldset (spec §4.2): comma-separated attribute names; each processed template then
-         *     carries only those attributes. Names are those of spec §2.1: `name`, `templateType`,
+         * @description A sparse fieldset (PassEntry API reference, List pass templates): comma-separated attribute names; each processed template then
+         *     carries only those attributes. Names are those of PassEntry API reference, the pass template resource: `name`, `templateType`,
          *     `transitType`, `defaultLanguage`, `centralTitle`, `notificationHeader`, `description`,
          *     `colors`, `images`, `fields`, `appLinking`, `barcode`, `locations`, `beacons`,
          *     `processingStatus`, plus `processingErrors`. An unknown name is refused with 400 naming it.
@@ -3002,7 +3622,7 @@ export interface components {
         PassTemplateId: components["schemas"]["Uuid"];
         /** @description The pass template UUID (the same id as `/api/v1/pass-templates/{id}`). */
         LegacyPassTemplateUuid: components["schemas"]["Uuid"];
-        /** @description Records per page, 1–100 (spec §8 shows 25 as the default page size of lists). */
+        /** @description Records per page, 1–100 (PassEntry API reference, limits shows 25 as the default page size of lists). */
         PerPage: number;
         /** @description Only passes issued from this pass template (UUID). */
         PassTemplateFilter: components["schemas"]["Uuid"];
@@ -3020,15 +3640,15 @@ export interface components {
         PassTemplateOfPass: components["schemas"]["Uuid"];
         /** @description The external id of the new pass; `409` when another pass of the account that is not nullified has it. */
         NewPassExtId: components["schemas"]["ExtId"];
-        /** @description Adds `passDesign` to the pass's attributes (spec §4.15, §4.16). */
+        /** @description Adds `passDesign` to the pass's attributes (PassEntry API reference, Show loyalty; Show a pass). */
         IncludePassDesign: boolean;
-        /** @description Adds `locations` to the pass's attributes when the pass has any (spec §4.15, §4.16). */
+        /** @description Adds `locations` to the pass's attributes when the pass has any (PassEntry API reference, Show loyalty; Show a pass). */
         IncludeLocations: boolean;
-        /** @description Adds `beacons` to the pass's attributes when the pass has any (spec §4.15, §4.16). */
+        /** @description Adds `beacons` to the pass's attributes when the pass has any (PassEntry API reference, Show loyalty; Show a pass). */
         IncludeBeacons: boolean;
         /**
          * @description Adds `passSource` for this wallet to the pass's attributes — only while the pass is not
-         *     `active` (spec §4.16): a pass already in a wallet needs no source.
+         *     `active` (PassEntry API reference, Show a pass): a pass already in a wallet needs no source.
          */
         IncludePassSource: "apple" | "google";
         /**
@@ -3043,7 +3663,7 @@ export interface components {
          *     runs the request again.
          */
         IdempotencyKey: string;
-        /** @description The pass UUID or the pass's extId (spec §4.15, §4.16); how it is looked up is described under the schema. */
+        /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
         PassIdOrExtId: components["schemas"]["PassIdOrExtId"];
         /** @description The entity id. */
         EntityId: components["schemas"]["Uuid"];
@@ -3069,10 +3689,20 @@ export interface components {
         ScannedBefore: components["schemas"]["DateTime"];
         /** @description The scan id (`scanInfo.scanId`). */
         ScanId: components["schemas"]["Uuid"];
-        /** @description Only batches of this type (spec §4.14). */
+        /** @description Only batches of this type (PassEntry API reference, List batches). */
         BatchTypeFilter: components["schemas"]["BatchType"];
         /** @description The batch id. */
         BatchId: components["schemas"]["Uuid"];
+        /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
+        PassTypeIdentifier: components["schemas"]["ApplePassTypeIdentifier"];
+        /** @description The pass UUID (version 7, 74 random bits). It is the capability: whoever has the link can add the pass to a wallet, so it is shared only with the holder (an extId is never accepted here). */
+        HolderPassId: components["schemas"]["Uuid"];
+        /** @description The identifier Apple Wallet gives the device (the same for every pass on it). */
+        DeviceLibraryIdentifier: string;
+        /** @description The pass's `serialNumber`, which is its UUID in this service. */
+        AppleSerialNumber: components["schemas"]["Uuid"];
+        /** @description The `lastUpdated` tag of the device's previous call (absent on its first call): only passes changed after it are listed. */
+        PassesUpdatedSince: string;
     };
     requestBodies: never;
     headers: {
@@ -3080,13 +3710,15 @@ export interface components {
         WwwAuthenticate: string;
         /** @description The methods the path supports. */
         Allow: string;
+        /** @description Seconds to wait before retrying, a whole number (RFC 9110 §10.2.3). */
+        RetryAfter: number;
         /** @description Requests allowed per window for this operation and API key. */
         RateLimitLimit: number;
         /** @description Requests left in the current window. */
         RateLimitRemaining: number;
         /** @description When the current window ends, in Unix seconds. */
         RateLimitReset: number;
-        /** @description The operation the limit applies to, as `METHOD /path/template`. */
+        /** @description The operation the limit applies to, as `METHOD /path/template`; absent when the limit is the one on failed authentications. */
         RateLimitUrl: string;
         /** @description Seconds to wait before retrying, with decimals. */
         RateLimitRetryAfter: number;
@@ -3094,6 +3726,14 @@ export interface components {
         PassTemplateStatusLocation: string;
         /** @description `true` when this response is a stored one, replayed for a retry with the same `Idempotency-Key`; absent otherwise. */
         IdempotentReplayed: "true";
+        /** @description `no-store`: the response carries a secret, so no cache may keep it (RFC 9111 §5.2.2.5). */
+        CacheControlNoStore: "no-store";
+        /** @description An entity tag of this version of the pass (RFC 9110 §8.8.3); send it back in `If-None-Match` to get `304` while it is unchanged. */
+        ETag: string;
+        /** @description When the pass last changed, as an HTTP-date (RFC 9110 §8.8.2); `If-Modified-Since` compares with it at second precision. */
+        LastModified: string;
+        /** @description `attachment; filename="<template name>.pkpass"` (RFC 6266): browsers hand the file to Wallet. */
+        ContentDispositionPkpass: string;
     };
     pathItems: never;
 }
@@ -3104,13 +3744,13 @@ export interface operations {
             query?: {
                 /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
                 page?: components["parameters"]["Page"];
-                /** @description Templates per page, 1–100, default 10 (spec §4.2, §8). */
+                /** @description Templates per page, 1–100, default 10 (PassEntry API reference, List pass templates; limits). */
                 perPage?: components["parameters"]["PassTemplatesPerPage"];
-                /** @description Only templates of this type (spec §4.2). */
+                /** @description Only templates of this type (PassEntry API reference, List pass templates). */
                 templateType?: components["parameters"]["TemplateTypeFilter"];
                 /**
-                 * @description A sparse fieldset (spec §4.2): comma-separated attribute names; each processed template then
-                 *     carries only those attributes. Names are those of spec §2.1: `name`, `templateType`,
+                 * @description A sparse fieldset (PassEntry API reference, List pass templates): comma-separated attribute names; each processed template then
+                 *     carries only those attributes. Names are those of PassEntry API reference, the pass template resource: `name`, `templateType`,
                  *     `transitType`, `defaultLanguage`, `centralTitle`, `notificationHeader`, `description`,
                  *     `colors`, `images`, `fields`, `appLinking`, `barcode`, `locations`, `beacons`,
                  *     `processingStatus`, plus `processingErrors`. An unknown name is refused with 400 naming it.
@@ -3139,6 +3779,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPassTemplate: {
@@ -3167,10 +3808,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getPassTemplate: {
@@ -3200,6 +3843,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updatePassTemplate: {
@@ -3241,10 +3885,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getLegacyPassTemplate: {
@@ -3274,6 +3920,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPasses: {
@@ -3281,7 +3928,7 @@ export interface operations {
             query?: {
                 /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
                 page?: components["parameters"]["Page"];
-                /** @description Records per page, 1–100 (spec §8 shows 25 as the default page size of lists). */
+                /** @description Records per page, 1–100 (PassEntry API reference, limits shows 25 as the default page size of lists). */
                 perPage?: components["parameters"]["PerPage"];
                 /** @description Only passes issued from this pass template (UUID). */
                 passTemplate?: components["parameters"]["PassTemplateFilter"];
@@ -3312,6 +3959,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPass: {
@@ -3325,15 +3973,15 @@ export interface operations {
                 passTemplate: components["parameters"]["PassTemplateOfPass"];
                 /** @description The external id of the new pass; `409` when another pass of the account that is not nullified has it. */
                 extId?: components["parameters"]["NewPassExtId"];
-                /** @description Adds `passDesign` to the pass's attributes (spec §4.15, §4.16). */
+                /** @description Adds `passDesign` to the pass's attributes (PassEntry API reference, Show loyalty; Show a pass). */
                 includePassDesign?: components["parameters"]["IncludePassDesign"];
-                /** @description Adds `locations` to the pass's attributes when the pass has any (spec §4.15, §4.16). */
+                /** @description Adds `locations` to the pass's attributes when the pass has any (PassEntry API reference, Show loyalty; Show a pass). */
                 includeLocations?: components["parameters"]["IncludeLocations"];
-                /** @description Adds `beacons` to the pass's attributes when the pass has any (spec §4.15, §4.16). */
+                /** @description Adds `beacons` to the pass's attributes when the pass has any (PassEntry API reference, Show loyalty; Show a pass). */
                 includeBeacons?: components["parameters"]["IncludeBeacons"];
                 /**
                  * @description Adds `passSource` for this wallet to the pass's attributes — only while the pass is not
-                 *     `active` (spec §4.16): a pass already in a wallet needs no source.
+                 *     `active` (PassEntry API reference, Show a pass): a pass already in a wallet needs no source.
                  */
                 includePassSource?: components["parameters"]["IncludePassSource"];
             };
@@ -3374,32 +4022,34 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getPass: {
         parameters: {
             query?: {
-                /** @description Adds `passDesign` to the pass's attributes (spec §4.15, §4.16). */
+                /** @description Adds `passDesign` to the pass's attributes (PassEntry API reference, Show loyalty; Show a pass). */
                 includePassDesign?: components["parameters"]["IncludePassDesign"];
-                /** @description Adds `locations` to the pass's attributes when the pass has any (spec §4.15, §4.16). */
+                /** @description Adds `locations` to the pass's attributes when the pass has any (PassEntry API reference, Show loyalty; Show a pass). */
                 includeLocations?: components["parameters"]["IncludeLocations"];
-                /** @description Adds `beacons` to the pass's attributes when the pass has any (spec §4.15, §4.16). */
+                /** @description Adds `beacons` to the pass's attributes when the pass has any (PassEntry API reference, Show loyalty; Show a pass). */
                 includeBeacons?: components["parameters"]["IncludeBeacons"];
                 /**
                  * @description Adds `passSource` for this wallet to the pass's attributes — only while the pass is not
-                 *     `active` (spec §4.16): a pass already in a wallet needs no source.
+                 *     `active` (PassEntry API reference, Show a pass): a pass already in a wallet needs no source.
                  */
                 includePassSource?: components["parameters"]["IncludePassSource"];
             };
             header?: never;
             path: {
-                /** @description The pass UUID or the pass's extId (spec §4.15, §4.16); how it is looked up is described under the schema. */
+                /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
                 id: components["parameters"]["PassIdOrExtId"];
             };
             cookie?: never;
@@ -3421,6 +4071,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updatePass: {
@@ -3428,7 +4079,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The pass UUID or the pass's extId (spec §4.15, §4.16); how it is looked up is described under the schema. */
+                /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
                 id: components["parameters"]["PassIdOrExtId"];
             };
             cookie?: never;
@@ -3452,11 +4103,13 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     nullifyPass: {
@@ -3477,7 +4130,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @description The pass UUID or the pass's extId (spec §4.15, §4.16); how it is looked up is described under the schema. */
+                /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
                 id: components["parameters"]["PassIdOrExtId"];
             };
             cookie?: never;
@@ -3501,21 +4154,22 @@ export interface operations {
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getLoyalty: {
         parameters: {
             query?: {
-                /** @description Adds `passDesign` to the pass's attributes (spec §4.15, §4.16). */
+                /** @description Adds `passDesign` to the pass's attributes (PassEntry API reference, Show loyalty; Show a pass). */
                 includePassDesign?: components["parameters"]["IncludePassDesign"];
-                /** @description Adds `locations` to the pass's attributes when the pass has any (spec §4.15, §4.16). */
+                /** @description Adds `locations` to the pass's attributes when the pass has any (PassEntry API reference, Show loyalty; Show a pass). */
                 includeLocations?: components["parameters"]["IncludeLocations"];
-                /** @description Adds `beacons` to the pass's attributes when the pass has any (spec §4.15, §4.16). */
+                /** @description Adds `beacons` to the pass's attributes when the pass has any (PassEntry API reference, Show loyalty; Show a pass). */
                 includeBeacons?: components["parameters"]["IncludeBeacons"];
             };
             header?: never;
             path: {
-                /** @description The pass UUID or the pass's extId (spec §4.15, §4.16); how it is looked up is described under the schema. */
+                /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
                 id: components["parameters"]["PassIdOrExtId"];
             };
             cookie?: never;
@@ -3537,6 +4191,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateLoyalty: {
@@ -3557,7 +4212,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @description The pass UUID or the pass's extId (spec §4.15, §4.16); how it is looked up is described under the schema. */
+                /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
                 id: components["parameters"]["PassIdOrExtId"];
             };
             cookie?: never;
@@ -3582,12 +4237,14 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listEntities: {
@@ -3595,7 +4252,7 @@ export interface operations {
             query?: {
                 /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
                 page?: components["parameters"]["Page"];
-                /** @description Records per page, 1–100 (spec §8 shows 25 as the default page size of lists). */
+                /** @description Records per page, 1–100 (PassEntry API reference, limits shows 25 as the default page size of lists). */
                 perPage?: components["parameters"]["PerPage"];
             };
             header?: never;
@@ -3618,6 +4275,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getEntity: {
@@ -3647,6 +4305,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAccounts: {
@@ -3654,7 +4313,7 @@ export interface operations {
             query?: {
                 /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
                 page?: components["parameters"]["Page"];
-                /** @description Records per page, 1–100 (spec §8 shows 25 as the default page size of lists). */
+                /** @description Records per page, 1–100 (PassEntry API reference, limits shows 25 as the default page size of lists). */
                 perPage?: components["parameters"]["PerPage"];
             };
             header?: never;
@@ -3675,7 +4334,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createAccount: {
@@ -3694,6 +4355,7 @@ export interface operations {
             /** @description The account was created. */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
                     /** @description URL of the account's API keys. */
                     Location?: string;
                     [name: string]: unknown;
@@ -3705,9 +4367,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listApiTokens: {
@@ -3715,7 +4380,7 @@ export interface operations {
             query?: {
                 /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
                 page?: components["parameters"]["Page"];
-                /** @description Records per page, 1–100 (spec §8 shows 25 as the default page size of lists). */
+                /** @description Records per page, 1–100 (PassEntry API reference, limits shows 25 as the default page size of lists). */
                 perPage?: components["parameters"]["PerPage"];
             };
             header?: never;
@@ -3740,7 +4405,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiToken: {
@@ -3762,6 +4429,7 @@ export interface operations {
             /** @description The key was created. */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3772,9 +4440,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeApiToken: {
@@ -3802,7 +4473,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAccountEntities: {
@@ -3810,7 +4483,7 @@ export interface operations {
             query?: {
                 /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
                 page?: components["parameters"]["Page"];
-                /** @description Records per page, 1–100 (spec §8 shows 25 as the default page size of lists). */
+                /** @description Records per page, 1–100 (PassEntry API reference, limits shows 25 as the default page size of lists). */
                 perPage?: components["parameters"]["PerPage"];
             };
             header?: never;
@@ -3835,7 +4508,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createEntity: {
@@ -3869,9 +4544,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateEntity: {
@@ -3903,9 +4581,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createReader: {
@@ -3939,11 +4620,13 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getReaderConfiguration: {
@@ -3961,8 +4644,7 @@ export interface operations {
             /** @description The reader configuration. */
             200: {
                 headers: {
-                    /** @description Always `no-store`; the body holds secrets. */
-                    "Cache-Control"?: "no-store";
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3975,6 +4657,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getReader: {
@@ -4004,6 +4687,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateReader: {
@@ -4035,11 +4719,13 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listScans: {
@@ -4047,7 +4733,7 @@ export interface operations {
             query?: {
                 /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
                 page?: components["parameters"]["Page"];
-                /** @description Records per page, 1–100 (spec §8 shows 25 as the default page size of lists). */
+                /** @description Records per page, 1–100 (PassEntry API reference, limits shows 25 as the default page size of lists). */
                 perPage?: components["parameters"]["PerPage"];
                 /** @description Only scans by the reader with this (current) client-chosen id. An id no reader of the account has matches nothing. */
                 reader?: components["parameters"]["ScanReaderFilter"];
@@ -4080,6 +4766,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createScan: {
@@ -4122,11 +4809,13 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     logScan: {
@@ -4169,12 +4858,14 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getScan: {
@@ -4204,6 +4895,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listBatches: {
@@ -4211,9 +4903,9 @@ export interface operations {
             query?: {
                 /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
                 page?: components["parameters"]["Page"];
-                /** @description Records per page, 1–100 (spec §8 shows 25 as the default page size of lists). */
+                /** @description Records per page, 1–100 (PassEntry API reference, limits shows 25 as the default page size of lists). */
                 perPage?: components["parameters"]["PerPage"];
-                /** @description Only batches of this type (spec §4.14). */
+                /** @description Only batches of this type (PassEntry API reference, List batches). */
                 type?: components["parameters"]["BatchTypeFilter"];
             };
             header?: never;
@@ -4236,6 +4928,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getBatch: {
@@ -4265,6 +4958,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     sendBatchNow: {
@@ -4295,6 +4989,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     cancelBatch: {
@@ -4325,6 +5020,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getBatchErrors: {
@@ -4356,6 +5052,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWalletMessagingBatch: {
@@ -4403,11 +5100,13 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateReaderConfiguration: {
@@ -4439,9 +5138,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rotateReaderNfcKey: {
@@ -4459,6 +5161,7 @@ export interface operations {
             /** @description The key was replaced. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4469,7 +5172,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rotateReaderApiKey: {
@@ -4487,6 +5192,7 @@ export interface operations {
             /** @description The key was replaced. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4497,7 +5203,469 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAppleConfigurations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's Apple configurations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppleConfigurationCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAppleConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                accountId: components["parameters"]["AccountId"];
+                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
+                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppleConfigurationDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setAppleConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                accountId: components["parameters"]["AccountId"];
+                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
+                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppleConfigurationSetRequest"];
+            };
+        };
+        responses: {
+            /** @description The configuration was replaced. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppleConfigurationDocument"];
+                };
+            };
+            /** @description The configuration was created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppleConfigurationDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnusableAppleCredentials"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteAppleConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                accountId: components["parameters"]["AccountId"];
+                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
+                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    downloadApplePass: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass UUID (version 7, 74 random bits). It is the capability: whoever has the link can add the pass to a wallet, so it is shared only with the holder (an extId is never accepted here). */
+                id: components["parameters"]["HolderPassId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed pass. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["LastModified"];
+                    "Content-Disposition": components["headers"]["ContentDispositionPkpass"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apple.pkpass": components["schemas"]["Pkpass"];
+                };
+            };
+            /** @description Not modified since `If-None-Match` / `If-Modified-Since`. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["AppleNotConfigured"];
+            410: components["responses"]["Gone"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPassRegistrations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
+                id: components["parameters"]["PassIdOrExtId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pass's registrations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppleRegistrationCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPassDeliveryAttempts: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
+                page?: components["parameters"]["Page"];
+                /** @description Records per page, 1–100 (PassEntry API reference, limits shows 25 as the default page size of lists). */
+                perPage?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path: {
+                /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
+                id: components["parameters"]["PassIdOrExtId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attempts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryAttemptCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAppleDeviceLogs: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
+                page?: components["parameters"]["Page"];
+                /** @description Records per page, 1–100 (PassEntry API reference, limits shows 25 as the default page size of lists). */
+                perPage?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of messages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppleDeviceLogCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    registerDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier Apple Wallet gives the device (the same for every pass on it). */
+                deviceLibraryIdentifier: components["parameters"]["DeviceLibraryIdentifier"];
+                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
+                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
+                /** @description The pass's `serialNumber`, which is its UUID in this service. */
+                serialNumber: components["parameters"]["AppleSerialNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApplePushTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The device was registered for this pass already. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The device is now registered for this pass. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["ApplePassUnauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unregisterDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier Apple Wallet gives the device (the same for every pass on it). */
+                deviceLibraryIdentifier: components["parameters"]["DeviceLibraryIdentifier"];
+                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
+                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
+                /** @description The pass's `serialNumber`, which is its UUID in this service. */
+                serialNumber: components["parameters"]["AppleSerialNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The device is no longer registered for this pass. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["ApplePassUnauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listUpdatedPasses: {
+        parameters: {
+            query?: {
+                /** @description The `lastUpdated` tag of the device's previous call (absent on its first call): only passes changed after it are listed. */
+                passesUpdatedSince?: components["parameters"]["PassesUpdatedSince"];
+            };
+            header?: never;
+            path: {
+                /** @description The identifier Apple Wallet gives the device (the same for every pass on it). */
+                deviceLibraryIdentifier: components["parameters"]["DeviceLibraryIdentifier"];
+                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
+                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The passes that changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppleSerialNumbers"];
+                };
+            };
+            /** @description No pass registered to the device changed since the tag. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLatestApplePass: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
+                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
+                /** @description The pass's `serialNumber`, which is its UUID in this service. */
+                serialNumber: components["parameters"]["AppleSerialNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed pass. */
+            200: {
+                headers: {
+                    "Last-Modified": components["headers"]["LastModified"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apple.pkpass": components["schemas"]["Pkpass"];
+                };
+            };
+            /** @description The pass has not changed since `If-Modified-Since`. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["ApplePassUnauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    logAppleDeviceMessages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppleDeviceLogRequest"];
+            };
+        };
+        responses: {
+            /** @description The messages were stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getHealth: {
@@ -4542,9 +5710,10 @@ export interface operations {
             };
             405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["InternalServerError"];
-            /** @description Not ready; a dependency check failed. */
+            /** @description Not ready; a dependency check failed (or the service is still starting). */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # CI: runs the quickstart example against a fresh server, then the same flow through Stoplight
 # Prism (npm run contract:prism). Starts `npm start` on an empty embedded data directory and a free
-# loopback port, waits for /healthz, makes two accounts with an entity each with the admin CLI (one
+# loopback port, waits for /readyz (ready, not only alive), makes two accounts with an entity each with the admin CLI (one
 # per run, so that both runs take the first-time path: the reader is created, not found), runs
 # `npm run example` and `npm run contract:prism`, and always stops the server and removes the data
-# directory. Exits non-zero when any step fails; the server's log tail is printed then.
+# directory. The first account gets development Apple credentials (npm run admin -- apple
+# dev-certificate), so that the example downloads a signed pass and verifies it. Exits non-zero
+# when any step fails; the server's log tail is printed then.
 #
 # The server runs with VALIDATE_RESPONSES off, as in production: Prism, not the server's own
 # validator, is what judges the responses.
@@ -42,11 +44,11 @@ echo "Starting the server on $base_url (DATA_DIR=$data_dir)"
 DATA_DIR="$data_dir" PORT="$port" HOST=127.0.0.1 setsid npm start >"$server_log" 2>&1 &
 server_pid=$!
 for _ in $(seq 1 120); do
-  curl -sf "$base_url/healthz" >/dev/null && break
+  curl -sf "$base_url/readyz" >/dev/null && break
   kill -0 "$server_pid" 2>/dev/null || { echo "The server exited during start-up." >&2; exit 1; }
   sleep 0.5
 done
-curl -sf "$base_url/healthz" >/dev/null || { echo "The server did not answer /healthz within 60 s." >&2; exit 1; }
+curl -sf "$base_url/readyz" >/dev/null || { echo "The server was not ready (/readyz) within 60 s." >&2; exit 1; }
 
 # Creates an account named "$1" with one entity; sets account_token and account_id.
 new_account() {
@@ -59,8 +61,10 @@ new_account() {
 }
 
 new_account "Quickstart"
+# Throw-away Apple credentials, so that the example downloads a signed pass and checks it.
+ADMIN_URL="$base_url" DATA_DIR="$data_dir" npm run -s admin -- apple dev-certificate --account "$account_id" --out "$data_dir/dev-apple"
 echo "==> npm run example"
-BASE_URL="$base_url" API_TOKEN="$account_token" npm run -s example
+BASE_URL="$base_url" API_TOKEN="$account_token" APPLE_ROOT_CA="$data_dir/dev-apple/root.pem" npm run -s example
 
 echo
 new_account "Quickstart through Prism"

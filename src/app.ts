@@ -2,10 +2,12 @@
  * Builds the Express application from injected dependencies. It reads no environment and opens
  * nothing: `src/server.ts` does that, and tests build the app directly.
  *
- * Middleware order: security headers → request id and request log → docs and document →
- * JSON body of the operations that take one (size-limited) → contract validation (authentication
- * runs inside it, before input validation, through the contract's security schemes) → rate
- * limit → one handler per operationId → the error handler.
+ * Middleware order: security headers → request id and request log (query values of
+ * secret-looking parameters redacted) → docs and document → authentication of the operations
+ * the contract secures, before any body is read (failed attempts throttled per address) → JSON
+ * body of the operations that take one (size-limited) → refusal of text the database cannot
+ * store → contract validation (its security handlers confirm the authentication) → rate limit →
+ * one handler per operationId → the error handler.
  *
  * @module app
  */
@@ -17,17 +19,14 @@ import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Config } from './config.ts';
-import type { Database } from './db/database.ts';
-import type { Logger } from './logger.ts';
-import type { JobQueue } from './jobs/queue.ts';
-import type { Clock } from './http/operation.ts';
+import type { Runtime } from './runtime.ts';
 import { requestIdOf } from './http/requestId.ts';
-import { AUTH_ERROR, errorHandler } from './http/errorHandler.ts';
+import { errorHandler } from './http/errorHandler.ts';
+import { authenticatedWith, authenticateFirst } from './http/authenticate.ts';
+import { redactUrl } from './http/redact.ts';
 import { mountOperations, pathMatcher, type OpenApiDocument } from './http/routes.ts';
 import { rateLimit } from './http/rateLimit.ts';
-import { authenticateApiToken, bearerCredential } from './security/apiTokens.ts';
-import { verifyAdminToken } from './security/adminToken.ts';
-import { SecretCipher } from './security/secrets.ts';
+import { refuseUnstorableInput } from './http/storableInput.ts';
 import { handlers } from './operations.ts';
 
 const generatedDir = resolve(fileURLToPath(import.meta.url), '../../generated');
@@ -39,22 +38,13 @@ export function loadApiDocument(): OpenApiDocument {
 
 /** What the app is built from. */
 export interface AppDependencies {
-  db: Database;
-  config: Config;
-  logger: Logger;
-  /** Defaults to the system clock. */
-  clock?: Clock;
+  /** Configuration, logger, database, job queue (started: requests enqueue), secrets, clock. */
+  runtime: Runtime;
   /** The administration token; undefined disables `/admin/v1`. */
   adminToken: string | undefined;
-  /** The 32-byte key of secrets at rest (see `resolveSecretsKey`). */
-  secretsKey: Buffer;
-  /** The started job queue requests enqueue into (src/jobs/queue.ts). */
-  jobs: JobQueue;
   /** Defaults to `generated/openapi.json`. */
   apiDocument?: OpenApiDocument;
 }
-
-const systemClock: Clock = { now: () => new Date() };
 
 /**
  * CSP for the Redoc page, whose inline bundle needs inline scripts, styles and blob workers.
@@ -65,26 +55,18 @@ const DOCS_CSP =
   "default-src 'self'; script-src 'self' 'unsafe-inline' blob:; style-src 'self' 'unsafe-inline'; " +
   "img-src 'self' data:; font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'";
 
-function baseUrlOf(req: Request, config: Config): string {
-  return config.publicBaseUrl ?? `${req.protocol}://${req.get('host') ?? `${config.host}:${config.port}`}`;
-}
+/** A `Host` header value that can stand in a link: a name or address and an optional port. */
+const PLAIN_HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 /**
- * Wraps an authentication check as a validator security handler. The validator replaces a
- * handler's error with its own generic 401, so the original (with its code, detail and
- * `WWW-Authenticate`, or a database failure that must become a 500) is kept on the request for
- * the error handler.
+ * The base of absolute links: `PUBLIC_BASE_URL`, which a production set-up must give
+ * (src/config.ts `requirePublicBaseUrl`); on the embedded default, for local use, the request's
+ * protocol and `Host` when it is a plain host name, else the address the server listens on.
  */
-function keepingAuthError(check: (req: Request) => Promise<void>): (req: Request) => Promise<boolean> {
-  return async (req) => {
-    try {
-      await check(req);
-      return true;
-    } catch (error) {
-      (req as Request & { [AUTH_ERROR]?: unknown })[AUTH_ERROR] = error;
-      throw error;
-    }
-  };
+function baseUrlOf(req: Request, config: Config): string {
+  if (config.publicBaseUrl) return config.publicBaseUrl;
+  const host = req.get('host');
+  return `${req.protocol}://${host && PLAIN_HOST.test(host) ? host : `${config.host}:${config.port}`}`;
 }
 
 /**
@@ -92,13 +74,14 @@ function keepingAuthError(check: (req: Request) => Promise<void>): (req: Request
  * @throws Error when the contract and the handlers differ (an operation without handler or the reverse).
  */
 export function createApp(deps: AppDependencies): Express {
-  const { db, config, logger } = deps;
-  const clock = deps.clock ?? systemClock;
-  const secrets = new SecretCipher(deps.secretsKey);
+  const { runtime } = deps;
+  const { db, config, logger, clock } = runtime;
   const document = deps.apiDocument ?? loadApiDocument();
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  // Whose X-Forwarded-For names the client (rate limits per address); none unless TRUST_PROXY says.
+  app.set('trust proxy', config.trustProxy);
 
   app.use(helmet());
   app.use(
@@ -106,12 +89,12 @@ export function createApp(deps: AppDependencies): Express {
       logger,
       genReqId: requestIdOf,
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+      autoLogging: { ignore: (req) => ['/healthz', '/readyz'].includes((req.url ?? '').split('?')[0]!) },
       serializers: {
         req: (req: { id: unknown; method: string; url: string; remoteAddress?: string }) => ({
           id: req.id,
           method: req.method,
-          url: req.url,
+          url: redactUrl(req.url),
           remoteAddress: req.remoteAddress,
         }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
@@ -123,12 +106,12 @@ export function createApp(deps: AppDependencies): Express {
       db,
       config,
       clock,
+      secrets: runtime.secrets,
+      jobs: runtime.jobs,
       log: req.log,
       baseUrl: baseUrlOf(req, config),
       accountId: null,
       requestId: String(req.id),
-      secrets,
-      jobs: deps.jobs,
     };
     next();
   });
@@ -141,27 +124,40 @@ export function createApp(deps: AppDependencies): Express {
   });
   app.get('/', (_req, res) => res.redirect(302, '/docs'));
 
+  const contractPath = pathMatcher(document);
+  app.use(
+    authenticateFirst({
+      document,
+      match: contractPath,
+      prisma: db.prisma,
+      clock,
+      adminToken: deps.adminToken,
+      failuresPerMinute: config.authFailuresPerMinute,
+    }),
+  );
   // Bodies are read only for operations that take one, so a body sent to any other operation is
   // ignored rather than answered with a 413 or 400 the contract does not document for it.
-  const contractPath = pathMatcher(document);
   const parseJson = express.json({ limit: config.bodyLimitBytes, type: ['application/json', 'application/*+json'] });
   app.use((req, res, next) => {
     const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
     if (hasBody && contractPath(req.path)?.operation(req.method)?.operation.requestBody) parseJson(req, res, next);
     else next();
   });
+  app.use(refuseUnstorableInput((req) => contractPath(req.path)?.operation(req.method)?.operation['x-eov-allow-unknown-query-parameters'] === true));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(document) as never,
       validateRequests: { allowUnknownQueryParameters: false },
       validateResponses: config.validateResponses,
       validateFormats: true,
+      // 'full' checks dates for real (no 2026-02-30), not only their shape (ajv-formats modes).
+      ajvFormats: { mode: 'full' },
       validateSecurity: {
+        // authenticateFirst did the work before the body was read; these confirm it.
         handlers: {
-          bearerAuth: keepingAuthError(async (req) => {
-            req.ctx.accountId = await authenticateApiToken(db.prisma, bearerCredential(req.headers.authorization), clock.now());
-          }),
-          adminAuth: keepingAuthError(async (req) => verifyAdminToken(deps.adminToken, req.headers.authorization)),
+          bearerAuth: async (req) => authenticatedWith(req as unknown as Request, 'bearerAuth'),
+          adminAuth: async (req) => authenticatedWith(req as unknown as Request, 'adminAuth'),
+          applePass: async (req) => authenticatedWith(req as unknown as Request, 'applePass'),
         },
       },
     }),
@@ -171,6 +167,11 @@ export function createApp(deps: AppDependencies): Express {
   const router = express.Router();
   mountOperations(router, document, handlers);
   app.use(router);
-  app.use(errorHandler((path) => contractPath(path)?.methods));
+  const handleError = errorHandler((path) => contractPath(path)?.methods);
+  app.use(handleError);
+  // With VALIDATE_RESPONSES, an error document that breaks the contract is reported by the
+  // validator through its own `next(err)`, which resumes the stack after the handler above: the
+  // second one answers it with the generic 500 (express-openapi-validator, response validation).
+  app.use(handleError);
   return app;
 }

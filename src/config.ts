@@ -36,6 +36,21 @@ export interface Config {
   bodyLimitBytes: number;
   /** How long shutdown waits for in-flight requests, in ms (`SHUTDOWN_TIMEOUT_MS`, default 10000). */
   shutdownTimeoutMs: number;
+  /** Time allowed for a request's headers, in ms (`HEADERS_TIMEOUT_MS`, default 10000); then 408. */
+  headersTimeoutMs: number;
+  /** Time allowed for a whole request, body included, in ms (`REQUEST_TIMEOUT_MS`, default 30000); then 408. */
+  requestTimeoutMs: number;
+  /**
+   * Failed authentications allowed per client address per minute before its requests get 429
+   * (`AUTH_FAILURES_PER_MINUTE`, default 20; 0 = no limit).
+   */
+  authFailuresPerMinute: number;
+  /**
+   * Express `trust proxy` (`TRUST_PROXY`): unset trusts no proxy (the client address is the
+   * socket's); a number of proxy hops, or a comma-separated list of proxy addresses/subnets (or
+   * `loopback`, `uniquelocal`), whose `X-Forwarded-For` gives the client address.
+   */
+  trustProxy: boolean | number | string;
   /**
    * Key encrypting secrets at rest (`SECRETS_KEY`: 32 bytes as 64 hex digits or base64); see
    * {@link resolveSecretsKey} for the fallback when unset.
@@ -43,6 +58,23 @@ export interface Config {
   secretsKey: Buffer | undefined;
   /** Apple pass type identifier (`APPLE_PASS_TYPE_ID`, default `pass.dev.wallet-pass-service`). */
   applePassTypeId: string;
+  /**
+   * Accept Apple credentials whose WWDR certificate is not Apple's WWDR G4, e.g. from
+   * `npm run admin -- apple dev-certificate` (`APPLE_ALLOW_DEVELOPMENT_CERTIFICATES`; default
+   * true on the embedded database, false with `DATABASE_URL`). Such passes open in tooling only.
+   */
+  appleAllowDevelopmentCertificates: boolean;
+  /**
+   * Let template image fetches reach private, loopback and link-local addresses
+   * (`IMAGE_FETCH_ALLOW_PRIVATE`, default false). On the embedded database, `http` images on
+   * loopback are allowed anyway, for local development.
+   */
+  imageFetchAllowPrivate: boolean;
+  /**
+   * The Apple Push Notification service (`APNS_URL`, default `https://api.push.apple.com`, where
+   * Wallet's push tokens belong); tests and air-gapped installs point it at a stand-in.
+   */
+  apnsUrl: string;
 }
 
 /** Thrown when an environment variable has an unusable value; the message names the variable. */
@@ -58,6 +90,13 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}".`);
   }
   return value;
+}
+
+function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== 'true' && raw !== 'false') throw new ConfigError(`${name} must be true or false, got "${raw}".`);
+  return raw === 'true';
 }
 
 function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | undefined {
@@ -106,6 +145,28 @@ function secretsKey(env: NodeJS.ProcessEnv, name: string): Buffer | undefined {
   return key;
 }
 
+/** `TRUST_PROXY` as Express takes it (https://expressjs.com/en/guide/behind-proxies.html). */
+function trustProxy(raw: string | undefined): boolean | number | string {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  if (raw === 'true') throw new ConfigError('TRUST_PROXY=true would trust any X-Forwarded-For; give the number of proxies or their addresses.');
+  return raw;
+}
+
+/**
+ * The server's and worker's own requirement beyond {@link loadConfig}: with PostgreSQL (a
+ * production set-up) links in responses and in what is stored or sent to pass holders must not
+ * be derived from a request's `Host` header, which any client can forge.
+ * @throws ConfigError when `DATABASE_URL` is set and `PUBLIC_BASE_URL` is not.
+ */
+export function requirePublicBaseUrl(config: Config): void {
+  if (config.databaseUrl && !config.publicBaseUrl) {
+    throw new ConfigError(
+      'PUBLIC_BASE_URL is required with DATABASE_URL (e.g. https://wallet.example.com): links must not be built from the Host header a client sends.',
+    );
+  }
+}
+
 /** Apple pass type identifiers: `pass.` and dot-separated reverse-DNS labels. */
 const APPLE_PASS_TYPE_ID = /^pass(\.[A-Za-z0-9-]+)+$/;
 
@@ -124,23 +185,32 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   if (!APPLE_PASS_TYPE_ID.test(applePassTypeId)) {
     throw new ConfigError(`APPLE_PASS_TYPE_ID must look like pass.com.example.loyalty, got "${applePassTypeId}".`);
   }
-  const validate = env.VALIDATE_RESPONSES ?? 'false';
-  if (!['true', 'false'].includes(validate)) {
-    throw new ConfigError(`VALIDATE_RESPONSES must be true or false, got "${validate}".`);
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgresql:', 'postgres:']);
+  const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs}).`);
   }
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: env.HOST || '127.0.0.1',
     dataDir: resolve(env.DATA_DIR || './data'),
-    databaseUrl: url(env, 'DATABASE_URL', ['postgresql:', 'postgres:']),
+    databaseUrl,
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
     adminToken: env.ADMIN_TOKEN || undefined,
     logLevel,
-    validateResponses: validate === 'true',
+    validateResponses: boolean(env, 'VALIDATE_RESPONSES', false),
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 10, 0, 1_000_000),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 20, 0, 1_000_000),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     secretsKey: secretsKey(env, 'SECRETS_KEY'),
     applePassTypeId,
+    appleAllowDevelopmentCertificates: boolean(env, 'APPLE_ALLOW_DEVELOPMENT_CERTIFICATES', databaseUrl === undefined),
+    imageFetchAllowPrivate: boolean(env, 'IMAGE_FETCH_ALLOW_PRIVATE', false),
+    apnsUrl: url(env, 'APNS_URL', ['https:']) ?? 'https://api.push.apple.com',
   };
 }

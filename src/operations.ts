@@ -21,21 +21,21 @@ import { updatePass } from './resources/passes/updatePass.ts';
 import { nullifyPass } from './resources/passes/nullifyPass.ts';
 import { getLoyalty } from './resources/loyalty/getLoyalty.ts';
 import { updateLoyalty } from './resources/loyalty/updateLoyalty.ts';
-import { createAccount } from './resources/admin/createAccount.ts';
-import { listAccounts } from './resources/admin/listAccounts.ts';
-import { createApiToken } from './resources/admin/createApiToken.ts';
-import { listApiTokens } from './resources/admin/listApiTokens.ts';
-import { revokeApiToken } from './resources/admin/revokeApiToken.ts';
-import { createEntity } from './resources/admin/createEntity.ts';
-import { updateEntity } from './resources/admin/updateEntity.ts';
-import { listAccountEntities } from './resources/admin/listAccountEntities.ts';
+import { createAccount } from './resources/administration/createAccount.ts';
+import { listAccounts } from './resources/administration/listAccounts.ts';
+import { createApiToken } from './resources/administration/createApiToken.ts';
+import { listApiTokens } from './resources/administration/listApiTokens.ts';
+import { revokeApiToken } from './resources/administration/revokeApiToken.ts';
+import { createEntity } from './resources/administration/createEntity.ts';
+import { updateEntity } from './resources/administration/updateEntity.ts';
+import { listAccountEntities } from './resources/administration/listAccountEntities.ts';
 import { createReader } from './resources/readers/createReader.ts';
 import { getReader } from './resources/readers/getReader.ts';
 import { updateReader } from './resources/readers/updateReader.ts';
-import { getReaderConfiguration } from './resources/readerConfigurations/getReaderConfiguration.ts';
-import { updateReaderConfiguration } from './resources/admin/updateReaderConfiguration.ts';
-import { rotateReaderNfcKey } from './resources/admin/rotateReaderNfcKey.ts';
-import { rotateReaderApiKey } from './resources/admin/rotateReaderApiKey.ts';
+import { getReaderConfiguration } from './resources/readers/getReaderConfiguration.ts';
+import { updateReaderConfiguration } from './resources/administration/updateReaderConfiguration.ts';
+import { rotateReaderNfcKey } from './resources/administration/rotateReaderNfcKey.ts';
+import { rotateReaderApiKey } from './resources/administration/rotateReaderApiKey.ts';
 import { logScan } from './resources/scans/logScan.ts';
 import { createScan } from './resources/scans/createScan.ts';
 import { getScan } from './resources/scans/getScan.ts';
@@ -46,6 +46,19 @@ import { createWalletMessagingBatch } from './resources/batches/createWalletMess
 import { sendBatchNow } from './resources/batches/sendBatchNow.ts';
 import { cancelBatch } from './resources/batches/cancelBatch.ts';
 import { getBatchErrors } from './resources/batches/getBatchErrors.ts';
+import { listAppleConfigurations } from './resources/administration/listAppleConfigurations.ts';
+import { getAppleConfiguration } from './resources/administration/getAppleConfiguration.ts';
+import { setAppleConfiguration } from './resources/administration/setAppleConfiguration.ts';
+import { deleteAppleConfiguration } from './resources/administration/deleteAppleConfiguration.ts';
+import { downloadApplePass } from './resources/holderPages/downloadApplePass.ts';
+import { listPassRegistrations } from './resources/passes/listPassRegistrations.ts';
+import { listPassDeliveryAttempts } from './resources/passes/listPassDeliveryAttempts.ts';
+import { listAppleDeviceLogs } from './resources/administration/listAppleDeviceLogs.ts';
+import { registerDevice } from './resources/appleWalletWebService/registerDevice.ts';
+import { unregisterDevice } from './resources/appleWalletWebService/unregisterDevice.ts';
+import { listUpdatedPasses } from './resources/appleWalletWebService/listUpdatedPasses.ts';
+import { getLatestApplePass } from './resources/appleWalletWebService/getLatestApplePass.ts';
+import { logAppleDeviceMessages } from './resources/appleWalletWebService/logAppleDeviceMessages.ts';
 
 export const handlers: HandlerMap = {
   getHealth,
@@ -89,4 +102,17 @@ export const handlers: HandlerMap = {
   sendBatchNow,
   cancelBatch,
   getBatchErrors,
+  listAppleConfigurations,
+  getAppleConfiguration,
+  setAppleConfiguration,
+  deleteAppleConfiguration,
+  downloadApplePass,
+  listPassRegistrations,
+  listPassDeliveryAttempts,
+  listAppleDeviceLogs,
+  registerDevice,
+  unregisterDevice,
+  listUpdatedPasses,
+  getLatestApplePass,
+  logAppleDeviceMessages,
 };

@@ -1,24 +1,30 @@
 /**
- * The process entry point (`npm start`): reads the configuration from the environment, opens the
- * database, applies pending migrations, starts the job queue and its workers in-process
- * (src/jobs; `npm run worker` runs more of them on their own), listens, and shuts down gracefully
- * on SIGTERM/SIGINT (stop accepting connections, let in-flight requests finish within
- * SHUTDOWN_TIMEOUT_MS, let running jobs finish within the same bound, close the database).
- * This is the only module that reads `process.env` for the service.
+ * The process entry point (`npm start`): reads the configuration from the environment, listens
+ * (so that a port in use stops the process before it touches any data), locks `DATA_DIR` on the
+ * embedded database, opens the database, applies pending migrations, starts the job queue and
+ * its workers in-process (src/jobs; `npm run worker` runs more of them on their own), serves
+ * the app, and shuts down gracefully on SIGTERM/SIGINT (stop accepting connections, let
+ * in-flight requests finish within SHUTDOWN_TIMEOUT_MS, let running jobs finish within the same
+ * bound, close the database). While the database opens, requests get 503 with `Retry-After`
+ * (liveness, `/healthz`, answers 200). This is the only module that reads `process.env` for the
+ * service.
+ *
+ * Exit codes: 0 stopped by a signal, 1 could not start (port in use, `DATA_DIR` held by another
+ * process, database unreachable, failed migration), 2 configuration error.
  *
  * @module server
  */
-import type { Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { ConfigError, loadConfig, requirePublicBaseUrl, type Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { openDatabase, pgliteDirOf, type Database } from './db/database.ts';
-import { applyMigrations, MigrationError } from './db/migrate.ts';
+import type { Database } from './db/database.ts';
+import { DataDirLockedError } from './db/dataDirLock.ts';
+import { MigrationError } from './db/migrate.ts';
+import { createHttpServer, listen, ListenError } from './http/listener.ts';
 import { resolveAdminToken } from './security/adminToken.ts';
-import { resolveSecretsKey } from './security/secrets.ts';
 import { createApp } from './app.ts';
-import { createJobQueue } from './jobs/queue.ts';
-import { startWorkers } from './jobs/workers.ts';
+import { closeRuntime, openRuntime, startJobs } from './runtime.ts';
 import { exitOnSignals } from './shutdown.ts';
 
 /** A running service. */
@@ -30,28 +36,48 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+/** Seconds a client is asked to wait (`Retry-After`) while the service starts. */
+const STARTING_RETRY_AFTER_S = 1;
+
 /**
- * Starts the service.
- * @throws ConfigError, MigrationError, or a database connection error.
+ * Answers requests while the database opens: `/healthz` 200 (the process is up), `/readyz` 503
+ * with its readiness document, anything else 503 with a JSON:API error; 503s carry `Retry-After`
+ * (RFC 9110 §10.2.3).
+ */
+const whileStarting: RequestListener = (req, res) => {
+  const path = (req.url ?? '').split('?')[0];
+  const [status, body] =
+    path === '/healthz'
+      ? [200, { status: 'ok' }]
+      : path === '/readyz'
+        ? [503, { status: 'unavailable', checks: { database: 'unavailable' } }]
+        : [503, { errors: [{ status: '503', code: 'service_unavailable', title: 'Service unavailable', detail: 'The service is starting; retry in a moment.' }] }];
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...(status === 503 ? { 'Retry-After': String(STARTING_RETRY_AFTER_S) } : {}) });
+  res.end(JSON.stringify(body));
+};
+
+/**
+ * Starts the service: listens first (a port in use fails here, before any data is touched), then
+ * opens the runtime and serves the app.
+ * @throws ListenError, DataDirLockedError, ConfigError, MigrationError, or a database connection error.
  */
 export async function startService(config: Config, logger: Logger): Promise<RunningService> {
-  // Before the database: a missing key must stop the service before it touches any data.
-  const secretsKey = await resolveSecretsKey(config, logger);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: pgliteDirOf(config.dataDir) });
-  const jobs = createJobQueue(db, logger, { stopTimeoutMs: config.shutdownTimeoutMs });
+  const server = createHttpServer(config, whileStarting);
+  await listen(server, config.port, config.host);
+  let runtime;
   try {
-    const report = await applyMigrations(db);
-    for (const warning of report.warnings) logger.warn(warning);
-    logger.info({ applied: report.applied, database: db.kind }, 'database ready');
+    runtime = await openRuntime(config, logger);
+  } catch (error) {
+    await new Promise((done) => server.close(done));
+    throw error;
+  }
+  try {
     const adminToken = await resolveAdminToken(config, logger);
     // Before the app: requests enqueue jobs, and jobs left by an earlier run start again.
-    await jobs.start();
-    await startWorkers(jobs, { db, logger });
-    const app = createApp({ db, config, logger, adminToken, secretsKey, jobs });
-    const server = await new Promise<Server>((resolveServer, reject) => {
-      const s = app.listen(config.port, config.host, () => resolveServer(s));
-      s.once('error', reject);
-    });
+    await startJobs(runtime, { work: true });
+    const app = createApp({ runtime, adminToken });
+    server.off('request', whileStarting);
+    server.on('request', app);
     const { port } = server.address() as AddressInfo;
     const url = `http://${config.host}:${port}`;
     // The validator loads and compiles the contract on the first request it sees (~200 ms);
@@ -69,13 +95,12 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
         }, config.shutdownTimeoutMs);
         await closed;
         clearTimeout(timer);
-        await jobs.stop();
-        await db.close();
+        await closeRuntime(runtime);
       })());
-    return { server, db, url, stop };
+    return { server, db: runtime.db, url, stop };
   } catch (error) {
-    await jobs.stop().catch(() => undefined);
-    await db.close();
+    await new Promise((done) => server.close(done));
+    await closeRuntime(runtime).catch(() => undefined);
     throw error;
   }
 }
@@ -84,6 +109,7 @@ async function main(): Promise<void> {
   let config: Config;
   try {
     config = loadConfig(process.env);
+    requirePublicBaseUrl(config);
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`Configuration error: ${error.message}`);
@@ -100,8 +126,10 @@ async function main(): Promise<void> {
       console.error(`Configuration error: ${error.message}`);
       process.exit(2);
     }
-    if (error instanceof MigrationError) logger.fatal(error.message);
-    else logger.fatal({ err: error }, 'could not start');
+    if (error instanceof MigrationError || error instanceof ListenError || error instanceof DataDirLockedError) {
+      logger.fatal(error.message);
+      console.error(`Could not start: ${error.message}`);
+    } else logger.fatal({ err: error }, 'could not start');
     process.exit(1);
   }
   exitOnSignals(logger, () => service.stop());

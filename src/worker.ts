@@ -13,12 +13,10 @@
  *
  * @module worker
  */
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { ConfigError, loadConfig, requirePublicBaseUrl, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
-import { openDatabase, pgliteDirOf } from './db/database.ts';
-import { applyMigrations, MigrationError } from './db/migrate.ts';
-import { createJobQueue } from './jobs/queue.ts';
-import { startWorkers } from './jobs/workers.ts';
+import { MigrationError } from './db/migrate.ts';
+import { closeRuntime, openRuntime, startJobs, type Runtime } from './runtime.ts';
 import { exitOnSignals } from './shutdown.ts';
 
 let config: Config;
@@ -29,6 +27,7 @@ try {
       'npm run worker needs DATABASE_URL (PostgreSQL). The embedded database can be opened by one process only; there the server runs the workers itself.',
     );
   }
+  requirePublicBaseUrl(config);
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   console.error(`Configuration error: ${error.message}`);
@@ -36,22 +35,16 @@ try {
 }
 
 const logger = createLogger(config.logLevel).child({ process: 'worker' });
-const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: pgliteDirOf(config.dataDir) });
-const jobs = createJobQueue(db, logger, { stopTimeoutMs: config.shutdownTimeoutMs });
+let runtime: Runtime | undefined;
 try {
-  const report = await applyMigrations(db);
-  for (const warning of report.warnings) logger.warn(warning);
-  await jobs.start();
-  await startWorkers(jobs, { db, logger });
+  runtime = await openRuntime(config, logger);
+  await startJobs(runtime, { work: true });
 } catch (error) {
   if (error instanceof MigrationError) logger.fatal(error.message);
   else logger.fatal({ err: error }, 'could not start');
-  await jobs.stop().catch(() => undefined);
-  await db.close();
+  if (runtime) await closeRuntime(runtime).catch(() => undefined);
   process.exit(1);
 }
 
-exitOnSignals(logger, async () => {
-  await jobs.stop();
-  await db.close();
-});
+const running = runtime;
+exitOnSignals(logger, () => closeRuntime(running));

@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestService, type TestService } from './support/testService.ts';
@@ -101,3 +101,34 @@ it('exits 1 with the API error detail', async () => {
   expect(bad.code).toBe(1);
   expect(bad.stderr).toContain('The administration token is wrong.');
 });
+
+it('makes development Apple credentials, sets them, and shows, lists, replaces and deletes them', async () => {
+  const { accountId } = await service.createAccount('CLI Apple');
+  const dir = await mkdtemp(join(tmpdir(), 'wps-cli-apple-'));
+  const made = await admin(['apple', 'dev-certificate', '--account', accountId, '--pass-type-id', 'pass.dev.cli', '--team-id', 'CLITEAM123', '--out', dir, '--json']);
+  expect(made.code).toBe(0);
+  const output = JSON.parse(made.stdout);
+  expect(output.appleConfiguration).toMatchObject({ passTypeIdentifier: 'pass.dev.cli', teamIdentifier: 'CLITEAM123', isDefault: true, wwdrCertificate: { isAppleWwdrG4: false } });
+  expect(output.files.rootCertificate).toBe(join(dir, 'root.pem'));
+  expect((await stat(join(dir, 'private-key.pem'))).mode & 0o777).toBe(0o600);
+
+  // The files it wrote are what `apple set` takes: replacing the configuration with them answers 200.
+  const set = await admin(['apple', 'set', '--account', accountId, '--pass-type-id', 'pass.dev.cli', '--team-id', 'CLITEAM123', '--organization', 'Renamed',
+    '--certificate', join(dir, 'certificate.pem'), '--key', join(dir, 'private-key.pem'), '--wwdr', join(dir, 'wwdr.pem')]);
+  expect(set.code).toBe(0);
+  expect(set.stdout).toMatch(/^Set pass\.dev\.cli \(team CLITEAM123\), certificate valid until .+ — the default of the account; development certificate: passes open in tooling only\.\n$/);
+
+  const shown = JSON.parse((await admin(['apple', 'show', '--account', accountId, '--pass-type-id', 'pass.dev.cli', '--json'])).stdout);
+  expect(shown.appleConfiguration.organizationName).toBe('Renamed');
+  const listed = JSON.parse((await admin(['apple', 'list', '--account', accountId, '--json'])).stdout);
+  expect(listed.appleConfigurations.map((c: { passTypeIdentifier: string }) => c.passTypeIdentifier)).toEqual(['pass.dev.cli']);
+  expect(JSON.stringify(listed)).not.toContain('PRIVATE KEY');
+
+  const wrongTeam = await admin(['apple', 'set', '--account', accountId, '--pass-type-id', 'pass.dev.cli', '--team-id', 'OTHER12345', '--organization', 'x',
+    '--certificate', join(dir, 'certificate.pem'), '--key', join(dir, 'private-key.pem'), '--wwdr', join(dir, 'wwdr.pem')]);
+  expect(wrongTeam.code).toBe(1);
+  expect(wrongTeam.stderr).toContain('not OTHER12345');
+
+  expect((await admin(['apple', 'delete', '--account', accountId, '--pass-type-id', 'pass.dev.cli'])).code).toBe(0);
+  expect((await admin(['apple', 'list', '--account', accountId])).stdout).toBe('No Apple configurations.\n');
+}, 60_000);

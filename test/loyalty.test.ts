@@ -264,7 +264,7 @@ describe('changeLoyaltyBalance (for scans)', () => {
   it('refuses another account’s pass', async () => {
     const pass = await issue();
     await expect(changeLoyaltyBalance(prisma(), { accountId: other.accountId, passId: pass.id, change: { delta: 1 }, source: 'api', now: new Date() })).rejects.toMatchObject({
-      status: 404,
+      kind: 'notFound',
     });
     expect(await findPass(prisma(), other.accountId, pass.id)).toBeNull();
   });

@@ -8,6 +8,7 @@
 import type { Response, Test } from 'supertest';
 import { processTemplateVersion } from '../src/resources/passTemplates/processPassTemplate.ts';
 import { startTestService, type TestService } from './support/testService.ts';
+import { ICON_PNG, LOGO_PNG, BANNER_PNG } from './support/images.ts';
 
 let service: TestService;
 let tenant: { accountId: string; token: string };
@@ -34,9 +35,9 @@ function fullTemplate(overrides: Record<string, unknown> = {}) {
     description: 'Loyalty card of the Coffee Club',
     colors: { background: '#1A2B3C', label: '#F5D76E', text: '#FFFFFF' },
     images: {
-      banner: 'https://cdn.example.com/brand/banner.png',
-      logo: 'https://cdn.example.com/brand/logo.png',
-      icon: 'https://cdn.example.com/brand/icon.png',
+      banner: BANNER_PNG,
+      logo: LOGO_PNG,
+      icon: ICON_PNG,
       watermark: { color: 'light', position: 'bottomRight' },
     },
     fields: {
@@ -62,7 +63,7 @@ function fullTemplate(overrides: Record<string, unknown> = {}) {
 
 /** The smallest template that processes: a generic one with an icon. */
 function minimalTemplate(overrides: Record<string, unknown> = {}) {
-  return { name: 'Minimal', templateType: 'generic', images: { icon: 'https://cdn.example.com/icon.png' }, ...overrides };
+  return { name: 'Minimal', templateType: 'generic', images: { icon: ICON_PNG }, ...overrides };
 }
 
 function create(passTemplate: unknown, token = tenant.token, svc = service): Test {
@@ -93,7 +94,7 @@ async function createProcessed(passTemplate: unknown, token = tenant.token) {
 }
 
 /** The attributes a processed template shows for `fullTemplate()`. */
-const fullAttributes = () => ({ ...fullTemplate(), transitType: null });
+const fullAttributes = () => ({ ...fullTemplate(), transitType: null, applePassTypeIdentifier: null });
 
 function expectValidationError(res: Response, source: { pointer: string } | { parameter: string }) {
   expect(res.status).toBe(400);
@@ -126,13 +127,14 @@ describe('createPassTemplate', () => {
     expect(data.attributes).toEqual({
       name: 'Minimal',
       templateType: 'generic',
+      applePassTypeIdentifier: null,
       transitType: null,
       defaultLanguage: 'en',
       centralTitle: null,
       notificationHeader: null,
       description: null,
       colors: { background: '#FFFFFF', label: '#000000', text: '#000000' },
-      images: { icon: 'https://cdn.example.com/icon.png' },
+      images: { icon: ICON_PNG },
       fields: { header: {}, central: {}, details: {}, back: {} },
       appLinking: { apple: { appStoreUrl: [] }, google: {} },
       barcode: { enabled: false, type: 'qr', source: 'uuid' },
@@ -142,9 +144,9 @@ describe('createPassTemplate', () => {
   });
 
   it('completes a partial watermark and treats null as not set', async () => {
-    const data = await createProcessed(minimalTemplate({ description: null, images: { icon: 'http://localhost:8080/icon.png', banner: null, watermark: { color: 'dark' } } }));
+    const data = await createProcessed(minimalTemplate({ description: null, images: { icon: ICON_PNG, banner: null, watermark: { color: 'dark' } } }));
     expect(data.attributes.description).toBeNull();
-    expect(data.attributes.images).toEqual({ icon: 'http://localhost:8080/icon.png', watermark: { color: 'dark', position: 'bottomRight' } });
+    expect(data.attributes.images).toEqual({ icon: ICON_PNG, watermark: { color: 'dark', position: 'bottomRight' } });
   });
 
   it('starts a transit template with transitType other', async () => {
@@ -157,7 +159,7 @@ describe('createPassTemplate', () => {
   it('fails processing of a design that breaks the cross-member rules, listing every problem', async () => {
     const res = await create(
       fullTemplate({
-        images: { icon: 'https://cdn.example.com/icon.png' },
+        images: { icon: ICON_PNG },
         centralTitle: null,
         fields: {
           header: { one: { id: 'points', label: 'Points', localisation: { de: { label: 'Punkte' } } } },
@@ -487,8 +489,8 @@ describe('updatePassTemplate', () => {
     await patch(before.id, { images: { banner: null }, fields: { back: { one: null }, central: { one: { localisation: { fr: null } } } }, centralTitle: 'Club' }).expect(202);
     const after = await settled(before.id);
     expect(after.attributes.images).toEqual({
-      logo: 'https://cdn.example.com/brand/logo.png',
-      icon: 'https://cdn.example.com/brand/icon.png',
+      logo: LOGO_PNG,
+      icon: ICON_PNG,
       watermark: { color: 'light', position: 'bottomRight' },
     });
     const fields = after.attributes.fields as Record<string, Record<string, { localisation?: unknown }>>;
@@ -523,10 +525,10 @@ describe('updatePassTemplate', () => {
     });
     const renamed = await patch(before.id, { name: 'Still broken' }).expect(200);
     expect(renamed.body.data.attributes).toMatchObject({ name: 'Still broken', processingStatus: 'failed' });
-    await patch(before.id, { images: { logo: 'https://cdn.example.com/brand/logo-2.png' } }).expect(202);
+    await patch(before.id, { images: { logo: ICON_PNG } }).expect(202);
     const fixed = await settled(before.id);
     expect(fixed.attributes.processingStatus).toBeUndefined();
-    expect(fixed.attributes.images).toMatchObject({ logo: 'https://cdn.example.com/brand/logo-2.png' });
+    expect(fixed.attributes.images).toMatchObject({ logo: ICON_PNG });
   });
 
   it.each([
@@ -630,6 +632,20 @@ describe('getLegacyPassTemplate', () => {
 });
 
 describe('processing', () => {
+  it('processes a burst of 30 templates in under 3 s (not one per polling interval)', async () => {
+    const started = Date.now();
+    const created = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => service.api.post('/api/v1/pass-templates').set(service.auth(tenant.token)).send({ passTemplate: fullTemplate({ name: `Burst ${i}` }) }).expect(202)),
+    );
+    let pending = created.map((res) => res.body.id as string);
+    while (pending.length) {
+      const states = await Promise.all(pending.map(async (id) => ({ id, res: await service.api.get(`/api/v1/pass-templates/${id}`).set(service.auth(tenant.token)).expect(200) })));
+      pending = states.filter(({ res }) => res.body.data.attributes.processingStatus !== undefined).map(({ id }) => id);
+      if (pending.length) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
   const versionRow = (templateId: string, version: number) =>
     service.database.db.prisma.passTemplateVersion.findUniqueOrThrow({ where: { templateId_version: { templateId, version } } });
 
@@ -663,12 +679,23 @@ describe('processing', () => {
         associatedStoreIdentifiers: [1234567890],
       },
       strings: { de: { Points: 'Punkte', '0': '0', Member: 'Mitglied', Guest: 'Gast', Tier: 'Stufe' }, fr: { Member: 'Membre' } },
-      images: {
-        'icon.png': 'https://cdn.example.com/brand/icon.png',
-        'logo.png': 'https://cdn.example.com/brand/logo.png',
-        'strip.png': 'https://cdn.example.com/brand/banner.png',
-      },
     });
+    // The images, fetched once and drawn at Apple's sizes (points × 1, 2, 3): icon 29 × 29
+    // (cropped square), logo fitted in 160 × 50 (never enlarged), store-card strip 375 × 144
+    // (cropped to fill, enlarged when smaller).
+    const images = await service.database.db.prisma.passTemplateImage.findMany({ where: { templateId: id, version: 1 }, orderBy: { name: 'asc' } });
+    expect(images.map(({ name, width, height }) => [name, width, height])).toEqual([
+      ['icon.png', 29, 29],
+      ['icon@2x.png', 58, 58],
+      ['icon@3x.png', 87, 87],
+      ['logo.png', 160, 50],
+      ['logo@2x.png', 320, 100],
+      ['logo@3x.png', 320, 100],
+      ['strip.png', 375, 144],
+      ['strip@2x.png', 750, 288],
+      ['strip@3x.png', 1125, 432],
+    ]);
+    expect(images.every((image) => Buffer.from(image.png).subarray(1, 4).toString() === 'PNG')).toBe(true);
     const en = (value: string) => ({ defaultValue: { language: 'en', value } });
     expect(row.googleClass).toMatchObject({
       classType: 'loyaltyClass',
@@ -679,8 +706,8 @@ describe('processing', () => {
         hexBackgroundColor: '#1a2b3c',
         programName: 'Coffee Club',
         localizedProgramName: en('Coffee Club'),
-        programLogo: { sourceUri: { uri: 'https://cdn.example.com/brand/logo.png' } },
-        heroImage: { sourceUri: { uri: 'https://cdn.example.com/brand/banner.png' } },
+        programLogo: { sourceUri: { uri: LOGO_PNG } },
+        heroImage: { sourceUri: { uri: BANNER_PNG } },
         locations: [{ latitude: 51.5136, longitude: -0.1365 }],
         appLinkData: { androidAppLinkInfo: { appTarget: { packageName: 'com.example.coffeeclub' } }, displayText: en('Open the app') },
       },
@@ -702,7 +729,7 @@ describe('processing', () => {
       [{ templateType: 'generic' }, 'generic', 'genericClass'],
       [{ templateType: 'storeCard' }, 'storeCard', 'genericClass'],
       [{ templateType: 'eventTicket', centralTitle: 'Festival' }, 'eventTicket', 'eventTicketClass'],
-      [{ templateType: 'transit', images: { icon: 'https://cdn.example.com/i.png', logo: 'https://cdn.example.com/l.png' } }, 'boardingPass', 'transitClass'],
+      [{ templateType: 'transit', images: { icon: ICON_PNG, logo: LOGO_PNG } }, 'boardingPass', 'transitClass'],
     ] as const;
     for (const [overrides, style, classType] of cases) {
       const { id } = await createProcessed(minimalTemplate(overrides));
@@ -724,13 +751,13 @@ describe('processing', () => {
   it('never records a second, different outcome for a version (a job run twice changes nothing)', async () => {
     const { id } = await createProcessed(fullTemplate());
     const first = await versionRow(id, 1);
-    await expect(processTemplateVersion(service.database.db, id, 1, new Date('2030-01-01T00:00:00Z'))).resolves.toBe('already recorded');
+    await expect(processTemplateVersion(service.runtime, id, 1, new Date('2030-01-01T00:00:00Z'))).resolves.toBe('already recorded');
     expect(await versionRow(id, 1)).toEqual(first);
     await patch(id, { colors: { background: '#000000' } }).expect(202);
     const v2 = await settled(id);
-    await expect(processTemplateVersion(service.database.db, id, 1, new Date())).resolves.toBe('already recorded');
+    await expect(processTemplateVersion(service.runtime, id, 1, new Date())).resolves.toBe('already recorded');
     expect(await show(id)).toEqual(v2);
-    await expect(processTemplateVersion(service.database.db, UNKNOWN_ID, 1, new Date())).resolves.toBe('gone');
+    await expect(processTemplateVersion(service.runtime, UNKNOWN_ID, 1, new Date())).resolves.toBe('gone');
   });
 });
 
@@ -751,15 +778,20 @@ describe('restart recovery', () => {
       await first.api.get(`/api/v1/pass_templates/${id}`).set(first.auth(account.token)).expect(200);
       // Two concurrent runs of the same job: one records the outcome, the other finds it recorded.
       const otherId = (await create(minimalTemplate(), account.token, first).expect(202)).body.id as string;
-      const runs = await Promise.all([1, 2].map(() => processTemplateVersion(first!.database.db, otherId, 1, new Date())));
+      const runs = await Promise.all([1, 2].map(() => processTemplateVersion(first!.runtime, otherId, 1, new Date())));
       expect(runs.sort()).toEqual(['already recorded', 'processed']);
 
       second = await first.restart({ jobs: 'work' });
       first = undefined;
       const data = await settled(id, account.token, second);
       expect(data).toEqual({ id, type: 'passTemplate', attributes: fullAttributes() });
+      // The job enqueued before the restart, and the one the restart added for the version still
+      // processing (src/jobs/workers.ts): both ran once and completed; one recorded the outcome.
       const jobs = await second.database.db.prisma.$queryRaw<{ state: string; retry_count: number }[]>`SELECT state, retry_count FROM pgboss.job WHERE data->>'templateId' = ${id}`;
-      expect(jobs).toEqual([{ state: 'completed', retry_count: 0 }]);
+      expect(jobs).toEqual([
+        { state: 'completed', retry_count: 0 },
+        { state: 'completed', retry_count: 0 },
+      ]);
     } finally {
       await (second ?? first)?.close();
     }

@@ -4,7 +4,7 @@
  * workers processing templates as in the server and every response validated against the
  * contract. Also the Idempotency-Key mechanism on createPass and nullifyPass.
  */
-import type { Clock } from '../src/http/operation.ts';
+import type { Clock } from '../src/clock.ts';
 import { startTestService, type TestService } from './support/testService.ts';
 import { createTemplate, expectError, issuePass, loyaltyTemplate, plainTemplate, postPass, setUpPassTenants, setWalletState, type PassTenants } from './support/passes.ts';
 
@@ -137,6 +137,21 @@ describe('createPass', () => {
   ])('derives the barcode: %s', async (_case, barcode, expected) => {
     const pass = await issue({ pass: barcode ? { barcode } : {} }, { extId: `barcode-${Math.random().toString(36).slice(2)}` });
     expect(pass.attributes.barcode).toEqual(expected(pass));
+  });
+
+  it.each([
+    ['displayText true, as every PassEntry example sends it', { barcode: { enabled: true, source: 'uuid', displayText: true } }, (p: Pass) => ({ type: 'qr', source: 'uuid', value: p.id, displayText: p.id })],
+    ['displayText false', { barcode: { enabled: true, source: 'uuid', displayText: false } }, (p: Pass) => ({ type: 'qr', source: 'uuid', value: p.id })],
+    ['the older qr form with a custom value', { qr: { value: 'ORDER-42', displayText: true } }, () => ({ type: 'qr', source: 'custom', value: 'ORDER-42', displayText: 'ORDER-42' })],
+  ])('accepts PassEntry\'s barcode forms: %s', async (_case, pass, expected) => {
+    const issued = await issue({ pass: { member: 'Ada', nfc: { enabled: true, source: 'custom', customValue: 'NFC-42' }, ...pass } });
+    expect(issued.attributes.barcode).toEqual(expected(issued));
+    expect(issued.attributes).toMatchObject({ nfc: 'NFC-42', passContent: { member: 'Ada' } });
+  });
+
+  it('answers 400 naming /pass/qr when both qr and barcode are given', async () => {
+    const res = await postPass(service, tenant.token, { passTemplate: loyaltyId }, { pass: { qr: { value: 'A' }, barcode: { enabled: true } } });
+    expectError(res, 400, 'validation_failed', { pointer: '/pass/qr' });
   });
 
   it('answers 400 for a custom barcode without a value anywhere', async () => {
@@ -554,6 +569,10 @@ describe('updatePass', () => {
       }),
       meta: { notifications: { status: 'notDelivered', message: 'Pass has not been added to the wallet' } },
     });
+    const older = await patch(pass.id, { pass: { qr: { value: 'ORDER-7', displayText: true } } }).expect(200);
+    expect(older.body.data.attributes.barcode).toEqual({ type: 'qr', source: 'custom', value: 'ORDER-7', displayText: 'ORDER-7' });
+    const shown = await patch(pass.id, { pass: { barcode: { enabled: true, source: 'extId', displayText: true } } }).expect(200);
+    expect(shown.body.data.attributes.barcode).toEqual({ type: 'qr', source: 'extId', value: 'update-1', displayText: 'update-1' });
     const places = await get(pass.id, '?includeLocations=true&includeBeacons=true').expect(200);
     expect(places.body.data.attributes).not.toHaveProperty('locations');
     expect(places.body.data.attributes.beacons).toEqual(loyaltyTemplate().beacons);
@@ -562,7 +581,7 @@ describe('updatePass', () => {
   });
 
   it.each([
-    ['active', 'Delivery of updates to wallets is not available yet'],
+    ['active', 'No device is registered for updates of this pass'],
     ['removed', 'Pass has been removed from the wallet'],
   ] as const)('reports delivery for a pass that is %s', async (state, message) => {
     const pass = await issue();

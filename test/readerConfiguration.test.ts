@@ -385,7 +385,7 @@ describe('the secrets key', () => {
 
   it('stops the server with exit code 2 and a clear message on PostgreSQL without SECRETS_KEY', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      env: { PATH: process.env.PATH, PORT: '0', DATABASE_URL: 'postgresql://127.0.0.1:1/never', DATA_DIR: await mkdtemp(join(tmpdir(), 'wps-data-')) },
+      env: { PATH: process.env.PATH, PORT: '0', DATABASE_URL: 'postgresql://127.0.0.1:1/never', PUBLIC_BASE_URL: 'https://wallet.example.com', DATA_DIR: await mkdtemp(join(tmpdir(), 'wps-data-')) },
     });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));

@@ -1,53 +1,20 @@
 /**
  * The server process (`npm start`): start on the embedded default, bootstrap admin token file,
- * data kept across restarts, graceful shutdown on SIGTERM, configuration errors.
+ * data kept across restarts, graceful shutdown on SIGTERM, configuration errors; one process per
+ * embedded data directory (a second server and `npm run db:migrate` are refused naming the
+ * holder, and a `kill -9` leaves no stale lock); a port in use stops the server before it opens
+ * the database; PostgreSQL needs PUBLIC_BASE_URL.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import http from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testDatabaseKind, createTestDatabase } from './support/testDatabase.ts';
-
-interface Started {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function startServer(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
-    const onData = () => {
-      const match = /"url":"(http:\/\/[^"]+)","docs"/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        child.stdout!.off('data', onData);
-        resolve({ child, url: match[1]!, output: () => output, exited });
-      }
-    };
-    child.stdout!.on('data', onData);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${output}`));
-    });
-  });
-}
-
-async function stopServer(server: Started): Promise<number | null> {
-  server.child.kill('SIGTERM');
-  return server.exited;
-}
+import { failedStart, startServer, stopServer } from './support/serverProcess.ts';
 
 it('starts on the embedded default, writes a private admin token file once, and keeps data', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'wps-data-'));
@@ -118,6 +85,7 @@ it('refuses to start with a bad setting, naming it', async () => {
   const database = await createTestDatabase();
   const server = await startServer({
     DATABASE_URL: database.url!,
+    PUBLIC_BASE_URL: 'https://wallet.example.com',
     SECRETS_KEY: randomBytes(32).toString('base64'),
     DATA_DIR: await mkdtemp(join(tmpdir(), 'wps-data-')),
   });
@@ -127,3 +95,62 @@ it('refuses to start with a bad setting, naming it', async () => {
   expect(await stopServer(server)).toBe(0);
   await database.drop();
 }, 60_000);
+
+const embeddedOnly = testDatabaseKind() === 'pglite' ? it : it.skip;
+
+embeddedOnly('refuses a second server and db:migrate on a data directory in use, naming the holder; a kill -9 leaves no stale lock', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'wps-data-'));
+  const first = await startServer({ DATA_DIR: dataDir });
+  const adminToken = (await readFile(join(dataDir, 'admin-token'), 'utf8')).trim();
+  const created = await fetch(`${first.url}/admin/v1/accounts`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ account: { name: 'Before the kill' } }),
+  });
+  expect(created.status).toBe(201);
+
+  const second = await failedStart({ DATA_DIR: dataDir });
+  expect(second.code).toBe(1);
+  expect(second.output).toContain(`is in use by process ${first.child.pid}`);
+  const migrate = spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrateCli.ts'], { env: { PATH: process.env.PATH, DATA_DIR: dataDir }, encoding: 'utf8' });
+  expect(migrate.status).toBe(1);
+  expect(migrate.stderr).toContain(`is in use by process ${first.child.pid}`);
+  // The first server is unharmed.
+  expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
+
+  first.child.kill('SIGKILL');
+  await first.exited;
+  const restarted = await startServer({ DATA_DIR: dataDir });
+  const accounts = await fetch(`${restarted.url}/admin/v1/accounts`, { headers: { Authorization: `Bearer ${adminToken}` } });
+  const names = ((await accounts.json()) as { data: { attributes: { name: string } }[] }).data.map((a) => a.attributes.name);
+  expect(names).toContain('Before the kill');
+  expect(await stopServer(restarted)).toBe(0);
+}, 120_000);
+
+it('stops with a clear message when the port is in use, before it opens the database', async () => {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const { port } = blocker.address() as AddressInfo;
+  const dataDir = join(await mkdtemp(join(tmpdir(), 'wps-data-')), 'data');
+  const database = testDatabaseKind() === 'postgresql' ? await createTestDatabase() : undefined;
+  const env: Record<string, string> = database
+    ? { DATABASE_URL: database.url!, PUBLIC_BASE_URL: 'https://wallet.example.com', SECRETS_KEY: randomBytes(32).toString('base64') }
+    : {};
+  const { code, output } = await failedStart({ ...env, DATA_DIR: dataDir, PORT: String(port) });
+  blocker.close();
+  expect(code).toBe(1);
+  expect(output).toContain(`Port ${port} on 127.0.0.1 is already in use`);
+  // Nothing was opened: no data directory, and on PostgreSQL no migration ran.
+  expect(existsSync(dataDir)).toBe(false);
+  if (database) {
+    const [row] = await database.db.prisma.$queryRawUnsafe<{ exists: boolean }[]>("SELECT to_regclass('public._prisma_migrations') IS NOT NULL AS exists");
+    expect(row!.exists).toBe(false);
+    await database.drop();
+  }
+}, 60_000);
+
+it('refuses PostgreSQL without PUBLIC_BASE_URL, so that no link is built from a Host header', async () => {
+  const { code, output } = await failedStart({ DATABASE_URL: 'postgresql://127.0.0.1:1/never', SECRETS_KEY: randomBytes(32).toString('base64') });
+  expect(code).toBe(2);
+  expect(output).toContain('PUBLIC_BASE_URL is required with DATABASE_URL');
+}, 30_000);

@@ -134,8 +134,53 @@ export type BatchRecipient = Prisma.BatchRecipientModel
 /**
  * Model BatchDelivery
  * The delivery of a batch's message to one pass, written in the same statement that sets the
- * pass's latestMessage. The primary key (batch, pass) is what makes sending restartable: a pass
- * already delivered to is never messaged again by the batch. Device delivery (Apple/Google) will
- * report here.
+ * pass's latestMessage, then completed with the push to the pass's wallets. The primary key
+ * (batch, pass) is what makes sending restartable: a pass already delivered to is never messaged
+ * again by the batch, and a delivery whose push is pending is pushed by the next run.
  */
 export type BatchDelivery = Prisma.BatchDeliveryModel
+/**
+ * Model AppleConfiguration
+ * An account's Apple Wallet issuer credentials for one pass type identifier: the Pass Type ID
+ * certificate and its private key (sealed with the secrets key, bound to this row's id), the
+ * WWDR intermediate that issued it, and what was read from them when they were uploaded
+ * (src/wallet/apple/certificates.ts). Passes are signed with these, and APNs pushes for the
+ * pass type are authenticated with them.
+ */
+export type AppleConfiguration = Prisma.AppleConfigurationModel
+/**
+ * Model PassTemplateImage
+ * One processed image of a pass template version, as PNG: an Apple Wallet bundle file such as
+ * `icon.png`, `icon@2x.png`, `logo@3x.png` or `strip.png` (fetched once when the version is
+ * processed, converted and scaled, src/wallet/templateImages.ts). Google Wallet fetches them
+ * by public URL.
+ */
+export type PassTemplateImage = Prisma.PassTemplateImageModel
+/**
+ * Model AppleDevice
+ * A device's Apple Wallet, as it registered with the Apple web service
+ * (https://developer.apple.com/documentation/walletpasses/register-a-pass-for-update-notifications):
+ * its device library identifier and APNs push token. One row per account and device (a device
+ * holding passes of two accounts registers with each).
+ */
+export type AppleDevice = Prisma.AppleDeviceModel
+/**
+ * Model AppleRegistration
+ * A device registered for a pass's updates. `renewedAt` is the latest (re-)registration: an
+ * APNs 410 whose timestamp is older than it does not remove the registration.
+ */
+export type AppleRegistration = Prisma.AppleRegistrationModel
+/**
+ * Model AppleDeviceLog
+ * A message Apple Wallet sent to the web service's log endpoint
+ * (https://developer.apple.com/documentation/walletpasses/log-a-message). Kept for the
+ * operator: the newest 10,000, at most 30 days.
+ */
+export type AppleDeviceLog = Prisma.AppleDeviceLogModel
+/**
+ * Model DeliveryAttempt
+ * One attempt to deliver a pass's change: a push to one device, or one Google Wallet call. The
+ * per-pass delivery record the operator reads, and what a retried job reads to skip the devices
+ * it reached already.
+ */
+export type DeliveryAttempt = Prisma.DeliveryAttemptModel

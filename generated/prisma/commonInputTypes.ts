@@ -420,6 +420,13 @@ export type EnumPassDeviceTypeNullableFilter<$PrismaModel = never> = {
   not?: Prisma.NestedEnumPassDeviceTypeNullableFilter<$PrismaModel> | $Enums.PassDeviceType | null
 }
 
+export type BytesNullableFilter<$PrismaModel = never> = {
+  equals?: runtime.Bytes | Prisma.BytesFieldRefInput<$PrismaModel> | null
+  in?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel> | null
+  notIn?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedBytesNullableFilter<$PrismaModel> | runtime.Bytes | null
+}
+
 export type EnumPassStatusWithAggregatesFilter<$PrismaModel = never> = {
   equals?: $Enums.PassStatus | Prisma.EnumPassStatusFieldRefInput<$PrismaModel>
   in?: $Enums.PassStatus[] | Prisma.ListEnumPassStatusFieldRefInput<$PrismaModel>
@@ -438,6 +445,16 @@ export type EnumPassDeviceTypeNullableWithAggregatesFilter<$PrismaModel = never>
   _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
   _min?: Prisma.NestedEnumPassDeviceTypeNullableFilter<$PrismaModel>
   _max?: Prisma.NestedEnumPassDeviceTypeNullableFilter<$PrismaModel>
+}
+
+export type BytesNullableWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: runtime.Bytes | Prisma.BytesFieldRefInput<$PrismaModel> | null
+  in?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel> | null
+  notIn?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedBytesNullableWithAggregatesFilter<$PrismaModel> | runtime.Bytes | null
+  _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _min?: Prisma.NestedBytesNullableFilter<$PrismaModel>
+  _max?: Prisma.NestedBytesNullableFilter<$PrismaModel>
 }
 
 export type BigIntFilter<$PrismaModel = never> = {
@@ -638,6 +655,23 @@ export type EnumBatchDeliveryStatusWithAggregatesFilter<$PrismaModel = never> = 
   _count?: Prisma.NestedIntFilter<$PrismaModel>
   _min?: Prisma.NestedEnumBatchDeliveryStatusFilter<$PrismaModel>
   _max?: Prisma.NestedEnumBatchDeliveryStatusFilter<$PrismaModel>
+}
+
+export type EnumDeliveryChannelFilter<$PrismaModel = never> = {
+  equals?: $Enums.DeliveryChannel | Prisma.EnumDeliveryChannelFieldRefInput<$PrismaModel>
+  in?: $Enums.DeliveryChannel[] | Prisma.ListEnumDeliveryChannelFieldRefInput<$PrismaModel>
+  notIn?: $Enums.DeliveryChannel[] | Prisma.ListEnumDeliveryChannelFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumDeliveryChannelFilter<$PrismaModel> | $Enums.DeliveryChannel
+}
+
+export type EnumDeliveryChannelWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.DeliveryChannel | Prisma.EnumDeliveryChannelFieldRefInput<$PrismaModel>
+  in?: $Enums.DeliveryChannel[] | Prisma.ListEnumDeliveryChannelFieldRefInput<$PrismaModel>
+  notIn?: $Enums.DeliveryChannel[] | Prisma.ListEnumDeliveryChannelFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumDeliveryChannelWithAggregatesFilter<$PrismaModel> | $Enums.DeliveryChannel
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumDeliveryChannelFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumDeliveryChannelFilter<$PrismaModel>
 }
 
 export type NestedUuidFilter<$PrismaModel = never> = {
@@ -1003,6 +1037,13 @@ export type NestedEnumPassDeviceTypeNullableFilter<$PrismaModel = never> = {
   not?: Prisma.NestedEnumPassDeviceTypeNullableFilter<$PrismaModel> | $Enums.PassDeviceType | null
 }
 
+export type NestedBytesNullableFilter<$PrismaModel = never> = {
+  equals?: runtime.Bytes | Prisma.BytesFieldRefInput<$PrismaModel> | null
+  in?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel> | null
+  notIn?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedBytesNullableFilter<$PrismaModel> | runtime.Bytes | null
+}
+
 export type NestedEnumPassStatusWithAggregatesFilter<$PrismaModel = never> = {
   equals?: $Enums.PassStatus | Prisma.EnumPassStatusFieldRefInput<$PrismaModel>
   in?: $Enums.PassStatus[] | Prisma.ListEnumPassStatusFieldRefInput<$PrismaModel>
@@ -1021,6 +1062,16 @@ export type NestedEnumPassDeviceTypeNullableWithAggregatesFilter<$PrismaModel = 
   _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
   _min?: Prisma.NestedEnumPassDeviceTypeNullableFilter<$PrismaModel>
   _max?: Prisma.NestedEnumPassDeviceTypeNullableFilter<$PrismaModel>
+}
+
+export type NestedBytesNullableWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: runtime.Bytes | Prisma.BytesFieldRefInput<$PrismaModel> | null
+  in?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel> | null
+  notIn?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedBytesNullableWithAggregatesFilter<$PrismaModel> | runtime.Bytes | null
+  _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _min?: Prisma.NestedBytesNullableFilter<$PrismaModel>
+  _max?: Prisma.NestedBytesNullableFilter<$PrismaModel>
 }
 
 export type NestedBigIntFilter<$PrismaModel = never> = {
@@ -1219,6 +1270,23 @@ export type NestedEnumBatchDeliveryStatusWithAggregatesFilter<$PrismaModel = nev
   _count?: Prisma.NestedIntFilter<$PrismaModel>
   _min?: Prisma.NestedEnumBatchDeliveryStatusFilter<$PrismaModel>
   _max?: Prisma.NestedEnumBatchDeliveryStatusFilter<$PrismaModel>
+}
+
+export type NestedEnumDeliveryChannelFilter<$PrismaModel = never> = {
+  equals?: $Enums.DeliveryChannel | Prisma.EnumDeliveryChannelFieldRefInput<$PrismaModel>
+  in?: $Enums.DeliveryChannel[] | Prisma.ListEnumDeliveryChannelFieldRefInput<$PrismaModel>
+  notIn?: $Enums.DeliveryChannel[] | Prisma.ListEnumDeliveryChannelFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumDeliveryChannelFilter<$PrismaModel> | $Enums.DeliveryChannel
+}
+
+export type NestedEnumDeliveryChannelWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.DeliveryChannel | Prisma.EnumDeliveryChannelFieldRefInput<$PrismaModel>
+  in?: $Enums.DeliveryChannel[] | Prisma.ListEnumDeliveryChannelFieldRefInput<$PrismaModel>
+  notIn?: $Enums.DeliveryChannel[] | Prisma.ListEnumDeliveryChannelFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumDeliveryChannelWithAggregatesFilter<$PrismaModel> | $Enums.DeliveryChannel
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumDeliveryChannelFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumDeliveryChannelFilter<$PrismaModel>
 }
 
 

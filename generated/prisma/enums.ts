@@ -136,3 +136,11 @@ export const BatchDeliveryStatus = {
 } as const
 
 export type BatchDeliveryStatus = (typeof BatchDeliveryStatus)[keyof typeof BatchDeliveryStatus]
+
+
+export const DeliveryChannel = {
+  apns: 'apns',
+  googleWallet: 'googleWallet'
+} as const
+
+export type DeliveryChannel = (typeof DeliveryChannel)[keyof typeof DeliveryChannel]

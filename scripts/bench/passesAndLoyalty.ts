@@ -40,6 +40,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { benchRequest } from './support/benchServer.ts';
 import { freePort, stopChild } from '../support/childProcess.ts';
+import { ICON_PNG, LOGO_PNG } from '../../test/support/images.ts';
 
 const root = resolve(fileURLToPath(import.meta.url), '../../..');
 const thisFile = fileURLToPath(import.meta.url);
@@ -171,8 +172,9 @@ async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`${url}: the process exited with code ${child.exitCode}.`);
     try {
-      await fetch(url);
-      return;
+      // The service listens before its database is open and answers 503 until it is ready.
+      if ((await fetch(url)).status !== 503) return;
+      await new Promise((r) => setTimeout(r, 50));
     } catch {
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -240,7 +242,7 @@ async function setUp(base: string, adminToken: string): Promise<Fixture> {
       name: 'Bench card',
       templateType: 'loyalty',
       centralTitle: 'Coffee Club',
-      images: { logo: 'https://cdn.example.com/logo.png', icon: 'https://cdn.example.com/icon.png' },
+      images: { logo: LOGO_PNG, icon: ICON_PNG },
       fields: {
         header: { one: { id: 'points', label: 'Points', defaultValue: '0' } },
         central: { one: { id: 'member', label: 'Member', defaultValue: 'Guest' } },
@@ -338,6 +340,7 @@ async function benchDatabase(kind: 'pglite' | 'postgresql'): Promise<Row[]> {
         ADMIN_TOKEN: adminToken,
         SECRETS_KEY: randomBytes(32).toString('base64'),
         DATABASE_URL: kind === 'postgresql' ? dbUrl.toString() : '',
+        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
         RATE_LIMIT_PER_SECOND: '0',
         VALIDATE_RESPONSES: 'false',
         LOG_LEVEL: 'warn',
@@ -346,7 +349,7 @@ async function benchDatabase(kind: 'pglite' | 'postgresql'): Promise<Row[]> {
     });
     children.push(service);
     const base = `http://127.0.0.1:${port}`;
-    await waitUntilUp(`${base}/healthz`, service);
+    await waitUntilUp(`${base}/readyz`, service);
     const fixture = await setUp(base, adminToken);
     const passUrl = `${base}/api/v1/passes/${fixture.passId}`;
     const loyaltyUrl = `${base}/api/v1/loyalty/${fixture.passId}`;

@@ -18,10 +18,12 @@
  *
  * @module scripts/bench/walletMessagingFanOut
  */
+import { freePort } from '../support/childProcess.ts';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { benchRequest as request, startBenchServer } from './support/benchServer.ts';
+import { ICON_PNG, LOGO_PNG } from '../../test/support/images.ts';
 
 const TARGET_S = 30;
 const POLL_MS = 100;
@@ -55,7 +57,8 @@ async function dropDatabase(): Promise<void> {
   await client.end();
 }
 
-const server = await startBenchServer({ DATABASE_URL: dbUrl.toString(), SECRETS_KEY: randomBytes(32).toString('hex') }).catch(async (error: unknown) => {
+const port = await freePort();
+const server = await startBenchServer({ PORT: String(port), DATABASE_URL: dbUrl.toString(), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, SECRETS_KEY: randomBytes(32).toString('hex') }).catch(async (error: unknown) => {
   await dropDatabase();
   throw error;
 });
@@ -74,7 +77,7 @@ try {
         name: 'Bench card',
         templateType: 'loyalty',
         centralTitle: 'Coffee Club',
-        images: { logo: 'https://cdn.example.com/logo.png', icon: 'https://cdn.example.com/icon.png' },
+        images: { logo: LOGO_PNG, icon: ICON_PNG },
         fields: {
           header: { one: { id: 'points', label: 'Points', defaultValue: '0' } },
           central: { one: { id: 'member', label: 'Member', defaultValue: 'Guest' } },

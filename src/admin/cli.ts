@@ -9,6 +9,12 @@
  *   token revoke <id>                      → { "id", "revokedAt" }
  *   entity create --account <id> --name <name> → { "entity": { "id", "name" } }
  *   entity list --account <id>             → { "entities": [ { "id", "name" } ] }
+ *   apple set --account <id> --pass-type-id <id> --team-id <id> --organization <name>
+ *             (--certificate <pem file> --key <pem file> [--key-passphrase <p>] | --p12 <file> [--p12-passphrase <p>])
+ *             --wwdr <pem file>               → { "appleConfiguration": { … } }
+ *   apple show --account <id> --pass-type-id <id>, apple list --account <id>, apple delete …
+ *   apple dev-certificate --account <id> [--pass-type-id <id>] [--team-id <id>] [--organization <name>] [--out <dir>]
+ *                                          → throw-away development credentials, written to <dir> and set
  *
  * Environment: `ADMIN_URL` (default http://127.0.0.1:3000); the token from `ADMIN_TOKEN`, else
  * `<DATA_DIR>/admin-token` (DATA_DIR default ./data). Exit codes: 0 success, 1 the API refused or
@@ -16,12 +22,13 @@
  *
  * @module admin/cli
  */
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import createClient from 'openapi-fetch';
 import type { paths } from '../../generated/api.d.ts';
 import { adminTokenPath } from '../security/adminToken.ts';
+import { createDevelopmentCertificates } from '../wallet/apple/developmentCertificates.ts';
 
 export const USAGE = `Usage: npm run admin -- <command> [--json]
 
@@ -34,6 +41,19 @@ Commands:
   entity create --account <accountId> --name <name>
                                               Create an entity
   entity list --account <accountId>           List an account's entities
+  apple set --account <accountId> --pass-type-id <pass.…> --team-id <TEAMID> --organization <name>
+            (--certificate <pem file> --key <pem file> [--key-passphrase <p>] | --p12 <file> [--p12-passphrase <p>])
+            --wwdr <pem file>                 Set (or replace) an account's Apple Wallet credentials
+  apple show --account <accountId> --pass-type-id <pass.…>
+  apple list --account <accountId>
+  apple delete --account <accountId> --pass-type-id <pass.…>
+  apple dev-certificate --account <accountId> [--pass-type-id <pass.…>] [--team-id <TEAMID>]
+            [--organization <name>] [--out <dir>]
+                                              Make throw-away development credentials (a root, a
+                                              WWDR-like intermediate and a Pass Type ID
+                                              certificate), write them to <dir> (default
+                                              <DATA_DIR>/dev-apple) and set them for the account.
+                                              Their passes open in tooling, not on an iPhone.
 
 Environment: ADMIN_URL (default http://127.0.0.1:3000), ADMIN_TOKEN (default: read
 <DATA_DIR>/admin-token, DATA_DIR default ./data).`;
@@ -83,7 +103,7 @@ async function allPages<T>(fetchPage: (page: number) => Promise<{ data: T[]; met
  * @param connect Makes the openapi-fetch client; called only once the arguments are known good.
  * @throws UsageError for bad arguments, ApiError when the API refuses.
  */
-export async function runCommand(argv: string[], connect: () => Promise<Client>): Promise<Output> {
+export async function runCommand(argv: string[], connect: () => Promise<Client>, env: NodeJS.ProcessEnv = {}): Promise<Output> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -91,6 +111,16 @@ export async function runCommand(argv: string[], connect: () => Promise<Client>)
     options: {
       name: { type: 'string' },
       account: { type: 'string' },
+      'pass-type-id': { type: 'string' },
+      'team-id': { type: 'string' },
+      organization: { type: 'string' },
+      certificate: { type: 'string' },
+      key: { type: 'string' },
+      'key-passphrase': { type: 'string' },
+      p12: { type: 'string' },
+      'p12-passphrase': { type: 'string' },
+      wwdr: { type: 'string' },
+      out: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -159,9 +189,101 @@ export async function runCommand(argv: string[], connect: () => Promise<Client>)
       const list = entities.map((e) => ({ id: e.id, name: e.attributes.name }));
       return { json: { entities: list }, text: list.map((e) => `${e.id}  ${e.name}`).join('\n') || 'No entities.' };
     }
+    case 'apple set': {
+      const accountId = required(values.account, 'account');
+      const passTypeIdentifier = required(values['pass-type-id'], 'pass-type-id');
+      if (Boolean(values.p12) === Boolean(values.certificate || values.key)) throw new UsageError('Give --certificate and --key, or --p12.');
+      const read = (path: string) => readFile(path, 'utf8');
+      const appleConfiguration = {
+        teamIdentifier: required(values['team-id'], 'team-id'),
+        organizationName: required(values.organization, 'organization'),
+        wwdrCertificate: await read(required(values.wwdr, 'wwdr')),
+        ...(values.p12
+          ? { p12: (await readFile(values.p12)).toString('base64'), p12Passphrase: values['p12-passphrase'] ?? '' }
+          : {
+              certificate: await read(required(values.certificate, 'certificate')),
+              privateKey: await read(required(values.key, 'key')),
+              ...(values['key-passphrase'] !== undefined ? { privateKeyPassphrase: values['key-passphrase'] } : {}),
+            }),
+      };
+      const client = await connect();
+      const data = unwrap(
+        await client.PUT('/admin/v1/accounts/{accountId}/apple-configurations/{passTypeIdentifier}', {
+          params: { path: { accountId, passTypeIdentifier } },
+          body: { appleConfiguration },
+        }),
+      );
+      return appleOutput(data.data, 'Set');
+    }
+    case 'apple show': {
+      const accountId = required(values.account, 'account');
+      const passTypeIdentifier = required(values['pass-type-id'], 'pass-type-id');
+      const client = await connect();
+      const data = unwrap(await client.GET('/admin/v1/accounts/{accountId}/apple-configurations/{passTypeIdentifier}', { params: { path: { accountId, passTypeIdentifier } } }));
+      return appleOutput(data.data, 'Apple configuration');
+    }
+    case 'apple list': {
+      const accountId = required(values.account, 'account');
+      const client = await connect();
+      const data = unwrap(await client.GET('/admin/v1/accounts/{accountId}/apple-configurations', { params: { path: { accountId } } }));
+      const list = data.data.map((c) => c.attributes);
+      return {
+        json: { appleConfigurations: list },
+        text: list.map((c) => `${c.passTypeIdentifier}  team ${c.teamIdentifier}  until ${c.certificate.notAfter}${c.isDefault ? '  (default)' : ''}`).join('\n') || 'No Apple configurations.',
+      };
+    }
+    case 'apple delete': {
+      const accountId = required(values.account, 'account');
+      const passTypeIdentifier = required(values['pass-type-id'], 'pass-type-id');
+      const client = await connect();
+      const result = await client.DELETE('/admin/v1/accounts/{accountId}/apple-configurations/{passTypeIdentifier}', { params: { path: { accountId, passTypeIdentifier } } });
+      if (result.response.status !== 204) unwrap(result);
+      return { json: { deleted: passTypeIdentifier }, text: `Deleted the Apple configuration of ${passTypeIdentifier}.` };
+    }
+    case 'apple dev-certificate': {
+      const accountId = required(values.account, 'account');
+      const passTypeIdentifier = values['pass-type-id'] ?? 'pass.dev.wallet-pass-service';
+      const teamIdentifier = values['team-id'] ?? 'DEVTEAM123';
+      const organizationName = values.organization ?? 'Wallet Pass Service development';
+      const dir = resolve(values.out ?? join(env.DATA_DIR || './data', 'dev-apple'));
+      const chain = createDevelopmentCertificates({ passTypeIdentifier, teamIdentifier, organizationName });
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, 'root.pem'), chain.rootCertificatePem);
+      await writeFile(join(dir, 'wwdr.pem'), chain.wwdrCertificatePem);
+      await writeFile(join(dir, 'certificate.pem'), chain.certificatePem);
+      await writeFile(join(dir, 'private-key.pem'), chain.privateKeyPem, { mode: 0o600 });
+      const client = await connect();
+      const data = unwrap(
+        await client.PUT('/admin/v1/accounts/{accountId}/apple-configurations/{passTypeIdentifier}', {
+          params: { path: { accountId, passTypeIdentifier } },
+          body: { appleConfiguration: { teamIdentifier, organizationName, certificate: chain.certificatePem, privateKey: chain.privateKeyPem, wwdrCertificate: chain.wwdrCertificatePem } },
+        }),
+      );
+      const output = appleOutput(data.data, 'Set development');
+      return {
+        json: { ...(output.json as object), files: { directory: dir, rootCertificate: join(dir, 'root.pem') } },
+        text: `${output.text}\nDevelopment credentials written to ${dir} (root.pem verifies the passes' signatures; private-key.pem is mode 0600). Passes signed with them open in tooling, not on an iPhone.`,
+      };
+    }
     default:
       throw new UsageError(command ? `Unknown command: ${command}` : 'No command given.');
   }
+}
+
+type AppleConfigurationResource = { id: string; attributes: { teamIdentifier: string; isDefault: boolean; certificate: { notAfter: string; expiresSoon: boolean }; wwdrCertificate: { isAppleWwdrG4: boolean } } };
+
+/** What the `apple` commands print of a configuration. */
+function appleOutput(configuration: AppleConfigurationResource, verb: string): Output {
+  const { attributes } = configuration;
+  const notes = [
+    attributes.isDefault ? 'the default of the account' : null,
+    attributes.wwdrCertificate.isAppleWwdrG4 ? null : 'development certificate: passes open in tooling only',
+    attributes.certificate.expiresSoon ? 'EXPIRES WITHIN 30 DAYS' : null,
+  ].filter(Boolean);
+  return {
+    json: { appleConfiguration: configuration.attributes },
+    text: `${verb} ${configuration.id} (team ${attributes.teamIdentifier}), certificate valid until ${attributes.certificate.notAfter}${notes.length ? ` — ${notes.join('; ')}` : ''}.`,
+  };
 }
 
 /** Reads the admin token: ADMIN_TOKEN, else the file the server generated in DATA_DIR. */
@@ -187,11 +309,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, out = process
     return 0;
   }
   try {
-    const result = await runCommand(argv, async () =>
-      createClient<paths>({
-        baseUrl: (env.ADMIN_URL || 'http://127.0.0.1:3000').replace(/\/+$/, ''),
-        headers: { Authorization: `Bearer ${await adminToken(env)}` },
-      }),
+    const result = await runCommand(
+      argv,
+      async () =>
+        createClient<paths>({
+          baseUrl: (env.ADMIN_URL || 'http://127.0.0.1:3000').replace(/\/+$/, ''),
+          headers: { Authorization: `Bearer ${await adminToken(env)}` },
+        }),
+      env,
     );
     out.write(`${json ? JSON.stringify(result.json) : result.text}\n`);
     return 0;

@@ -86,7 +86,7 @@ export interface WaitOptions {
 export type WalletPassClient = Client<paths> & {
   /**
    * Polls a pass template (its `meta.links.self`, `GET /api/v1/pass-templates/{id}`) with back-off
-   * until it is no longer `processing` (spec §3 rule 1).
+   * until it is no longer `processing` (PassEntry API reference: pass template processing rule 1).
    * @returns The template: processed (no `processingStatus`) or `processingStatus: 'failed'`.
    * @throws WalletPassApiError when the API refuses (e.g. 404), WalletPassTimeoutError after `timeoutMs`.
    */

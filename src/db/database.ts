@@ -43,8 +43,15 @@ export type DatabaseDriver = { kind: 'pglite'; pglite: PGlite } | { kind: 'postg
 export interface Database {
   /** `pglite` for the embedded database, `postgresql` for a server. */
   readonly kind: 'pglite' | 'postgresql';
-  /** The Prisma client every repository uses. */
+  /** The Prisma client every repository uses (reads, and writes that are one statement). */
   readonly prisma: PrismaClient;
+  /**
+   * Runs `work` in a write transaction, the one place that opens them: every handler, job and
+   * the idempotency guard writes through it, and services and stores take the transaction from
+   * their caller. Options: {@link WRITE_TRANSACTION}. Commits when `work` resolves, rolls back
+   * when it throws (and rethrows).
+   */
+  write<T>(work: (tx: PrismaExecutor) => Promise<T>): Promise<T>;
   /** The same database for libraries that bring their own driver; closed by `close()`. */
   readonly driver: DatabaseDriver;
   /**
@@ -57,6 +64,15 @@ export interface Database {
   /** Closes every connection. Idempotent. */
   close(): Promise<void>;
 }
+
+/**
+ * Options of every write transaction, safe on both engines. PGlite has one connection, so a
+ * transaction waits for every earlier one to end: under a burst of writes it may wait far longer
+ * than Prisma's default `maxWait` of 2 s to start, so both bounds are 30 s. The isolation level
+ * is PostgreSQL's default, READ COMMITTED; rules that need more take row locks
+ * (`SELECT … FOR UPDATE`) or write in one statement.
+ */
+export const WRITE_TRANSACTION = { maxWait: 30_000, timeout: 30_000 } as const;
 
 /** Where to find the database. */
 export interface DatabaseOptions {
@@ -93,6 +109,7 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
     kind: 'postgresql',
     prisma,
     driver: { kind: 'postgresql', connectionString },
+    write: (work) => prisma.$transaction(work, WRITE_TRANSACTION),
     async openSession() {
       const client = new pg.Client({ connectionString });
       client.on('error', () => {});
@@ -126,6 +143,7 @@ async function openPglite(dir: string | null): Promise<Database> {
     kind: 'pglite',
     prisma,
     driver: { kind: 'pglite', pglite },
+    write: (work) => prisma.$transaction(work, WRITE_TRANSACTION),
     async openSession() {
       let release!: () => void;
       const previous = sessionQueue;

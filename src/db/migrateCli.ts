@@ -3,12 +3,15 @@
  * `npm run db:migrate -- --rolled-back <name>` marks a failed migration as rolled back (what
  * `prisma migrate resolve --rolled-back <name>` does) so that the next run can apply it again.
  *
- * Reads `DATABASE_URL` and `DATA_DIR` like the server. Exit codes: 0 done, 1 failed, 2 usage.
+ * Reads `DATABASE_URL` and `DATA_DIR` like the server; on the embedded database it takes the lock
+ * of `DATA_DIR` first, so it refuses to run while a server has the database open. Exit codes: 0
+ * done, 1 failed (or `DATA_DIR` in use), 2 usage.
  *
  * @module db/migrateCli
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
+import { DataDirLockedError, lockDataDir, type DataDirLock } from './dataDirLock.ts';
 import { openDatabase, pgliteDirOf } from './database.ts';
 import { applyMigrations, markRolledBack } from './migrate.ts';
 
@@ -24,6 +27,15 @@ if (args.values.help) {
   process.exit(0);
 }
 const config = loadConfig(process.env);
+// One process per embedded database (src/db/dataDirLock.ts): refused while a server runs on it.
+let lock: DataDirLock | undefined;
+try {
+  lock = config.databaseUrl ? undefined : lockDataDir(config.dataDir);
+} catch (error) {
+  if (!(error instanceof DataDirLockedError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
 const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: pgliteDirOf(config.dataDir) });
 try {
   const name = args.values['rolled-back'];
@@ -41,4 +53,5 @@ try {
   process.exitCode = 1;
 } finally {
   await db.close();
+  lock?.release();
 }

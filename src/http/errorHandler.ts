@@ -5,8 +5,10 @@
  *
  * @module http/errorHandler
  */
-import type { ErrorRequestHandler, Request } from 'express';
-import { AppError, ConflictError, NotFoundError, type Problem } from './errors.ts';
+import type { ErrorRequestHandler } from 'express';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
+import { ConflictError, DomainError, NotFoundError, type Problem } from '../errors.ts';
+import { HttpError, httpErrorOf, ServiceUnavailableError } from './errors.ts';
 
 /** A JSON:API error object as sent. */
 export interface ErrorObject {
@@ -16,10 +18,6 @@ export interface ErrorObject {
   detail: string;
   source?: { pointer: string } | { parameter: string } | { header: string };
 }
-
-/** Request member where authentication stashes its own error (the validator re-wraps it). */
-export const AUTH_ERROR = Symbol('authError');
-type WithAuthError = Request & { [AUTH_ERROR]?: unknown };
 
 interface ValidatorIssue {
   path?: string;
@@ -58,22 +56,38 @@ function describe(issue: ValidatorIssue): string {
   return /^[A-Z]/.test(message) ? `${message}.`.replace(/\.\.$/, '.') : `${subject} ${message}.`;
 }
 
-/** Maps an error of any origin to an {@link AppError}-like triple, or null when unexpected. */
-function classify(err: unknown): AppError | null {
-  if (err instanceof AppError) return err;
+/** Maps an error of any origin to an {@link HttpError}, or null when unexpected. */
+function classify(err: unknown): HttpError | null {
+  if (err instanceof HttpError) return err;
+  if (err instanceof DomainError) return httpErrorOf(err);
+  if (isDatabaseUnavailable(err)) return new ServiceUnavailableError('The database is unavailable; retry later.');
   const e = err as HttpLikeError;
   // Prisma known request errors (client-side codes).
-  if (e?.code === 'P2002') return new ConflictError('A resource with the same unique value already exists.');
-  if (e?.code === 'P2025') return new NotFoundError('The resource does not exist.');
+  if (e?.code === 'P2002') return httpErrorOf(new ConflictError('A resource with the same unique value already exists.'));
+  if (e?.code === 'P2025') return httpErrorOf(new NotFoundError('The resource does not exist.'));
   // body-parser
   if (e?.type === 'entity.too.large') {
-    return new AppError(413, 'payload_too_large', 'Request body too large', [{ detail: `The request body is larger than the limit of ${e['limit' as keyof HttpLikeError] ?? 'the configured'} bytes.` }]);
+    return new HttpError(413, 'payload_too_large', 'Request body too large', [{ detail: `The request body is larger than the limit of ${e['limit' as keyof HttpLikeError] ?? 'the configured'} bytes.` }]);
   }
   if (e?.type === 'entity.parse.failed') {
-    return new AppError(400, 'invalid_json', 'Malformed JSON', [{ detail: 'The request body is not valid JSON.', source: { pointer: '' } }]);
+    return new HttpError(400, 'invalid_json', 'Malformed JSON', [{ detail: 'The request body is not valid JSON.', source: { pointer: '' } }]);
   }
-  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
-    return new AppError(415, 'unsupported_media_type', 'Unsupported media type', [{ detail: 'The request body encoding is not supported; send UTF-8 JSON.', source: { header: 'Content-Type' } }]);
+  if (e?.type === 'charset.unsupported') {
+    return new HttpError(415, 'unsupported_media_type', 'Unsupported media type', [{ detail: 'The request body charset is not supported; send UTF-8 JSON.', source: { header: 'Content-Type' } }]);
+  }
+  if (e?.type === 'encoding.unsupported') {
+    return new HttpError(415, 'unsupported_media_type', 'Unsupported media type', [
+      { detail: 'The request body Content-Encoding is not supported; send it as it is (identity), or gzip, deflate or br.', source: { header: 'Content-Encoding' } },
+    ]);
+  }
+  // A body whose Content-Encoding it claims does not decode (zlib's error, wrapped by body-parser).
+  if (typeof e?.code === 'string' && /^(Z_|ERR__ERROR|ERR_BROTLI|ERR_ZSTD)/.test(e.code)) {
+    return new HttpError(400, 'invalid_body_encoding', 'Undecodable request body', [
+      { detail: 'The request body is not what its Content-Encoding says it is.', source: { header: 'Content-Encoding' } },
+    ]);
+  }
+  if (e?.type === 'request.size.invalid' || e?.type === 'request.aborted') {
+    return new HttpError(400, 'incomplete_body', 'Incomplete request body', [{ detail: 'The request body did not match its Content-Length.', source: { header: 'Content-Length' } }]);
   }
   const status = e?.status ?? e?.statusCode;
   if (typeof status !== 'number' || status < 400 || status >= 500 || !Array.isArray(e.errors)) return null;
@@ -81,24 +95,24 @@ function classify(err: unknown): AppError | null {
   const issues = e.errors.length > 0 ? e.errors : [{ message: e.message }];
   switch (status) {
     case 400:
-      return new AppError(400, 'validation_failed', 'Invalid request', issues.map((i) => ({ detail: describe(i), ...(sourceOf(i.path) ? { source: sourceOf(i.path)! } : {}) })));
+      return new HttpError(400, 'validation_failed', 'Invalid request', issues.map((i) => ({ detail: describe(i), ...(sourceOf(i.path) ? { source: sourceOf(i.path)! } : {}) })));
     case 401:
-      return new AppError(401, 'unauthorized', 'Authentication required', [{ detail: e.message ?? 'Authentication required.', source: { header: 'Authorization' } }], { 'WWW-Authenticate': 'Bearer realm="wallet-pass-service"' });
+      return new HttpError(401, 'unauthorized', 'Authentication required', [{ detail: e.message ?? 'Authentication required.', source: { header: 'Authorization' } }], { 'WWW-Authenticate': 'Bearer realm="wallet-pass-service"' });
     case 404:
-      return new NotFoundError('No operation is documented at this path; see /docs.');
+      return httpErrorOf(new NotFoundError('No operation is documented at this path; see /docs.'));
     case 405:
-      return new AppError(405, 'method_not_allowed', 'Method not allowed', [{ detail: `${e.message ?? 'This method is not allowed on this path'}.`.replace(/\.\.$/, '.') }], e.headers ?? {});
+      return new HttpError(405, 'method_not_allowed', 'Method not allowed', [{ detail: `${e.message ?? 'This method is not allowed on this path'}.`.replace(/\.\.$/, '.') }], e.headers ?? {});
     case 413:
-      return new AppError(413, 'payload_too_large', 'Request body too large', [{ detail: e.message ?? 'The request body is too large.' }]);
+      return new HttpError(413, 'payload_too_large', 'Request body too large', [{ detail: e.message ?? 'The request body is too large.' }]);
     case 415:
-      return new AppError(415, 'unsupported_media_type', 'Unsupported media type', [{ detail: 'Request bodies must be sent as application/json.', source: { header: 'Content-Type' } }]);
+      return new HttpError(415, 'unsupported_media_type', 'Unsupported media type', [{ detail: 'Request bodies must be sent as application/json.', source: { header: 'Content-Type' } }]);
     default:
-      return new AppError(status, 'invalid_request', 'Invalid request', issues.map((i) => ({ detail: describe(i) })));
+      return new HttpError(status, 'invalid_request', 'Invalid request', issues.map((i) => ({ detail: describe(i) })));
   }
 }
 
-/** Renders an {@link AppError} as a list of JSON:API error objects. */
-export function errorObjects(error: AppError): ErrorObject[] {
+/** Renders an {@link HttpError} as a list of JSON:API error objects. */
+export function errorObjects(error: HttpError): ErrorObject[] {
   return error.problems.map((p) => ({
     status: String(error.status),
     code: error.code,
@@ -113,26 +127,27 @@ export function errorObjects(error: AppError): ErrorObject[] {
  * @param allowedMethods Methods documented per OpenAPI path template, for the `Allow` header of 405s.
  */
 export function errorHandler(allowedMethods: (path: string) => string[] | undefined): ErrorRequestHandler {
-  return (err, req, res, _next) => {
-    const stashed = (req as WithAuthError)[AUTH_ERROR];
-    const known = classify(stashed ?? err);
+  /** The generic 500 document; its body quotes the request id and nothing else. */
+  const internalError = (req: Parameters<ErrorRequestHandler>[1], res: Parameters<ErrorRequestHandler>[2], err: unknown) => {
+    req.log?.error({ err }, 'unexpected error');
+    if (res.headersSent) return void res.end();
     const requestId = String(res.getHeader('X-Request-Id') ?? '');
-    if (!known) {
-      req.log?.error({ err: stashed ?? err }, 'unexpected error');
-      if (res.headersSent) return res.end();
-      res.status(500).json({
-        errors: [
-          {
-            status: '500',
-            code: 'internal_error',
-            title: 'Internal server error',
-            detail: `An unexpected error occurred. Quote request id ${requestId} when reporting it.`,
-          },
-        ],
-      });
-      return;
-    }
-    req.log?.info({ status: known.status, code: known.code, detail: known.message }, 'request refused');
+    res.status(500).json({
+      errors: [
+        {
+          status: '500',
+          code: 'internal_error',
+          title: 'Internal server error',
+          detail: `An unexpected error occurred. Quote request id ${requestId} when reporting it.`,
+        },
+      ],
+    });
+  };
+  return (err, req, res, _next) => {
+    const known = classify(err);
+    if (!known) return internalError(req, res, err);
+    if (known.status === 503) req.log?.warn({ err }, 'database unavailable');
+    else req.log?.info({ status: known.status, code: known.code, detail: known.message }, 'request refused');
     if (res.headersSent) return res.end();
     for (const [name, value] of Object.entries(known.headers)) res.setHeader(name, value);
     if (known.status === 405) {

@@ -1,22 +1,16 @@
 /**
- * Domain and HTTP failures. Handlers and services throw these; the error handler
- * (src/http/errorHandler.ts) is the one place that turns them into JSON:API error documents.
+ * Failures as HTTP answers. {@link HttpError} is an error with its status, stable `code`,
+ * `title`, problems and response headers; {@link httpErrorOf} is the one mapping of business
+ * errors (src/errors.ts) to it. The error handler (src/http/errorHandler.ts) renders either as a
+ * JSON:API error document (https://jsonapi.org/format/#errors).
  *
  * @module http/errors
  */
+import { AuthenticationError, type DomainError, type DomainErrorKind, type Problem } from '../errors.ts';
 
-/** Where in the request a problem is (JSON:API error `source`). */
-export type ErrorSource = { pointer: string } | { parameter: string } | { header: string };
-
-/** One problem, before it becomes a JSON:API error object. */
-export interface Problem {
-  detail: string;
-  source?: ErrorSource;
-}
-
-/** Base class: an HTTP status, a stable `code`, a `title` and one or more problems. */
-export class AppError extends Error {
-  override name = 'AppError';
+/** An error with everything its HTTP answer needs. */
+export class HttpError extends Error {
+  override name = 'HttpError';
   constructor(
     readonly status: number,
     readonly code: string,
@@ -28,49 +22,50 @@ export class AppError extends Error {
   }
 }
 
-/** 400: the input is invalid. */
-export class ValidationError extends AppError {
-  constructor(problems: Problem[] | Problem) {
-    super(400, 'validation_failed', 'Invalid request', Array.isArray(problems) ? problems : [problems]);
-  }
-}
-
-/** 401: no valid credentials. Carries `WWW-Authenticate: Bearer` (RFC 6750 §3). */
-export class UnauthorizedError extends AppError {
-  constructor(detail: string, error: 'invalid_request' | 'invalid_token' = 'invalid_token') {
-    super(401, 'unauthorized', 'Authentication required', [{ detail, source: { header: 'Authorization' } }], {
-      'WWW-Authenticate': `Bearer realm="wallet-pass-service", error="${error}"`,
-    });
-  }
-}
-
-/** 404: no such resource in this account (another tenant's resource is reported the same way). */
-export class NotFoundError extends AppError {
-  constructor(detail: string, source?: ErrorSource) {
-    super(404, 'not_found', 'Resource not found', [{ detail, ...(source ? { source } : {}) }]);
-  }
-}
-
-/** 409: the request conflicts with the current state (duplicate, forbidden transition). */
-export class ConflictError extends AppError {
-  constructor(detail: string, source?: ErrorSource) {
-    super(409, 'conflict', 'Conflict', [{ detail, ...(source ? { source } : {}) }]);
-  }
-}
-
-/**
- * 422: the request is well-formed but cannot be processed as sent (e.g. an `Idempotency-Key`
- * reused for a different request, src/http/idempotency.ts).
- */
-export class UnprocessableContentError extends AppError {
-  constructor(code: string, detail: string, source?: ErrorSource) {
-    super(422, code, 'Unprocessable content', [{ detail, ...(source ? { source } : {}) }]);
-  }
-}
-
-/** 429: rate limit reached. */
-export class RateLimitError extends AppError {
+/** 429: rate limit reached (RFC 6585 §4), with the limiter's headers. */
+export class RateLimitError extends HttpError {
+  override name = 'RateLimitError';
   constructor(detail: string, headers: Record<string, string>) {
     super(429, 'rate_limited', 'Too many requests', [{ detail }], headers);
   }
+}
+
+/** Seconds a client is asked to wait (`Retry-After`) when the database is unavailable. */
+export const UNAVAILABLE_RETRY_AFTER_S = 5;
+
+/**
+ * 503: the service cannot answer for now — the database is unavailable (RFC 9110 §15.6.4), with
+ * `Retry-After` in whole seconds (RFC 9110 §10.2.3).
+ */
+export class ServiceUnavailableError extends HttpError {
+  override name = 'ServiceUnavailableError';
+  constructor(detail: string, retryAfterSeconds = UNAVAILABLE_RETRY_AFTER_S) {
+    super(503, 'service_unavailable', 'Service unavailable', [{ detail }], { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
+/** Status and title of each kind of business error. */
+const STATUS: Record<DomainErrorKind, { status: number; title: string }> = {
+  invalid: { status: 400, title: 'Invalid request' },
+  unauthenticated: { status: 401, title: 'Authentication required' },
+  notFound: { status: 404, title: 'Resource not found' },
+  gone: { status: 410, title: 'Gone' },
+  conflict: { status: 409, title: 'Conflict' },
+  unprocessable: { status: 422, title: 'Unprocessable content' },
+};
+
+/** The realm of `WWW-Authenticate` challenges. */
+const REALM = 'wallet-pass-service';
+
+/**
+ * The HTTP answer of a business error. A 401 carries a `WWW-Authenticate` challenge (RFC 9110,
+ * section 11.6.1) of the error's scheme, with the RFC 6750 §3 error code.
+ */
+export function httpErrorOf(error: DomainError): HttpError {
+  const { status, title } = STATUS[error.kind];
+  const headers: Record<string, string> = {};
+  if (error instanceof AuthenticationError) {
+    headers['WWW-Authenticate'] = `${error.scheme} realm="${REALM}", error="${error.reason}"`;
+  }
+  return new HttpError(status, error.code, title, error.problems, headers);
 }

@@ -18,7 +18,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Database, PrismaExecutor } from '../db/database.ts';
-import { UnprocessableContentError } from './errors.ts';
+import { UnprocessableError } from '../errors.ts';
 import type { OperationId } from './operation.ts';
 
 /** How long a stored response is replayed: 24 hours, in ms (the contract's IdempotencyKey). */
@@ -29,13 +29,6 @@ export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 /** Expired rows of the account removed per keyed request, so the table does not grow without bound. */
 const PURGE_BATCH = 20;
-
-/**
- * Options of the interactive transactions of writes: on PGlite (one connection) a transaction
- * waits for every earlier one, so under a burst of writes it may wait longer than Prisma's
- * default of 2 s to start.
- */
-export const WRITE_TRANSACTION = { maxWait: 30_000, timeout: 30_000 } as const;
 
 /**
  * JSON with object keys sorted at every depth, so that two bodies that differ only in key order
@@ -54,8 +47,8 @@ export function canonicalJson(value: unknown): string {
 
 /** What identifies a request for its key. */
 export interface IdempotentRequest {
-  /** The `Idempotency-Key` header; undefined when the client sent none. */
-  key: string | undefined;
+  /** The `Idempotency-Key` header. */
+  key: string;
   accountId: string;
   /** Stands for the method (one operation per method and path). */
   operationId: OperationId;
@@ -115,41 +108,37 @@ async function claim(tx: PrismaExecutor, accountId: string, key: string, fingerp
 }
 
 /**
- * Runs a write once per idempotency key, in one transaction with the key's row.
+ * Runs an operation once per idempotency key, in one write transaction with the key's row.
  *
- * Without a key, `operation` simply runs in a transaction — or, when `options.atomic` says its
- * writes are one SQL statement (atomic by itself), on the client. With a key: a first request runs
- * `operation` and stores its response with the key; a request whose key is stored with the same
- * fingerprint returns the stored status and body with `Idempotent-Replayed: true` and runs
- * nothing; a concurrent one waits for the first to commit, then replays. Expired rows of the
- * account are removed on the way (a bounded batch, skipping rows other transactions hold).
+ * A first request runs `operation` and stores its response with the key; a request whose key is
+ * stored with the same fingerprint returns the stored status and body with
+ * `Idempotent-Replayed: true` and runs nothing; a concurrent one waits for the first to commit,
+ * then replays. Expired rows of the account are removed on the way (a bounded batch, skipping rows
+ * other transactions hold). The router (src/http/routes.ts) calls this for every request with an
+ * `Idempotency-Key` to an operation whose contract declares the header.
  *
- * @param db The database (the transaction is opened here).
+ * @param db The database (the transaction is opened here, with `db.write`).
  * @param request The key and what identifies the request.
  * @param now The current time (rows live {@link IDEMPOTENCY_TTL_MS} from it).
- * @param operation The write; it must do all its database work through the given transaction.
- * @param options.atomic The operation writes with a single statement; without a key it needs no
- *   interactive transaction (saves two round trips on a hot path).
+ * @param operation The operation; it must do all its database work through the given transaction.
  * @returns The operation's result, or the replayed one.
- * @throws UnprocessableContentError (422, `idempotency_key_reused`, source header
- *   `Idempotency-Key`) when the key is stored for a different request; whatever `operation`
- *   throws (then nothing is stored).
+ * @throws UnprocessableError (422, `idempotency_key_reused`, source header `Idempotency-Key`)
+ *   when the key is stored for a different request; whatever `operation` throws (then nothing
+ *   is stored).
  */
 export async function runIdempotent<R extends StoredResult>(
   db: Database,
   request: IdempotentRequest,
   now: Date,
   operation: (tx: PrismaExecutor) => Promise<R>,
-  options: { atomic?: boolean } = {},
 ): Promise<R> {
   const { key, accountId } = request;
-  if (key === undefined) return options.atomic ? operation(db.prisma) : db.prisma.$transaction(operation, WRITE_TRANSACTION);
   const fingerprint = requestFingerprint(request);
-  return db.prisma.$transaction(async (tx) => {
+  return db.write(async (tx) => {
     const stored = await claim(tx, accountId, key, fingerprint, now);
     if (stored) {
       if (stored.fingerprint !== fingerprint) {
-        throw new UnprocessableContentError(
+        throw new UnprocessableError(
           'idempotency_key_reused',
           `The Idempotency-Key ${key} was used for a different request; use a new key for a new request.`,
           { header: 'Idempotency-Key' },
@@ -166,5 +155,5 @@ export async function runIdempotent<R extends StoredResult>(
       UPDATE idempotency_keys SET response_status = ${result.status}, response_body = ${JSON.stringify(result.body)}
       WHERE account_id = ${accountId}::uuid AND key = ${key}`;
     return result;
-  }, WRITE_TRANSACTION);
+  });
 }

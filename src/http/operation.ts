@@ -4,18 +4,16 @@
  * A handler is a function of the validated request (path parameters, query, body) and the
  * request context, returning `{ status, body, headers? }` where `status` is one of the
  * operation's documented statuses and `body` its documented schema. Failures are thrown as
- * {@link AppError}s. The {@link HandlerMap} type makes the compiler insist on exactly one handler
+ * business errors (src/errors.ts). The {@link HandlerMap} type makes the compiler insist on exactly one handler
  * per operationId.
  *
  * @module http/operation
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { operations } from '../../generated/api.d.ts';
-import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
+import type { PrismaExecutor } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
-import type { JobQueue } from '../jobs/queue.ts';
-import type { SecretCipher } from '../security/secrets.ts';
+import type { Runtime } from '../runtime.ts';
 
 export type { operations };
 
@@ -23,8 +21,17 @@ export type { operations };
 export type OperationId = keyof operations;
 
 type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : undefined;
-/** A response body: JSON, or the text of a `text/csv` response (sent as is, see src/http/routes.ts). */
-type ResponseContent<T> = T extends { content: { 'text/csv': infer Body } } ? Body : JsonContent<T>;
+/**
+ * A response body: JSON; the text of a `text/csv` or `text/html` response; the bytes of a file
+ * (`application/vnd.apple.pkpass`). Non-JSON bodies are sent as they are (src/http/routes.ts).
+ */
+type ResponseContent<T> = T extends { content: { 'text/csv': infer Body } }
+  ? Body
+  : T extends { content: { 'text/html': unknown } }
+    ? string
+    : T extends { content: { 'application/vnd.apple.pkpass': unknown } }
+      ? Uint8Array
+      : JsonContent<T>;
 type Parameters<K extends OperationId> = operations[K]['parameters'];
 
 /** Path parameters of an operation. */
@@ -39,34 +46,34 @@ export type RequestBody<K extends OperationId> = operations[K] extends { request
     : undefined;
 
 type Responses<K extends OperationId> = operations[K]['responses'];
-type ResultStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 201 | 202 | 204 | 503>;
+type ResultStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 201 | 202 | 204 | 302 | 304 | 503>;
 
 /** What a handler returns: a documented status with its documented body. */
 export type OperationResult<K extends OperationId> = {
   [S in ResultStatus<K>]: { status: S; body: ResponseContent<Responses<K>[S]>; headers?: Record<string, string> };
 }[ResultStatus<K>];
 
-/** A clock, injectable so tests control time. */
-export interface Clock {
-  now(): Date;
-}
-
-/** Per-request context, built by the app before handlers run. */
-export interface RequestContext {
-  db: Database;
-  config: Config;
-  clock: Clock;
+/**
+ * Per-request context, built by the app before handlers run: the runtime's database, job queue
+ * (enqueue inside a write's transaction), secrets cipher, configuration and clock, and what is
+ * particular to the request.
+ */
+export interface RequestContext extends Pick<Runtime, 'db' | 'config' | 'clock' | 'secrets' | 'jobs'> {
+  /** The request's logger (bound to its id). */
   log: Logger;
   /** Absolute base URL for links: `PUBLIC_BASE_URL`, or derived from the request. */
   baseUrl: string;
   /** The account of the API key; set by bearer authentication on `/api/v1` operations. */
   accountId: string | null;
   requestId: string;
-  /** Encrypts and decrypts secrets stored in the database (src/security/secrets.ts). */
-  secrets: SecretCipher;
-  /** Enqueues background jobs inside a write's transaction (src/jobs/queue.ts). */
-  jobs: JobQueue;
 }
+
+/**
+ * Runs a handler's writes in a transaction (see {@link OperationInput.write}).
+ * @param options.atomic The writes of `work` are one SQL statement, atomic by itself: outside an
+ *   idempotency transaction it runs on the client, without the BEGIN/COMMIT round trips.
+ */
+export type WriteScope = <T>(work: (tx: PrismaExecutor) => Promise<T>, options?: { atomic?: boolean }) => Promise<T>;
 
 /** What a handler receives. */
 export interface OperationInput<K extends OperationId> {
@@ -77,6 +84,14 @@ export interface OperationInput<K extends OperationId> {
   /** The request path and query as received, for building pagination links. */
   url: string;
   ctx: RequestContext;
+  /**
+   * Opens the write transaction of the request: `db.write`, or, for a request with an
+   * `Idempotency-Key` to an operation whose contract declares that header, the key's
+   * transaction, which the router opened around the whole handler (src/http/idempotency.ts). A
+   * handler of such an operation does all its database work inside `write`, so that a replayed
+   * response is exactly what the first request answered.
+   */
+  write: WriteScope;
 }
 
 /** A handler for operation `K`. */

@@ -1,10 +1,11 @@
 /**
- * Offset pagination with the envelope of spec §2.9: `meta { totalCount, resultsPerPage,
+ * Offset pagination with PassEntry's list envelope (PassEntry API reference: pagination): `meta { totalCount, resultsPerPage,
  * currentPage, totalPages }` and absolute `links { first, prev, next, last }` that keep the
  * request's other query parameters.
  *
  * @module http/pagination
  */
+import { ValidationError } from '../errors.ts';
 
 /** A requested page. */
 export interface PageRequest {
@@ -14,7 +15,7 @@ export interface PageRequest {
   perPage: number;
 }
 
-/** The §2.9 envelope members. */
+/** The envelope members of a list (PassEntry API reference: pagination). */
 export interface PageEnvelope {
   meta: { totalCount: number; resultsPerPage: number; currentPage: number; totalPages: number };
   links: { first: string | null; prev: string | null; next: string | null; last: string | null };
@@ -22,10 +23,18 @@ export interface PageEnvelope {
 
 /**
  * Reads `page` and `perPage` from validated query parameters.
- * @param query The validated query (the validator already enforced the ranges).
- * @param defaultPerPage The operation's default page size (spec §8: 10 for templates, 25 elsewhere).
+ * @param query The validated query (the validator enforced the ranges of numbers, but coerces a
+ *   text such as `1e400` to Infinity, which passes its integer check).
+ * @param defaultPerPage The operation's default page size (PassEntry API reference: limits: 10 for templates, 25 elsewhere).
+ * @throws ValidationError naming the parameter when it is not a whole number (Infinity).
  */
 export function pageRequest(query: { page?: number; perPage?: number }, defaultPerPage: number): PageRequest {
+  for (const name of ['page', 'perPage'] as const) {
+    const value = query[name];
+    if (value !== undefined && !Number.isSafeInteger(value)) {
+      throw new ValidationError({ detail: `${name} must be a whole number within its documented range.`, source: { parameter: name } });
+    }
+  }
   return { page: query.page ?? 1, perPage: query.perPage ?? defaultPerPage };
 }
 

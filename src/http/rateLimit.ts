@@ -2,7 +2,8 @@
  * Per-account, per-operation rate limiting of `/api/v1` (PassEntry: 10 requests per second per
  * endpoint and method), with PassEntry's `x-rate-limit-*` headers. Counting is done by
  * rate-limiter-flexible in process memory with fixed one-second windows: each server process
- * counts on its own, so N processes behind a balancer allow up to N times the limit.
+ * counts on its own, so N processes behind a balancer allow up to N times the limit. A 429 also
+ * carries the standard `Retry-After` in whole seconds (RFC 9110 §10.2.3), rounded up.
  *
  * @module http/rateLimit
  */
@@ -39,7 +40,7 @@ export function rateLimit(perSecond: number): RequestHandler {
       next(
         new RateLimitError(
           `The limit of ${perSecond} requests per second for ${operation} was reached; retry after ${retryAfter} s.`,
-          { ...headers(rejection), 'x-rate-limit-retry-after': retryAfter },
+          { ...headers(rejection), 'x-rate-limit-retry-after': retryAfter, 'Retry-After': String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))) },
         ),
       );
     }

@@ -6,7 +6,8 @@
  * @module http/routes
  */
 import type { Request, Response, Router } from 'express';
-import type { HandlerMap, OperationId, OperationInput } from './operation.ts';
+import { idempotencyKeyOf, runIdempotent } from './idempotency.ts';
+import { accountOf, type HandlerMap, type OperationId, type OperationInput, type WriteScope } from './operation.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 type Method = (typeof METHODS)[number];
@@ -93,8 +94,50 @@ export function handlerCoverage(document: OpenApiDocument, handlers: Partial<Han
   };
 }
 
+/** The header name of the contract's `IdempotencyKey` parameter. */
+const IDEMPOTENCY_HEADER = 'idempotency-key';
+
+/** A parameter object, or a local `$ref` to one in `components.parameters`, resolved. */
+function resolveParameter(document: OpenApiDocument, parameter: unknown): { name?: string; in?: string } {
+  const ref = (parameter as { $ref?: string }).$ref;
+  if (!ref) return parameter as { name?: string; in?: string };
+  const name = ref.replace('#/components/parameters/', '');
+  const components = document.components as { parameters?: Record<string, unknown> } | undefined;
+  return resolveParameter(document, components?.parameters?.[name] ?? {});
+}
+
 /**
- * Mounts one route per operation on `router`.
+ * Whether an operation declares the `Idempotency-Key` request header (on the operation or its
+ * path): requests with the header then run once per key (src/http/idempotency.ts).
+ */
+export function takesIdempotencyKey(document: OpenApiDocument, path: string, method: Method): boolean {
+  const item = document.paths[path] as { parameters?: unknown[] } & Partial<Record<Method, { parameters?: unknown[] }>>;
+  const parameters = [...(item.parameters ?? []), ...(item[method]?.parameters ?? [])];
+  return parameters.some((p) => {
+    const resolved = resolveParameter(document, p);
+    return resolved.in === 'header' && resolved.name?.toLowerCase() === IDEMPOTENCY_HEADER;
+  });
+}
+
+/**
+ * The statuses of an operation whose responses declare a `Cache-Control` header: the contract's
+ * way of saying that the response carries a secret (a new API key, reader configuration
+ * secrets), which the router sends with `Cache-Control: no-store` (RFC 9111 §5.2.2.5).
+ */
+export function noStoreStatuses(document: OpenApiDocument, path: string, method: Method): Set<number> {
+  const operation = document.paths[path]?.[method] as { responses?: Record<string, { headers?: Record<string, unknown> }> } | undefined;
+  return new Set(
+    Object.entries(operation?.responses ?? {})
+      .filter(([, response]) => Object.keys(response.headers ?? {}).some((name) => name.toLowerCase() === 'cache-control'))
+      .map(([status]) => Number(status)),
+  );
+}
+
+/**
+ * Mounts one route per operation on `router`. Handlers of operations that declare the
+ * `Idempotency-Key` header get, for a request that sends one, the key's transaction as their
+ * `write` (the whole handler runs inside it); every other request gets `db.write`. Responses
+ * whose contract declares `Cache-Control` are sent with `Cache-Control: no-store` ({@link noStoreStatuses}).
  * @throws Error listing every mismatch between the document and the handlers.
  */
 export function mountOperations(router: Router, document: OpenApiDocument, handlers: HandlerMap): void {
@@ -111,19 +154,36 @@ export function mountOperations(router: Router, document: OpenApiDocument, handl
       body: unknown;
       headers?: Record<string, string>;
     }>;
+    const idempotent = takesIdempotencyKey(document, path, method);
+    const noStore = noStoreStatuses(document, path, method);
     router[method](expressPath(path), async (req: Request, res: Response) => {
-      const result = await handler({
+      const { ctx } = req;
+      const input = {
         params: req.params as never,
         query: req.query as never,
         body: req.body as never,
         headers: req.headers,
         url: req.originalUrl,
-        ctx: req.ctx,
-      });
+        ctx,
+      };
+      const key = idempotent ? idempotencyKeyOf(req.headers) : undefined;
+      const ownTransaction: WriteScope = (work, options) => (options?.atomic ? work(ctx.db.prisma) : ctx.db.write(work));
+      const result =
+        key === undefined
+          ? await handler({ ...input, write: ownTransaction })
+          : await runIdempotent(
+              ctx.db,
+              { key, accountId: accountOf(ctx), operationId: operationId as OperationId, url: req.originalUrl, body: req.body },
+              ctx.clock.now(),
+              (tx) => handler({ ...input, write: (work) => work(tx) }),
+            );
       if (result.headers) res.set(result.headers);
+      if (noStore.has(result.status)) res.set('Cache-Control', 'no-store');
       if (result.body === undefined) res.status(result.status).end();
-      // A string body is a non-JSON representation (text/csv); its handler sets Content-Type.
+      // A string or bytes body is a non-JSON representation (CSV, HTML, a pass file); its
+      // handler sets Content-Type.
       else if (typeof result.body === 'string') res.status(result.status).send(result.body);
+      else if (result.body instanceof Uint8Array) res.status(result.status).send(Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength));
       else res.status(result.status).json(result.body);
     });
   }

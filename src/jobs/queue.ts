@@ -9,8 +9,8 @@
  * restart; a worker that dies while running one loses its claim after the queue's
  * `expireInSeconds`, and the job is retried.
  *
- * One module owns all queues: a new kind of job adds its queue name, payload type and settings
- * to {@link JobPayloads} and {@link QUEUE_SETTINGS}, and its handler to src/jobs/workers.ts.
+ * The queues are the job definitions of `src/queues.ts` (src/jobs/jobDefinition.ts); this module
+ * knows none of them by name.
  *
  * PGlite (one connection): pg-boss talks to the same PGlite instance through `fromPglite`
  * (`backend: 'pglite'`). Its statements wait while a Prisma transaction holds the connection.
@@ -20,71 +20,10 @@
  *
  * @module jobs/queue
  */
-import { PgBoss, fromPglite, fromPrisma, type JobWithMetadata, type QueueOptions } from 'pg-boss';
+import { PgBoss, fromPglite, fromPrisma, type JobResult, type JobWithMetadata } from 'pg-boss';
 import type { Database, PrismaExecutor } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
-
-/** Every queue of the service and the payload of its jobs. */
-export interface JobPayloads {
-  /** Validate and render one design version of a pass template (src/resources/passTemplates/processPassTemplate.ts). */
-  'pass-template-processing': { templateId: string; version: number };
-  /** Take one step of a wallet messaging batch: validate, wait, or send (src/resources/batches/batchSender.ts). */
-  'wallet-messaging': { batchId: string };
-}
-
-/** The name of a queue. */
-export type QueueName = keyof JobPayloads;
-
-/** pg-boss settings of a queue, applied at every start. */
-export type QueueSettings = QueueOptions & {
-  /** Wake workers through LISTEN/NOTIFY as soon as a job commits, instead of at their next poll. */
-  notify?: boolean;
-};
-
-/**
- * Settings per queue. Template processing takes milliseconds, so a job active for 60 s belongs
- * to a dead worker and is retried; transient failures (the database away) retry up to 4 times
- * with exponential backoff from 1 s. Finished jobs are kept 7 days for inspection.
- */
-export const QUEUE_SETTINGS: Record<QueueName, QueueSettings> = {
-  'pass-template-processing': {
-    retryLimit: 4,
-    retryDelay: 1,
-    retryBackoff: true,
-    expireInSeconds: 60,
-    deleteAfterSeconds: 7 * 24 * 3600,
-    notify: true,
-  },
-  // A run sends a bounded number of chunks (a few seconds) and hands the rest to a new job, so
-  // 5 minutes active means a dead worker. Retries back off from 2 s up to 5 minutes; a job
-  // scheduled months ahead is kept until 14 days past its start (pg-boss's default retention).
-  // No NOTIFY: most of these jobs start at a time (a batch's scheduledAt), which NOTIFY does not
-  // announce, and with NOTIFY on pg-boss polls only every 30 s; without it workers poll every
-  // `pollingIntervalSeconds`, so a batch starts at most that long after its time.
-  'wallet-messaging': {
-    retryLimit: 8,
-    retryDelay: 2,
-    retryBackoff: true,
-    retryDelayMax: 300,
-    expireInSeconds: 300,
-    deleteAfterSeconds: 7 * 24 * 3600,
-    notify: false,
-  },
-};
-
-/** A job as a handler receives it. */
-export interface QueuedJob<Q extends QueueName> {
-  /** The pg-boss job id (a UUID). */
-  id: string;
-  data: JobPayloads[Q];
-  /** Attempts already failed before this one (0 on the first run). */
-  retryCount: number;
-  /** Retries allowed; when `retryCount === retryLimit` this is the last attempt. */
-  retryLimit: number;
-}
-
-/** Handles one job. Throwing fails the attempt; pg-boss retries it per {@link QUEUE_SETTINGS}. */
-export type JobHandler<Q extends QueueName> = (job: QueuedJob<Q>) => Promise<void>;
+import type { AnyJobDefinition, JobDefinition, QueuedJob } from './jobDefinition.ts';
 
 /** Options of {@link createJobQueue}. */
 export interface JobQueueOptions {
@@ -109,18 +48,35 @@ export interface JobQueue {
   /**
    * Enqueues a job through the caller's transaction (it commits with it).
    * @param tx The Prisma interactive transaction of the write the job acts on.
+   * @param queue The job's definition (its payload type checks `data`).
    * @param options.id A UUID to use as the job id (default: pg-boss makes one).
    * @param options.startAfterSeconds Delay before the job may run, in seconds from the
    *   database's clock (default 0: at once).
+   * @param options.singletonKey On a queue with the `stately` policy, at most one job per key
+   *   waits at a time: a job sent while another with the key is queued is coalesced into it.
+   * @returns The job id, or null when the job was coalesced into a queued one.
+   * @throws Error when the queue is not started, or pg-boss refused a job without a singleton key.
+   */
+  send<Payload>(
+    tx: PrismaExecutor,
+    queue: JobDefinition<Payload, never>,
+    data: NoInfer<Payload>,
+    options?: { id?: string; startAfterSeconds?: number; singletonKey?: string },
+  ): Promise<string | null>;
+  /**
+   * Enqueues a job on pg-boss's own connection, outside any transaction (for work that is already
+   * stored, e.g. resuming it at start).
    * @returns The job id.
    * @throws Error when the queue is not started, or pg-boss refused the job.
    */
-  send<Q extends QueueName>(tx: PrismaExecutor, queue: Q, data: JobPayloads[Q], options?: { id?: string; startAfterSeconds?: number }): Promise<string>;
+  enqueue<Payload>(queue: JobDefinition<Payload, never>, data: NoInfer<Payload>): Promise<string>;
   /**
-   * Runs `handler` for the jobs of `queue` in this process, one at a time, until `stop()`.
+   * Runs `handler` for the jobs of `queue` in this process until `stop()`: up to
+   * `queue.settings.batchSize` jobs at a time (default 1), fetching again at once while fetches
+   * come back full. A job whose handler throws fails alone and is retried per the queue's settings.
    * @throws Error when the queue is not started.
    */
-  work<Q extends QueueName>(queue: Q, handler: JobHandler<Q>): Promise<void>;
+  work<Payload>(queue: JobDefinition<Payload, never>, handler: (job: QueuedJob<Payload>) => Promise<void>): Promise<void>;
   /** Stops workers (waiting for running jobs, bounded) and pg-boss's timers and connections. Idempotent. */
   stop(): Promise<void>;
 }
@@ -133,8 +89,9 @@ const NO_JOB = '00000000-0000-0000-0000-000000000000';
  * @param db The open database; pg-boss reuses its PGlite instance, or opens its own small pool
  *   (at most 4 connections plus 1 for LISTEN) on the same PostgreSQL database.
  * @param logger Receives pg-boss errors and warnings.
+ * @param queues Every job definition of the service (src/queues.ts): `start()` creates their queues.
  */
-export function createJobQueue(db: Database, logger: Logger, options: JobQueueOptions = {}): JobQueue {
+export function createJobQueue(db: Database, logger: Logger, queues: readonly AnyJobDefinition<never>[], options: JobQueueOptions = {}): JobQueue {
   const common = { schedule: false, useListenNotify: true } as const;
   const boss =
     db.driver.kind === 'pglite'
@@ -155,9 +112,12 @@ export function createJobQueue(db: Database, logger: Logger, options: JobQueueOp
     start: () =>
       (starting ??= (async () => {
         await boss.start();
-        for (const [name, { notify, ...settings }] of Object.entries(QUEUE_SETTINGS)) {
-          await boss.createQueue(name, { ...settings, notify });
-          await boss.updateQueue(name, { ...settings, notify });
+        for (const { name, settings } of queues) {
+          const { batchSize: _worker, ...queueSettings } = settings;
+          await boss.createQueue(name, queueSettings);
+          // The policy of a queue is fixed when it is created; the rest follows the definition.
+          const { policy: _policy, ...updatable } = queueSettings;
+          await boss.updateQueue(name, updatable);
           await boss.findJobs(name, { id: NO_JOB });
         }
         started = true;
@@ -165,27 +125,51 @@ export function createJobQueue(db: Database, logger: Logger, options: JobQueueOp
 
     async send(tx, queue, data, sendOptions = {}) {
       assertStarted();
-      const id = await boss.send(queue, data, {
+      const id = await boss.send(queue.name, data as object, {
         db: fromPrisma(tx),
         ...(sendOptions.id ? { id: sendOptions.id } : {}),
         ...(sendOptions.startAfterSeconds ? { startAfter: sendOptions.startAfterSeconds } : {}),
+        ...(sendOptions.singletonKey ? { singletonKey: sendOptions.singletonKey } : {}),
       });
-      if (!id) throw new Error(`pg-boss did not accept the ${queue} job.`);
+      if (!id && !sendOptions.singletonKey) throw new Error(`pg-boss did not accept the ${queue.name} job.`);
+      return id;
+    },
+
+    async enqueue(queue, data) {
+      assertStarted();
+      const id = await boss.send(queue.name, data as object);
+      if (!id) throw new Error(`pg-boss did not accept the ${queue.name} job.`);
       return id;
     },
 
     async work(queue, handler) {
       assertStarted();
+      const batchSize = queue.settings.batchSize ?? 1;
       await boss.work(
-        queue,
-        // NOTIFY is a hint pg-boss may miss (a notification that lands while the worker is between
-        // fetches); polling stays the floor, at the same interval whether or not LISTEN is up.
-        { includeMetadata: true, batchSize: 1, pollingIntervalSeconds, notifyPollingIntervalSeconds: pollingIntervalSeconds },
-        async (jobs: JobWithMetadata<JobPayloads[typeof queue]>[]) => {
-          for (const job of jobs) {
-            await handler({ id: job.id, data: job.data, retryCount: job.retryCount, retryLimit: job.retryLimit });
-          }
+        queue.name,
+        {
+          includeMetadata: true,
+          batchSize,
+          // Without it a worker waits a polling interval after every fetch, even a full one: a
+          // burst of 30 jobs took 30 intervals. pg-boss ignores it at batchSize 1.
+          burstWhenBatchFull: true,
+          perJobResults: true,
+          // NOTIFY is a hint pg-boss may miss (a notification that lands while the worker is between
+          // fetches); polling stays the floor, at the same interval whether or not LISTEN is up.
+          pollingIntervalSeconds,
+          notifyPollingIntervalSeconds: pollingIntervalSeconds,
         },
+        async (jobs: JobWithMetadata<object>[]): Promise<JobResult[]> =>
+          Promise.all(
+            jobs.map(async (job): Promise<JobResult> => {
+              try {
+                await handler({ id: job.id, data: job.data as never, retryCount: job.retryCount, retryLimit: job.retryLimit });
+                return { id: job.id, status: 'completed' };
+              } catch (error) {
+                return { id: job.id, status: 'failed', output: { message: String((error as Error)?.message ?? error) } };
+              }
+            }),
+          ),
       );
     },
 

@@ -1,40 +1,37 @@
 /**
- * The handler of every queue (src/jobs/queue.ts), and the one call that starts them all in a
- * process: the server runs them in-process, `npm run worker` (src/worker.ts) on their own.
- * The {@link HANDLERS} type makes the compiler insist on a handler for every queue.
+ * Starts a worker for every job definition on a started queue, each wrapped in the one retry
+ * policy (src/jobs/retryPolicy.ts). The server runs them in-process, `npm run worker`
+ * (src/worker.ts) on their own; both pass the definitions of `src/queues.ts`.
  *
  * @module jobs/workers
  */
-import type { Database } from '../db/database.ts';
-import type { Clock } from '../http/operation.ts';
 import type { Logger } from '../logger.ts';
-import { passTemplateProcessingHandler } from '../resources/passTemplates/processPassTemplate.ts';
-import { walletMessagingHandler } from '../resources/batches/batchSender.ts';
-import type { JobHandler, JobQueue, QueueName } from './queue.ts';
-
-/** What job handlers are built from. */
-export interface WorkerDependencies {
-  db: Database;
-  logger: Logger;
-  /** Defaults to the system clock. */
-  clock?: Clock;
-}
-
-/** What a handler is built from: the worker's dependencies and the queue (to enqueue follow-up jobs). */
-export type HandlerDependencies = Required<WorkerDependencies> & { jobs: JobQueue };
-
-const HANDLERS: { [Q in QueueName]: (deps: HandlerDependencies) => JobHandler<Q> } = {
-  'pass-template-processing': passTemplateProcessingHandler,
-  'wallet-messaging': walletMessagingHandler,
-};
+import type { AnyJobDefinition } from './jobDefinition.ts';
+import type { JobQueue } from './queue.ts';
+import { withRetryPolicy } from './retryPolicy.ts';
 
 /**
- * Starts a worker for every queue on a started queue; they run until `queue.stop()`.
- * @throws Error when the queue is not started.
+ * Starts the workers; they run until `queue.stop()`. First enqueues a job for each piece of work
+ * the database says is under way (the definitions' `inFlight`): after a crash, the jobs of the
+ * dead process stay claimed until their `expireInSeconds` runs out, and this takes the work up
+ * again within a polling interval of the start instead. Those definitions' work is safe to run
+ * again and concurrently, so a duplicate of a job that is still queued or running elsewhere
+ * changes nothing.
+ * @param definitions The job definitions to work on (their queues were created by `queue.start()`).
+ * @param dependencies What the definitions' work gets (the runtime).
+ * @throws Error when the queue is not started, or an `inFlight` query fails.
  */
-export async function startWorkers(queue: JobQueue, deps: WorkerDependencies): Promise<void> {
-  const full = { clock: { now: () => new Date() }, ...deps, jobs: queue };
-  const work = <Q extends QueueName>(name: Q) => queue.work(name, HANDLERS[name](full));
-  for (const name of Object.keys(HANDLERS) as QueueName[]) await work(name);
-  deps.logger.info({ queues: Object.keys(HANDLERS) }, 'job workers started');
+export async function startWorkers<Dependencies>(
+  queue: JobQueue,
+  definitions: readonly AnyJobDefinition<Dependencies>[],
+  dependencies: Dependencies,
+  logger: Logger,
+): Promise<void> {
+  for (const definition of definitions) {
+    const payloads = definition.inFlight ? await definition.inFlight(dependencies) : [];
+    for (const payload of payloads) await queue.enqueue(definition as AnyJobDefinition<never>, payload as never);
+    if (payloads.length) logger.info({ queue: definition.name, resumed: payloads.length }, 'resuming work left in progress');
+  }
+  for (const definition of definitions) await queue.work(definition as AnyJobDefinition<never>, withRetryPolicy(definition, dependencies, logger));
+  logger.info({ queues: definitions.map((d) => d.name) }, 'job workers started');
 }

@@ -7,7 +7,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { UnauthorizedError } from '../http/errors.ts';
+import { AuthenticationError } from '../errors.ts';
 import { bearerCredential, sha256Hex } from './apiTokens.ts';
 import { readOrCreateSecretFile } from './secretFile.ts';
 
@@ -43,10 +43,10 @@ export async function resolveAdminToken(config: Config, logger: Logger): Promise
  */
 export function verifyAdminToken(expected: string | undefined, authorization: string | undefined): void {
   if (!expected) {
-    throw new UnauthorizedError('The administration API is disabled: the operator has not set ADMIN_TOKEN.');
+    throw new AuthenticationError('The administration API is disabled: the operator has not set ADMIN_TOKEN.');
   }
   const presented = bearerCredential(authorization);
   if (!timingSafeEqual(Buffer.from(sha256Hex(presented), 'hex'), Buffer.from(sha256Hex(expected), 'hex'))) {
-    throw new UnauthorizedError('The administration token is wrong.');
+    throw new AuthenticationError('The administration token is wrong.');
   }
 }

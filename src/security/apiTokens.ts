@@ -9,7 +9,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { PrismaClient } from '../db/database.ts';
-import { UnauthorizedError } from '../http/errors.ts';
+import { AuthenticationError } from '../errors.ts';
 
 /** Shape of every API key. */
 export const API_TOKEN_PATTERN = /^wps_[A-Za-z0-9_-]{43}$/;
@@ -41,9 +41,9 @@ export function generateApiToken(): GeneratedApiToken {
  * @throws UnauthorizedError when the header is missing or not a bearer credential.
  */
 export function bearerCredential(header: string | undefined): string {
-  if (!header) throw new UnauthorizedError('The Authorization header is missing; send "Authorization: Bearer <API key>".', 'invalid_request');
+  if (!header) throw new AuthenticationError('The Authorization header is missing; send "Authorization: Bearer <API key>".', 'invalid_request');
   const match = /^Bearer[ ]+([A-Za-z0-9._~+/-]+=*)\s*$/i.exec(header);
-  if (!match?.[1]) throw new UnauthorizedError('The Authorization header must be "Bearer <API key>".', 'invalid_request');
+  if (!match?.[1]) throw new AuthenticationError('The Authorization header must be "Bearer <API key>".', 'invalid_request');
   return match[1];
 }
 
@@ -65,7 +65,7 @@ interface TokenCandidate {
  * @throws UnauthorizedError when the key is malformed, unknown or revoked.
  */
 export async function authenticateApiToken(prisma: PrismaClient, token: string, now: Date): Promise<string> {
-  if (!API_TOKEN_PATTERN.test(token)) throw new UnauthorizedError('The API key is malformed.');
+  if (!API_TOKEN_PATTERN.test(token)) throw new AuthenticationError('The API key is malformed.');
   const presented = Buffer.from(sha256Hex(token), 'hex');
   // Raw SQL on purpose: this runs on every request, and a typed findMany costs about twice the
   // client CPU of the same statement through $queryRaw (measured: ≈ 290 vs 190 µs per call).
@@ -73,8 +73,8 @@ export async function authenticateApiToken(prisma: PrismaClient, token: string, 
     SELECT id, account_id AS "accountId", token_hash AS "tokenHash", revoked_at AS "revokedAt", last_used_at AS "lastUsedAt"
       FROM api_tokens WHERE prefix = ${token.slice(0, API_TOKEN_PREFIX_LENGTH)}`;
   const match = candidates.find((c) => timingSafeEqual(Buffer.from(c.tokenHash, 'hex'), presented));
-  if (!match) throw new UnauthorizedError('The API key is unknown.');
-  if (match.revokedAt) throw new UnauthorizedError('The API key has been revoked.');
+  if (!match) throw new AuthenticationError('The API key is unknown.');
+  if (match.revokedAt) throw new AuthenticationError('The API key has been revoked.');
   if (!match.lastUsedAt || now.getTime() - match.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
     await prisma.apiToken.update({ where: { id: match.id }, data: { lastUsedAt: now } });
   }

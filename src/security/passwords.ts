@@ -1,5 +1,5 @@
 /**
- * Password hashing for readers (spec §2.5: the password is write-only). Passwords are stored only
+ * Password hashing for readers (PassEntry API reference: the reader resource: the password is write-only). Passwords are stored only
  * as salted scrypt hashes (RFC 7914, Node's `crypto.scrypt`) and never logged.
  *
  * Stored form: `scrypt$<N>$<r>$<p>$<salt base64url>$<hash base64url>` — the cost parameters are

@@ -1,6 +1,6 @@
 /**
  * Encryption of secrets at rest: the reader configuration's NFC private key and reader API key
- * (spec §2.6, issue 5) are stored only as AES-256-GCM ciphertexts and decrypted only to answer
+ * (PassEntry API reference: the reader configuration resource) are stored only as AES-256-GCM ciphertexts and decrypted only to answer
  * `getReaderConfiguration`.
  *
  * Sealed form (bytes): `0x01` (format version) ‖ 12-byte random IV ‖ 16-byte GCM tag ‖

@@ -11,7 +11,7 @@
  *
  * @module wallet/applePass
  */
-import { fieldTranslations, placedFields, type PlacedField, type TemplateDesign, type TemplateType, type TransitType } from '../resources/passTemplates/design.ts';
+import { fieldTranslations, placedFields, type PlacedField, type TemplateDesign, type TemplateType, type TransitType } from './templateDesign.ts';
 
 /** What processing stores for Apple Wallet. */
 export interface ApplePassArtefact {
@@ -22,12 +22,6 @@ export interface ApplePassArtefact {
    * (written as `"text" = "translation";` lines into `<lang>.lproj/pass.strings`).
    */
   strings: Record<string, Record<string, string>>;
-  /**
-   * Bundle image files and the URLs to fetch them from (`icon.png`, `logo.png`, `strip.png` from
-   * the banner). The watermark stays in the version's design snapshot for the step that fetches
-   * and composes the images when passes are built.
-   */
-  images: Record<string, string>;
 }
 
 /** `pass.json` style key per template type (the contract's TemplateType table). */
@@ -74,7 +68,12 @@ export function appleColor(hex: string): string {
 }
 
 function fieldDictionary({ field }: PlacedField): Record<string, string> {
-  return { key: field.id ?? '', ...(field.label ? { label: field.label } : {}), value: field.defaultValue ?? '' };
+  return {
+    key: field.id ?? '',
+    ...(field.label ? { label: field.label } : {}),
+    value: field.defaultValue ?? '',
+    ...(field.changeMessage ? { changeMessage: field.changeMessage } : {}),
+  };
 }
 
 function localisedStrings(fields: PlacedField[]): ApplePassArtefact['strings'] {
@@ -122,10 +121,5 @@ export function renderApplePass(design: TemplateDesign): ApplePassArtefact {
   }
   const storeIds = design.appLinking.apple.appStoreUrl.map((url) => Number(/\/id(\d+)/.exec(url)?.[1]));
   if (storeIds.length) passJson.associatedStoreIdentifiers = storeIds;
-
-  const images: Record<string, string> = {};
-  if (design.images.icon) images['icon.png'] = design.images.icon;
-  if (design.images.logo) images['logo.png'] = design.images.logo;
-  if (design.images.banner) images['strip.png'] = design.images.banner;
-  return { passJson, strings: localisedStrings(fields), images };
+  return { passJson, strings: localisedStrings(fields) };
 }

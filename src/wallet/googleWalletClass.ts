@@ -17,7 +17,7 @@ import {
   type TemplateDesign,
   type TemplateType,
   type TransitType,
-} from '../resources/passTemplates/design.ts';
+} from './templateDesign.ts';
 import { barcodeMessage } from './applePass.ts';
 
 /** The Google Wallet class type per template type (the contract's TemplateType table). */

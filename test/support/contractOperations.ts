@@ -43,7 +43,7 @@ export interface ContractOperation extends DocumentOperation {
   /** Methods documented on the operation's path, upper case (the `Allow` header of a 405). */
   pathMethods: string[];
   /** The security scheme the operation requires (`none` for `security: []`). */
-  auth: 'bearerAuth' | 'adminAuth' | 'none';
+  auth: 'bearerAuth' | 'adminAuth' | 'applePass' | 'none';
   /** Path, query and header parameters, path-level ones included, `$ref`s resolved, `example` set from the first named example. */
   parameters: ParameterObject[];
   /** Whether the operation documents a request body. */
@@ -73,7 +73,7 @@ function firstExample(document: Document, holder: { example?: unknown; examples?
 
 /**
  * Lists every operation of a contract (default: generated/openapi.json) in document order.
- * @throws Error when an operation's security names a scheme other than bearerAuth/adminAuth, or
+ * @throws Error when an operation's security names a scheme other than bearerAuth/adminAuth/applePass, or
  *   uses more than one — the walkers would not know how to authenticate.
  */
 export function contractOperations(document: Document = loadApiDocument()): ContractOperation[] {
@@ -83,7 +83,7 @@ export function contractOperations(document: Document = loadApiDocument()): Cont
     const item = document.paths[op.path]! as Record<string, unknown> & { parameters?: unknown[] };
     const operation = item[op.method] as OperationObject;
     const schemes = (operation.security ?? rootSecurity).flatMap((requirement) => Object.keys(requirement));
-    if (schemes.length > 1 || (schemes[0] !== undefined && schemes[0] !== 'bearerAuth' && schemes[0] !== 'adminAuth')) {
+    if (schemes.length > 1 || (schemes[0] !== undefined && !['bearerAuth', 'adminAuth', 'applePass'].includes(schemes[0]))) {
       throw new Error(`${op.operationId}: unsupported security ${JSON.stringify(schemes)}; teach test/support/contractOperations.ts`);
     }
     const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) => {
@@ -154,3 +154,9 @@ export function validRequest(op: ContractOperation, extraQuery: Record<string, s
   const search = query.toString();
   return { method: op.method, url: search ? `${path}?${search}` : path, headers, body: op.bodyExample };
 }
+
+/**
+ * An `Authorization` header of the `ApplePass` form that no pass has: it passes the form check
+ * (so validation errors can be provoked) and is refused with 401 by the operation.
+ */
+export const UNKNOWN_APPLE_PASS_AUTHORIZATION = { Authorization: `ApplePass ${'t'.repeat(32)}` };

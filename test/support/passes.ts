@@ -5,6 +5,7 @@
  */
 import type { Response, Test } from 'supertest';
 import type { TestService } from './testService.ts';
+import { ICON_PNG, LOGO_PNG } from './images.ts';
 
 /** A loyalty template: `points` (the loyalty field), `member`, `tier`, `terms`; a custom barcode; a place and a beacon. */
 export function loyaltyTemplate(overrides: Record<string, unknown> = {}) {
@@ -15,7 +16,7 @@ export function loyaltyTemplate(overrides: Record<string, unknown> = {}) {
     notificationHeader: 'Coffee Club news',
     description: 'Loyalty card of the Coffee Club',
     colors: { background: '#1A2B3C', label: '#F5D76E', text: '#FFFFFF' },
-    images: { logo: 'https://cdn.example.com/brand/logo.png', icon: 'https://cdn.example.com/brand/icon.png' },
+    images: { logo: LOGO_PNG, icon: ICON_PNG },
     fields: {
       header: { one: { id: 'points', label: 'Points', defaultValue: '0', localisation: { de: { label: 'Punkte' } } } },
       central: { one: { id: 'member', label: 'Member', defaultValue: 'Guest' } },
@@ -34,7 +35,7 @@ export function plainTemplate(overrides: Record<string, unknown> = {}) {
   return {
     name: 'Event pass',
     templateType: 'generic',
-    images: { icon: 'https://cdn.example.com/icon.png' },
+    images: { icon: ICON_PNG },
     fields: { central: { one: { id: 'guest', label: 'Guest', defaultValue: 'Anonymous' } } },
     ...overrides,
   };

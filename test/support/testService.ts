@@ -24,9 +24,10 @@ import type { OpenApiDocument } from '../../src/http/routes.ts';
 import type { Config } from '../../src/config.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { createLogger } from '../../src/logger.ts';
-import { createJobQueue, type JobQueue } from '../../src/jobs/queue.ts';
-import { startWorkers } from '../../src/jobs/workers.ts';
-import type { Clock } from '../../src/http/operation.ts';
+import type { JobQueue } from '../../src/jobs/queue.ts';
+import { assembleRuntime, startJobs, type Runtime } from '../../src/runtime.ts';
+import type { ApnsClient } from '../../src/wallet/apple/apns.ts';
+import type { Clock } from '../../src/clock.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
 import { recordingContractHits } from './contractCoverage.ts';
 
@@ -46,8 +47,15 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     rateLimitPerSecond: 0,
     bodyLimitBytes: 1024 * 1024,
     shutdownTimeoutMs: 1000,
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 30_000,
+    authFailuresPerMinute: 0,
+    trustProxy: false,
     secretsKey: undefined,
     applePassTypeId: 'pass.dev.wallet-pass-service',
+    appleAllowDevelopmentCertificates: true,
+    imageFetchAllowPrivate: false,
+    apnsUrl: 'https://apns.invalid',
     ...overrides,
   };
 }
@@ -78,6 +86,8 @@ export interface TestServiceOptions {
   jobs?: 'off' | 'enqueue' | 'work';
   /** On PGlite, keep the database on disk so that `restart()` can reopen it (PostgreSQL always can). */
   persistent?: boolean;
+  /** The APNs client (e.g. one trusting test/support/fakeApns.ts); default: one that reaches nothing. */
+  apns?: ApnsClient;
 }
 
 export interface TestService {
@@ -102,6 +112,8 @@ export interface TestService {
   createEntity(accountId: string, name?: string): Promise<string>;
   /** The job queue the app enqueues into (started unless `jobs` is `off`). */
   jobs: JobQueue;
+  /** What the app runs with (database, queue, secrets, clock …). */
+  runtime: Runtime;
   /**
    * Stops this service (its jobs and its database handle, keeping the data) and starts a new one
    * on the same database, as a restarted server; the options replace this service's.
@@ -130,19 +142,18 @@ async function serviceOn(database: TestDatabase, options: TestServiceOptions): P
   const adminToken = `wpa_${randomBytes(24).toString('base64url')}`;
   const secretsKey = options.secretsKey ?? randomBytes(32);
   const logger = createLogger('info', sink);
-  const jobs = createJobQueue(database.db, logger, { pollingIntervalSeconds: 0.5, stopTimeoutMs: 1000 });
-  if (options.jobs === 'enqueue' || options.jobs === 'work') await jobs.start();
-  if (options.jobs === 'work') await startWorkers(jobs, { db: database.db, logger, ...(options.clock ? { clock: options.clock } : {}) });
-  const app = createApp({
-    db: database.db,
+  const runtime = assembleRuntime({
     config: testConfig(options.config),
     logger,
-    clock: options.clock,
-    adminToken,
+    db: database.db,
     secretsKey,
-    apiDocument: options.apiDocument,
-    jobs,
+    clock: options.clock,
+    jobQueue: { pollingIntervalSeconds: 0.5, stopTimeoutMs: 1000 },
+    ...(options.apns ? { apns: options.apns } : {}),
   });
+  const { jobs } = runtime;
+  if (options.jobs === 'enqueue' || options.jobs === 'work') await startJobs(runtime, { work: options.jobs === 'work' });
+  const app = createApp({ runtime, adminToken, apiDocument: options.apiDocument });
   const recorded = recordingContractHits(app, bundledContract);
   const api = supertest.agent(recorded);
   const adminAuth = () => ({ Authorization: `Bearer ${adminToken}` });
@@ -165,13 +176,16 @@ async function serviceOn(database: TestDatabase, options: TestServiceOptions): P
       return res.body.data.id as string;
     },
     jobs,
+    runtime,
     async restart(next = {}) {
       await jobs.stop();
+      if (!options.apns) await runtime.apns.close();
       await database.db.close();
-      return serviceOn({ ...database, db: await database.reopen() }, next);
+      return serviceOn({ ...database, db: await database.reopen() }, { secretsKey, ...next });
     },
     async close() {
       await jobs.stop();
+      if (!options.apns) await runtime.apns.close();
       await database.drop();
     },
   };

@@ -410,7 +410,13 @@ export const ModelName = {
   Scan: 'Scan',
   Batch: 'Batch',
   BatchRecipient: 'BatchRecipient',
-  BatchDelivery: 'BatchDelivery'
+  BatchDelivery: 'BatchDelivery',
+  AppleConfiguration: 'AppleConfiguration',
+  PassTemplateImage: 'PassTemplateImage',
+  AppleDevice: 'AppleDevice',
+  AppleRegistration: 'AppleRegistration',
+  AppleDeviceLog: 'AppleDeviceLog',
+  DeliveryAttempt: 'DeliveryAttempt'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -426,7 +432,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "account" | "apiToken" | "entity" | "reader" | "readerConfiguration" | "passTemplate" | "passTemplateVersion" | "pass" | "loyaltyLedgerEntry" | "idempotencyKey" | "scan" | "batch" | "batchRecipient" | "batchDelivery"
+    modelProps: "account" | "apiToken" | "entity" | "reader" | "readerConfiguration" | "passTemplate" | "passTemplateVersion" | "pass" | "loyaltyLedgerEntry" | "idempotencyKey" | "scan" | "batch" | "batchRecipient" | "batchDelivery" | "appleConfiguration" | "passTemplateImage" | "appleDevice" | "appleRegistration" | "appleDeviceLog" | "deliveryAttempt"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1466,6 +1472,450 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    AppleConfiguration: {
+      payload: Prisma.$AppleConfigurationPayload<ExtArgs>
+      fields: Prisma.AppleConfigurationFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AppleConfigurationFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleConfigurationPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AppleConfigurationFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleConfigurationPayload>
+        }
+        findFirst: {
+          args: Prisma.AppleConfigurationFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleConfigurationPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AppleConfigurationFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleConfigurationPayload>
+        }
+        findMany: {
+          args: Prisma.AppleConfigurationFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleConfigurationPayload>[]
+        }
+        create: {
+          args: Prisma.AppleConfigurationCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleConfigurationPayload>
+        }
+        createMany: {
+          args: Prisma.AppleConfigurationCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AppleConfigurationCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleConfigurationPayload>[]
+        }
+        delete: {
+          args: Prisma.AppleConfigurationDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleConfigurationPayload>
+        }
+        update: {
+          args: Prisma.AppleConfigurationUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleConfigurationPayload>
+        }
+        deleteMany: {
+          args: Prisma.AppleConfigurationDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AppleConfigurationUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AppleConfigurationUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleConfigurationPayload>[]
+        }
+        upsert: {
+          args: Prisma.AppleConfigurationUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleConfigurationPayload>
+        }
+        aggregate: {
+          args: Prisma.AppleConfigurationAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAppleConfiguration>
+        }
+        groupBy: {
+          args: Prisma.AppleConfigurationGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AppleConfigurationGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AppleConfigurationCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AppleConfigurationCountAggregateOutputType> | number
+        }
+      }
+    }
+    PassTemplateImage: {
+      payload: Prisma.$PassTemplateImagePayload<ExtArgs>
+      fields: Prisma.PassTemplateImageFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PassTemplateImageFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateImagePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PassTemplateImageFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateImagePayload>
+        }
+        findFirst: {
+          args: Prisma.PassTemplateImageFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateImagePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PassTemplateImageFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateImagePayload>
+        }
+        findMany: {
+          args: Prisma.PassTemplateImageFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateImagePayload>[]
+        }
+        create: {
+          args: Prisma.PassTemplateImageCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateImagePayload>
+        }
+        createMany: {
+          args: Prisma.PassTemplateImageCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PassTemplateImageCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateImagePayload>[]
+        }
+        delete: {
+          args: Prisma.PassTemplateImageDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateImagePayload>
+        }
+        update: {
+          args: Prisma.PassTemplateImageUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateImagePayload>
+        }
+        deleteMany: {
+          args: Prisma.PassTemplateImageDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PassTemplateImageUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PassTemplateImageUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateImagePayload>[]
+        }
+        upsert: {
+          args: Prisma.PassTemplateImageUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassTemplateImagePayload>
+        }
+        aggregate: {
+          args: Prisma.PassTemplateImageAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePassTemplateImage>
+        }
+        groupBy: {
+          args: Prisma.PassTemplateImageGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PassTemplateImageGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PassTemplateImageCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PassTemplateImageCountAggregateOutputType> | number
+        }
+      }
+    }
+    AppleDevice: {
+      payload: Prisma.$AppleDevicePayload<ExtArgs>
+      fields: Prisma.AppleDeviceFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AppleDeviceFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDevicePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AppleDeviceFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDevicePayload>
+        }
+        findFirst: {
+          args: Prisma.AppleDeviceFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDevicePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AppleDeviceFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDevicePayload>
+        }
+        findMany: {
+          args: Prisma.AppleDeviceFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDevicePayload>[]
+        }
+        create: {
+          args: Prisma.AppleDeviceCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDevicePayload>
+        }
+        createMany: {
+          args: Prisma.AppleDeviceCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AppleDeviceCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDevicePayload>[]
+        }
+        delete: {
+          args: Prisma.AppleDeviceDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDevicePayload>
+        }
+        update: {
+          args: Prisma.AppleDeviceUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDevicePayload>
+        }
+        deleteMany: {
+          args: Prisma.AppleDeviceDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AppleDeviceUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AppleDeviceUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDevicePayload>[]
+        }
+        upsert: {
+          args: Prisma.AppleDeviceUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDevicePayload>
+        }
+        aggregate: {
+          args: Prisma.AppleDeviceAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAppleDevice>
+        }
+        groupBy: {
+          args: Prisma.AppleDeviceGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AppleDeviceGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AppleDeviceCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AppleDeviceCountAggregateOutputType> | number
+        }
+      }
+    }
+    AppleRegistration: {
+      payload: Prisma.$AppleRegistrationPayload<ExtArgs>
+      fields: Prisma.AppleRegistrationFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AppleRegistrationFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleRegistrationPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AppleRegistrationFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleRegistrationPayload>
+        }
+        findFirst: {
+          args: Prisma.AppleRegistrationFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleRegistrationPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AppleRegistrationFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleRegistrationPayload>
+        }
+        findMany: {
+          args: Prisma.AppleRegistrationFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleRegistrationPayload>[]
+        }
+        create: {
+          args: Prisma.AppleRegistrationCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleRegistrationPayload>
+        }
+        createMany: {
+          args: Prisma.AppleRegistrationCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AppleRegistrationCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleRegistrationPayload>[]
+        }
+        delete: {
+          args: Prisma.AppleRegistrationDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleRegistrationPayload>
+        }
+        update: {
+          args: Prisma.AppleRegistrationUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleRegistrationPayload>
+        }
+        deleteMany: {
+          args: Prisma.AppleRegistrationDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AppleRegistrationUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AppleRegistrationUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleRegistrationPayload>[]
+        }
+        upsert: {
+          args: Prisma.AppleRegistrationUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleRegistrationPayload>
+        }
+        aggregate: {
+          args: Prisma.AppleRegistrationAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAppleRegistration>
+        }
+        groupBy: {
+          args: Prisma.AppleRegistrationGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AppleRegistrationGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AppleRegistrationCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AppleRegistrationCountAggregateOutputType> | number
+        }
+      }
+    }
+    AppleDeviceLog: {
+      payload: Prisma.$AppleDeviceLogPayload<ExtArgs>
+      fields: Prisma.AppleDeviceLogFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AppleDeviceLogFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDeviceLogPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AppleDeviceLogFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDeviceLogPayload>
+        }
+        findFirst: {
+          args: Prisma.AppleDeviceLogFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDeviceLogPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AppleDeviceLogFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDeviceLogPayload>
+        }
+        findMany: {
+          args: Prisma.AppleDeviceLogFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDeviceLogPayload>[]
+        }
+        create: {
+          args: Prisma.AppleDeviceLogCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDeviceLogPayload>
+        }
+        createMany: {
+          args: Prisma.AppleDeviceLogCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AppleDeviceLogCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDeviceLogPayload>[]
+        }
+        delete: {
+          args: Prisma.AppleDeviceLogDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDeviceLogPayload>
+        }
+        update: {
+          args: Prisma.AppleDeviceLogUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDeviceLogPayload>
+        }
+        deleteMany: {
+          args: Prisma.AppleDeviceLogDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AppleDeviceLogUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AppleDeviceLogUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDeviceLogPayload>[]
+        }
+        upsert: {
+          args: Prisma.AppleDeviceLogUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AppleDeviceLogPayload>
+        }
+        aggregate: {
+          args: Prisma.AppleDeviceLogAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAppleDeviceLog>
+        }
+        groupBy: {
+          args: Prisma.AppleDeviceLogGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AppleDeviceLogGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AppleDeviceLogCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AppleDeviceLogCountAggregateOutputType> | number
+        }
+      }
+    }
+    DeliveryAttempt: {
+      payload: Prisma.$DeliveryAttemptPayload<ExtArgs>
+      fields: Prisma.DeliveryAttemptFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.DeliveryAttemptFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DeliveryAttemptPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.DeliveryAttemptFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DeliveryAttemptPayload>
+        }
+        findFirst: {
+          args: Prisma.DeliveryAttemptFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DeliveryAttemptPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.DeliveryAttemptFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DeliveryAttemptPayload>
+        }
+        findMany: {
+          args: Prisma.DeliveryAttemptFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DeliveryAttemptPayload>[]
+        }
+        create: {
+          args: Prisma.DeliveryAttemptCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DeliveryAttemptPayload>
+        }
+        createMany: {
+          args: Prisma.DeliveryAttemptCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.DeliveryAttemptCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DeliveryAttemptPayload>[]
+        }
+        delete: {
+          args: Prisma.DeliveryAttemptDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DeliveryAttemptPayload>
+        }
+        update: {
+          args: Prisma.DeliveryAttemptUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DeliveryAttemptPayload>
+        }
+        deleteMany: {
+          args: Prisma.DeliveryAttemptDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.DeliveryAttemptUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.DeliveryAttemptUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DeliveryAttemptPayload>[]
+        }
+        upsert: {
+          args: Prisma.DeliveryAttemptUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DeliveryAttemptPayload>
+        }
+        aggregate: {
+          args: Prisma.DeliveryAttemptAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateDeliveryAttempt>
+        }
+        groupBy: {
+          args: Prisma.DeliveryAttemptGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.DeliveryAttemptGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.DeliveryAttemptCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.DeliveryAttemptCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1603,7 +2053,8 @@ export const PassTemplateScalarFieldEnum = {
   processingStatus: 'processingStatus',
   processingErrors: 'processingErrors',
   createdAt: 'createdAt',
-  updatedAt: 'updatedAt'
+  updatedAt: 'updatedAt',
+  applePassTypeIdentifier: 'applePassTypeIdentifier'
 } as const
 
 export type PassTemplateScalarFieldEnum = (typeof PassTemplateScalarFieldEnum)[keyof typeof PassTemplateScalarFieldEnum]
@@ -1647,7 +2098,8 @@ export const PassScalarFieldEnum = {
   deactivatedAt: 'deactivatedAt',
   nullifiedAt: 'nullifiedAt',
   createdAt: 'createdAt',
-  updatedAt: 'updatedAt'
+  updatedAt: 'updatedAt',
+  appleAuthenticationToken: 'appleAuthenticationToken'
 } as const
 
 export type PassScalarFieldEnum = (typeof PassScalarFieldEnum)[keyof typeof PassScalarFieldEnum]
@@ -1738,10 +2190,99 @@ export const BatchDeliveryScalarFieldEnum = {
   status: 'status',
   message: 'message',
   error: 'error',
-  createdAt: 'createdAt'
+  createdAt: 'createdAt',
+  devices: 'devices',
+  pushError: 'pushError',
+  pushedAt: 'pushedAt'
 } as const
 
 export type BatchDeliveryScalarFieldEnum = (typeof BatchDeliveryScalarFieldEnum)[keyof typeof BatchDeliveryScalarFieldEnum]
+
+
+export const AppleConfigurationScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  passTypeIdentifier: 'passTypeIdentifier',
+  teamIdentifier: 'teamIdentifier',
+  organizationName: 'organizationName',
+  certificatePem: 'certificatePem',
+  privateKeyEncrypted: 'privateKeyEncrypted',
+  wwdrCertificatePem: 'wwdrCertificatePem',
+  certificateFingerprint: 'certificateFingerprint',
+  certificateNotAfter: 'certificateNotAfter',
+  wwdrIsAppleG4: 'wwdrIsAppleG4',
+  pushError: 'pushError',
+  pushErrorAt: 'pushErrorAt',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type AppleConfigurationScalarFieldEnum = (typeof AppleConfigurationScalarFieldEnum)[keyof typeof AppleConfigurationScalarFieldEnum]
+
+
+export const PassTemplateImageScalarFieldEnum = {
+  templateId: 'templateId',
+  version: 'version',
+  accountId: 'accountId',
+  name: 'name',
+  png: 'png',
+  width: 'width',
+  height: 'height'
+} as const
+
+export type PassTemplateImageScalarFieldEnum = (typeof PassTemplateImageScalarFieldEnum)[keyof typeof PassTemplateImageScalarFieldEnum]
+
+
+export const AppleDeviceScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  deviceLibraryIdentifier: 'deviceLibraryIdentifier',
+  pushToken: 'pushToken',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type AppleDeviceScalarFieldEnum = (typeof AppleDeviceScalarFieldEnum)[keyof typeof AppleDeviceScalarFieldEnum]
+
+
+export const AppleRegistrationScalarFieldEnum = {
+  deviceId: 'deviceId',
+  passId: 'passId',
+  accountId: 'accountId',
+  passTypeIdentifier: 'passTypeIdentifier',
+  createdAt: 'createdAt',
+  renewedAt: 'renewedAt'
+} as const
+
+export type AppleRegistrationScalarFieldEnum = (typeof AppleRegistrationScalarFieldEnum)[keyof typeof AppleRegistrationScalarFieldEnum]
+
+
+export const AppleDeviceLogScalarFieldEnum = {
+  id: 'id',
+  message: 'message',
+  createdAt: 'createdAt'
+} as const
+
+export type AppleDeviceLogScalarFieldEnum = (typeof AppleDeviceLogScalarFieldEnum)[keyof typeof AppleDeviceLogScalarFieldEnum]
+
+
+export const DeliveryAttemptScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  passId: 'passId',
+  channel: 'channel',
+  target: 'target',
+  operation: 'operation',
+  outcome: 'outcome',
+  status: 'status',
+  reason: 'reason',
+  jobId: 'jobId',
+  attempt: 'attempt',
+  batchId: 'batchId',
+  createdAt: 'createdAt'
+} as const
+
+export type DeliveryAttemptScalarFieldEnum = (typeof DeliveryAttemptScalarFieldEnum)[keyof typeof DeliveryAttemptScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -2086,6 +2627,20 @@ export type ListEnumBatchDeliveryStatusFieldRefInput<$PrismaModel> = FieldRefInp
 
 
 /**
+ * Reference to a field of type 'DeliveryChannel'
+ */
+export type EnumDeliveryChannelFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'DeliveryChannel'>
+    
+
+
+/**
+ * Reference to a field of type 'DeliveryChannel[]'
+ */
+export type ListEnumDeliveryChannelFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'DeliveryChannel[]'>
+    
+
+
+/**
  * Reference to a field of type 'Float'
  */
 export type FloatFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Float'>
@@ -2263,6 +2818,12 @@ export type GlobalOmitConfig = {
   batch?: Prisma.BatchOmit
   batchRecipient?: Prisma.BatchRecipientOmit
   batchDelivery?: Prisma.BatchDeliveryOmit
+  appleConfiguration?: Prisma.AppleConfigurationOmit
+  passTemplateImage?: Prisma.PassTemplateImageOmit
+  appleDevice?: Prisma.AppleDeviceOmit
+  appleRegistration?: Prisma.AppleRegistrationOmit
+  appleDeviceLog?: Prisma.AppleDeviceLogOmit
+  deliveryAttempt?: Prisma.DeliveryAttemptOmit
 }
 
 /* Types for Logging */

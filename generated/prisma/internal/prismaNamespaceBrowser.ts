@@ -64,7 +64,13 @@ export const ModelName = {
   Scan: 'Scan',
   Batch: 'Batch',
   BatchRecipient: 'BatchRecipient',
-  BatchDelivery: 'BatchDelivery'
+  BatchDelivery: 'BatchDelivery',
+  AppleConfiguration: 'AppleConfiguration',
+  PassTemplateImage: 'PassTemplateImage',
+  AppleDevice: 'AppleDevice',
+  AppleRegistration: 'AppleRegistration',
+  AppleDeviceLog: 'AppleDeviceLog',
+  DeliveryAttempt: 'DeliveryAttempt'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -181,7 +187,8 @@ export const PassTemplateScalarFieldEnum = {
   processingStatus: 'processingStatus',
   processingErrors: 'processingErrors',
   createdAt: 'createdAt',
-  updatedAt: 'updatedAt'
+  updatedAt: 'updatedAt',
+  applePassTypeIdentifier: 'applePassTypeIdentifier'
 } as const
 
 export type PassTemplateScalarFieldEnum = (typeof PassTemplateScalarFieldEnum)[keyof typeof PassTemplateScalarFieldEnum]
@@ -225,7 +232,8 @@ export const PassScalarFieldEnum = {
   deactivatedAt: 'deactivatedAt',
   nullifiedAt: 'nullifiedAt',
   createdAt: 'createdAt',
-  updatedAt: 'updatedAt'
+  updatedAt: 'updatedAt',
+  appleAuthenticationToken: 'appleAuthenticationToken'
 } as const
 
 export type PassScalarFieldEnum = (typeof PassScalarFieldEnum)[keyof typeof PassScalarFieldEnum]
@@ -316,10 +324,99 @@ export const BatchDeliveryScalarFieldEnum = {
   status: 'status',
   message: 'message',
   error: 'error',
-  createdAt: 'createdAt'
+  createdAt: 'createdAt',
+  devices: 'devices',
+  pushError: 'pushError',
+  pushedAt: 'pushedAt'
 } as const
 
 export type BatchDeliveryScalarFieldEnum = (typeof BatchDeliveryScalarFieldEnum)[keyof typeof BatchDeliveryScalarFieldEnum]
+
+
+export const AppleConfigurationScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  passTypeIdentifier: 'passTypeIdentifier',
+  teamIdentifier: 'teamIdentifier',
+  organizationName: 'organizationName',
+  certificatePem: 'certificatePem',
+  privateKeyEncrypted: 'privateKeyEncrypted',
+  wwdrCertificatePem: 'wwdrCertificatePem',
+  certificateFingerprint: 'certificateFingerprint',
+  certificateNotAfter: 'certificateNotAfter',
+  wwdrIsAppleG4: 'wwdrIsAppleG4',
+  pushError: 'pushError',
+  pushErrorAt: 'pushErrorAt',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type AppleConfigurationScalarFieldEnum = (typeof AppleConfigurationScalarFieldEnum)[keyof typeof AppleConfigurationScalarFieldEnum]
+
+
+export const PassTemplateImageScalarFieldEnum = {
+  templateId: 'templateId',
+  version: 'version',
+  accountId: 'accountId',
+  name: 'name',
+  png: 'png',
+  width: 'width',
+  height: 'height'
+} as const
+
+export type PassTemplateImageScalarFieldEnum = (typeof PassTemplateImageScalarFieldEnum)[keyof typeof PassTemplateImageScalarFieldEnum]
+
+
+export const AppleDeviceScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  deviceLibraryIdentifier: 'deviceLibraryIdentifier',
+  pushToken: 'pushToken',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type AppleDeviceScalarFieldEnum = (typeof AppleDeviceScalarFieldEnum)[keyof typeof AppleDeviceScalarFieldEnum]
+
+
+export const AppleRegistrationScalarFieldEnum = {
+  deviceId: 'deviceId',
+  passId: 'passId',
+  accountId: 'accountId',
+  passTypeIdentifier: 'passTypeIdentifier',
+  createdAt: 'createdAt',
+  renewedAt: 'renewedAt'
+} as const
+
+export type AppleRegistrationScalarFieldEnum = (typeof AppleRegistrationScalarFieldEnum)[keyof typeof AppleRegistrationScalarFieldEnum]
+
+
+export const AppleDeviceLogScalarFieldEnum = {
+  id: 'id',
+  message: 'message',
+  createdAt: 'createdAt'
+} as const
+
+export type AppleDeviceLogScalarFieldEnum = (typeof AppleDeviceLogScalarFieldEnum)[keyof typeof AppleDeviceLogScalarFieldEnum]
+
+
+export const DeliveryAttemptScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  passId: 'passId',
+  channel: 'channel',
+  target: 'target',
+  operation: 'operation',
+  outcome: 'outcome',
+  status: 'status',
+  reason: 'reason',
+  jobId: 'jobId',
+  attempt: 'attempt',
+  batchId: 'batchId',
+  createdAt: 'createdAt'
+} as const
+
+export type DeliveryAttemptScalarFieldEnum = (typeof DeliveryAttemptScalarFieldEnum)[keyof typeof DeliveryAttemptScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -179,6 +179,11 @@ export type AccountWhereInput = {
   batches?: Prisma.BatchListRelationFilter
   batchRecipients?: Prisma.BatchRecipientListRelationFilter
   batchDeliveries?: Prisma.BatchDeliveryListRelationFilter
+  appleConfigurations?: Prisma.AppleConfigurationListRelationFilter
+  passTemplateImages?: Prisma.PassTemplateImageListRelationFilter
+  appleDevices?: Prisma.AppleDeviceListRelationFilter
+  appleRegistrations?: Prisma.AppleRegistrationListRelationFilter
+  deliveryAttempts?: Prisma.DeliveryAttemptListRelationFilter
 }
 
 export type AccountOrderByWithRelationInput = {
@@ -198,6 +203,11 @@ export type AccountOrderByWithRelationInput = {
   batches?: Prisma.BatchOrderByRelationAggregateInput
   batchRecipients?: Prisma.BatchRecipientOrderByRelationAggregateInput
   batchDeliveries?: Prisma.BatchDeliveryOrderByRelationAggregateInput
+  appleConfigurations?: Prisma.AppleConfigurationOrderByRelationAggregateInput
+  passTemplateImages?: Prisma.PassTemplateImageOrderByRelationAggregateInput
+  appleDevices?: Prisma.AppleDeviceOrderByRelationAggregateInput
+  appleRegistrations?: Prisma.AppleRegistrationOrderByRelationAggregateInput
+  deliveryAttempts?: Prisma.DeliveryAttemptOrderByRelationAggregateInput
 }
 
 export type AccountWhereUniqueInput = Prisma.AtLeast<{
@@ -220,6 +230,11 @@ export type AccountWhereUniqueInput = Prisma.AtLeast<{
   batches?: Prisma.BatchListRelationFilter
   batchRecipients?: Prisma.BatchRecipientListRelationFilter
   batchDeliveries?: Prisma.BatchDeliveryListRelationFilter
+  appleConfigurations?: Prisma.AppleConfigurationListRelationFilter
+  passTemplateImages?: Prisma.PassTemplateImageListRelationFilter
+  appleDevices?: Prisma.AppleDeviceListRelationFilter
+  appleRegistrations?: Prisma.AppleRegistrationListRelationFilter
+  deliveryAttempts?: Prisma.DeliveryAttemptListRelationFilter
 }, "id">
 
 export type AccountOrderByWithAggregationInput = {
@@ -257,6 +272,11 @@ export type AccountCreateInput = {
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateInput = {
@@ -276,6 +296,11 @@ export type AccountUncheckedCreateInput = {
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUpdateInput = {
@@ -295,6 +320,11 @@ export type AccountUpdateInput = {
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateInput = {
@@ -314,6 +344,11 @@ export type AccountUncheckedUpdateInput = {
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateManyInput = {
@@ -547,6 +582,76 @@ export type AccountUpdateOneRequiredWithoutBatchDeliveriesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutBatchDeliveriesInput, Prisma.AccountUpdateWithoutBatchDeliveriesInput>, Prisma.AccountUncheckedUpdateWithoutBatchDeliveriesInput>
 }
 
+export type AccountCreateNestedOneWithoutAppleConfigurationsInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutAppleConfigurationsInput, Prisma.AccountUncheckedCreateWithoutAppleConfigurationsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutAppleConfigurationsInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutAppleConfigurationsNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutAppleConfigurationsInput, Prisma.AccountUncheckedCreateWithoutAppleConfigurationsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutAppleConfigurationsInput
+  upsert?: Prisma.AccountUpsertWithoutAppleConfigurationsInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutAppleConfigurationsInput, Prisma.AccountUpdateWithoutAppleConfigurationsInput>, Prisma.AccountUncheckedUpdateWithoutAppleConfigurationsInput>
+}
+
+export type AccountCreateNestedOneWithoutPassTemplateImagesInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutPassTemplateImagesInput, Prisma.AccountUncheckedCreateWithoutPassTemplateImagesInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutPassTemplateImagesInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutPassTemplateImagesNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutPassTemplateImagesInput, Prisma.AccountUncheckedCreateWithoutPassTemplateImagesInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutPassTemplateImagesInput
+  upsert?: Prisma.AccountUpsertWithoutPassTemplateImagesInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutPassTemplateImagesInput, Prisma.AccountUpdateWithoutPassTemplateImagesInput>, Prisma.AccountUncheckedUpdateWithoutPassTemplateImagesInput>
+}
+
+export type AccountCreateNestedOneWithoutAppleDevicesInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutAppleDevicesInput, Prisma.AccountUncheckedCreateWithoutAppleDevicesInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutAppleDevicesInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutAppleDevicesNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutAppleDevicesInput, Prisma.AccountUncheckedCreateWithoutAppleDevicesInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutAppleDevicesInput
+  upsert?: Prisma.AccountUpsertWithoutAppleDevicesInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutAppleDevicesInput, Prisma.AccountUpdateWithoutAppleDevicesInput>, Prisma.AccountUncheckedUpdateWithoutAppleDevicesInput>
+}
+
+export type AccountCreateNestedOneWithoutAppleRegistrationsInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutAppleRegistrationsInput, Prisma.AccountUncheckedCreateWithoutAppleRegistrationsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutAppleRegistrationsInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutAppleRegistrationsNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutAppleRegistrationsInput, Prisma.AccountUncheckedCreateWithoutAppleRegistrationsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutAppleRegistrationsInput
+  upsert?: Prisma.AccountUpsertWithoutAppleRegistrationsInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutAppleRegistrationsInput, Prisma.AccountUpdateWithoutAppleRegistrationsInput>, Prisma.AccountUncheckedUpdateWithoutAppleRegistrationsInput>
+}
+
+export type AccountCreateNestedOneWithoutDeliveryAttemptsInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutDeliveryAttemptsInput, Prisma.AccountUncheckedCreateWithoutDeliveryAttemptsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutDeliveryAttemptsInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutDeliveryAttemptsNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutDeliveryAttemptsInput, Prisma.AccountUncheckedCreateWithoutDeliveryAttemptsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutDeliveryAttemptsInput
+  upsert?: Prisma.AccountUpsertWithoutDeliveryAttemptsInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutDeliveryAttemptsInput, Prisma.AccountUpdateWithoutDeliveryAttemptsInput>, Prisma.AccountUncheckedUpdateWithoutDeliveryAttemptsInput>
+}
+
 export type AccountCreateWithoutApiTokensInput = {
   id?: string
   name: string
@@ -563,6 +668,11 @@ export type AccountCreateWithoutApiTokensInput = {
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutApiTokensInput = {
@@ -581,6 +691,11 @@ export type AccountUncheckedCreateWithoutApiTokensInput = {
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutApiTokensInput = {
@@ -615,6 +730,11 @@ export type AccountUpdateWithoutApiTokensInput = {
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutApiTokensInput = {
@@ -633,6 +753,11 @@ export type AccountUncheckedUpdateWithoutApiTokensInput = {
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutEntitiesInput = {
@@ -651,6 +776,11 @@ export type AccountCreateWithoutEntitiesInput = {
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutEntitiesInput = {
@@ -669,6 +799,11 @@ export type AccountUncheckedCreateWithoutEntitiesInput = {
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutEntitiesInput = {
@@ -703,6 +838,11 @@ export type AccountUpdateWithoutEntitiesInput = {
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutEntitiesInput = {
@@ -721,6 +861,11 @@ export type AccountUncheckedUpdateWithoutEntitiesInput = {
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutReadersInput = {
@@ -739,6 +884,11 @@ export type AccountCreateWithoutReadersInput = {
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutReadersInput = {
@@ -757,6 +907,11 @@ export type AccountUncheckedCreateWithoutReadersInput = {
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutReadersInput = {
@@ -791,6 +946,11 @@ export type AccountUpdateWithoutReadersInput = {
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutReadersInput = {
@@ -809,6 +969,11 @@ export type AccountUncheckedUpdateWithoutReadersInput = {
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutReaderConfigurationsInput = {
@@ -827,6 +992,11 @@ export type AccountCreateWithoutReaderConfigurationsInput = {
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutReaderConfigurationsInput = {
@@ -845,6 +1015,11 @@ export type AccountUncheckedCreateWithoutReaderConfigurationsInput = {
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutReaderConfigurationsInput = {
@@ -879,6 +1054,11 @@ export type AccountUpdateWithoutReaderConfigurationsInput = {
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutReaderConfigurationsInput = {
@@ -897,6 +1077,11 @@ export type AccountUncheckedUpdateWithoutReaderConfigurationsInput = {
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutPassTemplatesInput = {
@@ -915,6 +1100,11 @@ export type AccountCreateWithoutPassTemplatesInput = {
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutPassTemplatesInput = {
@@ -933,6 +1123,11 @@ export type AccountUncheckedCreateWithoutPassTemplatesInput = {
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutPassTemplatesInput = {
@@ -967,6 +1162,11 @@ export type AccountUpdateWithoutPassTemplatesInput = {
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutPassTemplatesInput = {
@@ -985,6 +1185,11 @@ export type AccountUncheckedUpdateWithoutPassTemplatesInput = {
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutPassTemplateVersionsInput = {
@@ -1003,6 +1208,11 @@ export type AccountCreateWithoutPassTemplateVersionsInput = {
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutPassTemplateVersionsInput = {
@@ -1021,6 +1231,11 @@ export type AccountUncheckedCreateWithoutPassTemplateVersionsInput = {
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutPassTemplateVersionsInput = {
@@ -1055,6 +1270,11 @@ export type AccountUpdateWithoutPassTemplateVersionsInput = {
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutPassTemplateVersionsInput = {
@@ -1073,6 +1293,11 @@ export type AccountUncheckedUpdateWithoutPassTemplateVersionsInput = {
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutPassesInput = {
@@ -1091,6 +1316,11 @@ export type AccountCreateWithoutPassesInput = {
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutPassesInput = {
@@ -1109,6 +1339,11 @@ export type AccountUncheckedCreateWithoutPassesInput = {
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutPassesInput = {
@@ -1143,6 +1378,11 @@ export type AccountUpdateWithoutPassesInput = {
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutPassesInput = {
@@ -1161,6 +1401,11 @@ export type AccountUncheckedUpdateWithoutPassesInput = {
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutLoyaltyLedgerInput = {
@@ -1179,6 +1424,11 @@ export type AccountCreateWithoutLoyaltyLedgerInput = {
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutLoyaltyLedgerInput = {
@@ -1197,6 +1447,11 @@ export type AccountUncheckedCreateWithoutLoyaltyLedgerInput = {
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutLoyaltyLedgerInput = {
@@ -1231,6 +1486,11 @@ export type AccountUpdateWithoutLoyaltyLedgerInput = {
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutLoyaltyLedgerInput = {
@@ -1249,6 +1509,11 @@ export type AccountUncheckedUpdateWithoutLoyaltyLedgerInput = {
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutIdempotencyKeysInput = {
@@ -1267,6 +1532,11 @@ export type AccountCreateWithoutIdempotencyKeysInput = {
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutIdempotencyKeysInput = {
@@ -1285,6 +1555,11 @@ export type AccountUncheckedCreateWithoutIdempotencyKeysInput = {
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutIdempotencyKeysInput = {
@@ -1319,6 +1594,11 @@ export type AccountUpdateWithoutIdempotencyKeysInput = {
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutIdempotencyKeysInput = {
@@ -1337,6 +1617,11 @@ export type AccountUncheckedUpdateWithoutIdempotencyKeysInput = {
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutScansInput = {
@@ -1355,6 +1640,11 @@ export type AccountCreateWithoutScansInput = {
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutScansInput = {
@@ -1373,6 +1663,11 @@ export type AccountUncheckedCreateWithoutScansInput = {
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutScansInput = {
@@ -1407,6 +1702,11 @@ export type AccountUpdateWithoutScansInput = {
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutScansInput = {
@@ -1425,6 +1725,11 @@ export type AccountUncheckedUpdateWithoutScansInput = {
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutBatchesInput = {
@@ -1443,6 +1748,11 @@ export type AccountCreateWithoutBatchesInput = {
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutBatchesInput = {
@@ -1461,6 +1771,11 @@ export type AccountUncheckedCreateWithoutBatchesInput = {
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutBatchesInput = {
@@ -1495,6 +1810,11 @@ export type AccountUpdateWithoutBatchesInput = {
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutBatchesInput = {
@@ -1513,6 +1833,11 @@ export type AccountUncheckedUpdateWithoutBatchesInput = {
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutBatchRecipientsInput = {
@@ -1531,6 +1856,11 @@ export type AccountCreateWithoutBatchRecipientsInput = {
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutBatchRecipientsInput = {
@@ -1549,6 +1879,11 @@ export type AccountUncheckedCreateWithoutBatchRecipientsInput = {
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutBatchRecipientsInput = {
@@ -1583,6 +1918,11 @@ export type AccountUpdateWithoutBatchRecipientsInput = {
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutBatchRecipientsInput = {
@@ -1601,6 +1941,11 @@ export type AccountUncheckedUpdateWithoutBatchRecipientsInput = {
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutBatchDeliveriesInput = {
@@ -1619,6 +1964,11 @@ export type AccountCreateWithoutBatchDeliveriesInput = {
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutBatchDeliveriesInput = {
@@ -1637,6 +1987,11 @@ export type AccountUncheckedCreateWithoutBatchDeliveriesInput = {
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutBatchDeliveriesInput = {
@@ -1671,6 +2026,11 @@ export type AccountUpdateWithoutBatchDeliveriesInput = {
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutBatchDeliveriesInput = {
@@ -1689,6 +2049,551 @@ export type AccountUncheckedUpdateWithoutBatchDeliveriesInput = {
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutAppleConfigurationsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutAppleConfigurationsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutAppleConfigurationsInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutAppleConfigurationsInput, Prisma.AccountUncheckedCreateWithoutAppleConfigurationsInput>
+}
+
+export type AccountUpsertWithoutAppleConfigurationsInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutAppleConfigurationsInput, Prisma.AccountUncheckedUpdateWithoutAppleConfigurationsInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutAppleConfigurationsInput, Prisma.AccountUncheckedCreateWithoutAppleConfigurationsInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutAppleConfigurationsInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutAppleConfigurationsInput, Prisma.AccountUncheckedUpdateWithoutAppleConfigurationsInput>
+}
+
+export type AccountUpdateWithoutAppleConfigurationsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutAppleConfigurationsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutPassTemplateImagesInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutPassTemplateImagesInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutPassTemplateImagesInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutPassTemplateImagesInput, Prisma.AccountUncheckedCreateWithoutPassTemplateImagesInput>
+}
+
+export type AccountUpsertWithoutPassTemplateImagesInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutPassTemplateImagesInput, Prisma.AccountUncheckedUpdateWithoutPassTemplateImagesInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutPassTemplateImagesInput, Prisma.AccountUncheckedCreateWithoutPassTemplateImagesInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutPassTemplateImagesInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutPassTemplateImagesInput, Prisma.AccountUncheckedUpdateWithoutPassTemplateImagesInput>
+}
+
+export type AccountUpdateWithoutPassTemplateImagesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutPassTemplateImagesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutAppleDevicesInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutAppleDevicesInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutAppleDevicesInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutAppleDevicesInput, Prisma.AccountUncheckedCreateWithoutAppleDevicesInput>
+}
+
+export type AccountUpsertWithoutAppleDevicesInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutAppleDevicesInput, Prisma.AccountUncheckedUpdateWithoutAppleDevicesInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutAppleDevicesInput, Prisma.AccountUncheckedCreateWithoutAppleDevicesInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutAppleDevicesInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutAppleDevicesInput, Prisma.AccountUncheckedUpdateWithoutAppleDevicesInput>
+}
+
+export type AccountUpdateWithoutAppleDevicesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutAppleDevicesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutAppleRegistrationsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutAppleRegistrationsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutAppleRegistrationsInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutAppleRegistrationsInput, Prisma.AccountUncheckedCreateWithoutAppleRegistrationsInput>
+}
+
+export type AccountUpsertWithoutAppleRegistrationsInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutAppleRegistrationsInput, Prisma.AccountUncheckedUpdateWithoutAppleRegistrationsInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutAppleRegistrationsInput, Prisma.AccountUncheckedCreateWithoutAppleRegistrationsInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutAppleRegistrationsInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutAppleRegistrationsInput, Prisma.AccountUncheckedUpdateWithoutAppleRegistrationsInput>
+}
+
+export type AccountUpdateWithoutAppleRegistrationsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutAppleRegistrationsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutDeliveryAttemptsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutDeliveryAttemptsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutDeliveryAttemptsInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutDeliveryAttemptsInput, Prisma.AccountUncheckedCreateWithoutDeliveryAttemptsInput>
+}
+
+export type AccountUpsertWithoutDeliveryAttemptsInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutDeliveryAttemptsInput, Prisma.AccountUncheckedUpdateWithoutDeliveryAttemptsInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutDeliveryAttemptsInput, Prisma.AccountUncheckedCreateWithoutDeliveryAttemptsInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutDeliveryAttemptsInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutDeliveryAttemptsInput, Prisma.AccountUncheckedUpdateWithoutDeliveryAttemptsInput>
+}
+
+export type AccountUpdateWithoutDeliveryAttemptsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutDeliveryAttemptsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 
@@ -1710,6 +2615,11 @@ export type AccountCountOutputType = {
   batches: number
   batchRecipients: number
   batchDeliveries: number
+  appleConfigurations: number
+  passTemplateImages: number
+  appleDevices: number
+  appleRegistrations: number
+  deliveryAttempts: number
 }
 
 export type AccountCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1726,6 +2636,11 @@ export type AccountCountOutputTypeSelect<ExtArgs extends runtime.Types.Extension
   batches?: boolean | AccountCountOutputTypeCountBatchesArgs
   batchRecipients?: boolean | AccountCountOutputTypeCountBatchRecipientsArgs
   batchDeliveries?: boolean | AccountCountOutputTypeCountBatchDeliveriesArgs
+  appleConfigurations?: boolean | AccountCountOutputTypeCountAppleConfigurationsArgs
+  passTemplateImages?: boolean | AccountCountOutputTypeCountPassTemplateImagesArgs
+  appleDevices?: boolean | AccountCountOutputTypeCountAppleDevicesArgs
+  appleRegistrations?: boolean | AccountCountOutputTypeCountAppleRegistrationsArgs
+  deliveryAttempts?: boolean | AccountCountOutputTypeCountDeliveryAttemptsArgs
 }
 
 /**
@@ -1829,6 +2744,41 @@ export type AccountCountOutputTypeCountBatchDeliveriesArgs<ExtArgs extends runti
   where?: Prisma.BatchDeliveryWhereInput
 }
 
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountAppleConfigurationsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AppleConfigurationWhereInput
+}
+
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountPassTemplateImagesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.PassTemplateImageWhereInput
+}
+
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountAppleDevicesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AppleDeviceWhereInput
+}
+
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountAppleRegistrationsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AppleRegistrationWhereInput
+}
+
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountDeliveryAttemptsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.DeliveryAttemptWhereInput
+}
+
 
 export type AccountSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1847,6 +2797,11 @@ export type AccountSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   batches?: boolean | Prisma.Account$batchesArgs<ExtArgs>
   batchRecipients?: boolean | Prisma.Account$batchRecipientsArgs<ExtArgs>
   batchDeliveries?: boolean | Prisma.Account$batchDeliveriesArgs<ExtArgs>
+  appleConfigurations?: boolean | Prisma.Account$appleConfigurationsArgs<ExtArgs>
+  passTemplateImages?: boolean | Prisma.Account$passTemplateImagesArgs<ExtArgs>
+  appleDevices?: boolean | Prisma.Account$appleDevicesArgs<ExtArgs>
+  appleRegistrations?: boolean | Prisma.Account$appleRegistrationsArgs<ExtArgs>
+  deliveryAttempts?: boolean | Prisma.Account$deliveryAttemptsArgs<ExtArgs>
   _count?: boolean | Prisma.AccountCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["account"]>
 
@@ -1883,6 +2838,11 @@ export type AccountInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs
   batches?: boolean | Prisma.Account$batchesArgs<ExtArgs>
   batchRecipients?: boolean | Prisma.Account$batchRecipientsArgs<ExtArgs>
   batchDeliveries?: boolean | Prisma.Account$batchDeliveriesArgs<ExtArgs>
+  appleConfigurations?: boolean | Prisma.Account$appleConfigurationsArgs<ExtArgs>
+  passTemplateImages?: boolean | Prisma.Account$passTemplateImagesArgs<ExtArgs>
+  appleDevices?: boolean | Prisma.Account$appleDevicesArgs<ExtArgs>
+  appleRegistrations?: boolean | Prisma.Account$appleRegistrationsArgs<ExtArgs>
+  deliveryAttempts?: boolean | Prisma.Account$deliveryAttemptsArgs<ExtArgs>
   _count?: boolean | Prisma.AccountCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type AccountIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -1904,6 +2864,11 @@ export type $AccountPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     batches: Prisma.$BatchPayload<ExtArgs>[]
     batchRecipients: Prisma.$BatchRecipientPayload<ExtArgs>[]
     batchDeliveries: Prisma.$BatchDeliveryPayload<ExtArgs>[]
+    appleConfigurations: Prisma.$AppleConfigurationPayload<ExtArgs>[]
+    passTemplateImages: Prisma.$PassTemplateImagePayload<ExtArgs>[]
+    appleDevices: Prisma.$AppleDevicePayload<ExtArgs>[]
+    appleRegistrations: Prisma.$AppleRegistrationPayload<ExtArgs>[]
+    deliveryAttempts: Prisma.$DeliveryAttemptPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -2316,6 +3281,11 @@ export interface Prisma__AccountClient<T, Null = never, ExtArgs extends runtime.
   batches<T extends Prisma.Account$batchesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$batchesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   batchRecipients<T extends Prisma.Account$batchRecipientsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$batchRecipientsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchRecipientPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   batchDeliveries<T extends Prisma.Account$batchDeliveriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$batchDeliveriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchDeliveryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  appleConfigurations<T extends Prisma.Account$appleConfigurationsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$appleConfigurationsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AppleConfigurationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  passTemplateImages<T extends Prisma.Account$passTemplateImagesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$passTemplateImagesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PassTemplateImagePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  appleDevices<T extends Prisma.Account$appleDevicesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$appleDevicesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AppleDevicePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  appleRegistrations<T extends Prisma.Account$appleRegistrationsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$appleRegistrationsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AppleRegistrationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  deliveryAttempts<T extends Prisma.Account$deliveryAttemptsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$deliveryAttemptsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DeliveryAttemptPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -3050,6 +4020,126 @@ export type Account$batchDeliveriesArgs<ExtArgs extends runtime.Types.Extensions
   take?: number
   skip?: number
   distinct?: Prisma.BatchDeliveryScalarFieldEnum | Prisma.BatchDeliveryScalarFieldEnum[]
+}
+
+/**
+ * Account.appleConfigurations
+ */
+export type Account$appleConfigurationsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the AppleConfiguration
+   */
+  select?: Prisma.AppleConfigurationSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the AppleConfiguration
+   */
+  omit?: Prisma.AppleConfigurationOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AppleConfigurationInclude<ExtArgs> | null
+  where?: Prisma.AppleConfigurationWhereInput
+  orderBy?: Prisma.AppleConfigurationOrderByWithRelationInput | Prisma.AppleConfigurationOrderByWithRelationInput[]
+  cursor?: Prisma.AppleConfigurationWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AppleConfigurationScalarFieldEnum | Prisma.AppleConfigurationScalarFieldEnum[]
+}
+
+/**
+ * Account.passTemplateImages
+ */
+export type Account$passTemplateImagesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the PassTemplateImage
+   */
+  select?: Prisma.PassTemplateImageSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the PassTemplateImage
+   */
+  omit?: Prisma.PassTemplateImageOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PassTemplateImageInclude<ExtArgs> | null
+  where?: Prisma.PassTemplateImageWhereInput
+  orderBy?: Prisma.PassTemplateImageOrderByWithRelationInput | Prisma.PassTemplateImageOrderByWithRelationInput[]
+  cursor?: Prisma.PassTemplateImageWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.PassTemplateImageScalarFieldEnum | Prisma.PassTemplateImageScalarFieldEnum[]
+}
+
+/**
+ * Account.appleDevices
+ */
+export type Account$appleDevicesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the AppleDevice
+   */
+  select?: Prisma.AppleDeviceSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the AppleDevice
+   */
+  omit?: Prisma.AppleDeviceOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AppleDeviceInclude<ExtArgs> | null
+  where?: Prisma.AppleDeviceWhereInput
+  orderBy?: Prisma.AppleDeviceOrderByWithRelationInput | Prisma.AppleDeviceOrderByWithRelationInput[]
+  cursor?: Prisma.AppleDeviceWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AppleDeviceScalarFieldEnum | Prisma.AppleDeviceScalarFieldEnum[]
+}
+
+/**
+ * Account.appleRegistrations
+ */
+export type Account$appleRegistrationsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the AppleRegistration
+   */
+  select?: Prisma.AppleRegistrationSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the AppleRegistration
+   */
+  omit?: Prisma.AppleRegistrationOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AppleRegistrationInclude<ExtArgs> | null
+  where?: Prisma.AppleRegistrationWhereInput
+  orderBy?: Prisma.AppleRegistrationOrderByWithRelationInput | Prisma.AppleRegistrationOrderByWithRelationInput[]
+  cursor?: Prisma.AppleRegistrationWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AppleRegistrationScalarFieldEnum | Prisma.AppleRegistrationScalarFieldEnum[]
+}
+
+/**
+ * Account.deliveryAttempts
+ */
+export type Account$deliveryAttemptsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the DeliveryAttempt
+   */
+  select?: Prisma.DeliveryAttemptSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the DeliveryAttempt
+   */
+  omit?: Prisma.DeliveryAttemptOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.DeliveryAttemptInclude<ExtArgs> | null
+  where?: Prisma.DeliveryAttemptWhereInput
+  orderBy?: Prisma.DeliveryAttemptOrderByWithRelationInput | Prisma.DeliveryAttemptOrderByWithRelationInput[]
+  cursor?: Prisma.DeliveryAttemptWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.DeliveryAttemptScalarFieldEnum | Prisma.DeliveryAttemptScalarFieldEnum[]
 }
 
 /**

@@ -15,16 +15,26 @@ import type * as Prisma from "../internal/prismaNamespace.ts"
 /**
  * Model BatchDelivery
  * The delivery of a batch's message to one pass, written in the same statement that sets the
- * pass's latestMessage. The primary key (batch, pass) is what makes sending restartable: a pass
- * already delivered to is never messaged again by the batch. Device delivery (Apple/Google) will
- * report here.
+ * pass's latestMessage, then completed with the push to the pass's wallets. The primary key
+ * (batch, pass) is what makes sending restartable: a pass already delivered to is never messaged
+ * again by the batch, and a delivery whose push is pending is pushed by the next run.
  */
 export type BatchDeliveryModel = runtime.Types.Result.DefaultSelection<Prisma.$BatchDeliveryPayload>
 
 export type AggregateBatchDelivery = {
   _count: BatchDeliveryCountAggregateOutputType | null
+  _avg: BatchDeliveryAvgAggregateOutputType | null
+  _sum: BatchDeliverySumAggregateOutputType | null
   _min: BatchDeliveryMinAggregateOutputType | null
   _max: BatchDeliveryMaxAggregateOutputType | null
+}
+
+export type BatchDeliveryAvgAggregateOutputType = {
+  devices: number | null
+}
+
+export type BatchDeliverySumAggregateOutputType = {
+  devices: number | null
 }
 
 export type BatchDeliveryMinAggregateOutputType = {
@@ -35,6 +45,9 @@ export type BatchDeliveryMinAggregateOutputType = {
   message: string | null
   error: string | null
   createdAt: Date | null
+  devices: number | null
+  pushError: string | null
+  pushedAt: Date | null
 }
 
 export type BatchDeliveryMaxAggregateOutputType = {
@@ -45,6 +58,9 @@ export type BatchDeliveryMaxAggregateOutputType = {
   message: string | null
   error: string | null
   createdAt: Date | null
+  devices: number | null
+  pushError: string | null
+  pushedAt: Date | null
 }
 
 export type BatchDeliveryCountAggregateOutputType = {
@@ -55,9 +71,20 @@ export type BatchDeliveryCountAggregateOutputType = {
   message: number
   error: number
   createdAt: number
+  devices: number
+  pushError: number
+  pushedAt: number
   _all: number
 }
 
+
+export type BatchDeliveryAvgAggregateInputType = {
+  devices?: true
+}
+
+export type BatchDeliverySumAggregateInputType = {
+  devices?: true
+}
 
 export type BatchDeliveryMinAggregateInputType = {
   batchId?: true
@@ -67,6 +94,9 @@ export type BatchDeliveryMinAggregateInputType = {
   message?: true
   error?: true
   createdAt?: true
+  devices?: true
+  pushError?: true
+  pushedAt?: true
 }
 
 export type BatchDeliveryMaxAggregateInputType = {
@@ -77,6 +107,9 @@ export type BatchDeliveryMaxAggregateInputType = {
   message?: true
   error?: true
   createdAt?: true
+  devices?: true
+  pushError?: true
+  pushedAt?: true
 }
 
 export type BatchDeliveryCountAggregateInputType = {
@@ -87,6 +120,9 @@ export type BatchDeliveryCountAggregateInputType = {
   message?: true
   error?: true
   createdAt?: true
+  devices?: true
+  pushError?: true
+  pushedAt?: true
   _all?: true
 }
 
@@ -128,6 +164,18 @@ export type BatchDeliveryAggregateArgs<ExtArgs extends runtime.Types.Extensions.
   /**
    * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
    * 
+   * Select which fields to average
+  **/
+  _avg?: BatchDeliveryAvgAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
+   * Select which fields to sum
+  **/
+  _sum?: BatchDeliverySumAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
    * Select which fields to find the minimum value
   **/
   _min?: BatchDeliveryMinAggregateInputType
@@ -158,6 +206,8 @@ export type BatchDeliveryGroupByArgs<ExtArgs extends runtime.Types.Extensions.In
   take?: number
   skip?: number
   _count?: BatchDeliveryCountAggregateInputType | true
+  _avg?: BatchDeliveryAvgAggregateInputType
+  _sum?: BatchDeliverySumAggregateInputType
   _min?: BatchDeliveryMinAggregateInputType
   _max?: BatchDeliveryMaxAggregateInputType
 }
@@ -170,7 +220,12 @@ export type BatchDeliveryGroupByOutputType = {
   message: string | null
   error: string | null
   createdAt: Date
+  devices: number | null
+  pushError: string | null
+  pushedAt: Date | null
   _count: BatchDeliveryCountAggregateOutputType | null
+  _avg: BatchDeliveryAvgAggregateOutputType | null
+  _sum: BatchDeliverySumAggregateOutputType | null
   _min: BatchDeliveryMinAggregateOutputType | null
   _max: BatchDeliveryMaxAggregateOutputType | null
 }
@@ -201,6 +256,9 @@ export type BatchDeliveryWhereInput = {
   message?: Prisma.StringNullableFilter<"BatchDelivery"> | string | null
   error?: Prisma.StringNullableFilter<"BatchDelivery"> | string | null
   createdAt?: Prisma.DateTimeFilter<"BatchDelivery"> | Date | string
+  devices?: Prisma.IntNullableFilter<"BatchDelivery"> | number | null
+  pushError?: Prisma.StringNullableFilter<"BatchDelivery"> | string | null
+  pushedAt?: Prisma.DateTimeNullableFilter<"BatchDelivery"> | Date | string | null
   batch?: Prisma.XOR<Prisma.BatchScalarRelationFilter, Prisma.BatchWhereInput>
   pass?: Prisma.XOR<Prisma.PassScalarRelationFilter, Prisma.PassWhereInput>
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
@@ -214,6 +272,9 @@ export type BatchDeliveryOrderByWithRelationInput = {
   message?: Prisma.SortOrderInput | Prisma.SortOrder
   error?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+  devices?: Prisma.SortOrderInput | Prisma.SortOrder
+  pushError?: Prisma.SortOrderInput | Prisma.SortOrder
+  pushedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   batch?: Prisma.BatchOrderByWithRelationInput
   pass?: Prisma.PassOrderByWithRelationInput
   account?: Prisma.AccountOrderByWithRelationInput
@@ -231,6 +292,9 @@ export type BatchDeliveryWhereUniqueInput = Prisma.AtLeast<{
   message?: Prisma.StringNullableFilter<"BatchDelivery"> | string | null
   error?: Prisma.StringNullableFilter<"BatchDelivery"> | string | null
   createdAt?: Prisma.DateTimeFilter<"BatchDelivery"> | Date | string
+  devices?: Prisma.IntNullableFilter<"BatchDelivery"> | number | null
+  pushError?: Prisma.StringNullableFilter<"BatchDelivery"> | string | null
+  pushedAt?: Prisma.DateTimeNullableFilter<"BatchDelivery"> | Date | string | null
   batch?: Prisma.XOR<Prisma.BatchScalarRelationFilter, Prisma.BatchWhereInput>
   pass?: Prisma.XOR<Prisma.PassScalarRelationFilter, Prisma.PassWhereInput>
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
@@ -244,9 +308,14 @@ export type BatchDeliveryOrderByWithAggregationInput = {
   message?: Prisma.SortOrderInput | Prisma.SortOrder
   error?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+  devices?: Prisma.SortOrderInput | Prisma.SortOrder
+  pushError?: Prisma.SortOrderInput | Prisma.SortOrder
+  pushedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.BatchDeliveryCountOrderByAggregateInput
+  _avg?: Prisma.BatchDeliveryAvgOrderByAggregateInput
   _max?: Prisma.BatchDeliveryMaxOrderByAggregateInput
   _min?: Prisma.BatchDeliveryMinOrderByAggregateInput
+  _sum?: Prisma.BatchDeliverySumOrderByAggregateInput
 }
 
 export type BatchDeliveryScalarWhereWithAggregatesInput = {
@@ -260,6 +329,9 @@ export type BatchDeliveryScalarWhereWithAggregatesInput = {
   message?: Prisma.StringNullableWithAggregatesFilter<"BatchDelivery"> | string | null
   error?: Prisma.StringNullableWithAggregatesFilter<"BatchDelivery"> | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"BatchDelivery"> | Date | string
+  devices?: Prisma.IntNullableWithAggregatesFilter<"BatchDelivery"> | number | null
+  pushError?: Prisma.StringNullableWithAggregatesFilter<"BatchDelivery"> | string | null
+  pushedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"BatchDelivery"> | Date | string | null
 }
 
 export type BatchDeliveryCreateInput = {
@@ -267,6 +339,9 @@ export type BatchDeliveryCreateInput = {
   message?: string | null
   error?: string | null
   createdAt: Date | string
+  devices?: number | null
+  pushError?: string | null
+  pushedAt?: Date | string | null
   batch: Prisma.BatchCreateNestedOneWithoutDeliveriesInput
   pass: Prisma.PassCreateNestedOneWithoutBatchDeliveriesInput
   account: Prisma.AccountCreateNestedOneWithoutBatchDeliveriesInput
@@ -280,6 +355,9 @@ export type BatchDeliveryUncheckedCreateInput = {
   message?: string | null
   error?: string | null
   createdAt: Date | string
+  devices?: number | null
+  pushError?: string | null
+  pushedAt?: Date | string | null
 }
 
 export type BatchDeliveryUpdateInput = {
@@ -287,6 +365,9 @@ export type BatchDeliveryUpdateInput = {
   message?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  devices?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  pushError?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pushedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   batch?: Prisma.BatchUpdateOneRequiredWithoutDeliveriesNestedInput
   pass?: Prisma.PassUpdateOneRequiredWithoutBatchDeliveriesNestedInput
   account?: Prisma.AccountUpdateOneRequiredWithoutBatchDeliveriesNestedInput
@@ -300,6 +381,9 @@ export type BatchDeliveryUncheckedUpdateInput = {
   message?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  devices?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  pushError?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pushedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type BatchDeliveryCreateManyInput = {
@@ -310,6 +394,9 @@ export type BatchDeliveryCreateManyInput = {
   message?: string | null
   error?: string | null
   createdAt: Date | string
+  devices?: number | null
+  pushError?: string | null
+  pushedAt?: Date | string | null
 }
 
 export type BatchDeliveryUpdateManyMutationInput = {
@@ -317,6 +404,9 @@ export type BatchDeliveryUpdateManyMutationInput = {
   message?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  devices?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  pushError?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pushedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type BatchDeliveryUncheckedUpdateManyInput = {
@@ -327,6 +417,9 @@ export type BatchDeliveryUncheckedUpdateManyInput = {
   message?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  devices?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  pushError?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pushedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type BatchDeliveryListRelationFilter = {
@@ -352,6 +445,13 @@ export type BatchDeliveryCountOrderByAggregateInput = {
   message?: Prisma.SortOrder
   error?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+  devices?: Prisma.SortOrder
+  pushError?: Prisma.SortOrder
+  pushedAt?: Prisma.SortOrder
+}
+
+export type BatchDeliveryAvgOrderByAggregateInput = {
+  devices?: Prisma.SortOrder
 }
 
 export type BatchDeliveryMaxOrderByAggregateInput = {
@@ -362,6 +462,9 @@ export type BatchDeliveryMaxOrderByAggregateInput = {
   message?: Prisma.SortOrder
   error?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+  devices?: Prisma.SortOrder
+  pushError?: Prisma.SortOrder
+  pushedAt?: Prisma.SortOrder
 }
 
 export type BatchDeliveryMinOrderByAggregateInput = {
@@ -372,6 +475,13 @@ export type BatchDeliveryMinOrderByAggregateInput = {
   message?: Prisma.SortOrder
   error?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+  devices?: Prisma.SortOrder
+  pushError?: Prisma.SortOrder
+  pushedAt?: Prisma.SortOrder
+}
+
+export type BatchDeliverySumOrderByAggregateInput = {
+  devices?: Prisma.SortOrder
 }
 
 export type BatchDeliveryCreateNestedManyWithoutAccountInput = {
@@ -509,6 +619,9 @@ export type BatchDeliveryCreateWithoutAccountInput = {
   message?: string | null
   error?: string | null
   createdAt: Date | string
+  devices?: number | null
+  pushError?: string | null
+  pushedAt?: Date | string | null
   batch: Prisma.BatchCreateNestedOneWithoutDeliveriesInput
   pass: Prisma.PassCreateNestedOneWithoutBatchDeliveriesInput
 }
@@ -520,6 +633,9 @@ export type BatchDeliveryUncheckedCreateWithoutAccountInput = {
   message?: string | null
   error?: string | null
   createdAt: Date | string
+  devices?: number | null
+  pushError?: string | null
+  pushedAt?: Date | string | null
 }
 
 export type BatchDeliveryCreateOrConnectWithoutAccountInput = {
@@ -559,6 +675,9 @@ export type BatchDeliveryScalarWhereInput = {
   message?: Prisma.StringNullableFilter<"BatchDelivery"> | string | null
   error?: Prisma.StringNullableFilter<"BatchDelivery"> | string | null
   createdAt?: Prisma.DateTimeFilter<"BatchDelivery"> | Date | string
+  devices?: Prisma.IntNullableFilter<"BatchDelivery"> | number | null
+  pushError?: Prisma.StringNullableFilter<"BatchDelivery"> | string | null
+  pushedAt?: Prisma.DateTimeNullableFilter<"BatchDelivery"> | Date | string | null
 }
 
 export type BatchDeliveryCreateWithoutPassInput = {
@@ -566,6 +685,9 @@ export type BatchDeliveryCreateWithoutPassInput = {
   message?: string | null
   error?: string | null
   createdAt: Date | string
+  devices?: number | null
+  pushError?: string | null
+  pushedAt?: Date | string | null
   batch: Prisma.BatchCreateNestedOneWithoutDeliveriesInput
   account: Prisma.AccountCreateNestedOneWithoutBatchDeliveriesInput
 }
@@ -577,6 +699,9 @@ export type BatchDeliveryUncheckedCreateWithoutPassInput = {
   message?: string | null
   error?: string | null
   createdAt: Date | string
+  devices?: number | null
+  pushError?: string | null
+  pushedAt?: Date | string | null
 }
 
 export type BatchDeliveryCreateOrConnectWithoutPassInput = {
@@ -610,6 +735,9 @@ export type BatchDeliveryCreateWithoutBatchInput = {
   message?: string | null
   error?: string | null
   createdAt: Date | string
+  devices?: number | null
+  pushError?: string | null
+  pushedAt?: Date | string | null
   pass: Prisma.PassCreateNestedOneWithoutBatchDeliveriesInput
   account: Prisma.AccountCreateNestedOneWithoutBatchDeliveriesInput
 }
@@ -621,6 +749,9 @@ export type BatchDeliveryUncheckedCreateWithoutBatchInput = {
   message?: string | null
   error?: string | null
   createdAt: Date | string
+  devices?: number | null
+  pushError?: string | null
+  pushedAt?: Date | string | null
 }
 
 export type BatchDeliveryCreateOrConnectWithoutBatchInput = {
@@ -656,6 +787,9 @@ export type BatchDeliveryCreateManyAccountInput = {
   message?: string | null
   error?: string | null
   createdAt: Date | string
+  devices?: number | null
+  pushError?: string | null
+  pushedAt?: Date | string | null
 }
 
 export type BatchDeliveryUpdateWithoutAccountInput = {
@@ -663,6 +797,9 @@ export type BatchDeliveryUpdateWithoutAccountInput = {
   message?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  devices?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  pushError?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pushedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   batch?: Prisma.BatchUpdateOneRequiredWithoutDeliveriesNestedInput
   pass?: Prisma.PassUpdateOneRequiredWithoutBatchDeliveriesNestedInput
 }
@@ -674,6 +811,9 @@ export type BatchDeliveryUncheckedUpdateWithoutAccountInput = {
   message?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  devices?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  pushError?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pushedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type BatchDeliveryUncheckedUpdateManyWithoutAccountInput = {
@@ -683,6 +823,9 @@ export type BatchDeliveryUncheckedUpdateManyWithoutAccountInput = {
   message?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  devices?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  pushError?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pushedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type BatchDeliveryCreateManyPassInput = {
@@ -692,6 +835,9 @@ export type BatchDeliveryCreateManyPassInput = {
   message?: string | null
   error?: string | null
   createdAt: Date | string
+  devices?: number | null
+  pushError?: string | null
+  pushedAt?: Date | string | null
 }
 
 export type BatchDeliveryUpdateWithoutPassInput = {
@@ -699,6 +845,9 @@ export type BatchDeliveryUpdateWithoutPassInput = {
   message?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  devices?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  pushError?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pushedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   batch?: Prisma.BatchUpdateOneRequiredWithoutDeliveriesNestedInput
   account?: Prisma.AccountUpdateOneRequiredWithoutBatchDeliveriesNestedInput
 }
@@ -710,6 +859,9 @@ export type BatchDeliveryUncheckedUpdateWithoutPassInput = {
   message?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  devices?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  pushError?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pushedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type BatchDeliveryUncheckedUpdateManyWithoutPassInput = {
@@ -719,6 +871,9 @@ export type BatchDeliveryUncheckedUpdateManyWithoutPassInput = {
   message?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  devices?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  pushError?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pushedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type BatchDeliveryCreateManyBatchInput = {
@@ -728,6 +883,9 @@ export type BatchDeliveryCreateManyBatchInput = {
   message?: string | null
   error?: string | null
   createdAt: Date | string
+  devices?: number | null
+  pushError?: string | null
+  pushedAt?: Date | string | null
 }
 
 export type BatchDeliveryUpdateWithoutBatchInput = {
@@ -735,6 +893,9 @@ export type BatchDeliveryUpdateWithoutBatchInput = {
   message?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  devices?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  pushError?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pushedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pass?: Prisma.PassUpdateOneRequiredWithoutBatchDeliveriesNestedInput
   account?: Prisma.AccountUpdateOneRequiredWithoutBatchDeliveriesNestedInput
 }
@@ -746,6 +907,9 @@ export type BatchDeliveryUncheckedUpdateWithoutBatchInput = {
   message?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  devices?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  pushError?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pushedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type BatchDeliveryUncheckedUpdateManyWithoutBatchInput = {
@@ -755,6 +919,9 @@ export type BatchDeliveryUncheckedUpdateManyWithoutBatchInput = {
   message?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  devices?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  pushError?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pushedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 
@@ -767,6 +934,9 @@ export type BatchDeliverySelect<ExtArgs extends runtime.Types.Extensions.Interna
   message?: boolean
   error?: boolean
   createdAt?: boolean
+  devices?: boolean
+  pushError?: boolean
+  pushedAt?: boolean
   batch?: boolean | Prisma.BatchDefaultArgs<ExtArgs>
   pass?: boolean | Prisma.PassDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
@@ -780,6 +950,9 @@ export type BatchDeliverySelectCreateManyAndReturn<ExtArgs extends runtime.Types
   message?: boolean
   error?: boolean
   createdAt?: boolean
+  devices?: boolean
+  pushError?: boolean
+  pushedAt?: boolean
   batch?: boolean | Prisma.BatchDefaultArgs<ExtArgs>
   pass?: boolean | Prisma.PassDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
@@ -793,6 +966,9 @@ export type BatchDeliverySelectUpdateManyAndReturn<ExtArgs extends runtime.Types
   message?: boolean
   error?: boolean
   createdAt?: boolean
+  devices?: boolean
+  pushError?: boolean
+  pushedAt?: boolean
   batch?: boolean | Prisma.BatchDefaultArgs<ExtArgs>
   pass?: boolean | Prisma.PassDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
@@ -806,9 +982,12 @@ export type BatchDeliverySelectScalar = {
   message?: boolean
   error?: boolean
   createdAt?: boolean
+  devices?: boolean
+  pushError?: boolean
+  pushedAt?: boolean
 }
 
-export type BatchDeliveryOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"batchId" | "passId" | "accountId" | "status" | "message" | "error" | "createdAt", ExtArgs["result"]["batchDelivery"]>
+export type BatchDeliveryOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"batchId" | "passId" | "accountId" | "status" | "message" | "error" | "createdAt" | "devices" | "pushError" | "pushedAt", ExtArgs["result"]["batchDelivery"]>
 export type BatchDeliveryInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   batch?: boolean | Prisma.BatchDefaultArgs<ExtArgs>
   pass?: boolean | Prisma.PassDefaultArgs<ExtArgs>
@@ -843,6 +1022,19 @@ export type $BatchDeliveryPayload<ExtArgs extends runtime.Types.Extensions.Inter
     message: string | null
     error: string | null
     createdAt: Date
+    /**
+     * Devices the message reached (0: the pass is in no wallet that takes pushes).
+     */
+    devices: number | null
+    /**
+     * Why no wallet that holds the pass could be reached, when none could.
+     */
+    pushError: string | null
+    /**
+     * When the message was pushed to the pass's wallets (null while the push is pending, and for
+     * failed deliveries).
+     */
+    pushedAt: Date | null
   }, ExtArgs["result"]["batchDelivery"]>
   composites: {}
 }
@@ -1276,6 +1468,9 @@ export interface BatchDeliveryFieldRefs {
   readonly message: Prisma.FieldRef<"BatchDelivery", 'String'>
   readonly error: Prisma.FieldRef<"BatchDelivery", 'String'>
   readonly createdAt: Prisma.FieldRef<"BatchDelivery", 'DateTime'>
+  readonly devices: Prisma.FieldRef<"BatchDelivery", 'Int'>
+  readonly pushError: Prisma.FieldRef<"BatchDelivery", 'String'>
+  readonly pushedAt: Prisma.FieldRef<"BatchDelivery", 'DateTime'>
 }
     
 

@@ -56,6 +56,7 @@ export type PassMinAggregateOutputType = {
   nullifiedAt: Date | null
   createdAt: Date | null
   updatedAt: Date | null
+  appleAuthenticationToken: runtime.Bytes | null
 }
 
 export type PassMaxAggregateOutputType = {
@@ -74,6 +75,7 @@ export type PassMaxAggregateOutputType = {
   nullifiedAt: Date | null
   createdAt: Date | null
   updatedAt: Date | null
+  appleAuthenticationToken: runtime.Bytes | null
 }
 
 export type PassCountAggregateOutputType = {
@@ -98,6 +100,7 @@ export type PassCountAggregateOutputType = {
   nullifiedAt: number
   createdAt: number
   updatedAt: number
+  appleAuthenticationToken: number
   _all: number
 }
 
@@ -126,6 +129,7 @@ export type PassMinAggregateInputType = {
   nullifiedAt?: true
   createdAt?: true
   updatedAt?: true
+  appleAuthenticationToken?: true
 }
 
 export type PassMaxAggregateInputType = {
@@ -144,6 +148,7 @@ export type PassMaxAggregateInputType = {
   nullifiedAt?: true
   createdAt?: true
   updatedAt?: true
+  appleAuthenticationToken?: true
 }
 
 export type PassCountAggregateInputType = {
@@ -168,6 +173,7 @@ export type PassCountAggregateInputType = {
   nullifiedAt?: true
   createdAt?: true
   updatedAt?: true
+  appleAuthenticationToken?: true
   _all?: true
 }
 
@@ -279,6 +285,7 @@ export type PassGroupByOutputType = {
   nullifiedAt: Date | null
   createdAt: Date
   updatedAt: Date
+  appleAuthenticationToken: runtime.Bytes | null
   _count: PassCountAggregateOutputType | null
   _avg: PassAvgAggregateOutputType | null
   _sum: PassSumAggregateOutputType | null
@@ -326,12 +333,15 @@ export type PassWhereInput = {
   nullifiedAt?: Prisma.DateTimeNullableFilter<"Pass"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Pass"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Pass"> | Date | string
+  appleAuthenticationToken?: Prisma.BytesNullableFilter<"Pass"> | runtime.Bytes | null
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
   template?: Prisma.XOR<Prisma.PassTemplateScalarRelationFilter, Prisma.PassTemplateWhereInput>
   ledger?: Prisma.LoyaltyLedgerEntryListRelationFilter
   scans?: Prisma.ScanListRelationFilter
   batchRecipients?: Prisma.BatchRecipientListRelationFilter
   batchDeliveries?: Prisma.BatchDeliveryListRelationFilter
+  appleRegistrations?: Prisma.AppleRegistrationListRelationFilter
+  deliveryAttempts?: Prisma.DeliveryAttemptListRelationFilter
 }
 
 export type PassOrderByWithRelationInput = {
@@ -356,12 +366,15 @@ export type PassOrderByWithRelationInput = {
   nullifiedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  appleAuthenticationToken?: Prisma.SortOrderInput | Prisma.SortOrder
   account?: Prisma.AccountOrderByWithRelationInput
   template?: Prisma.PassTemplateOrderByWithRelationInput
   ledger?: Prisma.LoyaltyLedgerEntryOrderByRelationAggregateInput
   scans?: Prisma.ScanOrderByRelationAggregateInput
   batchRecipients?: Prisma.BatchRecipientOrderByRelationAggregateInput
   batchDeliveries?: Prisma.BatchDeliveryOrderByRelationAggregateInput
+  appleRegistrations?: Prisma.AppleRegistrationOrderByRelationAggregateInput
+  deliveryAttempts?: Prisma.DeliveryAttemptOrderByRelationAggregateInput
 }
 
 export type PassWhereUniqueInput = Prisma.AtLeast<{
@@ -389,12 +402,15 @@ export type PassWhereUniqueInput = Prisma.AtLeast<{
   nullifiedAt?: Prisma.DateTimeNullableFilter<"Pass"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Pass"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Pass"> | Date | string
+  appleAuthenticationToken?: Prisma.BytesNullableFilter<"Pass"> | runtime.Bytes | null
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
   template?: Prisma.XOR<Prisma.PassTemplateScalarRelationFilter, Prisma.PassTemplateWhereInput>
   ledger?: Prisma.LoyaltyLedgerEntryListRelationFilter
   scans?: Prisma.ScanListRelationFilter
   batchRecipients?: Prisma.BatchRecipientListRelationFilter
   batchDeliveries?: Prisma.BatchDeliveryListRelationFilter
+  appleRegistrations?: Prisma.AppleRegistrationListRelationFilter
+  deliveryAttempts?: Prisma.DeliveryAttemptListRelationFilter
 }, "id">
 
 export type PassOrderByWithAggregationInput = {
@@ -419,6 +435,7 @@ export type PassOrderByWithAggregationInput = {
   nullifiedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  appleAuthenticationToken?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.PassCountOrderByAggregateInput
   _avg?: Prisma.PassAvgOrderByAggregateInput
   _max?: Prisma.PassMaxOrderByAggregateInput
@@ -451,6 +468,7 @@ export type PassScalarWhereWithAggregatesInput = {
   nullifiedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Pass"> | Date | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Pass"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Pass"> | Date | string
+  appleAuthenticationToken?: Prisma.BytesNullableWithAggregatesFilter<"Pass"> | runtime.Bytes | null
 }
 
 export type PassCreateInput = {
@@ -473,12 +491,15 @@ export type PassCreateInput = {
   nullifiedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
   account: Prisma.AccountCreateNestedOneWithoutPassesInput
   template: Prisma.PassTemplateCreateNestedOneWithoutPassesInput
   ledger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutPassInput
   scans?: Prisma.ScanCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
 }
 
 export type PassUncheckedCreateInput = {
@@ -503,10 +524,13 @@ export type PassUncheckedCreateInput = {
   nullifiedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
   ledger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutPassInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
 }
 
 export type PassUpdateInput = {
@@ -529,12 +553,15 @@ export type PassUpdateInput = {
   nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
   account?: Prisma.AccountUpdateOneRequiredWithoutPassesNestedInput
   template?: Prisma.PassTemplateUpdateOneRequiredWithoutPassesNestedInput
   ledger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutPassNestedInput
   scans?: Prisma.ScanUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
 }
 
 export type PassUncheckedUpdateInput = {
@@ -559,10 +586,13 @@ export type PassUncheckedUpdateInput = {
   nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
   ledger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutPassNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
 }
 
 export type PassCreateManyInput = {
@@ -587,6 +617,7 @@ export type PassCreateManyInput = {
   nullifiedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
 }
 
 export type PassUpdateManyMutationInput = {
@@ -609,6 +640,7 @@ export type PassUpdateManyMutationInput = {
   nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
 }
 
 export type PassUncheckedUpdateManyInput = {
@@ -633,6 +665,7 @@ export type PassUncheckedUpdateManyInput = {
   nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
 }
 
 export type PassListRelationFilter = {
@@ -675,6 +708,7 @@ export type PassCountOrderByAggregateInput = {
   nullifiedAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  appleAuthenticationToken?: Prisma.SortOrder
 }
 
 export type PassAvgOrderByAggregateInput = {
@@ -697,6 +731,7 @@ export type PassMaxOrderByAggregateInput = {
   nullifiedAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  appleAuthenticationToken?: Prisma.SortOrder
 }
 
 export type PassMinOrderByAggregateInput = {
@@ -715,6 +750,7 @@ export type PassMinOrderByAggregateInput = {
   nullifiedAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  appleAuthenticationToken?: Prisma.SortOrder
 }
 
 export type PassSumOrderByAggregateInput = {
@@ -832,6 +868,10 @@ export type NullableEnumPassDeviceTypeFieldUpdateOperationsInput = {
   set?: $Enums.PassDeviceType | null
 }
 
+export type NullableBytesFieldUpdateOperationsInput = {
+  set?: runtime.Bytes | null
+}
+
 export type PassCreateNestedOneWithoutLedgerInput = {
   create?: Prisma.XOR<Prisma.PassCreateWithoutLedgerInput, Prisma.PassUncheckedCreateWithoutLedgerInput>
   connectOrCreate?: Prisma.PassCreateOrConnectWithoutLedgerInput
@@ -890,6 +930,34 @@ export type PassUpdateOneRequiredWithoutBatchDeliveriesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.PassUpdateToOneWithWhereWithoutBatchDeliveriesInput, Prisma.PassUpdateWithoutBatchDeliveriesInput>, Prisma.PassUncheckedUpdateWithoutBatchDeliveriesInput>
 }
 
+export type PassCreateNestedOneWithoutAppleRegistrationsInput = {
+  create?: Prisma.XOR<Prisma.PassCreateWithoutAppleRegistrationsInput, Prisma.PassUncheckedCreateWithoutAppleRegistrationsInput>
+  connectOrCreate?: Prisma.PassCreateOrConnectWithoutAppleRegistrationsInput
+  connect?: Prisma.PassWhereUniqueInput
+}
+
+export type PassUpdateOneRequiredWithoutAppleRegistrationsNestedInput = {
+  create?: Prisma.XOR<Prisma.PassCreateWithoutAppleRegistrationsInput, Prisma.PassUncheckedCreateWithoutAppleRegistrationsInput>
+  connectOrCreate?: Prisma.PassCreateOrConnectWithoutAppleRegistrationsInput
+  upsert?: Prisma.PassUpsertWithoutAppleRegistrationsInput
+  connect?: Prisma.PassWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.PassUpdateToOneWithWhereWithoutAppleRegistrationsInput, Prisma.PassUpdateWithoutAppleRegistrationsInput>, Prisma.PassUncheckedUpdateWithoutAppleRegistrationsInput>
+}
+
+export type PassCreateNestedOneWithoutDeliveryAttemptsInput = {
+  create?: Prisma.XOR<Prisma.PassCreateWithoutDeliveryAttemptsInput, Prisma.PassUncheckedCreateWithoutDeliveryAttemptsInput>
+  connectOrCreate?: Prisma.PassCreateOrConnectWithoutDeliveryAttemptsInput
+  connect?: Prisma.PassWhereUniqueInput
+}
+
+export type PassUpdateOneRequiredWithoutDeliveryAttemptsNestedInput = {
+  create?: Prisma.XOR<Prisma.PassCreateWithoutDeliveryAttemptsInput, Prisma.PassUncheckedCreateWithoutDeliveryAttemptsInput>
+  connectOrCreate?: Prisma.PassCreateOrConnectWithoutDeliveryAttemptsInput
+  upsert?: Prisma.PassUpsertWithoutDeliveryAttemptsInput
+  connect?: Prisma.PassWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.PassUpdateToOneWithWhereWithoutDeliveryAttemptsInput, Prisma.PassUpdateWithoutDeliveryAttemptsInput>, Prisma.PassUncheckedUpdateWithoutDeliveryAttemptsInput>
+}
+
 export type PassCreateWithoutAccountInput = {
   id?: string
   extId?: string | null
@@ -910,11 +978,14 @@ export type PassCreateWithoutAccountInput = {
   nullifiedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
   template: Prisma.PassTemplateCreateNestedOneWithoutPassesInput
   ledger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutPassInput
   scans?: Prisma.ScanCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
 }
 
 export type PassUncheckedCreateWithoutAccountInput = {
@@ -938,10 +1009,13 @@ export type PassUncheckedCreateWithoutAccountInput = {
   nullifiedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
   ledger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutPassInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
 }
 
 export type PassCreateOrConnectWithoutAccountInput = {
@@ -995,6 +1069,7 @@ export type PassScalarWhereInput = {
   nullifiedAt?: Prisma.DateTimeNullableFilter<"Pass"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Pass"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Pass"> | Date | string
+  appleAuthenticationToken?: Prisma.BytesNullableFilter<"Pass"> | runtime.Bytes | null
 }
 
 export type PassCreateWithoutTemplateInput = {
@@ -1017,11 +1092,14 @@ export type PassCreateWithoutTemplateInput = {
   nullifiedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
   account: Prisma.AccountCreateNestedOneWithoutPassesInput
   ledger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutPassInput
   scans?: Prisma.ScanCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
 }
 
 export type PassUncheckedCreateWithoutTemplateInput = {
@@ -1045,10 +1123,13 @@ export type PassUncheckedCreateWithoutTemplateInput = {
   nullifiedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
   ledger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutPassInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
 }
 
 export type PassCreateOrConnectWithoutTemplateInput = {
@@ -1097,11 +1178,14 @@ export type PassCreateWithoutLedgerInput = {
   nullifiedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
   account: Prisma.AccountCreateNestedOneWithoutPassesInput
   template: Prisma.PassTemplateCreateNestedOneWithoutPassesInput
   scans?: Prisma.ScanCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
 }
 
 export type PassUncheckedCreateWithoutLedgerInput = {
@@ -1126,9 +1210,12 @@ export type PassUncheckedCreateWithoutLedgerInput = {
   nullifiedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
 }
 
 export type PassCreateOrConnectWithoutLedgerInput = {
@@ -1167,11 +1254,14 @@ export type PassUpdateWithoutLedgerInput = {
   nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
   account?: Prisma.AccountUpdateOneRequiredWithoutPassesNestedInput
   template?: Prisma.PassTemplateUpdateOneRequiredWithoutPassesNestedInput
   scans?: Prisma.ScanUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
 }
 
 export type PassUncheckedUpdateWithoutLedgerInput = {
@@ -1196,9 +1286,12 @@ export type PassUncheckedUpdateWithoutLedgerInput = {
   nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
   scans?: Prisma.ScanUncheckedUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
 }
 
 export type PassCreateWithoutScansInput = {
@@ -1221,11 +1314,14 @@ export type PassCreateWithoutScansInput = {
   nullifiedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
   account: Prisma.AccountCreateNestedOneWithoutPassesInput
   template: Prisma.PassTemplateCreateNestedOneWithoutPassesInput
   ledger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
 }
 
 export type PassUncheckedCreateWithoutScansInput = {
@@ -1250,9 +1346,12 @@ export type PassUncheckedCreateWithoutScansInput = {
   nullifiedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
   ledger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
 }
 
 export type PassCreateOrConnectWithoutScansInput = {
@@ -1291,11 +1390,14 @@ export type PassUpdateWithoutScansInput = {
   nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
   account?: Prisma.AccountUpdateOneRequiredWithoutPassesNestedInput
   template?: Prisma.PassTemplateUpdateOneRequiredWithoutPassesNestedInput
   ledger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
 }
 
 export type PassUncheckedUpdateWithoutScansInput = {
@@ -1320,9 +1422,12 @@ export type PassUncheckedUpdateWithoutScansInput = {
   nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
   ledger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
 }
 
 export type PassCreateWithoutBatchRecipientsInput = {
@@ -1345,11 +1450,14 @@ export type PassCreateWithoutBatchRecipientsInput = {
   nullifiedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
   account: Prisma.AccountCreateNestedOneWithoutPassesInput
   template: Prisma.PassTemplateCreateNestedOneWithoutPassesInput
   ledger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutPassInput
   scans?: Prisma.ScanCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
 }
 
 export type PassUncheckedCreateWithoutBatchRecipientsInput = {
@@ -1374,9 +1482,12 @@ export type PassUncheckedCreateWithoutBatchRecipientsInput = {
   nullifiedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
   ledger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutPassInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
 }
 
 export type PassCreateOrConnectWithoutBatchRecipientsInput = {
@@ -1415,11 +1526,14 @@ export type PassUpdateWithoutBatchRecipientsInput = {
   nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
   account?: Prisma.AccountUpdateOneRequiredWithoutPassesNestedInput
   template?: Prisma.PassTemplateUpdateOneRequiredWithoutPassesNestedInput
   ledger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutPassNestedInput
   scans?: Prisma.ScanUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
 }
 
 export type PassUncheckedUpdateWithoutBatchRecipientsInput = {
@@ -1444,9 +1558,12 @@ export type PassUncheckedUpdateWithoutBatchRecipientsInput = {
   nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
   ledger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutPassNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
 }
 
 export type PassCreateWithoutBatchDeliveriesInput = {
@@ -1469,11 +1586,14 @@ export type PassCreateWithoutBatchDeliveriesInput = {
   nullifiedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
   account: Prisma.AccountCreateNestedOneWithoutPassesInput
   template: Prisma.PassTemplateCreateNestedOneWithoutPassesInput
   ledger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutPassInput
   scans?: Prisma.ScanCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
 }
 
 export type PassUncheckedCreateWithoutBatchDeliveriesInput = {
@@ -1498,9 +1618,12 @@ export type PassUncheckedCreateWithoutBatchDeliveriesInput = {
   nullifiedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
   ledger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutPassInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
 }
 
 export type PassCreateOrConnectWithoutBatchDeliveriesInput = {
@@ -1539,11 +1662,14 @@ export type PassUpdateWithoutBatchDeliveriesInput = {
   nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
   account?: Prisma.AccountUpdateOneRequiredWithoutPassesNestedInput
   template?: Prisma.PassTemplateUpdateOneRequiredWithoutPassesNestedInput
   ledger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutPassNestedInput
   scans?: Prisma.ScanUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
 }
 
 export type PassUncheckedUpdateWithoutBatchDeliveriesInput = {
@@ -1568,9 +1694,284 @@ export type PassUncheckedUpdateWithoutBatchDeliveriesInput = {
   nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
   ledger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutPassNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
+}
+
+export type PassCreateWithoutAppleRegistrationsInput = {
+  id?: string
+  extId?: string | null
+  status?: $Enums.PassStatus
+  content: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  nfc?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  locations: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  groupTags?: Prisma.PassCreategroupTagsInput | string[]
+  balance?: number
+  latestMessage?: string | null
+  deviceType?: $Enums.PassDeviceType | null
+  expiresAt?: Date | string | null
+  addedAt?: Date | string | null
+  removedAt?: Date | string | null
+  deactivatedAt?: Date | string | null
+  nullifiedAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
+  account: Prisma.AccountCreateNestedOneWithoutPassesInput
+  template: Prisma.PassTemplateCreateNestedOneWithoutPassesInput
+  ledger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutPassInput
+  scans?: Prisma.ScanCreateNestedManyWithoutPassInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+}
+
+export type PassUncheckedCreateWithoutAppleRegistrationsInput = {
+  id?: string
+  accountId: string
+  templateId: string
+  extId?: string | null
+  status?: $Enums.PassStatus
+  content: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  nfc?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  locations: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  groupTags?: Prisma.PassCreategroupTagsInput | string[]
+  balance?: number
+  latestMessage?: string | null
+  deviceType?: $Enums.PassDeviceType | null
+  expiresAt?: Date | string | null
+  addedAt?: Date | string | null
+  removedAt?: Date | string | null
+  deactivatedAt?: Date | string | null
+  nullifiedAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
+  ledger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutPassInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutPassInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+}
+
+export type PassCreateOrConnectWithoutAppleRegistrationsInput = {
+  where: Prisma.PassWhereUniqueInput
+  create: Prisma.XOR<Prisma.PassCreateWithoutAppleRegistrationsInput, Prisma.PassUncheckedCreateWithoutAppleRegistrationsInput>
+}
+
+export type PassUpsertWithoutAppleRegistrationsInput = {
+  update: Prisma.XOR<Prisma.PassUpdateWithoutAppleRegistrationsInput, Prisma.PassUncheckedUpdateWithoutAppleRegistrationsInput>
+  create: Prisma.XOR<Prisma.PassCreateWithoutAppleRegistrationsInput, Prisma.PassUncheckedCreateWithoutAppleRegistrationsInput>
+  where?: Prisma.PassWhereInput
+}
+
+export type PassUpdateToOneWithWhereWithoutAppleRegistrationsInput = {
+  where?: Prisma.PassWhereInput
+  data: Prisma.XOR<Prisma.PassUpdateWithoutAppleRegistrationsInput, Prisma.PassUncheckedUpdateWithoutAppleRegistrationsInput>
+}
+
+export type PassUpdateWithoutAppleRegistrationsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  extId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  status?: Prisma.EnumPassStatusFieldUpdateOperationsInput | $Enums.PassStatus
+  content?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  nfc?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  locations?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  groupTags?: Prisma.PassUpdategroupTagsInput | string[]
+  balance?: Prisma.IntFieldUpdateOperationsInput | number
+  latestMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  deviceType?: Prisma.NullableEnumPassDeviceTypeFieldUpdateOperationsInput | $Enums.PassDeviceType | null
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  addedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  removedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  account?: Prisma.AccountUpdateOneRequiredWithoutPassesNestedInput
+  template?: Prisma.PassTemplateUpdateOneRequiredWithoutPassesNestedInput
+  ledger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutPassNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutPassNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+}
+
+export type PassUncheckedUpdateWithoutAppleRegistrationsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  accountId?: Prisma.StringFieldUpdateOperationsInput | string
+  templateId?: Prisma.StringFieldUpdateOperationsInput | string
+  extId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  status?: Prisma.EnumPassStatusFieldUpdateOperationsInput | $Enums.PassStatus
+  content?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  nfc?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  locations?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  groupTags?: Prisma.PassUpdategroupTagsInput | string[]
+  balance?: Prisma.IntFieldUpdateOperationsInput | number
+  latestMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  deviceType?: Prisma.NullableEnumPassDeviceTypeFieldUpdateOperationsInput | $Enums.PassDeviceType | null
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  addedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  removedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  ledger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutPassNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutPassNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
+}
+
+export type PassCreateWithoutDeliveryAttemptsInput = {
+  id?: string
+  extId?: string | null
+  status?: $Enums.PassStatus
+  content: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  nfc?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  locations: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  groupTags?: Prisma.PassCreategroupTagsInput | string[]
+  balance?: number
+  latestMessage?: string | null
+  deviceType?: $Enums.PassDeviceType | null
+  expiresAt?: Date | string | null
+  addedAt?: Date | string | null
+  removedAt?: Date | string | null
+  deactivatedAt?: Date | string | null
+  nullifiedAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
+  account: Prisma.AccountCreateNestedOneWithoutPassesInput
+  template: Prisma.PassTemplateCreateNestedOneWithoutPassesInput
+  ledger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutPassInput
+  scans?: Prisma.ScanCreateNestedManyWithoutPassInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
+}
+
+export type PassUncheckedCreateWithoutDeliveryAttemptsInput = {
+  id?: string
+  accountId: string
+  templateId: string
+  extId?: string | null
+  status?: $Enums.PassStatus
+  content: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  nfc?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  locations: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  groupTags?: Prisma.PassCreategroupTagsInput | string[]
+  balance?: number
+  latestMessage?: string | null
+  deviceType?: $Enums.PassDeviceType | null
+  expiresAt?: Date | string | null
+  addedAt?: Date | string | null
+  removedAt?: Date | string | null
+  deactivatedAt?: Date | string | null
+  nullifiedAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
+  ledger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutPassInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutPassInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
+}
+
+export type PassCreateOrConnectWithoutDeliveryAttemptsInput = {
+  where: Prisma.PassWhereUniqueInput
+  create: Prisma.XOR<Prisma.PassCreateWithoutDeliveryAttemptsInput, Prisma.PassUncheckedCreateWithoutDeliveryAttemptsInput>
+}
+
+export type PassUpsertWithoutDeliveryAttemptsInput = {
+  update: Prisma.XOR<Prisma.PassUpdateWithoutDeliveryAttemptsInput, Prisma.PassUncheckedUpdateWithoutDeliveryAttemptsInput>
+  create: Prisma.XOR<Prisma.PassCreateWithoutDeliveryAttemptsInput, Prisma.PassUncheckedCreateWithoutDeliveryAttemptsInput>
+  where?: Prisma.PassWhereInput
+}
+
+export type PassUpdateToOneWithWhereWithoutDeliveryAttemptsInput = {
+  where?: Prisma.PassWhereInput
+  data: Prisma.XOR<Prisma.PassUpdateWithoutDeliveryAttemptsInput, Prisma.PassUncheckedUpdateWithoutDeliveryAttemptsInput>
+}
+
+export type PassUpdateWithoutDeliveryAttemptsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  extId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  status?: Prisma.EnumPassStatusFieldUpdateOperationsInput | $Enums.PassStatus
+  content?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  nfc?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  locations?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  groupTags?: Prisma.PassUpdategroupTagsInput | string[]
+  balance?: Prisma.IntFieldUpdateOperationsInput | number
+  latestMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  deviceType?: Prisma.NullableEnumPassDeviceTypeFieldUpdateOperationsInput | $Enums.PassDeviceType | null
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  addedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  removedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  account?: Prisma.AccountUpdateOneRequiredWithoutPassesNestedInput
+  template?: Prisma.PassTemplateUpdateOneRequiredWithoutPassesNestedInput
+  ledger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutPassNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutPassNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
+}
+
+export type PassUncheckedUpdateWithoutDeliveryAttemptsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  accountId?: Prisma.StringFieldUpdateOperationsInput | string
+  templateId?: Prisma.StringFieldUpdateOperationsInput | string
+  extId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  status?: Prisma.EnumPassStatusFieldUpdateOperationsInput | $Enums.PassStatus
+  content?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  nfc?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  locations?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  groupTags?: Prisma.PassUpdategroupTagsInput | string[]
+  balance?: Prisma.IntFieldUpdateOperationsInput | number
+  latestMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  deviceType?: Prisma.NullableEnumPassDeviceTypeFieldUpdateOperationsInput | $Enums.PassDeviceType | null
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  addedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  removedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  ledger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutPassNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutPassNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
 }
 
 export type PassCreateManyAccountInput = {
@@ -1594,6 +1995,7 @@ export type PassCreateManyAccountInput = {
   nullifiedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
 }
 
 export type PassUpdateWithoutAccountInput = {
@@ -1616,11 +2018,14 @@ export type PassUpdateWithoutAccountInput = {
   nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
   template?: Prisma.PassTemplateUpdateOneRequiredWithoutPassesNestedInput
   ledger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutPassNestedInput
   scans?: Prisma.ScanUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
 }
 
 export type PassUncheckedUpdateWithoutAccountInput = {
@@ -1644,10 +2049,13 @@ export type PassUncheckedUpdateWithoutAccountInput = {
   nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
   ledger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutPassNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
 }
 
 export type PassUncheckedUpdateManyWithoutAccountInput = {
@@ -1671,6 +2079,7 @@ export type PassUncheckedUpdateManyWithoutAccountInput = {
   nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
 }
 
 export type PassCreateManyTemplateInput = {
@@ -1694,6 +2103,7 @@ export type PassCreateManyTemplateInput = {
   nullifiedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
 }
 
 export type PassUpdateWithoutTemplateInput = {
@@ -1716,11 +2126,14 @@ export type PassUpdateWithoutTemplateInput = {
   nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
   account?: Prisma.AccountUpdateOneRequiredWithoutPassesNestedInput
   ledger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutPassNestedInput
   scans?: Prisma.ScanUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
 }
 
 export type PassUncheckedUpdateWithoutTemplateInput = {
@@ -1744,10 +2157,13 @@ export type PassUncheckedUpdateWithoutTemplateInput = {
   nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
   ledger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutPassNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
 }
 
 export type PassUncheckedUpdateManyWithoutTemplateInput = {
@@ -1771,6 +2187,7 @@ export type PassUncheckedUpdateManyWithoutTemplateInput = {
   nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
 }
 
 
@@ -1783,6 +2200,8 @@ export type PassCountOutputType = {
   scans: number
   batchRecipients: number
   batchDeliveries: number
+  appleRegistrations: number
+  deliveryAttempts: number
 }
 
 export type PassCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1790,6 +2209,8 @@ export type PassCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   scans?: boolean | PassCountOutputTypeCountScansArgs
   batchRecipients?: boolean | PassCountOutputTypeCountBatchRecipientsArgs
   batchDeliveries?: boolean | PassCountOutputTypeCountBatchDeliveriesArgs
+  appleRegistrations?: boolean | PassCountOutputTypeCountAppleRegistrationsArgs
+  deliveryAttempts?: boolean | PassCountOutputTypeCountDeliveryAttemptsArgs
 }
 
 /**
@@ -1830,6 +2251,20 @@ export type PassCountOutputTypeCountBatchDeliveriesArgs<ExtArgs extends runtime.
   where?: Prisma.BatchDeliveryWhereInput
 }
 
+/**
+ * PassCountOutputType without action
+ */
+export type PassCountOutputTypeCountAppleRegistrationsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AppleRegistrationWhereInput
+}
+
+/**
+ * PassCountOutputType without action
+ */
+export type PassCountOutputTypeCountDeliveryAttemptsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.DeliveryAttemptWhereInput
+}
+
 
 export type PassSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1853,12 +2288,15 @@ export type PassSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   nullifiedAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  appleAuthenticationToken?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
   ledger?: boolean | Prisma.Pass$ledgerArgs<ExtArgs>
   scans?: boolean | Prisma.Pass$scansArgs<ExtArgs>
   batchRecipients?: boolean | Prisma.Pass$batchRecipientsArgs<ExtArgs>
   batchDeliveries?: boolean | Prisma.Pass$batchDeliveriesArgs<ExtArgs>
+  appleRegistrations?: boolean | Prisma.Pass$appleRegistrationsArgs<ExtArgs>
+  deliveryAttempts?: boolean | Prisma.Pass$deliveryAttemptsArgs<ExtArgs>
   _count?: boolean | Prisma.PassCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["pass"]>
 
@@ -1884,6 +2322,7 @@ export type PassSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   nullifiedAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  appleAuthenticationToken?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["pass"]>
@@ -1910,6 +2349,7 @@ export type PassSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   nullifiedAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  appleAuthenticationToken?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["pass"]>
@@ -1936,9 +2376,10 @@ export type PassSelectScalar = {
   nullifiedAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  appleAuthenticationToken?: boolean
 }
 
-export type PassOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "templateId" | "extId" | "status" | "content" | "barcode" | "nfc" | "locations" | "beacons" | "groupTags" | "balance" | "latestMessage" | "deviceType" | "expiresAt" | "addedAt" | "removedAt" | "deactivatedAt" | "nullifiedAt" | "createdAt" | "updatedAt", ExtArgs["result"]["pass"]>
+export type PassOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "templateId" | "extId" | "status" | "content" | "barcode" | "nfc" | "locations" | "beacons" | "groupTags" | "balance" | "latestMessage" | "deviceType" | "expiresAt" | "addedAt" | "removedAt" | "deactivatedAt" | "nullifiedAt" | "createdAt" | "updatedAt" | "appleAuthenticationToken", ExtArgs["result"]["pass"]>
 export type PassInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
@@ -1946,6 +2387,8 @@ export type PassInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   scans?: boolean | Prisma.Pass$scansArgs<ExtArgs>
   batchRecipients?: boolean | Prisma.Pass$batchRecipientsArgs<ExtArgs>
   batchDeliveries?: boolean | Prisma.Pass$batchDeliveriesArgs<ExtArgs>
+  appleRegistrations?: boolean | Prisma.Pass$appleRegistrationsArgs<ExtArgs>
+  deliveryAttempts?: boolean | Prisma.Pass$deliveryAttemptsArgs<ExtArgs>
   _count?: boolean | Prisma.PassCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type PassIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1970,6 +2413,8 @@ export type $PassPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     scans: Prisma.$ScanPayload<ExtArgs>[]
     batchRecipients: Prisma.$BatchRecipientPayload<ExtArgs>[]
     batchDeliveries: Prisma.$BatchDeliveryPayload<ExtArgs>[]
+    appleRegistrations: Prisma.$AppleRegistrationPayload<ExtArgs>[]
+    deliveryAttempts: Prisma.$DeliveryAttemptPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -2017,6 +2462,11 @@ export type $PassPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     nullifiedAt: Date | null
     createdAt: Date
     updatedAt: Date
+    /**
+     * The Apple Wallet `authenticationToken` of the pass (32 random bytes, base64url), sealed
+     * with the secrets key; made the first time the pass is built and never changed.
+     */
+    appleAuthenticationToken: runtime.Bytes | null
   }, ExtArgs["result"]["pass"]>
   composites: {}
 }
@@ -2417,6 +2867,8 @@ export interface Prisma__PassClient<T, Null = never, ExtArgs extends runtime.Typ
   scans<T extends Prisma.Pass$scansArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Pass$scansArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ScanPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   batchRecipients<T extends Prisma.Pass$batchRecipientsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Pass$batchRecipientsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchRecipientPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   batchDeliveries<T extends Prisma.Pass$batchDeliveriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Pass$batchDeliveriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchDeliveryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  appleRegistrations<T extends Prisma.Pass$appleRegistrationsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Pass$appleRegistrationsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AppleRegistrationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  deliveryAttempts<T extends Prisma.Pass$deliveryAttemptsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Pass$deliveryAttemptsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DeliveryAttemptPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2467,6 +2919,7 @@ export interface PassFieldRefs {
   readonly nullifiedAt: Prisma.FieldRef<"Pass", 'DateTime'>
   readonly createdAt: Prisma.FieldRef<"Pass", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Pass", 'DateTime'>
+  readonly appleAuthenticationToken: Prisma.FieldRef<"Pass", 'Bytes'>
 }
     
 
@@ -2961,6 +3414,54 @@ export type Pass$batchDeliveriesArgs<ExtArgs extends runtime.Types.Extensions.In
   take?: number
   skip?: number
   distinct?: Prisma.BatchDeliveryScalarFieldEnum | Prisma.BatchDeliveryScalarFieldEnum[]
+}
+
+/**
+ * Pass.appleRegistrations
+ */
+export type Pass$appleRegistrationsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the AppleRegistration
+   */
+  select?: Prisma.AppleRegistrationSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the AppleRegistration
+   */
+  omit?: Prisma.AppleRegistrationOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AppleRegistrationInclude<ExtArgs> | null
+  where?: Prisma.AppleRegistrationWhereInput
+  orderBy?: Prisma.AppleRegistrationOrderByWithRelationInput | Prisma.AppleRegistrationOrderByWithRelationInput[]
+  cursor?: Prisma.AppleRegistrationWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AppleRegistrationScalarFieldEnum | Prisma.AppleRegistrationScalarFieldEnum[]
+}
+
+/**
+ * Pass.deliveryAttempts
+ */
+export type Pass$deliveryAttemptsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the DeliveryAttempt
+   */
+  select?: Prisma.DeliveryAttemptSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the DeliveryAttempt
+   */
+  omit?: Prisma.DeliveryAttemptOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.DeliveryAttemptInclude<ExtArgs> | null
+  where?: Prisma.DeliveryAttemptWhereInput
+  orderBy?: Prisma.DeliveryAttemptOrderByWithRelationInput | Prisma.DeliveryAttemptOrderByWithRelationInput[]
+  cursor?: Prisma.DeliveryAttemptWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.DeliveryAttemptScalarFieldEnum | Prisma.DeliveryAttemptScalarFieldEnum[]
 }
 
 /**

@@ -51,6 +51,7 @@ export type PassTemplateMinAggregateOutputType = {
   processingStatus: $Enums.PassTemplateProcessingStatus | null
   createdAt: Date | null
   updatedAt: Date | null
+  applePassTypeIdentifier: string | null
 }
 
 export type PassTemplateMaxAggregateOutputType = {
@@ -67,6 +68,7 @@ export type PassTemplateMaxAggregateOutputType = {
   processingStatus: $Enums.PassTemplateProcessingStatus | null
   createdAt: Date | null
   updatedAt: Date | null
+  applePassTypeIdentifier: string | null
 }
 
 export type PassTemplateCountAggregateOutputType = {
@@ -91,6 +93,7 @@ export type PassTemplateCountAggregateOutputType = {
   processingErrors: number
   createdAt: number
   updatedAt: number
+  applePassTypeIdentifier: number
   _all: number
 }
 
@@ -117,6 +120,7 @@ export type PassTemplateMinAggregateInputType = {
   processingStatus?: true
   createdAt?: true
   updatedAt?: true
+  applePassTypeIdentifier?: true
 }
 
 export type PassTemplateMaxAggregateInputType = {
@@ -133,6 +137,7 @@ export type PassTemplateMaxAggregateInputType = {
   processingStatus?: true
   createdAt?: true
   updatedAt?: true
+  applePassTypeIdentifier?: true
 }
 
 export type PassTemplateCountAggregateInputType = {
@@ -157,6 +162,7 @@ export type PassTemplateCountAggregateInputType = {
   processingErrors?: true
   createdAt?: true
   updatedAt?: true
+  applePassTypeIdentifier?: true
   _all?: true
 }
 
@@ -268,6 +274,7 @@ export type PassTemplateGroupByOutputType = {
   processingErrors: runtime.JsonValue | null
   createdAt: Date
   updatedAt: Date
+  applePassTypeIdentifier: string | null
   _count: PassTemplateCountAggregateOutputType | null
   _avg: PassTemplateAvgAggregateOutputType | null
   _sum: PassTemplateSumAggregateOutputType | null
@@ -315,6 +322,7 @@ export type PassTemplateWhereInput = {
   processingErrors?: Prisma.JsonNullableFilter<"PassTemplate">
   createdAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
+  applePassTypeIdentifier?: Prisma.StringNullableFilter<"PassTemplate"> | string | null
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
   versions?: Prisma.PassTemplateVersionListRelationFilter
   passes?: Prisma.PassListRelationFilter
@@ -342,6 +350,7 @@ export type PassTemplateOrderByWithRelationInput = {
   processingErrors?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  applePassTypeIdentifier?: Prisma.SortOrderInput | Prisma.SortOrder
   account?: Prisma.AccountOrderByWithRelationInput
   versions?: Prisma.PassTemplateVersionOrderByRelationAggregateInput
   passes?: Prisma.PassOrderByRelationAggregateInput
@@ -372,6 +381,7 @@ export type PassTemplateWhereUniqueInput = Prisma.AtLeast<{
   processingErrors?: Prisma.JsonNullableFilter<"PassTemplate">
   createdAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
+  applePassTypeIdentifier?: Prisma.StringNullableFilter<"PassTemplate"> | string | null
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
   versions?: Prisma.PassTemplateVersionListRelationFilter
   passes?: Prisma.PassListRelationFilter
@@ -399,6 +409,7 @@ export type PassTemplateOrderByWithAggregationInput = {
   processingErrors?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  applePassTypeIdentifier?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.PassTemplateCountOrderByAggregateInput
   _avg?: Prisma.PassTemplateAvgOrderByAggregateInput
   _max?: Prisma.PassTemplateMaxOrderByAggregateInput
@@ -431,6 +442,7 @@ export type PassTemplateScalarWhereWithAggregatesInput = {
   processingErrors?: Prisma.JsonNullableWithAggregatesFilter<"PassTemplate">
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"PassTemplate"> | Date | string
+  applePassTypeIdentifier?: Prisma.StringNullableWithAggregatesFilter<"PassTemplate"> | string | null
 }
 
 export type PassTemplateCreateInput = {
@@ -454,6 +466,7 @@ export type PassTemplateCreateInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  applePassTypeIdentifier?: string | null
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
@@ -481,6 +494,7 @@ export type PassTemplateUncheckedCreateInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  applePassTypeIdentifier?: string | null
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
 }
@@ -506,6 +520,7 @@ export type PassTemplateUpdateInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
@@ -533,6 +548,7 @@ export type PassTemplateUncheckedUpdateInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
 }
@@ -559,6 +575,7 @@ export type PassTemplateCreateManyInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  applePassTypeIdentifier?: string | null
 }
 
 export type PassTemplateUpdateManyMutationInput = {
@@ -582,6 +599,7 @@ export type PassTemplateUpdateManyMutationInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type PassTemplateUncheckedUpdateManyInput = {
@@ -606,6 +624,7 @@ export type PassTemplateUncheckedUpdateManyInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type PassTemplateListRelationFilter = {
@@ -640,6 +659,7 @@ export type PassTemplateCountOrderByAggregateInput = {
   processingErrors?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  applePassTypeIdentifier?: Prisma.SortOrder
 }
 
 export type PassTemplateAvgOrderByAggregateInput = {
@@ -660,6 +680,7 @@ export type PassTemplateMaxOrderByAggregateInput = {
   processingStatus?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  applePassTypeIdentifier?: Prisma.SortOrder
 }
 
 export type PassTemplateMinOrderByAggregateInput = {
@@ -676,6 +697,7 @@ export type PassTemplateMinOrderByAggregateInput = {
   processingStatus?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  applePassTypeIdentifier?: Prisma.SortOrder
 }
 
 export type PassTemplateSumOrderByAggregateInput = {
@@ -790,6 +812,7 @@ export type PassTemplateCreateWithoutAccountInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  applePassTypeIdentifier?: string | null
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
 }
@@ -815,6 +838,7 @@ export type PassTemplateUncheckedCreateWithoutAccountInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  applePassTypeIdentifier?: string | null
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
 }
@@ -870,6 +894,7 @@ export type PassTemplateScalarWhereInput = {
   processingErrors?: Prisma.JsonNullableFilter<"PassTemplate">
   createdAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
+  applePassTypeIdentifier?: Prisma.StringNullableFilter<"PassTemplate"> | string | null
 }
 
 export type PassTemplateCreateWithoutVersionsInput = {
@@ -893,6 +918,7 @@ export type PassTemplateCreateWithoutVersionsInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  applePassTypeIdentifier?: string | null
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
 }
@@ -919,6 +945,7 @@ export type PassTemplateUncheckedCreateWithoutVersionsInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  applePassTypeIdentifier?: string | null
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
 }
 
@@ -959,6 +986,7 @@ export type PassTemplateUpdateWithoutVersionsInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
 }
@@ -985,6 +1013,7 @@ export type PassTemplateUncheckedUpdateWithoutVersionsInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
 }
 
@@ -1009,6 +1038,7 @@ export type PassTemplateCreateWithoutPassesInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  applePassTypeIdentifier?: string | null
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
 }
@@ -1035,6 +1065,7 @@ export type PassTemplateUncheckedCreateWithoutPassesInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  applePassTypeIdentifier?: string | null
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
 }
 
@@ -1075,6 +1106,7 @@ export type PassTemplateUpdateWithoutPassesInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
 }
@@ -1101,6 +1133,7 @@ export type PassTemplateUncheckedUpdateWithoutPassesInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
 }
 
@@ -1125,6 +1158,7 @@ export type PassTemplateCreateManyAccountInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  applePassTypeIdentifier?: string | null
 }
 
 export type PassTemplateUpdateWithoutAccountInput = {
@@ -1148,6 +1182,7 @@ export type PassTemplateUpdateWithoutAccountInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
 }
@@ -1173,6 +1208,7 @@ export type PassTemplateUncheckedUpdateWithoutAccountInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
 }
@@ -1198,6 +1234,7 @@ export type PassTemplateUncheckedUpdateManyWithoutAccountInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 
@@ -1262,6 +1299,7 @@ export type PassTemplateSelect<ExtArgs extends runtime.Types.Extensions.Internal
   processingErrors?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  applePassTypeIdentifier?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.PassTemplate$versionsArgs<ExtArgs>
   passes?: boolean | Prisma.PassTemplate$passesArgs<ExtArgs>
@@ -1290,6 +1328,7 @@ export type PassTemplateSelectCreateManyAndReturn<ExtArgs extends runtime.Types.
   processingErrors?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  applePassTypeIdentifier?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["passTemplate"]>
 
@@ -1315,6 +1354,7 @@ export type PassTemplateSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.
   processingErrors?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  applePassTypeIdentifier?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["passTemplate"]>
 
@@ -1340,9 +1380,10 @@ export type PassTemplateSelectScalar = {
   processingErrors?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  applePassTypeIdentifier?: boolean
 }
 
-export type PassTemplateOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "name" | "description" | "templateType" | "transitType" | "defaultLanguage" | "centralTitle" | "notificationHeader" | "colors" | "images" | "fields" | "appLinking" | "barcode" | "locations" | "beacons" | "designVersion" | "processingStatus" | "processingErrors" | "createdAt" | "updatedAt", ExtArgs["result"]["passTemplate"]>
+export type PassTemplateOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "name" | "description" | "templateType" | "transitType" | "defaultLanguage" | "centralTitle" | "notificationHeader" | "colors" | "images" | "fields" | "appLinking" | "barcode" | "locations" | "beacons" | "designVersion" | "processingStatus" | "processingErrors" | "createdAt" | "updatedAt" | "applePassTypeIdentifier", ExtArgs["result"]["passTemplate"]>
 export type PassTemplateInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.PassTemplate$versionsArgs<ExtArgs>
@@ -1400,6 +1441,11 @@ export type $PassTemplatePayload<ExtArgs extends runtime.Types.Extensions.Intern
     processingErrors: runtime.JsonValue | null
     createdAt: Date
     updatedAt: Date
+    /**
+     * The Apple pass type identifier its passes are signed for; null means the account's first
+     * Apple configuration (the oldest).
+     */
+    applePassTypeIdentifier: string | null
   }, ExtArgs["result"]["passTemplate"]>
   composites: {}
 }
@@ -1847,6 +1893,7 @@ export interface PassTemplateFieldRefs {
   readonly processingErrors: Prisma.FieldRef<"PassTemplate", 'Json'>
   readonly createdAt: Prisma.FieldRef<"PassTemplate", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"PassTemplate", 'DateTime'>
+  readonly applePassTypeIdentifier: Prisma.FieldRef<"PassTemplate", 'String'>
 }
     
 

@@ -252,6 +252,7 @@ export type PassTemplateVersionWhereInput = {
   processedAt?: Prisma.DateTimeNullableFilter<"PassTemplateVersion"> | Date | string | null
   template?: Prisma.XOR<Prisma.PassTemplateScalarRelationFilter, Prisma.PassTemplateWhereInput>
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
+  images?: Prisma.PassTemplateImageListRelationFilter
 }
 
 export type PassTemplateVersionOrderByWithRelationInput = {
@@ -268,6 +269,7 @@ export type PassTemplateVersionOrderByWithRelationInput = {
   processedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   template?: Prisma.PassTemplateOrderByWithRelationInput
   account?: Prisma.AccountOrderByWithRelationInput
+  images?: Prisma.PassTemplateImageOrderByRelationAggregateInput
 }
 
 export type PassTemplateVersionWhereUniqueInput = Prisma.AtLeast<{
@@ -288,6 +290,7 @@ export type PassTemplateVersionWhereUniqueInput = Prisma.AtLeast<{
   processedAt?: Prisma.DateTimeNullableFilter<"PassTemplateVersion"> | Date | string | null
   template?: Prisma.XOR<Prisma.PassTemplateScalarRelationFilter, Prisma.PassTemplateWhereInput>
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
+  images?: Prisma.PassTemplateImageListRelationFilter
 }, "templateId_version">
 
 export type PassTemplateVersionOrderByWithAggregationInput = {
@@ -338,6 +341,7 @@ export type PassTemplateVersionCreateInput = {
   processedAt?: Date | string | null
   template: Prisma.PassTemplateCreateNestedOneWithoutVersionsInput
   account: Prisma.AccountCreateNestedOneWithoutPassTemplateVersionsInput
+  images?: Prisma.PassTemplateImageCreateNestedManyWithoutTemplateVersionInput
 }
 
 export type PassTemplateVersionUncheckedCreateInput = {
@@ -352,6 +356,7 @@ export type PassTemplateVersionUncheckedCreateInput = {
   jobId: string
   createdAt?: Date | string
   processedAt?: Date | string | null
+  images?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutTemplateVersionInput
 }
 
 export type PassTemplateVersionUpdateInput = {
@@ -366,6 +371,7 @@ export type PassTemplateVersionUpdateInput = {
   processedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   template?: Prisma.PassTemplateUpdateOneRequiredWithoutVersionsNestedInput
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplateVersionsNestedInput
+  images?: Prisma.PassTemplateImageUpdateManyWithoutTemplateVersionNestedInput
 }
 
 export type PassTemplateVersionUncheckedUpdateInput = {
@@ -380,6 +386,7 @@ export type PassTemplateVersionUncheckedUpdateInput = {
   jobId?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   processedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  images?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutTemplateVersionNestedInput
 }
 
 export type PassTemplateVersionCreateManyInput = {
@@ -479,6 +486,11 @@ export type PassTemplateVersionSumOrderByAggregateInput = {
   version?: Prisma.SortOrder
 }
 
+export type PassTemplateVersionScalarRelationFilter = {
+  is?: Prisma.PassTemplateVersionWhereInput
+  isNot?: Prisma.PassTemplateVersionWhereInput
+}
+
 export type PassTemplateVersionCreateNestedManyWithoutAccountInput = {
   create?: Prisma.XOR<Prisma.PassTemplateVersionCreateWithoutAccountInput, Prisma.PassTemplateVersionUncheckedCreateWithoutAccountInput> | Prisma.PassTemplateVersionCreateWithoutAccountInput[] | Prisma.PassTemplateVersionUncheckedCreateWithoutAccountInput[]
   connectOrCreate?: Prisma.PassTemplateVersionCreateOrConnectWithoutAccountInput | Prisma.PassTemplateVersionCreateOrConnectWithoutAccountInput[]
@@ -563,6 +575,20 @@ export type PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput = {
   deleteMany?: Prisma.PassTemplateVersionScalarWhereInput | Prisma.PassTemplateVersionScalarWhereInput[]
 }
 
+export type PassTemplateVersionCreateNestedOneWithoutImagesInput = {
+  create?: Prisma.XOR<Prisma.PassTemplateVersionCreateWithoutImagesInput, Prisma.PassTemplateVersionUncheckedCreateWithoutImagesInput>
+  connectOrCreate?: Prisma.PassTemplateVersionCreateOrConnectWithoutImagesInput
+  connect?: Prisma.PassTemplateVersionWhereUniqueInput
+}
+
+export type PassTemplateVersionUpdateOneRequiredWithoutImagesNestedInput = {
+  create?: Prisma.XOR<Prisma.PassTemplateVersionCreateWithoutImagesInput, Prisma.PassTemplateVersionUncheckedCreateWithoutImagesInput>
+  connectOrCreate?: Prisma.PassTemplateVersionCreateOrConnectWithoutImagesInput
+  upsert?: Prisma.PassTemplateVersionUpsertWithoutImagesInput
+  connect?: Prisma.PassTemplateVersionWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.PassTemplateVersionUpdateToOneWithWhereWithoutImagesInput, Prisma.PassTemplateVersionUpdateWithoutImagesInput>, Prisma.PassTemplateVersionUncheckedUpdateWithoutImagesInput>
+}
+
 export type PassTemplateVersionCreateWithoutAccountInput = {
   version: number
   design: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -574,6 +600,7 @@ export type PassTemplateVersionCreateWithoutAccountInput = {
   createdAt?: Date | string
   processedAt?: Date | string | null
   template: Prisma.PassTemplateCreateNestedOneWithoutVersionsInput
+  images?: Prisma.PassTemplateImageCreateNestedManyWithoutTemplateVersionInput
 }
 
 export type PassTemplateVersionUncheckedCreateWithoutAccountInput = {
@@ -587,6 +614,7 @@ export type PassTemplateVersionUncheckedCreateWithoutAccountInput = {
   jobId: string
   createdAt?: Date | string
   processedAt?: Date | string | null
+  images?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutTemplateVersionInput
 }
 
 export type PassTemplateVersionCreateOrConnectWithoutAccountInput = {
@@ -643,6 +671,7 @@ export type PassTemplateVersionCreateWithoutTemplateInput = {
   createdAt?: Date | string
   processedAt?: Date | string | null
   account: Prisma.AccountCreateNestedOneWithoutPassTemplateVersionsInput
+  images?: Prisma.PassTemplateImageCreateNestedManyWithoutTemplateVersionInput
 }
 
 export type PassTemplateVersionUncheckedCreateWithoutTemplateInput = {
@@ -656,6 +685,7 @@ export type PassTemplateVersionUncheckedCreateWithoutTemplateInput = {
   jobId: string
   createdAt?: Date | string
   processedAt?: Date | string | null
+  images?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutTemplateVersionInput
 }
 
 export type PassTemplateVersionCreateOrConnectWithoutTemplateInput = {
@@ -684,6 +714,78 @@ export type PassTemplateVersionUpdateManyWithWhereWithoutTemplateInput = {
   data: Prisma.XOR<Prisma.PassTemplateVersionUpdateManyMutationInput, Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateInput>
 }
 
+export type PassTemplateVersionCreateWithoutImagesInput = {
+  version: number
+  design: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: $Enums.PassTemplateProcessingStatus
+  errors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  applePass?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  googleClass?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  jobId: string
+  createdAt?: Date | string
+  processedAt?: Date | string | null
+  template: Prisma.PassTemplateCreateNestedOneWithoutVersionsInput
+  account: Prisma.AccountCreateNestedOneWithoutPassTemplateVersionsInput
+}
+
+export type PassTemplateVersionUncheckedCreateWithoutImagesInput = {
+  templateId: string
+  version: number
+  accountId: string
+  design: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: $Enums.PassTemplateProcessingStatus
+  errors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  applePass?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  googleClass?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  jobId: string
+  createdAt?: Date | string
+  processedAt?: Date | string | null
+}
+
+export type PassTemplateVersionCreateOrConnectWithoutImagesInput = {
+  where: Prisma.PassTemplateVersionWhereUniqueInput
+  create: Prisma.XOR<Prisma.PassTemplateVersionCreateWithoutImagesInput, Prisma.PassTemplateVersionUncheckedCreateWithoutImagesInput>
+}
+
+export type PassTemplateVersionUpsertWithoutImagesInput = {
+  update: Prisma.XOR<Prisma.PassTemplateVersionUpdateWithoutImagesInput, Prisma.PassTemplateVersionUncheckedUpdateWithoutImagesInput>
+  create: Prisma.XOR<Prisma.PassTemplateVersionCreateWithoutImagesInput, Prisma.PassTemplateVersionUncheckedCreateWithoutImagesInput>
+  where?: Prisma.PassTemplateVersionWhereInput
+}
+
+export type PassTemplateVersionUpdateToOneWithWhereWithoutImagesInput = {
+  where?: Prisma.PassTemplateVersionWhereInput
+  data: Prisma.XOR<Prisma.PassTemplateVersionUpdateWithoutImagesInput, Prisma.PassTemplateVersionUncheckedUpdateWithoutImagesInput>
+}
+
+export type PassTemplateVersionUpdateWithoutImagesInput = {
+  version?: Prisma.IntFieldUpdateOperationsInput | number
+  design?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
+  errors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  applePass?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  googleClass?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  jobId?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  processedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  template?: Prisma.PassTemplateUpdateOneRequiredWithoutVersionsNestedInput
+  account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplateVersionsNestedInput
+}
+
+export type PassTemplateVersionUncheckedUpdateWithoutImagesInput = {
+  templateId?: Prisma.StringFieldUpdateOperationsInput | string
+  version?: Prisma.IntFieldUpdateOperationsInput | number
+  accountId?: Prisma.StringFieldUpdateOperationsInput | string
+  design?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
+  errors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  applePass?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  googleClass?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  jobId?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  processedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+}
+
 export type PassTemplateVersionCreateManyAccountInput = {
   templateId: string
   version: number
@@ -708,6 +810,7 @@ export type PassTemplateVersionUpdateWithoutAccountInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   processedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   template?: Prisma.PassTemplateUpdateOneRequiredWithoutVersionsNestedInput
+  images?: Prisma.PassTemplateImageUpdateManyWithoutTemplateVersionNestedInput
 }
 
 export type PassTemplateVersionUncheckedUpdateWithoutAccountInput = {
@@ -721,6 +824,7 @@ export type PassTemplateVersionUncheckedUpdateWithoutAccountInput = {
   jobId?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   processedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  images?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutTemplateVersionNestedInput
 }
 
 export type PassTemplateVersionUncheckedUpdateManyWithoutAccountInput = {
@@ -760,6 +864,7 @@ export type PassTemplateVersionUpdateWithoutTemplateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   processedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplateVersionsNestedInput
+  images?: Prisma.PassTemplateImageUpdateManyWithoutTemplateVersionNestedInput
 }
 
 export type PassTemplateVersionUncheckedUpdateWithoutTemplateInput = {
@@ -773,6 +878,7 @@ export type PassTemplateVersionUncheckedUpdateWithoutTemplateInput = {
   jobId?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   processedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  images?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutTemplateVersionNestedInput
 }
 
 export type PassTemplateVersionUncheckedUpdateManyWithoutTemplateInput = {
@@ -789,6 +895,35 @@ export type PassTemplateVersionUncheckedUpdateManyWithoutTemplateInput = {
 }
 
 
+/**
+ * Count Type PassTemplateVersionCountOutputType
+ */
+
+export type PassTemplateVersionCountOutputType = {
+  images: number
+}
+
+export type PassTemplateVersionCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  images?: boolean | PassTemplateVersionCountOutputTypeCountImagesArgs
+}
+
+/**
+ * PassTemplateVersionCountOutputType without action
+ */
+export type PassTemplateVersionCountOutputTypeDefaultArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the PassTemplateVersionCountOutputType
+   */
+  select?: Prisma.PassTemplateVersionCountOutputTypeSelect<ExtArgs> | null
+}
+
+/**
+ * PassTemplateVersionCountOutputType without action
+ */
+export type PassTemplateVersionCountOutputTypeCountImagesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.PassTemplateImageWhereInput
+}
+
 
 export type PassTemplateVersionSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   templateId?: boolean
@@ -804,6 +939,8 @@ export type PassTemplateVersionSelect<ExtArgs extends runtime.Types.Extensions.I
   processedAt?: boolean
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
+  images?: boolean | Prisma.PassTemplateVersion$imagesArgs<ExtArgs>
+  _count?: boolean | Prisma.PassTemplateVersionCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["passTemplateVersion"]>
 
 export type PassTemplateVersionSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -856,6 +993,8 @@ export type PassTemplateVersionOmit<ExtArgs extends runtime.Types.Extensions.Int
 export type PassTemplateVersionInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
+  images?: boolean | Prisma.PassTemplateVersion$imagesArgs<ExtArgs>
+  _count?: boolean | Prisma.PassTemplateVersionCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type PassTemplateVersionIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
@@ -871,6 +1010,7 @@ export type $PassTemplateVersionPayload<ExtArgs extends runtime.Types.Extensions
   objects: {
     template: Prisma.$PassTemplatePayload<ExtArgs>
     account: Prisma.$AccountPayload<ExtArgs>
+    images: Prisma.$PassTemplateImagePayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     templateId: string
@@ -1292,6 +1432,7 @@ export interface Prisma__PassTemplateVersionClient<T, Null = never, ExtArgs exte
   readonly [Symbol.toStringTag]: "PrismaPromise"
   template<T extends Prisma.PassTemplateDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.PassTemplateDefaultArgs<ExtArgs>>): Prisma.Prisma__PassTemplateClient<runtime.Types.Result.GetResult<Prisma.$PassTemplatePayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   account<T extends Prisma.AccountDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.AccountDefaultArgs<ExtArgs>>): Prisma.Prisma__AccountClient<runtime.Types.Result.GetResult<Prisma.$AccountPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
+  images<T extends Prisma.PassTemplateVersion$imagesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.PassTemplateVersion$imagesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PassTemplateImagePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1730,6 +1871,30 @@ export type PassTemplateVersionDeleteManyArgs<ExtArgs extends runtime.Types.Exte
    * Limit how many PassTemplateVersions to delete.
    */
   limit?: number
+}
+
+/**
+ * PassTemplateVersion.images
+ */
+export type PassTemplateVersion$imagesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the PassTemplateImage
+   */
+  select?: Prisma.PassTemplateImageSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the PassTemplateImage
+   */
+  omit?: Prisma.PassTemplateImageOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PassTemplateImageInclude<ExtArgs> | null
+  where?: Prisma.PassTemplateImageWhereInput
+  orderBy?: Prisma.PassTemplateImageOrderByWithRelationInput | Prisma.PassTemplateImageOrderByWithRelationInput[]
+  cursor?: Prisma.PassTemplateImageWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.PassTemplateImageScalarFieldEnum | Prisma.PassTemplateImageScalarFieldEnum[]
 }
 
 /**

@@ -4,21 +4,18 @@
  * clients; PassEntry's wallet messaging is the source of the shapes and the status flow):
  *
  * - which status each action may start from;
- * - the window of `scheduledAt` (after the present, at most 365 days ahead);
+ * - `scheduledAt` after the present (any time ahead: PassEntry's own example schedules years ahead);
  * - rendering `%{variable}` placeholders for one pass;
  * - the final status of a batch from its counts.
  *
  * @module resources/batches/batchRules
  */
 import type { components } from '../../../generated/api.d.ts';
-import { ConflictError, ValidationError } from '../../http/errors.ts';
+import { ConflictError, ValidationError } from '../../errors.ts';
 
 type Schemas = components['schemas'];
 export type BatchStatus = Schemas['BatchStatus'];
 export type WalletMessagingBatchCreate = Schemas['WalletMessagingBatchCreate'];
-
-/** How far ahead `scheduledAt` may be: 365 days, in ms (issue 5). */
-export const MAX_SCHEDULE_AHEAD_MS = 365 * 24 * 60 * 60 * 1000;
 
 /** Longest message, before and after rendering (PassEntry's limit, contract WalletMessageTemplate). */
 export const MESSAGE_MAX_LENGTH = 350;
@@ -30,7 +27,7 @@ const PLACEHOLDER = /%\{([A-Za-z][A-Za-z0-9_-]{0,63})\}/g;
 export type BatchAction = 'sendNow' | 'cancel';
 
 /**
- * Statuses each action starts from (issue 5, contract BatchStatus): `sendBatchNow` only from
+ * Statuses each action starts from (the contract's BatchStatus): `sendBatchNow` only from
  * `scheduled`; `cancelBatch` before sending begins.
  */
 export const ALLOWED_FROM: Record<BatchAction, readonly BatchStatus[]> = { sendNow: ['scheduled'], cancel: ['validating', 'scheduled'] };
@@ -49,7 +46,7 @@ export function refusedTransition(id: string, status: BatchStatus, action: Batch
  * @param now The server clock.
  * @returns `scheduledAt` as a Date.
  * @throws ValidationError pointing at `/batch` when not exactly one of `segments` and
- *   `recipients` is given, or at `/batch/scheduledAt` when it is not in (now, now + 365 days].
+ *   `recipients` is given, or at `/batch/scheduledAt` when it is not after `now`.
  */
 export function checkNewBatch(batch: WalletMessagingBatchCreate, now: Date): Date {
   if ((batch.segments === undefined) === (batch.recipients === undefined)) {
@@ -58,9 +55,6 @@ export function checkNewBatch(batch: WalletMessagingBatchCreate, now: Date): Dat
   const scheduledAt = new Date(batch.scheduledAt);
   if (scheduledAt.getTime() <= now.getTime()) {
     throw new ValidationError({ detail: `scheduledAt must be in the future; it is ${batch.scheduledAt}.`, source: { pointer: '/batch/scheduledAt' } });
-  }
-  if (scheduledAt.getTime() - now.getTime() > MAX_SCHEDULE_AHEAD_MS) {
-    throw new ValidationError({ detail: 'scheduledAt must be at most 365 days ahead.', source: { pointer: '/batch/scheduledAt' } });
   }
   return scheduledAt;
 }

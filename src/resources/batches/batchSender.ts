@@ -1,6 +1,6 @@
 /**
  * The `wallet-messaging` job: takes a wallet messaging batch through its status flow (contract
- * `BatchStatus`; issue 5). Every job of the queue carries only a batch id and runs
+ * `BatchStatus`). Every job of the queue carries only a batch id and runs
  * {@link advanceBatch}, which reads the batch and does the next step its status calls for:
  *
  * - `validating`: resolve the listed recipients with the passes module's `findPass` (or count a
@@ -10,8 +10,12 @@
  * - `sending`: send chunk after chunk, each in its own transaction that locks the batch row,
  *   picks the next passes not yet delivered to, renders the message for each, and records the
  *   deliveries while setting `latestMessage` (src/resources/batches/batchStore.ts
- *   `recordDeliveries`); when no pass is left, finish `successful`, `completedWithErrors` or
- *   `failed`. A run sends at most {@link CHUNKS_PER_RUN} chunks, then enqueues a job for the rest.
+ *   `recordDeliveries`); then push the chunk to the Apple devices of its passes, where the
+ *   message shows through the pass's message field (`changeMessage`), and record each pass's
+ *   result. When no pass is left, finish `successful` (every recipient's message stored and, for
+ *   passes in a wallet, pushed), `completedWithErrors` (some could not be rendered, stored or
+ *   pushed: the errors CSV says why) or `failed`. A run sends at most {@link CHUNKS_PER_RUN}
+ *   chunks, then enqueues a job for the rest.
  *
  * Durable and restartable: the state is the database, not the job. A job that runs twice, jobs
  * that run at once (the one `sendBatchNow` enqueued and the one waiting for `scheduledAt`), or a
@@ -20,11 +24,11 @@
  *
  * @module resources/batches/batchSender
  */
-import type { Database } from '../../db/database.ts';
-import type { Clock } from '../../http/operation.ts';
-import { WRITE_TRANSACTION } from '../../http/idempotency.ts';
-import type { JobHandler, JobQueue } from '../../jobs/queue.ts';
-import type { Logger } from '../../logger.ts';
+import type { PrismaExecutor } from '../../db/database.ts';
+import { storableCopy, unstorableReason } from '../../db/storableText.ts';
+import { pushBatchMessage } from '../../delivery/applePush.ts';
+import { defineJob } from '../../jobs/jobDefinition.ts';
+import type { Runtime } from '../../runtime.ts';
 import { findPass } from '../passes/passStore.ts';
 import { passContentOf } from '../passes/serializePass.ts';
 import { batchOutcome, renderMessage } from './batchRules.ts';
@@ -33,7 +37,10 @@ import {
   deliveryCounts,
   lockBatch,
   recordDeliveries,
+  recordPushes,
   recordResolutions,
+  selectPendingPushes,
+  selectBatchesInFlight,
   selectRecipients,
   selectUndelivered,
   transitionBatch,
@@ -47,14 +54,13 @@ export const CHUNK_SIZE = 1000;
 /** Chunks one job run sends before handing the rest to a new job (keeps a run well under the queue's `expireInSeconds`). */
 export const CHUNKS_PER_RUN = 25;
 
-/** What the job works with. */
-export interface BatchJobDependencies {
-  db: Database;
-  /** To enqueue the job for `scheduledAt` and the follow-up of a long batch. */
-  jobs: JobQueue;
-  /** Decides when `scheduledAt` is reached, and stamps deliveries and `completedAt`. */
-  clock: Clock;
-}
+/**
+ * What the job works with: the database, the queue (to enqueue the job for `scheduledAt` and the
+ * follow-up of a long batch), the clock (which decides when `scheduledAt` is reached, and stamps
+ * deliveries and `completedAt`), and what pushes to Apple devices (APNs, the secrets the
+ * certificates' keys are sealed with).
+ */
+export type BatchJobDependencies = Pick<Runtime, 'db' | 'jobs' | 'clock' | 'apns' | 'secrets'>;
 
 /** Limits of one run (tests make them small to stop a run between chunks). */
 export interface AdvanceOptions {
@@ -71,7 +77,7 @@ export interface AdvanceOptions {
 export type AdvanceResult = 'gone' | 'idle' | 'deferred' | 'continued' | 'finished';
 
 const enqueue = (deps: BatchJobDependencies, batchId: string, startAfterSeconds = 0) =>
-  deps.jobs.send(deps.db.prisma, 'wallet-messaging', { batchId }, { startAfterSeconds });
+  deps.jobs.send(deps.db.prisma, walletMessagingJob, { batchId }, { startAfterSeconds });
 
 /**
  * Resolves the listed recipients of a `validating` batch (or counts its segments' passes) and
@@ -79,7 +85,7 @@ const enqueue = (deps: BatchJobDependencies, batchId: string, startAfterSeconds 
  * @returns The batch after validation (possibly cancelled or validated by another run meanwhile), or null when it is gone.
  */
 async function validate({ db, clock }: BatchJobDependencies, batchId: string): Promise<BatchRow | null> {
-  return db.prisma.$transaction(async (tx) => {
+  return db.write(async (tx) => {
     const batch = await lockBatch(tx, batchId);
     if (batch?.status !== 'validating') return batch;
     const now = clock.now();
@@ -106,18 +112,57 @@ async function validate({ db, clock }: BatchJobDependencies, batchId: string): P
         ? { ...batchOutcome(0, errorCount), completedAt: now }
         : { status: 'scheduled' as const };
     return transitionBatch(tx, null, batchId, ['validating'], { ...changes, recipientCount, errorCount }, now);
-  }, WRITE_TRANSACTION);
+  });
 }
 
+/** A database or rendering error as the reason of a failed delivery: storable, at most 300 characters. */
+const reasonOf = (error: unknown) => storableCopy(String((error as Error)?.message ?? error)).replace(/\s+/g, ' ').slice(0, 300);
+
 /**
- * Renders the message for each pass of a chunk.
+ * Renders the message for each pass of a chunk, each on its own: a pass whose message cannot be
+ * rendered, or would contain text the database cannot store (a NUL or an unpaired surrogate
+ * from its field values or the recipient's variables, src/db/storableText.ts), gets an error
+ * delivery and does not stop the others.
  * @returns One delivery per pass: the message, or why the pass cannot get it.
  */
 function render(batch: BatchRow, passes: Awaited<ReturnType<typeof selectUndelivered>>): Delivery[] {
-  return passes.map((pass) => {
+  return passes.map((pass): Delivery => {
     if (pass.status === 'nullified') return { passId: pass.id, error: 'The pass is nullified.' };
-    return { passId: pass.id, ...renderMessage(batch.content, pass.variables, passContentOf(pass)) };
+    try {
+      const rendered = renderMessage(batch.content, pass.variables, passContentOf(pass));
+      const unstorable = 'message' in rendered ? unstorableReason(rendered.message) : undefined;
+      if (unstorable) return { passId: pass.id, error: `The rendered message contains ${unstorable} (from the pass's field values or the recipient's variables), which cannot be stored.` };
+      return { passId: pass.id, ...rendered };
+    } catch (error) {
+      return { passId: pass.id, error: `The message could not be rendered for this pass: ${reasonOf(error)}` };
+    }
   });
+}
+
+/**
+ * Records a chunk's deliveries in the caller's transaction. When the database refuses the chunk
+ * as a whole, records them one by one, each behind a savepoint (PostgreSQL documentation,
+ * SAVEPOINT / ROLLBACK TO SAVEPOINT), so that a pass whose delivery cannot be stored is recorded
+ * `failed` with the database's reason and the other passes are messaged.
+ * @throws Database errors that even recording a failure hits (the database away): the job retries.
+ */
+async function recordChunk(tx: PrismaExecutor, batch: BatchRow, deliveries: Delivery[], now: Date): Promise<void> {
+  await tx.$executeRawUnsafe('SAVEPOINT chunk');
+  try {
+    await recordDeliveries(tx, batch, deliveries, now);
+    return;
+  } catch {
+    await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT chunk');
+  }
+  for (const delivery of deliveries) {
+    await tx.$executeRawUnsafe('SAVEPOINT delivery');
+    try {
+      await recordDeliveries(tx, batch, [delivery], now);
+    } catch (error) {
+      await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT delivery');
+      await recordDeliveries(tx, batch, [{ passId: delivery.passId, error: `The message could not be stored for this pass: ${reasonOf(error)}` }], now);
+    }
+  }
 }
 
 /**
@@ -126,20 +171,33 @@ function render(batch: BatchRow, passes: Awaited<ReturnType<typeof selectUndeliv
  *   batch is no longer sending.
  */
 async function sendChunk({ db, clock }: BatchJobDependencies, batchId: string, chunkSize: number): Promise<'sent' | 'finished' | 'stopped'> {
-  return db.prisma.$transaction(async (tx) => {
+  return db.write(async (tx) => {
     const batch = await lockBatch(tx, batchId);
     if (batch?.status !== 'sending') return 'stopped';
     const now = clock.now();
     const passes = await selectUndelivered(tx, batch, chunkSize);
     if (passes.length) {
-      await recordDeliveries(tx, batch, render(batch, passes), now);
+      await recordChunk(tx, batch, render(batch, passes), now);
       return 'sent';
     }
-    const { sent, failed } = await deliveryCounts(tx, batchId);
-    const outcome = batchOutcome(sent, batch.errorCount);
-    await transitionBatch(tx, null, batchId, ['sending'], { ...outcome, recipientCount: sent + failed, completedAt: now }, now);
+    const { sent, failed, pushFailed, pending } = await deliveryCounts(tx, batchId);
+    // Pushes of the last chunk still to make: the caller makes them, then comes back to finish.
+    if (pending) return 'sent';
+    const outcome = batchOutcome(sent - pushFailed, batch.errorCount + pushFailed);
+    await transitionBatch(tx, null, batchId, ['sending'], { ...outcome, recipientCount: sent + failed, errorCount: batch.errorCount + pushFailed, completedAt: now }, now);
     return 'finished';
-  }, WRITE_TRANSACTION);
+  });
+}
+
+/**
+ * Pushes the stored messages of a batch that are not pushed yet (a chunk) to the Apple devices
+ * of their passes (src/delivery/applePush.ts) and records each pass's result.
+ */
+async function pushPending(deps: BatchJobDependencies, batchId: string, limit: number): Promise<void> {
+  const passIds = await selectPendingPushes(deps.db.prisma, batchId, limit);
+  if (!passIds.length) return;
+  const results = await pushBatchMessage(deps, batchId, passIds);
+  await recordPushes(deps.db.prisma, batchId, results, deps.clock.now());
 }
 
 /**
@@ -165,6 +223,8 @@ export async function advanceBatch(deps: BatchJobDependencies, batchId: string, 
   if (batch.status !== 'sending') return 'idle';
   const chunkSize = options.chunkSize ?? CHUNK_SIZE;
   for (let chunk = 0; chunk < (options.chunksPerRun ?? CHUNKS_PER_RUN); chunk++) {
+    // Pushes a stored chunk (also one left by a run that died between storing and pushing).
+    await pushPending(deps, batchId, chunkSize);
     const step = await sendChunk(deps, batchId, chunkSize);
     if (step !== 'sent') return step === 'finished' ? 'finished' : 'idle';
   }
@@ -173,33 +233,36 @@ export async function advanceBatch(deps: BatchJobDependencies, batchId: string, 
 }
 
 /**
- * The queue handler. An error fails the attempt and pg-boss retries it (the next attempt goes
- * on from the committed chunks); after the last attempt the batch is set `failed`, so that it
- * never stays `validating` or `sending` for ever.
+ * The `wallet-messaging` queue: every job carries only a batch id and runs {@link advanceBatch}.
+ * A run sends a bounded number of chunks (a few seconds) and hands the rest to a new job, so
+ * 5 minutes active means a dead worker. An error fails the attempt and pg-boss retries it (the
+ * next attempt goes on from the committed chunks), backing off from 2 s up to 5 minutes; after
+ * the last attempt the batch is set `failed`, so that it never stays `validating` or `sending`
+ * for ever. No NOTIFY: most of these jobs start at a time (a batch's scheduledAt), which NOTIFY
+ * does not announce, and with NOTIFY on pg-boss polls only every 30 s; without it workers poll
+ * every `pollingIntervalSeconds`, so a batch starts at most that long after its time. A job
+ * scheduled months ahead is kept until 14 days past its start (pg-boss's default retention).
+ * At start, every batch validating, sending or due gets a job ({@link advanceBatch} is safe to run
+ * concurrently), so a batch whose worker was killed goes on within seconds of the restart, from
+ * its committed chunks, instead of when the dead job's claim expires.
  */
-export function walletMessagingHandler(deps: BatchJobDependencies & { logger: Logger }): JobHandler<'wallet-messaging'> {
-  return async (job) => {
-    const { batchId } = job.data;
-    const log = deps.logger.child({ jobId: job.id, batchId });
-    try {
-      const result = await advanceBatch(deps, batchId);
-      log.info({ result }, 'wallet messaging batch advanced');
-    } catch (error) {
-      if (job.retryCount < job.retryLimit) {
-        log.warn({ err: error, attempt: job.retryCount + 1 }, 'wallet messaging batch step failed; it will be retried');
-        throw error;
-      }
-      log.error({ err: error }, 'wallet messaging batch step failed on its last attempt');
-      const now = deps.clock.now();
-      const { sent } = await deliveryCounts(deps.db.prisma, batchId);
-      await transitionBatch(
-        deps.db.prisma,
-        null,
-        batchId,
-        ['validating', 'scheduled', 'sending'],
-        { status: 'failed', statusDetail: `Sending stopped after an internal error; ${sent} recipients got the message.`, completedAt: now },
-        now,
-      );
-    }
-  };
-}
+export const walletMessagingJob = defineJob<{ batchId: string }, Runtime>({
+  name: 'wallet-messaging',
+  settings: { retryLimit: 8, retryDelay: 2, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 300, deleteAfterSeconds: 7 * 24 * 3600, notify: false },
+  async run({ data: { batchId } }, runtime) {
+    return { batchId, result: await advanceBatch(runtime, batchId) };
+  },
+  inFlight: async ({ db, clock }) => (await selectBatchesInFlight(db.prisma, clock.now())).map(({ id }) => ({ batchId: id })),
+  async onLastAttemptFailed({ data: { batchId } }, _error, { db, clock }) {
+    const now = clock.now();
+    const { sent } = await deliveryCounts(db.prisma, batchId);
+    await transitionBatch(
+      db.prisma,
+      null,
+      batchId,
+      ['validating', 'scheduled', 'sending'],
+      { status: 'failed', statusDetail: `Sending stopped after an internal error; ${sent} recipients got the message.`, completedAt: now },
+      now,
+    );
+  },
+});

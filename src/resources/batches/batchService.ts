@@ -1,30 +1,15 @@
 /**
- * The API's writes on batches (issue 5): create a wallet messaging batch with its first job, and
+ * The API's writes on batches: create a wallet messaging batch with its first job, and
  * the `sendBatchNow` and `cancelBatch` transitions. The job's side is batchSender.ts.
  *
  * @module resources/batches/batchService
  */
 import type { PrismaExecutor } from '../../db/database.ts';
-import { NotFoundError } from '../../http/errors.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
+import { walletMessagingJob } from './batchSender.ts';
 import { requireAccountEntity } from '../entities/entityStore.ts';
 import { ALLOWED_FROM, checkNewBatch, defaultBatchName, refusedTransition, type BatchAction, type WalletMessagingBatchCreate } from './batchRules.ts';
-import { insertBatch, selectAccountBatch, transitionBatch, type BatchChanges, type BatchRow } from './batchStore.ts';
-
-/** The 404 of a batch that does not exist in the caller's account. */
-export function batchNotFound(id: string): NotFoundError {
-  return new NotFoundError(`No batch with id ${id} exists.`, { parameter: 'id' });
-}
-
-/**
- * {@link selectAccountBatch}, required.
- * @throws NotFoundError (parameter `id`) when the account has no such batch.
- */
-export async function requireBatch(prisma: PrismaExecutor, accountId: string, id: string): Promise<BatchRow> {
-  const row = await selectAccountBatch(prisma, accountId, id);
-  if (!row) throw batchNotFound(id);
-  return row;
-}
+import { insertBatch, requireBatch, transitionBatch, type BatchChanges, type BatchRow } from './batchStore.ts';
 
 /**
  * Creates a wallet messaging batch, `validating`, and enqueues its first job (validation, at
@@ -33,7 +18,7 @@ export async function requireBatch(prisma: PrismaExecutor, accountId: string, id
  * @throws NotFoundError (parameter `entity_id`) for an entity the account does not have;
  *   ValidationError for the rules of `checkNewBatch`.
  */
-export async function createWalletMessagingBatch(
+export async function scheduleWalletMessage(
   tx: PrismaExecutor,
   jobs: JobQueue,
   request: { accountId: string; entityId: string; batch: WalletMessagingBatchCreate; now: Date },
@@ -55,7 +40,7 @@ export async function createWalletMessagingBatch(
     },
     (batch.recipients ?? []).map((r) => ({ passRef: r.passId, variables: r.variables ?? {} })),
   );
-  await jobs.send(tx, 'wallet-messaging', { batchId: row.id });
+  await jobs.send(tx, walletMessagingJob, { batchId: row.id });
   return row;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Database access for batches (spec §2.8): the batch rows, their listed recipients and their
+ * Database access for batches (PassEntry API reference: the batch resource): the batch rows, their listed recipients and their
  * per-pass deliveries. API reads are scoped to an account; the sending job works by batch id.
  *
  * The delivery table's primary key `(batch_id, pass_id)` is what makes sending restartable:
@@ -10,6 +10,7 @@
  * @module resources/batches/batchStore
  */
 import type { PrismaExecutor } from '../../db/database.ts';
+import { NotFoundError } from '../../errors.ts';
 import { pageWindow, type PageRequest } from '../../http/pagination.ts';
 import type { Batch, BatchStatus, BatchType, Prisma } from '../../../generated/prisma/client.ts';
 
@@ -53,6 +54,21 @@ export async function insertBatch(tx: PrismaExecutor, batch: NewBatch, recipient
 /** A batch of an account, or null (also for another account's batch). */
 export function selectAccountBatch(prisma: PrismaExecutor, accountId: string, id: string): Promise<BatchRow | null> {
   return prisma.batch.findFirst({ where: { id, accountId } });
+}
+
+/** The 404 of a batch that does not exist in the caller's account. */
+export function batchNotFound(id: string): NotFoundError {
+  return new NotFoundError(`No batch with id ${id} exists.`, { parameter: 'id' });
+}
+
+/**
+ * {@link selectAccountBatch}, required.
+ * @throws NotFoundError (parameter `id`) when the account has no such batch.
+ */
+export async function requireBatch(prisma: PrismaExecutor, accountId: string, id: string): Promise<BatchRow> {
+  const row = await selectAccountBatch(prisma, accountId, id);
+  if (!row) throw batchNotFound(id);
+  return row;
 }
 
 /** A page of an account's batches, newest first, optionally of one type, and the total count. */
@@ -203,12 +219,46 @@ export async function recordDeliveries(tx: PrismaExecutor, batch: BatchRow, deli
   return { inserted: row!.inserted, failed: row!.failed };
 }
 
-/** Deliveries of a batch by outcome. */
-export async function deliveryCounts(tx: PrismaExecutor, batchId: string): Promise<{ sent: number; failed: number }> {
-  const [row] = await tx.$queryRaw<{ sent: number; failed: number }[]>`
-    SELECT count(*) FILTER (WHERE status = 'sent')::int AS sent, count(*) FILTER (WHERE status = 'failed')::int AS failed
+/**
+ * Deliveries of a batch by outcome: messages stored (`sent`), of which `pushFailed` could reach
+ * none of the pass's wallets and `pending` are still to be pushed; messages that could not be
+ * stored (`failed`).
+ */
+export async function deliveryCounts(tx: PrismaExecutor, batchId: string): Promise<{ sent: number; failed: number; pushFailed: number; pending: number }> {
+  const [row] = await tx.$queryRaw<{ sent: number; failed: number; pushFailed: number; pending: number }[]>`
+    SELECT count(*) FILTER (WHERE status = 'sent')::int AS sent, count(*) FILTER (WHERE status = 'failed')::int AS failed,
+           count(*) FILTER (WHERE status = 'sent' AND push_error IS NOT NULL)::int AS "pushFailed",
+           count(*) FILTER (WHERE status = 'sent' AND pushed_at IS NULL)::int AS pending
       FROM batch_deliveries WHERE batch_id = ${batchId}::uuid`;
   return row!;
+}
+
+/** Passes whose message is stored but not pushed yet, at most `limit`. */
+export async function selectPendingPushes(prisma: PrismaExecutor, batchId: string, limit: number): Promise<string[]> {
+  const rows = await prisma.$queryRaw<{ passId: string }[]>`
+    SELECT pass_id::text AS "passId" FROM batch_deliveries
+     WHERE batch_id = ${batchId}::uuid AND status = 'sent' AND pushed_at IS NULL
+     ORDER BY pass_id LIMIT ${limit}`;
+  return rows.map((r) => r.passId);
+}
+
+/** What pushing one pass's message achieved. */
+export interface PushResult {
+  passId: string;
+  /** Devices reached. */
+  devices: number;
+  /** Why no wallet of the pass could be reached, when it has some and none was; else null. */
+  error: string | null;
+}
+
+/** Records the pushes of deliveries, in one statement. */
+export async function recordPushes(prisma: PrismaExecutor, batchId: string, results: PushResult[], now: Date): Promise<void> {
+  if (!results.length) return;
+  await prisma.$executeRaw`
+    UPDATE batch_deliveries d SET pushed_at = ${now}, devices = t.devices, push_error = t.error
+      FROM unnest(${results.map((r) => r.passId)}::uuid[], ${results.map((r) => r.devices)}::int[], ${results.map((r) => r.error)}::varchar[])
+           AS t(pass_id, devices, error)
+     WHERE d.batch_id = ${batchId}::uuid AND d.pass_id = t.pass_id`;
 }
 
 /** One row of a batch's errors (the contract's BatchErrorsCsv). */
@@ -221,21 +271,33 @@ export interface BatchErrorRow {
 
 /**
  * The recipients of a batch that were not messaged: listed recipients refused by validation or
- * whose delivery failed, by position; for a segment batch, failed deliveries by pass id.
+ * whose delivery failed or whose push reached none of their wallets, by position; for a segment
+ * batch, such deliveries by pass id.
  */
 export function selectBatchErrors(prisma: PrismaExecutor, batch: BatchRow): Promise<BatchErrorRow[]> {
   if (batch.segmentTags.length) {
     return prisma.$queryRaw<BatchErrorRow[]>`
-      SELECT d.pass_id::text AS recipient, d.pass_id::text AS "passId", p.ext_id AS "extId", d.error
+      SELECT d.pass_id::text AS recipient, d.pass_id::text AS "passId", p.ext_id AS "extId", COALESCE(d.error, d.push_error) AS error
         FROM batch_deliveries d JOIN passes p ON p.id = d.pass_id
-       WHERE d.batch_id = ${batch.id}::uuid AND d.status = 'failed'
+       WHERE d.batch_id = ${batch.id}::uuid AND (d.status = 'failed' OR d.push_error IS NOT NULL)
        ORDER BY d.pass_id`;
   }
   return prisma.$queryRaw<BatchErrorRow[]>`
-    SELECT r.pass_ref AS recipient, r.pass_id::text AS "passId", p.ext_id AS "extId", COALESCE(r.error, d.error) AS error
+    SELECT r.pass_ref AS recipient, r.pass_id::text AS "passId", p.ext_id AS "extId", COALESCE(r.error, d.error, d.push_error) AS error
       FROM batch_recipients r
       LEFT JOIN passes p ON p.id = r.pass_id
       LEFT JOIN batch_deliveries d ON d.batch_id = r.batch_id AND d.pass_id = r.pass_id AND r.error IS NULL
-     WHERE r.batch_id = ${batch.id}::uuid AND (r.error IS NOT NULL OR d.status = 'failed')
+     WHERE r.batch_id = ${batch.id}::uuid AND (r.error IS NOT NULL OR d.status = 'failed' OR d.push_error IS NOT NULL)
      ORDER BY r.position`;
+}
+
+/**
+ * Batches whose sending job should be running: validating, sending, or scheduled with
+ * `scheduledAt` reached (the work in flight of the `wallet-messaging` queue).
+ */
+export function selectBatchesInFlight(prisma: PrismaExecutor, now: Date): Promise<{ id: string }[]> {
+  return prisma.batch.findMany({
+    where: { OR: [{ status: { in: ['validating', 'sending'] } }, { status: 'scheduled', scheduledAt: { lte: now } }] },
+    select: { id: true },
+  });
 }

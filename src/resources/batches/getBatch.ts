@@ -1,6 +1,6 @@
 import type { OperationHandler } from '../../http/operation.ts';
 import { accountOf } from '../../http/operation.ts';
-import { requireBatch } from './batchService.ts';
+import { requireBatch } from './batchStore.ts';
 import { serializeBatch } from './serializeBatch.ts';
 
 /** `GET /api/v1/batches/{id}`: one batch of the caller's account; another account's is a 404. */

@@ -1,7 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import type { OperationHandler } from '../../http/operation.ts';
 import { accountOf } from '../../http/operation.ts';
-import { requireBatch } from './batchService.ts';
+import { requireBatch } from './batchStore.ts';
 import { selectBatchErrors } from './batchStore.ts';
 
 /** The columns of the errors CSV, in order (the contract's BatchErrorsCsv). */

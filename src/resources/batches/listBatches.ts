@@ -4,10 +4,10 @@ import { pageEnvelope, pageRequest } from '../../http/pagination.ts';
 import { selectBatchPage } from './batchStore.ts';
 import { serializeBatch } from './serializeBatch.ts';
 
-/** Default page size of batch lists (spec §4.14, §8: 25). */
+/** Default page size of batch lists (PassEntry API reference: List batches; limits: 25). */
 export const BATCHES_PER_PAGE = 25;
 
-/** `GET /api/v1/batches` (spec §4.14): the caller's batches, newest first, optionally of one `type`. */
+/** `GET /api/v1/batches` (PassEntry API reference: List batches): the caller's batches, newest first, optionally of one `type`. */
 export const listBatches: OperationHandler<'listBatches'> = async ({ query, url, ctx }) => {
   const page = pageRequest(query, BATCHES_PER_PAGE);
   const { rows, total } = await selectBatchPage(ctx.db.prisma, accountOf(ctx), query.type, page);

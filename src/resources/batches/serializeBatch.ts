@@ -1,5 +1,5 @@
 /**
- * Turns batch rows into batch resource objects (spec §2.8; the contract's `Batch`).
+ * Turns batch rows into batch resource objects (PassEntry API reference: the batch resource; the contract's `Batch`).
  *
  * @module resources/batches/serializeBatch
  */

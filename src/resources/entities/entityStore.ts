@@ -6,7 +6,7 @@
 import type { PrismaClient, PrismaExecutor } from '../../db/database.ts';
 import type { Entity } from '../../../generated/prisma/client.ts';
 import { pageWindow, type PageRequest } from '../../http/pagination.ts';
-import { NotFoundError } from '../../http/errors.ts';
+import { NotFoundError } from '../../errors.ts';
 
 export type EntityRow = Entity;
 

@@ -4,10 +4,10 @@ import { pageEnvelope, pageRequest } from '../../http/pagination.ts';
 import { selectEntityPage } from './entityStore.ts';
 import { serializeEntity } from './serializeEntity.ts';
 
-/** Default page size of entity lists (spec §4.6, §8). */
+/** Default page size of entity lists (PassEntry API reference: List entities; limits). */
 export const ENTITIES_PER_PAGE = 25;
 
-/** `GET /api/v1/entities` (spec §4.6): the caller's entities, oldest first, paginated. */
+/** `GET /api/v1/entities` (PassEntry API reference: List entities): the caller's entities, oldest first, paginated. */
 export const listEntities: OperationHandler<'listEntities'> = async ({ query, url, ctx }) => {
   const page = pageRequest(query, ENTITIES_PER_PAGE);
   const { rows, total } = await selectEntityPage(ctx.db.prisma, accountOf(ctx), page);

@@ -1,5 +1,5 @@
 /**
- * Turns entity rows into `entity` resource objects (spec §2.4).
+ * Turns entity rows into `entity` resource objects (PassEntry API reference: the entity resource).
  *
  * @module resources/entities/serializeEntity
  */

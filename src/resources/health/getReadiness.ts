@@ -1,9 +1,10 @@
+import { UNAVAILABLE_RETRY_AFTER_S } from '../../http/errors.ts';
 import type { OperationHandler } from '../../http/operation.ts';
 
 /** How long the readiness database check may take, in ms. */
 export const READINESS_TIMEOUT_MS = 2000;
 
-/** `GET /readyz`: 200 when `SELECT 1` answers within 2 s, 503 otherwise. */
+/** `GET /readyz`: 200 when `SELECT 1` answers within 2 s, 503 with `Retry-After` otherwise. */
 export const getReadiness: OperationHandler<'getReadiness'> = async ({ ctx }) => {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -14,7 +15,7 @@ export const getReadiness: OperationHandler<'getReadiness'> = async ({ ctx }) =>
     return { status: 200, body: { status: 'ok', checks: { database: 'ok' } } };
   } catch (error) {
     ctx.log.warn({ err: error }, 'readiness check failed');
-    return { status: 503, body: { status: 'unavailable', checks: { database: 'unavailable' } } };
+    return { status: 503, body: { status: 'unavailable', checks: { database: 'unavailable' } }, headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_S) } };
   } finally {
     clearTimeout(timer);
   }

@@ -5,7 +5,7 @@ import { requirePass } from '../passes/passStore.ts';
 import { serializeLoyalty } from './serializeLoyalty.ts';
 
 /**
- * `GET /api/v1/loyalty/{id}` (spec §4.15): a pass by UUID or extId with its balance in
+ * `GET /api/v1/loyalty/{id}` (PassEntry API reference: Show loyalty): a pass by UUID or extId with its balance in
  * `meta.loyalty.balance`, and the extras the `include…` parameters ask for.
  */
 export const getLoyalty: OperationHandler<'getLoyalty'> = async ({ params, query, ctx }) => {

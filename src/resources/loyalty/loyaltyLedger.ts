@@ -1,5 +1,5 @@
 /**
- * Loyalty balances and their ledger (PassEntry loyalty update; spec §4.12 and §4.15 for scans
+ * Loyalty balances and their ledger (PassEntry loyalty update; PassEntry API reference: Log a scan; Show loyalty for scans
  * and reads). A pass's balance lives in `passes.balance`; every change of it also writes one row
  * of `loyalty_ledger` — the change, the balance it produced, its source (`api` or `scan`), the
  * scan id of a scan, the time — so a balance is the sum of its pass's deltas and can be audited.
@@ -12,7 +12,7 @@
  * @module resources/loyalty/loyaltyLedger
  */
 import type { PrismaExecutor } from '../../db/database.ts';
-import { ConflictError, NotFoundError } from '../../http/errors.ts';
+import { ConflictError, NotFoundError } from '../../errors.ts';
 import { LOYALTY_BALANCE_LIMIT } from '../passes/passRules.ts';
 
 /** A change of a balance: add `delta` points, or set the balance to `override` points. */

@@ -1,5 +1,5 @@
 /**
- * The loyalty document (spec §4.15): a pass with its balance in `meta.loyalty.balance`.
+ * The loyalty document (PassEntry API reference: Show loyalty): a pass with its balance in `meta.loyalty.balance`.
  *
  * @module resources/loyalty/serializeLoyalty
  */

@@ -1,7 +1,7 @@
 import type { OperationHandler } from '../../http/operation.ts';
 import { accountOf } from '../../http/operation.ts';
-import { ValidationError } from '../../http/errors.ts';
-import { idempotencyKeyOf, runIdempotent } from '../../http/idempotency.ts';
+import { ValidationError } from '../../errors.ts';
+import { queuePassChange } from '../../delivery/passChanged.ts';
 import { requirePass } from '../passes/passStore.ts';
 import { changeLoyaltyBalance, type BalanceChange } from './loyaltyLedger.ts';
 import { serializeLoyalty } from './serializeLoyalty.ts';
@@ -20,27 +20,20 @@ export function balanceChangeOf(body: { balance?: number; overrideBalance?: numb
 }
 
 /**
- * `PATCH /api/v1/loyalty/{id}` (PassEntry loyalty update): changes the balance atomically,
- * records it in the ledger (source `api`), keeps `message` as `latestMessage`, and answers like
- * `getLoyalty` with the balance this change produced. Without `Idempotency-Key` the change is one
- * SQL statement on the client (no interactive transaction); with one, it runs in the key's
- * transaction.
+ * `PATCH /api/v1/loyalty/{id}` (PassEntry API reference, "Update loyalty balance"): changes the
+ * balance atomically, records it in the ledger (source `api`), keeps `message` as
+ * `latestMessage`, and answers like `getLoyalty` with the balance this change produced. The
+ * change and the push to the devices that hold the pass are queued in one transaction.
  */
-export const updateLoyalty: OperationHandler<'updateLoyalty'> = async ({ params, body, headers, url, ctx }) => {
+export const updateLoyalty: OperationHandler<'updateLoyalty'> = async ({ params, body, write, ctx }) => {
   const change = balanceChangeOf(body);
   const accountId = accountOf(ctx);
   const now = ctx.clock.now();
-  const request = { key: idempotencyKeyOf(headers), accountId, operationId: 'updateLoyalty' as const, url, body };
-  return runIdempotent(
-    ctx.db,
-    request,
-    now,
-    async (db) => {
-      const pass = await requirePass(db, accountId, params.id);
-      const { balance } = await changeLoyaltyBalance(db, { accountId, passId: pass.id, change, source: 'api', message: body.message, now });
-      const updated = { ...pass, balance, latestMessage: body.message ?? pass.latestMessage };
-      return { status: 200 as const, body: serializeLoyalty(updated, ctx.baseUrl) };
-    },
-    { atomic: true },
-  );
+  return write(async (tx) => {
+    const pass = await requirePass(tx, accountId, params.id);
+    const { balance } = await changeLoyaltyBalance(tx, { accountId, passId: pass.id, change, source: 'api', message: body.message, now });
+    await queuePassChange(tx, ctx.jobs, pass.id);
+    const updated = { ...pass, balance, latestMessage: body.message ?? pass.latestMessage };
+    return { status: 200 as const, body: serializeLoyalty(updated, ctx.baseUrl) };
+  });
 };

@@ -1,12 +1,11 @@
 import type { OperationHandler } from '../../http/operation.ts';
 import { accountOf } from '../../http/operation.ts';
-import { selectAccountTemplate } from './passTemplateStore.ts';
-import { templateNotFound } from './passTemplateService.ts';
+import { selectAccountTemplate, templateNotFound } from './passTemplateStore.ts';
 import { serializeLegacyPassTemplate } from './serializeLegacyPassTemplate.ts';
 
 /**
- * `GET /api/v1/pass_templates/{pass_template_uuid}` (spec §4.5, deprecated): the template in the
- * legacy form of spec §2.2. Another account's template is a 404.
+ * `GET /api/v1/pass_templates/{pass_template_uuid}` (PassEntry API reference: Show a pass template (deprecated), deprecated): the template in the
+ * legacy form of PassEntry API reference: the legacy pass template. Another account's template is a 404.
  */
 export const getLegacyPassTemplate: OperationHandler<'getLegacyPassTemplate'> = async ({ params, ctx }) => {
   const row = await selectAccountTemplate(ctx.db.prisma, accountOf(ctx), params.pass_template_uuid);

@@ -1,11 +1,10 @@
 import type { OperationHandler } from '../../http/operation.ts';
 import { accountOf } from '../../http/operation.ts';
-import { selectAccountTemplate } from './passTemplateStore.ts';
-import { templateNotFound } from './passTemplateService.ts';
+import { selectAccountTemplate, templateNotFound } from './passTemplateStore.ts';
 import { serializePassTemplate } from './serializePassTemplate.ts';
 
 /**
- * `GET /api/v1/pass-templates/{id}` (spec §4.3): one template in the variant of its processing
+ * `GET /api/v1/pass-templates/{id}` (PassEntry API reference: Show a pass template): one template in the variant of its processing
  * state. Another account's template is a 404.
  */
 export const getPassTemplate: OperationHandler<'getPassTemplate'> = async ({ params, ctx }) => {

@@ -4,11 +4,11 @@ import { pageEnvelope, pageRequest } from '../../http/pagination.ts';
 import { selectTemplatePage } from './passTemplateStore.ts';
 import { parseFieldset, serializePassTemplate } from './serializePassTemplate.ts';
 
-/** Default page size of template lists (spec §4.2, §8). */
+/** Default page size of template lists (PassEntry API reference: List pass templates; limits). */
 export const PASS_TEMPLATES_PER_PAGE = 10;
 
 /**
- * `GET /api/v1/pass-templates` (spec §4.2): the caller's templates, oldest first, optionally of
+ * `GET /api/v1/pass-templates` (PassEntry API reference: List pass templates): the caller's templates, oldest first, optionally of
  * one `templateType`, with a sparse fieldset when `fields` is given.
  * @throws ValidationError (parameter `fields`) naming unknown attribute names.
  */

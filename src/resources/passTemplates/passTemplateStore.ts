@@ -6,10 +6,13 @@
  * @module resources/passTemplates/passTemplateStore
  */
 import type { PrismaClient, PrismaExecutor } from '../../db/database.ts';
+import { NotFoundError } from '../../errors.ts';
 import { Prisma, type PassTemplate, type PassTemplateVersion } from '../../../generated/prisma/client.ts';
 import { pageWindow, type PageRequest } from '../../http/pagination.ts';
-import { designOf, type TemplateContent, type TemplateDesign, type TemplateType } from './design.ts';
+import type { TemplateDesign, TemplateType } from '../../wallet/templateDesign.ts';
+import { designOf, type TemplateContent } from './templateContent.ts';
 import type { ProcessingError } from './validateDesign.ts';
+import type { BundleImage } from '../../wallet/templateImages.ts';
 
 export type PassTemplateRow = PassTemplate;
 export type PassTemplateVersionRow = PassTemplateVersion;
@@ -20,6 +23,7 @@ const json = (value: unknown) => value as Prisma.InputJsonValue;
 function contentColumns(content: TemplateContent) {
   return {
     name: content.name,
+    applePassTypeIdentifier: content.applePassTypeIdentifier,
     description: content.description,
     notificationHeader: content.notificationHeader,
     templateType: content.templateType,
@@ -40,6 +44,7 @@ function contentColumns(content: TemplateContent) {
 export function contentOf(row: PassTemplateRow): TemplateContent {
   return {
     name: row.name,
+    applePassTypeIdentifier: row.applePassTypeIdentifier,
     description: row.description,
     notificationHeader: row.notificationHeader,
     templateType: row.templateType,
@@ -59,6 +64,11 @@ export function contentOf(row: PassTemplateRow): TemplateContent {
 /** The processing errors of a failed template (empty otherwise). */
 export function processingErrorsOf(row: { processingErrors: Prisma.JsonValue | null }): ProcessingError[] {
   return (row.processingErrors as unknown as ProcessingError[] | null) ?? [];
+}
+
+/** The 404 of a template that does not exist in the caller's account. */
+export function templateNotFound(id: string, parameter = 'id'): NotFoundError {
+  return new NotFoundError(`No pass template with id ${id} exists.`, { parameter });
 }
 
 /**
@@ -120,6 +130,11 @@ export function selectVersion(prisma: PrismaClient, templateId: string, version:
   return prisma.passTemplateVersion.findUnique({ where: { templateId_version: { templateId, version } } });
 }
 
+/** Every version still `processing`, of any account (the work in flight of the processing queue). */
+export function selectProcessingVersions(prisma: PrismaClient): Promise<{ templateId: string; version: number }[]> {
+  return prisma.passTemplateVersion.findMany({ where: { status: 'processing' }, select: { templateId: true, version: true } });
+}
+
 /** The design snapshot of a version. */
 export function designOfVersion(row: PassTemplateVersionRow): TemplateDesign {
   return row.design as unknown as TemplateDesign;
@@ -127,36 +142,55 @@ export function designOfVersion(row: PassTemplateVersionRow): TemplateDesign {
 
 /** The outcome of processing one version. */
 export type VersionOutcome =
-  | { status: 'processed'; applePass: unknown; googleClass: unknown }
+  | { status: 'processed'; applePass: unknown; googleClass: unknown; images: BundleImage[] }
   | { status: 'failed'; errors: ProcessingError[] };
 
 /**
- * Records the outcome of a version, once: only a version still `processing` is written, so a
+ * Records the outcome of a version, once, with its images: only a version still `processing` is written, so a
  * second run of the same job changes nothing. The template takes the outcome only while the
  * version is its current one (a newer design has its own job).
  * @returns Whether this call recorded the outcome (false when it was recorded before).
  */
 export async function recordVersionOutcome(
-  prisma: PrismaClient,
+  tx: PrismaExecutor,
   templateId: string,
   version: number,
   outcome: VersionOutcome,
   processedAt: Date,
 ): Promise<boolean> {
   const errors = outcome.status === 'failed' ? json(outcome.errors) : Prisma.DbNull;
-  return prisma.$transaction(async (tx) => {
-    const { count } = await tx.passTemplateVersion.updateMany({
-      where: { templateId, version, status: 'processing' },
-      data:
-        outcome.status === 'processed'
-          ? { status: 'processed', applePass: json(outcome.applePass), googleClass: json(outcome.googleClass), processedAt }
-          : { status: 'failed', errors, processedAt },
-    });
-    if (count === 0) return false;
-    await tx.passTemplate.updateMany({
-      where: { id: templateId, designVersion: version },
-      data: { processingStatus: outcome.status, processingErrors: errors },
-    });
-    return true;
+  const { count } = await tx.passTemplateVersion.updateMany({
+    where: { templateId, version, status: 'processing' },
+    data:
+      outcome.status === 'processed'
+        ? { status: 'processed', applePass: json(outcome.applePass), googleClass: json(outcome.googleClass), processedAt }
+        : { status: 'failed', errors, processedAt },
   });
+  if (count === 0) return false;
+  if (outcome.status === 'processed' && outcome.images.length) {
+    const { accountId } = await tx.passTemplate.findUniqueOrThrow({ where: { id: templateId }, select: { accountId: true } });
+    await tx.passTemplateImage.createMany({
+      data: outcome.images.map((image) => ({ templateId, version, accountId, name: image.name, png: new Uint8Array(image.png), width: image.width, height: image.height })),
+    });
+  }
+  await tx.passTemplate.updateMany({
+    where: { id: templateId, designVersion: version },
+    data: { processingStatus: outcome.status, processingErrors: errors },
+  });
+  return true;
+}
+
+/** The processed images of a version (bundle file name → PNG). */
+export async function selectVersionImages(prisma: PrismaExecutor, templateId: string, version: number): Promise<Map<string, Uint8Array>> {
+  const rows = await prisma.passTemplateImage.findMany({ where: { templateId, version }, select: { name: true, png: true }, orderBy: { name: 'asc' } });
+  return new Map(rows.map((row) => [row.name, row.png]));
+}
+
+/**
+ * The newest processed version of a template: what its passes are built from (while a newer
+ * design is processing, passes keep the last processed one).
+ * @returns The version row, or null when none is processed.
+ */
+export function selectLatestProcessedVersion(prisma: PrismaExecutor, templateId: string): Promise<PassTemplateVersionRow | null> {
+  return prisma.passTemplateVersion.findFirst({ where: { templateId, status: 'processed' }, orderBy: { version: 'desc' } });
 }

@@ -1,5 +1,5 @@
 /**
- * The legacy form of a pass template (spec §2.2, deprecated endpoint §4.5), derived from the
+ * The legacy form of a pass template (PassEntry API reference: the legacy pass template, Show a pass template (deprecated)), derived from the
  * current content whatever the processing state. The mapping of areas and slots to legacy groups
  * and slots is documented on the contract's `LegacyPassTemplateAttributes`:
  * header one–three → header_one–header_three; central one–two → primary_one–primary_two;
@@ -8,7 +8,7 @@
  * @module resources/passTemplates/serializeLegacyPassTemplate
  */
 import type { components } from '../../../generated/api.d.ts';
-import type { FieldArea, TemplateField } from './design.ts';
+import type { FieldArea, TemplateField } from '../../wallet/templateDesign.ts';
 import { contentOf, type PassTemplateRow } from './passTemplateStore.ts';
 
 type Schemas = components['schemas'];
@@ -49,7 +49,7 @@ function legacySlot(slot: TemplateField | null | undefined): LegacySlot {
   return { id: slot?.id ?? null, label: slot?.label ?? null, default_value: slot?.defaultValue ?? null };
 }
 
-/** Serialises a template in the legacy form (spec §2.2): every group and slot present. */
+/** Serialises a template in the legacy form (PassEntry API reference: the legacy pass template): every group and slot present. */
 export function serializeLegacyPassTemplate(row: PassTemplateRow): LegacyPassTemplateResource {
   const content = contentOf(row);
   const group = (slots: readonly (readonly [string, FieldArea | null, string | null])[]) =>

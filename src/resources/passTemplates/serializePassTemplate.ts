@@ -1,14 +1,15 @@
 /**
- * Turns template rows into `passTemplate` resource objects (spec §2.1) in the variant of their
- * processing state, with sparse fieldsets (spec §4.2), and builds the documents of accepted
- * (202) writes (spec §4.1, §4.4). Nested objects are written in the contract's member order
+ * Turns template rows into `passTemplate` resource objects (PassEntry API reference: the pass template resource) in the variant of their
+ * processing state, with sparse fieldsets (PassEntry API reference: List pass templates), and builds the documents of accepted
+ * (202) writes (PassEntry API reference: Create a pass template; Update a pass template). Nested objects are written in the contract's member order
  * (JSONB keeps its own key order), so a template reads the same every time.
  *
  * @module resources/passTemplates/serializePassTemplate
  */
 import type { components } from '../../../generated/api.d.ts';
-import { ValidationError } from '../../http/errors.ts';
-import { DESIGN_MEMBERS, FIELD_AREAS, type FieldArea, type TemplateContent, type TemplateField } from './design.ts';
+import { ValidationError } from '../../errors.ts';
+import { FIELD_AREAS, type FieldArea, type TemplateField } from '../../wallet/templateDesign.ts';
+import { DESIGN_MEMBERS, type TemplateContent } from './templateContent.ts';
 import { contentOf, processingErrorsOf, type PassTemplateRow } from './passTemplateStore.ts';
 
 type Schemas = components['schemas'];
@@ -16,8 +17,8 @@ export type PassTemplateResource = Schemas['PassTemplate'];
 export type ProcessingPassTemplateResource = Schemas['ProcessingPassTemplate'];
 export type FullAttributes = Required<Schemas['PassTemplateAttributes']>;
 
-/** Attribute names a sparse fieldset may name (spec §2.1, plus `processingErrors`). */
-export const ATTRIBUTE_NAMES = ['name', 'description', 'notificationHeader', ...DESIGN_MEMBERS, 'processingStatus', 'processingErrors'] as const;
+/** Attribute names a sparse fieldset may name (PassEntry API reference: the pass template resource, plus `processingErrors`). */
+export const ATTRIBUTE_NAMES = ['name', 'applePassTypeIdentifier', 'description', 'notificationHeader', ...DESIGN_MEMBERS, 'processingStatus', 'processingErrors'] as const;
 export type AttributeName = (typeof ATTRIBUTE_NAMES)[number];
 
 /**
@@ -46,7 +47,7 @@ function ordered<T extends object>(value: T, keys: readonly (keyof T)[]): T {
 }
 
 function field(slot: TemplateField): TemplateField {
-  const out = ordered(slot, ['id', 'label', 'defaultValue', 'localisation']);
+  const out = ordered(slot, ['id', 'label', 'defaultValue', 'changeMessage', 'localisation']);
   if (slot.localisation) {
     out.localisation = Object.fromEntries(
       Object.entries(slot.localisation)
@@ -65,13 +66,14 @@ function fields(value: TemplateContent['fields']): TemplateContent['fields'] {
   return Object.fromEntries(areas) as TemplateContent['fields'];
 }
 
-/** The full attributes of a content, every member present (spec §2.1). */
+/** The full attributes of a content, every member present (PassEntry API reference: the pass template resource). */
 export function fullAttributes(content: TemplateContent): FullAttributes {
   const images = ordered(content.images, ['banner', 'logo', 'icon', 'watermark']);
   if (images.watermark) images.watermark = ordered(images.watermark, ['color', 'position']);
   return {
     name: content.name,
     templateType: content.templateType,
+    applePassTypeIdentifier: content.applePassTypeIdentifier,
     transitType: content.transitType,
     defaultLanguage: content.defaultLanguage,
     centralTitle: content.centralTitle,
@@ -90,7 +92,7 @@ export function fullAttributes(content: TemplateContent): FullAttributes {
   };
 }
 
-/** The processing variant of a template (spec §2.1). */
+/** The processing variant of a template (PassEntry API reference: the pass template resource). */
 export function processingResource(row: PassTemplateRow): ProcessingPassTemplateResource {
   return {
     id: row.id,
@@ -124,7 +126,7 @@ export function passTemplateUrl(baseUrl: string, id: string): string {
   return `${baseUrl}/api/v1/pass-templates/${id}`;
 }
 
-/** `meta` of a template accepted for processing (spec §4.1). */
+/** `meta` of a template accepted for processing (PassEntry API reference: Create a pass template). */
 export function processingMeta(url: string): Schemas['PassTemplateProcessingMeta'] {
   return { message: 'The pass template is being processed. Check meta.links.self for its status.', links: { self: url } };
 }

@@ -6,7 +6,7 @@
  * @module resources/passTemplates/validateDesign
  */
 import type { components } from '../../../generated/api.d.ts';
-import { fieldTranslations, placedFields, type PlacedField, type TemplateDesign } from './design.ts';
+import { fieldTranslations, placedFields, type PlacedField, type TemplateDesign } from '../../wallet/templateDesign.ts';
 
 export type ProcessingError = components['schemas']['PassTemplateProcessingError'];
 

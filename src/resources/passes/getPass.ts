@@ -5,7 +5,7 @@ import { requirePass } from './passStore.ts';
 import { serializePass } from './serializePass.ts';
 
 /**
- * `GET /api/v1/passes/{id}` (spec §4.16): a pass by UUID or extId, with the extras the
+ * `GET /api/v1/passes/{id}` (PassEntry API reference: Show a pass): a pass by UUID or extId, with the extras the
  * `include…` parameters ask for. Another account's pass is a 404.
  */
 export const getPass: OperationHandler<'getPass'> = async ({ params, query, ctx }) => {

@@ -4,10 +4,10 @@ import { pageEnvelope, pageRequest } from '../../http/pagination.ts';
 import { selectPassPage } from './passStore.ts';
 import { serializePass } from './serializePass.ts';
 
-/** Default page size of pass lists (spec §8: 25 where the spec shows no other). */
+/** Default page size of pass lists (PassEntry API reference: limits: 25 where the spec shows no other). */
 export const PASSES_PER_PAGE = 25;
 
-/** `GET /api/v1/passes`: the caller's passes, newest first, filtered and paginated (spec §2.9). */
+/** `GET /api/v1/passes`: the caller's passes, newest first, filtered and paginated (PassEntry API reference: pagination). */
 export const listPasses: OperationHandler<'listPasses'> = async ({ query, url, ctx }) => {
   const page = pageRequest(query, PASSES_PER_PAGE);
   const filters = { templateId: query.passTemplate, status: query.status, extId: query.extId, groupTag: query.groupTag };

@@ -12,8 +12,8 @@
  * @module resources/passes/passRules
  */
 import type { components } from '../../../generated/api.d.ts';
-import { ConflictError, ValidationError, type Problem } from '../../http/errors.ts';
-import { placedFields, type TemplateDesign } from '../passTemplates/design.ts';
+import { ConflictError, ValidationError, type Problem } from '../../errors.ts';
+import { placedFields, type TemplateDesign } from '../../wallet/templateDesign.ts';
 
 type Schemas = components['schemas'];
 export type PassInput = Schemas['PassInput'];
@@ -24,7 +24,7 @@ export type PassIdentifierSource = Schemas['PassIdentifierSource'];
 /**
  * The id of the loyalty field: the template field with this id, if any, shows the pass's loyalty
  * balance as text (decided in the contract's `PassInput`; `points` is the loyalty field of the
- * passes spec §2.3 shows).
+ * passes PassEntry API reference: the pass resource shows).
  */
 export const LOYALTY_FIELD_ID = 'points';
 
@@ -32,7 +32,7 @@ export const LOYALTY_FIELD_ID = 'points';
 export const LOYALTY_BALANCE_LIMIT = 1_000_000_000;
 
 /** Keys of `pass` that are not field ids. */
-const RESERVED_KEYS = new Set(['nfc', 'barcode']);
+const RESERVED_KEYS = new Set(['nfc', 'barcode', 'qr']);
 
 /** A pass's barcode settings as stored: the template's barcode merged with the pass's own. */
 export interface BarcodeSettings {
@@ -41,7 +41,8 @@ export interface BarcodeSettings {
   source: PassIdentifierSource;
   /** Present exactly when `source` is `custom`. */
   value?: string;
-  displayText?: string;
+  /** `true`: the encoded value is shown under the barcode; a string: that text (contract `BarcodeDisplayText`). */
+  displayText?: string | boolean;
 }
 
 /** A pass's NFC settings as stored (null when the pass has no NFC). */
@@ -59,7 +60,7 @@ export interface TemplateFieldSet {
   defaults: Record<string, string>;
 }
 
-/** The field slots of a template design (spec §2.1.1). */
+/** The field slots of a template design (PassEntry API reference: template fields). */
 export function templateFieldSet(design: Pick<TemplateDesign, 'fields'>): TemplateFieldSet {
   const defaults: Record<string, string> = {};
   for (const { field } of placedFields(design as TemplateDesign)) if (field.id) defaults[field.id] = field.defaultValue ?? '';
@@ -68,7 +69,7 @@ export function templateFieldSet(design: Pick<TemplateDesign, 'fields'>): Templa
 
 /**
  * The field values of a `pass` member as text: both value forms (`"x"`, `{ "value": "x" }`)
- * give the same text; `nfc` and `barcode` are left out.
+ * give the same text; `nfc`, `barcode` and `qr` are left out.
  * @throws ValidationError with one problem per key that is not a field id of the template,
  *   each pointing at `/pass/<key>`.
  */
@@ -118,6 +119,31 @@ export function startingBalance(given: Record<string, string>, fields: TemplateF
   } catch {
     return 0;
   }
+}
+
+/**
+ * The barcode members a `pass` member gives, in either PassEntry form: `barcode`, or the older
+ * `qr: { value, displayText }`, which means a QR code with that custom value (contract
+ * `PassQrInput`; PassEntry's e-commerce plugin still sends it).
+ * @returns undefined when neither is given.
+ * @throws ValidationError (pointer `/pass/qr`) when both are given.
+ */
+export function barcodeInput(input: PassInput): Schemas['PassBarcodeSettings'] | undefined {
+  if (input.qr === undefined) return input.barcode;
+  if (input.barcode !== undefined) {
+    throw new ValidationError({ detail: 'qr is the older form of barcode: give one of them, not both.', source: { pointer: '/pass/qr' } });
+  }
+  const { value, displayText } = input.qr;
+  return { enabled: true, type: 'qr', source: 'custom', value, ...(displayText === undefined ? {} : { displayText }) };
+}
+
+/**
+ * The text shown under a barcode (contract `PassBarcode.displayText`): the encoded value for
+ * `displayText: true`, the custom text for a string, none otherwise.
+ */
+export function barcodeCaption(barcode: Pick<BarcodeSettings, 'displayText'>, encoded: string): string | undefined {
+  if (barcode.displayText === true) return encoded;
+  return typeof barcode.displayText === 'string' ? barcode.displayText : undefined;
 }
 
 /**

@@ -9,15 +9,17 @@
  */
 import type { components } from '../../../generated/api.d.ts';
 import type { PrismaExecutor } from '../../db/database.ts';
-import { ConflictError } from '../../http/errors.ts';
-import { contentOf, selectAccountTemplate } from '../passTemplates/passTemplateStore.ts';
-import { templateNotFound } from '../passTemplates/passTemplateService.ts';
+import { ConflictError } from '../../errors.ts';
+import { queuePassChange } from '../../delivery/passChanged.ts';
+import type { JobQueue } from '../../jobs/queue.ts';
+import { contentOf, selectAccountTemplate, templateNotFound } from '../passTemplates/passTemplateStore.ts';
 import { fullAttributes } from '../passTemplates/serializePassTemplate.ts';
 import { changeLoyaltyBalance, recordStartingBalance } from '../loyalty/loyaltyLedger.ts';
 import {
   fieldValues,
   LOYALTY_FIELD_ID,
   loyaltyBalanceOf,
+  barcodeInput,
   resolveBarcode,
   resolveGroupTags,
   resolveNfc,
@@ -77,7 +79,7 @@ export async function issuePass(tx: PrismaExecutor, request: IssueRequest): Prom
     templateId,
     extId,
     content,
-    barcode: resolveBarcode(base, body.pass.barcode, extId),
+    barcode: resolveBarcode(base, barcodeInput(body.pass), extId),
     nfc: body.pass.nfc === undefined ? null : resolveNfc(body.pass.nfc, extId),
     // The template's lists in the contract's member order (its columns are jsonb).
     locations: body.locations ?? locations,
@@ -92,11 +94,15 @@ export async function issuePass(tx: PrismaExecutor, request: IssueRequest): Prom
   return row;
 }
 
-/** The delivery report of an update (contract `PassNotifications`): nothing reaches devices yet. */
-export function notificationsOf(pass: Pick<PassRow, 'addedAt' | 'removedAt'>): PassNotifications {
+/**
+ * The delivery report of an update (contract `PassNotifications`).
+ * @param devices The devices the change is being pushed to (from `queuePassChange`).
+ */
+export function notificationsOf(pass: Pick<PassRow, 'addedAt' | 'removedAt'>, devices: number): PassNotifications {
+  if (devices > 0) return { status: 'queued', message: `The update is being pushed to ${devices} ${devices === 1 ? 'device' : 'devices'}.` };
   if (!pass.addedAt) return { status: 'notDelivered', message: 'Pass has not been added to the wallet' };
   if (pass.removedAt && pass.removedAt >= pass.addedAt) return { status: 'notDelivered', message: 'Pass has been removed from the wallet' };
-  return { status: 'notDelivered', message: 'Delivery of updates to wallets is not available yet' };
+  return { status: 'notDelivered', message: 'No device is registered for updates of this pass' };
 }
 
 /** The 409 of a change to a nullified pass. */
@@ -111,7 +117,8 @@ async function contentChanges(tx: PrismaExecutor, pass: PassRow, input: NonNulla
   const values = fieldValues(input, fields);
   const override = values[LOYALTY_FIELD_ID] === undefined ? undefined : loyaltyBalanceOf(values[LOYALTY_FIELD_ID], `/pass/${LOYALTY_FIELD_ID}`);
   const changes: PassChanges = { content: { ...(pass.content as Record<string, string>), ...values } };
-  if (input.barcode) changes.barcode = resolveBarcode(pass.barcode as unknown as BarcodeSettings, input.barcode, pass.extId);
+  const barcode = barcodeInput(input);
+  if (barcode) changes.barcode = resolveBarcode(pass.barcode as unknown as BarcodeSettings, barcode, pass.extId);
   if (input.nfc !== undefined) changes.nfc = resolveNfc(input.nfc, pass.extId);
   return { changes, override };
 }
@@ -120,7 +127,8 @@ async function contentChanges(tx: PrismaExecutor, pass: PassRow, input: NonNulla
  * Applies a partial update to a pass, locked for the transaction (merge rules in the contract's
  * `PassUpdateRequest`): content, NFC, barcode, locations, beacons, group tags, expiry, a status
  * change (`passAction`, transitions of `statusAfter`), and `message` as `latestMessage`. A value
- * of the loyalty field sets the balance through the ledger (like `overrideBalance`).
+ * of the loyalty field sets the balance through the ledger (like `overrideBalance`). The change
+ * is queued for the devices that hold the pass, in the same transaction.
  * @param idOrExtId The pass UUID or extId, as in the path.
  * @returns The updated pass and the delivery report for `meta.notifications`.
  * @throws NotFoundError when the account has no such pass; ConflictError when it is nullified,
@@ -129,6 +137,7 @@ async function contentChanges(tx: PrismaExecutor, pass: PassRow, input: NonNulla
  */
 export async function modifyPass(
   tx: PrismaExecutor,
+  jobs: JobQueue,
   request: { accountId: string; idOrExtId: string; body: PassUpdateRequest; now: Date },
 ): Promise<{ row: PassRow; notifications: PassNotifications }> {
   const { accountId, body, now } = request;
@@ -149,24 +158,27 @@ export async function modifyPass(
     changes.content![LOYALTY_FIELD_ID] = String(balance);
   }
   const row = await updatePassRow(tx, pass.id, changes, now);
-  return { row, notifications: notificationsOf(row) };
+  return { row, notifications: notificationsOf(row, await queuePassChange(tx, jobs, row.id)) };
 }
 
 /**
  * Nullifies a pass, locked for the transaction: strips content, barcode, NFC, locations and
  * beacons, sets `nullified` and `nullifiedAt`; the extId becomes free (the unique index covers
  * live passes only). Idempotent: a nullified pass is returned unchanged. Balance and ledger stay.
+ * Devices that hold the pass are pushed its voided version.
  * @throws NotFoundError when the account has no such pass.
  */
-export async function nullifyStoredPass(tx: PrismaExecutor, request: { accountId: string; idOrExtId: string; now: Date }): Promise<PassRow> {
+export async function nullifyStoredPass(tx: PrismaExecutor, jobs: JobQueue, request: { accountId: string; idOrExtId: string; now: Date }): Promise<PassRow> {
   const pass = await lockPass(tx, request.accountId, request.idOrExtId);
   if (pass.status === 'nullified') return pass;
-  return updatePassRow(
+  const row = await updatePassRow(
     tx,
     pass.id,
     { status: 'nullified', nullifiedAt: request.now, content: {}, barcode: null, nfc: null, locations: [], beacons: [] },
     request.now,
   );
+  await queuePassChange(tx, jobs, row.id);
+  return row;
 }
 
 /**

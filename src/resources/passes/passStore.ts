@@ -1,5 +1,5 @@
 /**
- * Database access for passes (spec §2.3). Every read and write is scoped to an account. Loyalty
+ * Database access for passes (PassEntry API reference: the pass resource). Every read and write is scoped to an account. Loyalty
  * balance changes are not made here but in src/resources/loyalty/loyaltyLedger.ts, which keeps
  * the ledger.
  *
@@ -7,7 +7,7 @@
  */
 import type { PrismaExecutor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/prismaErrors.ts';
-import { ConflictError, NotFoundError } from '../../http/errors.ts';
+import { ConflictError, NotFoundError } from '../../errors.ts';
 import { pageWindow, type PageRequest } from '../../http/pagination.ts';
 import { Prisma, type Pass, type PassStatus, type PassTemplateType } from '../../../generated/prisma/client.ts';
 
@@ -25,6 +25,14 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const json = (value: unknown) => value as Prisma.InputJsonValue;
 
+/** The columns of a pass under their Prisma names (`p` is the pass). */
+const PASS_COLUMNS = Prisma.raw(`p.id, p.account_id AS "accountId", p.template_id AS "templateId", p.ext_id AS "extId", p.status,
+         p.content, p.barcode, p.nfc, p.locations, p.beacons, p.group_tags AS "groupTags", p.balance,
+         p.latest_message AS "latestMessage", p.device_type AS "deviceType", p.expires_at AS "expiresAt",
+         p.added_at AS "addedAt", p.removed_at AS "removedAt", p.deactivated_at AS "deactivatedAt",
+         p.nullified_at AS "nullifiedAt", p.apple_authentication_token AS "appleAuthenticationToken",
+         p.created_at AS "createdAt", p.updated_at AS "updatedAt"`);
+
 /** A row of {@link selectPassSql}: the pass's columns under their Prisma names, and its template's. */
 type PassSqlRow = Pass & { templateName: string; templateType: PassTemplateType };
 
@@ -35,11 +43,7 @@ type PassSqlRow = Pass & { templateName: string; templateType: PassTemplateType 
 function selectPassSql(prisma: PrismaExecutor, accountId: string, idOrExtId: string, lock: boolean) {
   const id = UUID.test(idOrExtId) ? idOrExtId.toLowerCase() : null;
   return prisma.$queryRaw<PassSqlRow[]>`
-    SELECT p.id, p.account_id AS "accountId", p.template_id AS "templateId", p.ext_id AS "extId", p.status,
-           p.content, p.barcode, p.nfc, p.locations, p.beacons, p.group_tags AS "groupTags", p.balance,
-           p.latest_message AS "latestMessage", p.device_type AS "deviceType", p.expires_at AS "expiresAt",
-           p.added_at AS "addedAt", p.removed_at AS "removedAt", p.deactivated_at AS "deactivatedAt",
-           p.nullified_at AS "nullifiedAt", p.created_at AS "createdAt", p.updated_at AS "updatedAt",
+    SELECT ${PASS_COLUMNS},
            t.name AS "templateName", t.template_type AS "templateType"
       FROM passes p JOIN pass_templates t ON t.id = p.template_id
      WHERE p.account_id = ${accountId}::uuid AND (p.id = ${id}::uuid OR p.ext_id = ${idOrExtId})
@@ -55,7 +59,7 @@ function passRowOf(row: PassSqlRow | undefined): PassRow | null {
 }
 
 /**
- * Finds a pass of an account by UUID or extId (spec §4.15, §4.16; the contract's
+ * Finds a pass of an account by UUID or extId (PassEntry API reference: Show loyalty; Show a pass; the contract's
  * `PassIdOrExtId`): a UUID-shaped value is tried as a pass id first, then as an extId; any
  * other value only as an extId. Among passes with one extId the one that is not nullified wins,
  * else the newest nullified one.
@@ -68,6 +72,20 @@ function passRowOf(row: PassSqlRow | undefined): PassRow | null {
  */
 export async function findPass(prisma: PrismaExecutor, accountId: string, idOrExtId: string): Promise<PassRow | null> {
   const [row] = await selectPassSql(prisma, accountId, idOrExtId, false);
+  return passRowOf(row);
+}
+
+/**
+ * A pass by its UUID alone, whatever its account: for the holder links and Apple's web service,
+ * where the UUID (the pass's serial number) is the capability.
+ * @returns The pass, or null (also for a value that is not a UUID).
+ */
+export async function findPassByUuid(prisma: PrismaExecutor, id: string): Promise<PassRow | null> {
+  if (!UUID.test(id)) return null;
+  const [row] = await prisma.$queryRaw<PassSqlRow[]>`
+    SELECT ${PASS_COLUMNS}, t.name AS "templateName", t.template_type AS "templateType"
+      FROM passes p JOIN pass_templates t ON t.id = p.template_id
+     WHERE p.id = ${id.toLowerCase()}::uuid`;
   return passRowOf(row);
 }
 

@@ -1,5 +1,5 @@
 /**
- * Turns pass rows into `pass` resource objects (spec §2.3, §4.15, §4.16), with the extra
+ * Turns pass rows into `pass` resource objects (PassEntry API reference: the pass resource; Show loyalty; Show a pass), with the extra
  * content the `include…` parameters ask for. The derived members are decided here and described
  * in the contract: `downloadUrl`, `passType`, the encoded `barcode` value and `nfc` message, the
  * loyalty field in `passContent`, `passDesign` and `passSource`.
@@ -11,7 +11,7 @@ import { toNullableTimestamp, toTimestamp } from '../../http/serialize.ts';
 import type { PassTemplateType } from '../../../generated/prisma/client.ts';
 import { contentOf, type PassTemplateRow } from '../passTemplates/passTemplateStore.ts';
 import { fullAttributes } from '../passTemplates/serializePassTemplate.ts';
-import { identifierValue, LOYALTY_FIELD_ID, type BarcodeSettings, type NfcSettings } from './passRules.ts';
+import { barcodeCaption, identifierValue, LOYALTY_FIELD_ID, type BarcodeSettings, type NfcSettings } from './passRules.ts';
 import type { PassRow } from './passStore.ts';
 
 type Schemas = components['schemas'];
@@ -28,7 +28,7 @@ const PASS_TYPE: Record<PassTemplateType, Schemas['PassType']> = {
   transit: 'transit',
 };
 
-/** Extra content of a pass, as the `include…` parameters ask (spec §4.15, §4.16). */
+/** Extra content of a pass, as the `include…` parameters ask (PassEntry API reference: Show loyalty; Show a pass). */
 export interface PassExtras {
   /** The template's design (`includePassDesign`). */
   design?: PassDesign;
@@ -63,12 +63,9 @@ export function passDesignOf(template: PassTemplateRow): PassDesign {
 function barcodeOf(row: PassRow): Schemas['PassBarcode'] {
   const barcode = row.barcode as BarcodeSettings | null;
   if (!barcode?.enabled) return {};
-  return {
-    type: barcode.type,
-    source: barcode.source,
-    value: identifierValue(barcode.source, row, barcode.value),
-    ...(barcode.displayText ? { displayText: barcode.displayText } : {}),
-  };
+  const value = identifierValue(barcode.source, row, barcode.value);
+  const displayText = barcodeCaption(barcode, value);
+  return { type: barcode.type, source: barcode.source, value, ...(displayText ? { displayText } : {}) };
 }
 
 function nfcOf(row: PassRow): string | null {

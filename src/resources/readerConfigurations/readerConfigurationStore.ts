@@ -1,5 +1,5 @@
 /**
- * Database access for reader configurations (spec §2.6): one per entity, keyed by the entity id.
+ * Database access for reader configurations (PassEntry API reference: the reader configuration resource): one per entity, keyed by the entity id.
  *
  * Secrets — the NFC private key and the reader API key — are stored only sealed with
  * {@link SecretCipher} (AES-256-GCM), each bound to `readerConfiguration/<entityId>/<attribute>`;

@@ -1,5 +1,5 @@
 /**
- * Turns reader configuration rows into `readerConfiguration` resource objects (spec §2.6): the
+ * Turns reader configuration rows into `readerConfiguration` resource objects (PassEntry API reference: the reader configuration resource): the
  * API view with the decrypted secrets, and the administration view without them.
  *
  * @module resources/readerConfigurations/serializeReaderConfiguration
@@ -18,7 +18,7 @@ function validationConfigurationOf(row: ReaderConfigurationRow): ValidationConfi
 }
 
 /**
- * Serialises a configuration with its secrets (`getReaderConfiguration`, spec §4.9).
+ * Serialises a configuration with its secrets (`getReaderConfiguration`, PassEntry API reference: Show a reader configuration).
  * @param applePassTypeId From the service configuration (`APPLE_PASS_TYPE_ID`).
  */
 export function serializeReaderConfiguration(

@@ -6,7 +6,7 @@ import { insertReader, READER_TYPE_OF_INPUT } from './readerStore.ts';
 import { serializeCreatedReader } from './serializeReader.ts';
 
 /**
- * `POST /api/v1/entities/{entity_id}/readers` (spec §4.8): 201 with `Location`. The password is
+ * `POST /api/v1/entities/{entity_id}/readers` (PassEntry API reference: Create a reader): 201 with `Location`. The password is
  * hashed before it reaches the store; the flags the contract defaults (scanEnabled true, the
  * others false) arrive filled in by the validator.
  * @throws NotFoundError for an unknown entity or another account's; ConflictError for a taken id.

@@ -1,5 +1,5 @@
 /**
- * Database access for readers (spec §2.5). Every API read and write is scoped to an account.
+ * Database access for readers (PassEntry API reference: the reader resource). Every API read and write is scoped to an account.
  *
  * A reader row has two ids: `id`, an internal UUID v7 that never changes and that other tables
  * (scans) reference, and `publicId`, the id the client chose and sees in the API, unique per
@@ -10,7 +10,7 @@
 import type { PrismaExecutor } from '../../db/database.ts';
 import type { Reader, ReaderType } from '../../../generated/prisma/client.ts';
 import type { components } from '../../../generated/api.d.ts';
-import { ConflictError } from '../../http/errors.ts';
+import { ConflictError } from '../../errors.ts';
 import { isUniqueViolation } from '../../db/prismaErrors.ts';
 
 export type ReaderRow = Reader;
@@ -20,7 +20,7 @@ export type ReaderInputType = components['schemas']['ReaderInputType'];
 
 /**
  * How the `type` given on create becomes the stored `readerType` (contract `ReaderInputType`;
- * PassEntry stores partner readers as `ServiceReader`, spec §2.5 and the surface notes).
+ * PassEntry stores partner readers as `ServiceReader`, PassEntry API reference: the reader resource and the surface notes).
  */
 export const READER_TYPE_OF_INPUT: Record<ReaderInputType, ReaderType> = {
   PartnerReader: 'ServiceReader',
@@ -29,7 +29,7 @@ export const READER_TYPE_OF_INPUT: Record<ReaderInputType, ReaderType> = {
   VtapReader: 'VtapReader',
 };
 
-/** The capability flags of a reader (spec §2.5, §4.8). */
+/** The capability flags of a reader (PassEntry API reference: the reader resource; Create a reader). */
 export interface ReaderFlags {
   qrEnabled: boolean;
   mifareClassicNfcEnabled: boolean;
@@ -96,7 +96,7 @@ export async function updateAccountReader(prisma: PrismaExecutor, accountId: str
 
 /**
  * Records that a reader was seen: sets `lastSeenAt` to `at` and, when given, `loggedIn`. For the
- * scan operations (issue 5: a reader that logs or validates a scan is seen), which may call it
+ * scan operations (a reader that logs or validates a scan is seen), which may call it
  * inside their transaction.
  * @param readerId The internal id (`ReaderRow.id`), not the public one.
  * @param at The time seen (the server clock).

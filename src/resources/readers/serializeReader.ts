@@ -1,5 +1,5 @@
 /**
- * Turns reader rows into `reader` resource objects (spec §2.5). The password hash never leaves
+ * Turns reader rows into `reader` resource objects (PassEntry API reference: the reader resource). The password hash never leaves
  * this module's input: no serializer reads it.
  *
  * @module resources/readers/serializeReader
@@ -11,7 +11,7 @@ import type { ReaderRow } from './readerStore.ts';
 export type ReaderResource = components['schemas']['Reader'];
 export type ReaderCreatedResource = components['schemas']['ReaderCreated'];
 
-/** Serialises a reader as `createReader` returns it: without `lastSeenAt` (spec §2.5, §4.8). */
+/** Serialises a reader as `createReader` returns it: without `lastSeenAt` (PassEntry API reference: the reader resource; Create a reader). */
 export function serializeCreatedReader(row: ReaderRow): ReaderCreatedResource {
   return {
     id: row.publicId,
@@ -31,7 +31,7 @@ export function serializeCreatedReader(row: ReaderRow): ReaderCreatedResource {
 }
 
 /**
- * Serialises a reader as `getReader` and `updateReader` return it (spec §4.10, §4.11):
+ * Serialises a reader as `getReader` and `updateReader` return it (PassEntry API reference: Show a reader; Update a reader):
  * `lastSeenAt` is always present, null until the reader has been seen.
  */
 export function serializeReader(row: ReaderRow): ReaderResource {

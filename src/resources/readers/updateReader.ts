@@ -1,12 +1,12 @@
 import type { OperationHandler } from '../../http/operation.ts';
 import { accountOf } from '../../http/operation.ts';
-import { NotFoundError } from '../../http/errors.ts';
+import { NotFoundError } from '../../errors.ts';
 import { hashPassword } from '../../security/passwords.ts';
 import { updateAccountReader, type ReaderChanges } from './readerStore.ts';
 import { serializeReader } from './serializeReader.ts';
 
 /**
- * `PATCH /api/v1/readers/{id}` (spec §4.11): only the members given change. `id` renames the
+ * `PATCH /api/v1/readers/{id}` (PassEntry API reference: Update a reader): only the members given change. `id` renames the
  * reader (its internal id, and so its scans, stay); a new `password` is hashed and signs the
  * reader out (`loggedIn` false).
  * @throws NotFoundError for an unknown reader or another account's; ConflictError for a taken id.

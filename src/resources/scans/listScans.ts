@@ -6,7 +6,7 @@ import { selectAccountReader } from '../readers/readerStore.ts';
 import { selectScanPage, type ScanFilters } from './scanStore.ts';
 import { includedOf, serializeScan } from './serializeScan.ts';
 
-/** Default page size of scan lists (spec §8: 25 for lists other than templates). */
+/** Default page size of scan lists (PassEntry API reference: limits: 25 for lists other than templates). */
 export const SCANS_PER_PAGE = 25;
 
 /**

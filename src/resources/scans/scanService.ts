@@ -1,8 +1,11 @@
 /**
- * The rules of recording scans (spec §4.12; issue 5 for internal validation). Both operations
+ * The rules of recording scans (PassEntry API reference: Log a scan; the contract's createScan for internal validation). Both operations
  * run inside the caller's transaction: the scan row, the loyalty change — made with the loyalty
  * module's `changeLoyaltyBalance` (source `scan`, the scan's id), never here — and the reader's
  * `lastSeenAt`/`loggedIn` commit together or not at all.
+ *
+ * A balance change is queued for the devices that hold the pass (src/delivery/passChanged.ts) in
+ * the same transaction.
  *
  * The scan is stored before the balance changes because the ledger row references it; when the
  * change is refused, `changeLoyaltyBalance` throws without a failed SQL statement (it matched no
@@ -13,7 +16,9 @@
  */
 import type { components } from '../../../generated/api.d.ts';
 import type { PrismaExecutor } from '../../db/database.ts';
-import { ConflictError, NotFoundError } from '../../http/errors.ts';
+import { ConflictError, NotFoundError } from '../../errors.ts';
+import { queuePassChange } from '../../delivery/passChanged.ts';
+import type { JobQueue } from '../../jobs/queue.ts';
 import { changeLoyaltyBalance } from '../loyalty/loyaltyLedger.ts';
 import { findPass, type PassRow } from '../passes/passStore.ts';
 import { markReaderSeen, selectAccountReader, type ReaderRow } from '../readers/readerStore.ts';
@@ -24,7 +29,7 @@ export type ScanLog = Schemas['ScanLog'];
 export type ScanCreate = Schemas['ScanCreate'];
 export type ScanValidation = Schemas['ScanValidation'];
 
-/** Pass statuses a validated scan accepts (issue 5). */
+/** Pass statuses a validated scan accepts. */
 const SCANNABLE: readonly PassRow['status'][] = ['issued', 'active'];
 
 /** The `statusDetail` of an accepted scan, and the default of a logged one per status. */
@@ -58,7 +63,7 @@ function storeScan(
 }
 
 /**
- * Records a scan validated elsewhere (`logScan`, spec §4.12): stored as sent with
+ * Records a scan validated elsewhere (`logScan`, PassEntry API reference: Log a scan): stored as sent with
  * `validationType: externalValidation`; `loyalty.balance`, a change, is applied whatever the
  * status (the external validator decided). Marks the reader seen and signed in.
  * @param now The server clock (`scannedAt`).
@@ -66,7 +71,7 @@ function storeScan(
  *   balance change is refused — pointing at `/scan/passId` for a nullified pass, at
  *   `/scan/loyalty/balance` for a result out of range — which rolls the scan back with it.
  */
-export async function logScan(tx: PrismaExecutor, accountId: string, scan: ScanLog, now: Date): Promise<ScanRow> {
+export async function recordExternalScan(tx: PrismaExecutor, jobs: JobQueue, accountId: string, scan: ScanLog, now: Date): Promise<ScanRow> {
   const found = await participants(tx, accountId, scan);
   const { reader, pass } = found;
   if (scan.loyalty && pass.status === 'nullified') {
@@ -77,6 +82,7 @@ export async function logScan(tx: PrismaExecutor, accountId: string, scan: ScanL
   if (scan.loyalty) {
     try {
       await changeLoyaltyBalance(tx, { accountId, passId: pass.id, change: { delta: scan.loyalty.balance }, source: 'scan', scanId: row.id, now });
+      await queuePassChange(tx, jobs, pass.id);
     } catch (error) {
       if (error instanceof ConflictError) throw new ConflictError(error.message, { pointer: '/scan/loyalty/balance' });
       throw error;
@@ -87,7 +93,7 @@ export async function logScan(tx: PrismaExecutor, accountId: string, scan: ScanL
 }
 
 /**
- * Why a scan is refused, in the order of issue 5's rules, or null when it is accepted.
+ * Why a scan is refused, in the order the contract's createScan lists them, or null when it is accepted.
  * @param change The loyalty change asked for (0 or undefined: none).
  */
 export function refusal(pass: Pick<PassRow, 'status'>, reader: Pick<ReaderRow, 'scanEnabled' | 'addPointsEnabled' | 'redeemEnabled'>, change: number | undefined): string | null {
@@ -119,7 +125,7 @@ export interface ValidatedScan {
  * @param now The server clock (`scannedAt`).
  * @throws NotFoundError pointing at `/scan/readerId` or `/scan/passId` (nothing is stored).
  */
-export async function validateScan(tx: PrismaExecutor, accountId: string, scan: ScanCreate, now: Date): Promise<ValidatedScan> {
+export async function validateScan(tx: PrismaExecutor, jobs: JobQueue, accountId: string, scan: ScanCreate, now: Date): Promise<ValidatedScan> {
   const found = await participants(tx, accountId, scan);
   const { reader, pass } = found;
   const change = scan.loyalty?.balance;
@@ -130,6 +136,7 @@ export async function validateScan(tx: PrismaExecutor, accountId: string, scan: 
   if (!refused && change !== undefined) {
     try {
       const updatedBalance = change === 0 ? pass.balance : (await changeLoyaltyBalance(tx, { accountId, passId: pass.id, change: { delta: change }, source: 'scan', scanId: row.id, now })).balance;
+      if (change !== 0) await queuePassChange(tx, jobs, pass.id);
       loyalty = { balanceChange: change, updatedBalance, operation: change < 0 ? 'subtract' : 'add' };
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;

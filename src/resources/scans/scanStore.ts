@@ -1,5 +1,5 @@
 /**
- * Database access for scans (spec §2.7). Every read is scoped to an account. A scan references
+ * Database access for scans (PassEntry API reference: the scan resource). Every read is scoped to an account. A scan references
  * its reader by the reader's internal id (never the client-chosen one), so renaming a reader
  * keeps its scans; reads bring the pass and the reader along for `included`.
  *

@@ -1,6 +1,6 @@
 /**
- * Turns scan rows into what the scan operations answer: the `scanInfo` of spec §4.12, and scan
- * resource objects with their `included` pass and reader (spec §2.7, §4.13), serialised by the
+ * Turns scan rows into what the scan operations answer: the `scanInfo` of PassEntry API reference: Log a scan, and scan
+ * resource objects with their `included` pass and reader (PassEntry API reference: the scan resource; Show a scan), serialised by the
  * passes and readers modules' own serializers.
  *
  * @module resources/scans/serializeScan
@@ -16,7 +16,7 @@ export type ScanInfo = Schemas['ScanInfo'];
 export type ScanResource = Schemas['Scan'];
 export type ScanIncluded = Schemas['ScanIncluded'];
 
-/** The attributes of a scan (spec §2.7), in the order `scanInfo` lists them too. */
+/** The attributes of a scan (PassEntry API reference: the scan resource), in the order `scanInfo` lists them too. */
 function attributesOf(row: ScanRow): ScanResource['attributes'] {
   return {
     scanType: row.scanType,
@@ -28,12 +28,12 @@ function attributesOf(row: ScanRow): ScanResource['attributes'] {
   };
 }
 
-/** The `scanInfo` of a stored scan (spec §4.12): the reader under its current id. */
+/** The `scanInfo` of a stored scan (PassEntry API reference: Log a scan): the reader under its current id. */
 export function serializeScanInfo(row: ScanRow): ScanInfo {
   return { scanId: row.id, ...attributesOf(row), passId: row.passId, passExtId: row.pass.extId, readerId: row.reader.publicId };
 }
 
-/** A scan resource object with relationships to its pass and reader (spec §2.7). */
+/** A scan resource object with relationships to its pass and reader (PassEntry API reference: the scan resource). */
 export function serializeScan(row: ScanRow): ScanResource {
   return {
     id: row.id,
@@ -48,7 +48,7 @@ export function serializeScan(row: ScanRow): ScanResource {
 
 /**
  * The `included` of scans: each related pass once (in order of first appearance), then each
- * reader once — for one scan exactly `[pass, reader]` (spec §4.13).
+ * reader once — for one scan exactly `[pass, reader]` (PassEntry API reference: Show a scan).
  * @param baseUrl Absolute base of the passes' links.
  */
 export function includedOf(rows: ScanRow[], baseUrl: string): ScanIncluded[] {

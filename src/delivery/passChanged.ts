@@ -1,0 +1,70 @@
+/**
+ * After a pass changes: one `pass-changed` job, queued in the transaction of the write that
+ * changed it (so a rollback queues nothing and a crash loses nothing), pushes the change to every
+ * Apple device registered for the pass (src/delivery/applePush.ts).
+ *
+ * Coalesced per pass: the queue's `stately` policy keeps at most one queued job per pass (its
+ * singleton key), and each job waits a second before it runs, so a burst of changes — ten in a
+ * second — makes one push per device; a change made while a job is running queues the next one
+ * (https://timgit.github.io/pg-boss/#/./api/queues, "stately"). A retried job skips the devices
+ * it reached already (their attempts are recorded with the job id), so a retry pushes nothing
+ * twice.
+ *
+ * @module delivery/passChanged
+ */
+import type { PrismaExecutor } from '../db/database.ts';
+import { defineJob } from '../jobs/jobDefinition.ts';
+import type { JobQueue } from '../jobs/queue.ts';
+import type { Runtime } from '../runtime.ts';
+import { pushToDevices } from './applePush.ts';
+import { selectDeliveredTargets, selectPushTargets } from './deliveryStore.ts';
+
+/** How long a change waits for more changes of its pass before it is pushed, in seconds. */
+export const COALESCE_SECONDS = 1;
+
+/** Thrown when some pushes must be tried again later (the job is retried with back-off). */
+export class RetryLater extends Error {
+  override name = 'RetryLater';
+}
+
+/**
+ * The `pass-changed` queue. Retries back off from 2 s up to 10 minutes, 10 times (about an hour
+ * in all: APNs's own 429/503 advice); a job active for 2 minutes belongs to a dead worker.
+ */
+export const passChangedJob = defineJob<{ passId: string }, Runtime>({
+  name: 'pass-changed',
+  settings: {
+    policy: 'stately',
+    retryLimit: 10,
+    retryDelay: 2,
+    retryBackoff: true,
+    retryDelayMax: 600,
+    expireInSeconds: 120,
+    deleteAfterSeconds: 7 * 24 * 3600,
+    notify: true,
+  },
+  async run(job, runtime) {
+    const { passId } = job.data;
+    const reached = await selectDeliveredTargets(runtime.db.prisma, { jobId: job.id });
+    const targets = (await selectPushTargets(runtime.db.prisma, [passId])).filter((t) => !reached.has(`${t.passId}/${t.deviceLibraryIdentifier}`));
+    const outcomes = await pushToDevices(runtime, targets, { jobId: job.id, attempt: job.retryCount + 1, batchId: null });
+    const retry = outcomes.filter((o) => o.result.outcome === 'retry');
+    if (retry.length) throw new RetryLater(`${retry.length} of ${outcomes.length} pushes of pass ${passId} must be tried again (${retry[0]!.result.status} ${retry[0]!.result.reason ?? ''}).`);
+    return { passId, devices: outcomes.length, delivered: outcomes.filter((o) => o.result.outcome === 'delivered').length };
+  },
+  // After the last attempt the failures are in the delivery record; nothing else to mark.
+  async onLastAttemptFailed() {},
+});
+
+/**
+ * Queues the push of a pass's change, in the caller's transaction (coalesced with a change of
+ * the same pass already waiting) — when there is a wallet to push to: a pass no device registered
+ * for has nothing to deliver (its next download is current anyway).
+ * @returns How many devices the change will be pushed to (0: nothing was queued).
+ */
+export async function queuePassChange(tx: PrismaExecutor, jobs: JobQueue, passId: string): Promise<number> {
+  const [row] = await tx.$queryRaw<{ devices: number }[]>`SELECT count(*)::int AS devices FROM apple_registrations WHERE pass_id = ${passId}::uuid`;
+  const devices = row?.devices ?? 0;
+  if (devices) await jobs.send(tx, passChangedJob, { passId }, { singletonKey: passId, startAfterSeconds: COALESCE_SECONDS });
+  return devices;
+}

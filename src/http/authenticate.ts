@@ -1,0 +1,126 @@
+/**
+ * Authentication before anything else of a request is read. For an operation whose contract
+ * requires credentials (its `security`, or the document's), the `Authorization` header is checked
+ * before the body is parsed, so an anonymous or wrongly authenticated request gets 401 without its
+ * body being read, whatever the body holds. The contract's security handlers in the validator
+ * then only confirm what this middleware found (src/app.ts).
+ *
+ * Failed authentications are counted per client address (Express `req.ip`, which honours
+ * `TRUST_PROXY`): after `failuresPerMinute` of them within a minute, every request from that
+ * address to an authenticated operation is refused with 429 until the minute is over, valid
+ * credentials or not, so that guessing keys costs time (OWASP Authentication Cheat Sheet,
+ * "Protect against automated attacks"). The 429 carries `Retry-After` (RFC 9110 §10.2.3, whole
+ * seconds) and the `x-rate-limit-*` headers of PassEntry's rate limit. Counting is in process
+ * memory (rate-limiter-flexible), per server process.
+ *
+ * @module http/authenticate
+ */
+import type { Request, RequestHandler } from 'express';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Clock } from '../clock.ts';
+import type { PrismaClient } from '../db/database.ts';
+import { AuthenticationError } from '../errors.ts';
+import { verifyAdminToken } from '../security/adminToken.ts';
+import { authenticateApiToken, bearerCredential } from '../security/apiTokens.ts';
+import { applePassCredential } from '../security/applePassCredential.ts';
+import { RateLimitError } from './errors.ts';
+import type { OpenApiDocument, PathMatch } from './routes.ts';
+
+/** The security schemes of the contract. */
+export type SecurityScheme = 'bearerAuth' | 'adminAuth' | 'applePass';
+
+/** Requests authenticated with the administration token. */
+const admins = new WeakSet<Request>();
+/**
+ * Requests with a well-formed `ApplePass` credential: which pass the token must belong to is in
+ * the path, which the operation's handler checks
+ * (src/resources/appleWalletWebService/applePassAuthentication.ts).
+ */
+const applePassRequests = new WeakSet<Request>();
+
+/** Whether {@link authenticateFirst} authenticated `req` with `scheme` (for the validator's security handlers). */
+export function authenticatedWith(req: Request, scheme: SecurityScheme): boolean {
+  if (scheme === 'adminAuth') return admins.has(req);
+  if (scheme === 'applePass') return applePassRequests.has(req);
+  return req.ctx.accountId !== null;
+}
+
+/** What {@link authenticateFirst} needs. */
+export interface AuthenticationOptions {
+  document: OpenApiDocument;
+  /** The app's path matcher over `document` (src/http/routes.ts). */
+  match: (path: string) => PathMatch | undefined;
+  prisma: PrismaClient;
+  clock: Clock;
+  /** The administration token; undefined refuses every administration request. */
+  adminToken: string | undefined;
+  /** Failed authentications allowed per client address per minute; 0 = no limit. */
+  failuresPerMinute: number;
+}
+
+const WINDOW_S = 60;
+
+/** The scheme an operation requires, or undefined when it requires none (`security: []`). */
+function schemeOf(document: OpenApiDocument, operation: Record<string, unknown>): SecurityScheme | undefined {
+  const security = (operation.security ?? document.security ?? []) as Record<string, unknown>[];
+  return Object.keys(security[0] ?? {})[0] as SecurityScheme | undefined;
+}
+
+/** The `x-rate-limit-*` and `Retry-After` headers of a refusal that ends in `msBeforeNext`. */
+function throttleHeaders(limit: number, msBeforeNext: number): Record<string, string> {
+  return {
+    'Retry-After': String(Math.max(1, Math.ceil(msBeforeNext / 1000))),
+    'x-rate-limit-limit': String(limit),
+    'x-rate-limit-remaining': '0',
+    'x-rate-limit-reset': String(Math.ceil((Date.now() + msBeforeNext) / 1000)),
+    'x-rate-limit-retry-after': (msBeforeNext / 1000).toFixed(3),
+  };
+}
+
+/**
+ * Express middleware; runs before the body parser. Requests to paths or methods the contract does
+ * not have, and operations without security, pass untouched (the validator answers 404/405).
+ * @throws (through `next`) AuthenticationError (401), RateLimitError (429), or a database error.
+ */
+export function authenticateFirst(options: AuthenticationOptions): RequestHandler {
+  const { document, match, prisma, clock, adminToken, failuresPerMinute } = options;
+  const failures = failuresPerMinute > 0 ? new RateLimiterMemory({ points: failuresPerMinute, duration: WINDOW_S }) : undefined;
+  return async (req, _res, next) => {
+    const served = match(req.path)?.operation(req.method);
+    const scheme = served && schemeOf(document, served.operation);
+    if (!scheme) return next();
+    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    try {
+      if (failures) {
+        const counted = await failures.get(address);
+        if (counted && counted.consumedPoints >= failuresPerMinute) {
+          throw new RateLimitError(
+            `Too many failed authentications from this address; retry after ${Math.ceil(counted.msBeforeNext / 1000)} s.`,
+            throttleHeaders(failuresPerMinute, counted.msBeforeNext),
+          );
+        }
+      }
+      try {
+        if (scheme === 'adminAuth') {
+          verifyAdminToken(adminToken, req.headers.authorization);
+          admins.add(req);
+        } else if (scheme === 'applePass') {
+          applePassCredential(req.headers.authorization);
+          applePassRequests.add(req);
+        } else {
+          req.ctx.accountId = await authenticateApiToken(prisma, bearerCredential(req.headers.authorization), clock.now());
+        }
+      } catch (error) {
+        if (error instanceof AuthenticationError && failures) {
+          await failures.penalty(address, 1).catch((rejection: unknown) => {
+            if (!(rejection instanceof RateLimiterRes)) throw rejection;
+          });
+        }
+        throw error;
+      }
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}

@@ -1,0 +1,143 @@
+/**
+ * The HTTP server around the app (Node.js `http.Server`): time limits on slow clients, JSON:API
+ * answers to what Node's own parser refuses, and listening with a clear error when the port is
+ * taken.
+ *
+ * Time limits (Node.js docs, `http.createServer` options): the request headers must arrive within
+ * `headersTimeoutMs` and the whole request, body included, within `requestTimeoutMs`; Node checks
+ * every `connectionsCheckingInterval`. A client that is too slow gets 408 and its connection is
+ * closed (RFC 9110 §15.5.9), so a body that never completes cannot hold a connection and a
+ * request for ever.
+ *
+ * Refusals before the app runs (Node.js docs, event `'clientError'`): headers larger than Node's
+ * `maxHeaderSize` (431, RFC 6585 §5; 414 when the request line alone is too long,
+ * RFC 9110 §15.5.15), malformed requests (400), too slow (408). Node answers these with an empty body;
+ * here they get the same JSON:API error document as every other error. When the request's
+ * headers had been read (a body too slow), the answer goes through its response object, so it is
+ * logged like any other; otherwise it is written to the socket directly.
+ *
+ * @module http/listener
+ */
+import http, { STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+
+/** Time limits of the server, in ms. */
+export interface ListenerLimits {
+  /** Until the request headers are complete (`HEADERS_TIMEOUT_MS`, default 10 000). */
+  headersTimeoutMs: number;
+  /** Until the whole request is received (`REQUEST_TIMEOUT_MS`, default 30 000); ≥ headersTimeoutMs. */
+  requestTimeoutMs: number;
+}
+
+/** Thrown by {@link listen} when the address is taken or not allowed; the message says which. */
+export class ListenError extends Error {
+  override name = 'ListenError';
+}
+
+/** Longest request line answered 431 rather than 414 when the headers overflow, in bytes (RFC 9112 §3). */
+const MAX_REQUEST_LINE = 8000;
+
+/** A JSON:API error document (https://jsonapi.org/format/#errors) for a refusal by the server. */
+function errorDocument(status: number, code: string, detail: string): string {
+  return JSON.stringify({ errors: [{ status: String(status), code, title: STATUS_CODES[status] ?? 'Error', detail }] });
+}
+
+/** Status, code and detail of a client error reported by Node's HTTP parser or its timers. */
+function refusalOf(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): { status: number; code: string; detail: string } {
+  switch (error.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, code: 'request_timeout', detail: 'The request was not received in time; send the headers and the whole body promptly.' };
+    case 'HPE_HEADER_OVERFLOW': {
+      // What Node had buffered: when its first line alone is past the request-line length every
+      // server must support (8,000 octets, RFC 9112 §3), the URI is what is too long.
+      const packet = error.rawPacket;
+      const lineEnd = packet ? packet.indexOf('\r\n') : -1;
+      const requestLine = packet ? (lineEnd < 0 ? packet.length : lineEnd) : 0;
+      return requestLine > MAX_REQUEST_LINE
+        ? { status: 414, code: 'uri_too_long', detail: `The request line is longer than ${MAX_REQUEST_LINE} bytes.` }
+        : { status: 431, code: 'headers_too_large', detail: 'The request headers are too large.' };
+    }
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return { status: 413, code: 'payload_too_large', detail: 'The chunk extensions of the request body are too large.' };
+    default:
+      return { status: 400, code: 'bad_request', detail: 'The request is not valid HTTP/1.1.' };
+  }
+}
+
+/**
+ * Creates the HTTP server that serves `app`, with the time limits and the JSON:API answers to
+ * client errors described in the module comment. It does not listen yet.
+ */
+export function createHttpServer(limits: ListenerLimits, app?: RequestListener): Server {
+  const server = http.createServer({
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // Node checks the limits this often (default 30 s, far too coarse for a 10 s limit).
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
+  });
+  // The request being served on each connection, for refusals once its headers are in.
+  const exchanges = new WeakMap<Socket, { req: IncomingMessage; res: ServerResponse }>();
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+    exchanges.set(req.socket, { req, res });
+    res.once('close', () => {
+      if (exchanges.get(req.socket)?.res === res) exchanges.delete(req.socket);
+    });
+  });
+  if (app) server.on('request', app);
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, duplex: Duplex) => {
+    const socket = duplex as Socket;
+    if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    const { status, code, detail } = refusalOf(error);
+    const body = errorDocument(status, code, detail);
+    const refuseOnSocket = () =>
+      socket.end(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+      );
+    const exchange = exchanges.get(socket);
+    if (!exchange) return void refuseOnSocket();
+    const { req, res } = exchange;
+    if (req.complete) {
+      // The request being served was read in full: the error is about what the client sent after
+      // it (bytes beyond its Content-Length). Answer it once the response in progress is out.
+      if (res.writableFinished) refuseOnSocket();
+      else {
+        // Not `Connection: close` on that response: Node would end the socket before this answer.
+        res.once('finish', refuseOnSocket);
+        res.once('close', () => !res.writableFinished && socket.destroy());
+      }
+      return;
+    }
+    if (res.headersSent) return void socket.destroy();
+    // Its headers were read but not its body: answer through its response, so it is logged.
+    res.statusCode = status;
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Length', Buffer.byteLength(body));
+    res.setHeader('Connection', 'close');
+    res.end(body, () => socket.destroy());
+  });
+  return server;
+}
+
+/**
+ * Starts listening.
+ * @throws ListenError naming the address when it is in use (EADDRINUSE) or not allowed (EACCES,
+ *   EADDRNOTAVAIL); other errors as they come.
+ */
+export async function listen(server: Server, port: number, host: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      const address = `${host}:${port}`;
+      if (error.code === 'EADDRINUSE') reject(new ListenError(`Port ${port} on ${host} is already in use (${address}); stop what listens there or set PORT.`));
+      else if (error.code === 'EACCES') reject(new ListenError(`Not allowed to listen on ${address} (ports below 1024 need privileges); set PORT.`));
+      else if (error.code === 'EADDRNOTAVAIL') reject(new ListenError(`${host} is not an address of this machine; set HOST.`));
+      else reject(error);
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}

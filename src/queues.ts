@@ -1,0 +1,13 @@
+/**
+ * Every job queue of the service: the job definitions (src/jobs/jobDefinition.ts), each beside
+ * the code it runs. Server and worker create these queues and work on them (src/runtime.ts); a
+ * new queue is its definition plus one line here.
+ *
+ * @module queues
+ */
+import { passChangedJob } from './delivery/passChanged.ts';
+import { walletMessagingJob } from './resources/batches/batchSender.ts';
+import { passTemplateProcessingJob } from './resources/passTemplates/processPassTemplate.ts';
+
+/** The job definitions, in no particular order. */
+export const queues = [passTemplateProcessingJob, walletMessagingJob, passChangedJob] as const;

@@ -1,0 +1,25 @@
+import type { OperationHandler } from '../../http/operation.ts';
+import { authenticatedApplePass } from './applePassAuthentication.ts';
+import { registerDeviceForPass } from './appleDeviceStore.ts';
+
+/**
+ * `POST /wallet/apple/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}/{serialNumber}`
+ * (Apple, "Register a pass for update notifications"): keeps the device's push token; 201 for a
+ * new registration, 200 for a renewed one.
+ * @throws AuthenticationError (401) unless the token is this pass's.
+ */
+export const registerDevice: OperationHandler<'registerDevice'> = async ({ params, body, headers, write, ctx }) => {
+  const pass = await authenticatedApplePass(ctx, headers, params.passTypeIdentifier, params.serialNumber);
+  const { created } = await write((tx) =>
+    registerDeviceForPass(tx, {
+      accountId: pass.accountId,
+      passId: pass.id,
+      passTypeIdentifier: params.passTypeIdentifier,
+      deviceLibraryIdentifier: params.deviceLibraryIdentifier,
+      pushToken: body.pushToken,
+      now: ctx.clock.now(),
+    }),
+  );
+  ctx.log.info({ passId: pass.id, created }, 'Apple device registered for a pass');
+  return { status: created ? 201 : 200, body: undefined };
+};

@@ -1,0 +1,126 @@
+/**
+ * The shared dependencies of a process: configuration, logger, database, job queue, secrets
+ * cipher, clock and the clients of outside services (APNs), built in one place for the server (src/server.ts), `npm run worker`
+ * (src/worker.ts) and the tests. Request handlers get them through their request context, job
+ * definitions through their scope.
+ *
+ * @module runtime
+ */
+import type { Config } from './config.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { lockDataDir, type DataDirLock } from './db/dataDirLock.ts';
+import { openDatabase, pgliteDirOf, type Database } from './db/database.ts';
+import { applyMigrations } from './db/migrate.ts';
+import { createJobQueue, type JobQueue, type JobQueueOptions } from './jobs/queue.ts';
+import { startWorkers } from './jobs/workers.ts';
+import type { Logger } from './logger.ts';
+import { queues } from './queues.ts';
+import { resolveSecretsKey, SecretCipher } from './security/secrets.ts';
+import { createApnsClient, type ApnsClient } from './wallet/apple/apns.ts';
+
+/** What handlers and jobs run with. */
+export interface Runtime {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly db: Database;
+  /** The job queue of `src/queues.ts` (started by {@link startJobs}). */
+  readonly jobs: JobQueue;
+  /** Encrypts and decrypts secrets stored in the database (src/security/secrets.ts). */
+  readonly secrets: SecretCipher;
+  readonly clock: Clock;
+  /** Pushes pass updates to Apple devices (`APNS_URL`), one HTTP/2 session per certificate. */
+  readonly apns: ApnsClient;
+  /** The lock of `DATA_DIR` held while the embedded database is open (src/db/dataDirLock.ts); released by {@link closeRuntime}. */
+  readonly dataDirLock?: DataDirLock;
+}
+
+/** What {@link assembleRuntime} builds a runtime from. */
+export interface RuntimeParts {
+  config: Config;
+  logger: Logger;
+  /** An open, migrated database. */
+  db: Database;
+  /** The 32-byte key of secrets at rest. */
+  secretsKey: Buffer;
+  /** Defaults to the system clock. */
+  clock?: Clock;
+  /** Polling interval and stop timeout of the job queue (default: 1 s, `SHUTDOWN_TIMEOUT_MS`). */
+  jobQueue?: JobQueueOptions;
+  /** Defaults to a client of `APNS_URL`; tests pass one that trusts their APNs stand-in. */
+  apns?: ApnsClient;
+  /** The data directory's lock, when the database is the embedded one. */
+  dataDirLock?: DataDirLock;
+}
+
+/** Builds a runtime from parts that are already open; starts nothing. */
+export function assembleRuntime(parts: RuntimeParts): Runtime {
+  const { config, logger, db } = parts;
+  return {
+    config,
+    logger,
+    db,
+    jobs: createJobQueue(db, logger, queues, { stopTimeoutMs: config.shutdownTimeoutMs, ...parts.jobQueue }),
+    secrets: new SecretCipher(parts.secretsKey),
+    clock: parts.clock ?? systemClock,
+    apns: parts.apns ?? createApnsClient({ baseUrl: config.apnsUrl }),
+    ...(parts.dataDirLock ? { dataDirLock: parts.dataDirLock } : {}),
+  };
+}
+
+/**
+ * Locks `DATA_DIR` when the database is the embedded one (src/db/dataDirLock.ts): one process
+ * per embedded database. With PostgreSQL nothing is locked (servers and workers share it).
+ * @throws DataDirLockedError naming the process that holds it.
+ */
+export function lockEmbeddedDataDir(config: Config): DataDirLock | undefined {
+  return config.databaseUrl ? undefined : lockDataDir(config.dataDir);
+}
+
+/**
+ * Opens the runtime of a process: locks `DATA_DIR` on the embedded database, decides the secrets
+ * key (before touching any data, so a missing key stops the process first), opens the database
+ * of the configuration, applies pending migrations and assembles the rest. Nothing runs yet: see
+ * {@link startJobs}.
+ * @throws DataDirLockedError, ConfigError (secrets key), MigrationError, or a database connection
+ *   error; the database is closed and the lock released again on failure.
+ */
+export async function openRuntime(config: Config, logger: Logger): Promise<Runtime> {
+  const dataDirLock = lockEmbeddedDataDir(config);
+  try {
+    const secretsKey = await resolveSecretsKey(config, logger);
+    const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: pgliteDirOf(config.dataDir) });
+    try {
+      const report = await applyMigrations(db);
+      for (const warning of report.warnings) logger.warn(warning);
+      logger.info({ applied: report.applied, database: db.kind }, 'database ready');
+      return assembleRuntime({ config, logger, db, secretsKey, ...(dataDirLock ? { dataDirLock } : {}) });
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+  } catch (error) {
+    dataDirLock?.release();
+    throw error;
+  }
+}
+
+/**
+ * Starts the job queue (creating the queues of `src/queues.ts`) and, when `work` is true, a
+ * worker for each of them in this process.
+ * @throws Error when pg-boss cannot start or migrate its schema.
+ */
+export async function startJobs(runtime: Runtime, options: { work: boolean }): Promise<void> {
+  await runtime.jobs.start();
+  if (options.work) await startWorkers(runtime.jobs, queues, runtime, runtime.logger);
+}
+
+/** Stops the job queue (letting running jobs finish, bounded), closes the outside clients and the database, and releases `DATA_DIR`. */
+export async function closeRuntime(runtime: Runtime): Promise<void> {
+  try {
+    await runtime.jobs.stop();
+    await runtime.apns.close();
+    await runtime.db.close();
+  } finally {
+    runtime.dataDirLock?.release();
+  }
+}

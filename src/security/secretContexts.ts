@@ -1,0 +1,18 @@
+/**
+ * Where each kind of sealed secret is stored, as the AES-GCM additional data it is bound to
+ * (src/security/secrets.ts): a ciphertext decrypts only with the context of the row and column it
+ * was sealed for, so a value copied to another row or column is useless. One place, so that the
+ * module that seals a secret and the modules that open it agree.
+ *
+ * @module security/secretContexts
+ */
+
+/** The private key of an Apple configuration (the row's id). */
+export function applePrivateKeyContext(configurationId: string): string {
+  return `appleConfiguration/${configurationId}/privateKey`;
+}
+
+/** The Apple Wallet `authenticationToken` of a pass. */
+export function appleAuthenticationTokenContext(passId: string): string {
+  return `pass/${passId}/appleAuthenticationToken`;
+}

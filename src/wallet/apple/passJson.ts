@@ -1,0 +1,174 @@
+/**
+ * The `pass.json` of one pass: the template's skeleton (src/wallet/applePass.ts) completed with
+ * the keys of the issuer and of the pass — identifiers, `serialNumber`, `authenticationToken`,
+ * `webServiceURL`, field values, barcode, NFC, locations and beacons, expiry, `voided` — and
+ * the checks of Apple's rules that passkit-generator and Wallet's own tooling leave to the
+ * device. Keys and limits: Apple, "Pass" (https://developer.apple.com/documentation/walletpasses/pass),
+ * "PassFieldContent" (https://developer.apple.com/documentation/walletpasses/passfieldcontent),
+ * "Pass.NFC", "Pass.Barcodes", "Pass.Locations", "Pass.Beacons".
+ *
+ * @module wallet/apple/passJson
+ */
+
+/** Barcode formats of `pass.json` (`Pass.Barcodes.format`). */
+export const APPLE_BARCODE_FORMATS = ['PKBarcodeFormatQR', 'PKBarcodeFormatPDF417', 'PKBarcodeFormatAztec', 'PKBarcodeFormatCode128'] as const;
+export type AppleBarcodeFormat = (typeof APPLE_BARCODE_FORMATS)[number];
+
+/** The style keys, exactly one of which a pass has. */
+const STYLE_KEYS = ['boardingPass', 'coupon', 'eventTicket', 'generic', 'storeCard'] as const;
+const FIELD_LISTS = ['headerFields', 'primaryFields', 'secondaryFields', 'auxiliaryFields', 'backFields'] as const;
+
+/** Most locations and beacons Wallet uses (Apple: "up to 10"). */
+export const MAX_RELEVANCE_ENTRIES = 10;
+/** Longest NFC message, in bytes of UTF-8 (`Pass.NFC.message`: "no more than 64 bytes"). */
+export const MAX_NFC_MESSAGE_BYTES = 64;
+/** Shortest `authenticationToken` (Apple: "must be 16 characters or longer"). */
+export const MIN_AUTHENTICATION_TOKEN_LENGTH = 16;
+
+/** A `pass.json` field dictionary. */
+export interface PassField {
+  key: string;
+  label?: string;
+  value: string;
+  changeMessage?: string;
+  [key: string]: unknown;
+}
+
+/** What one pass adds to its template's skeleton. */
+export interface ApplePassData {
+  passTypeIdentifier: string;
+  teamIdentifier: string;
+  organizationName: string;
+  /** Shown by accessibility features and on the lock screen. */
+  description: string;
+  /** The pass UUID. */
+  serialNumber: string;
+  /** Never changes for the pass; at least 16 characters. */
+  authenticationToken: string;
+  /** `<PUBLIC_BASE_URL>/wallet/apple`, or null for a pass that is not updatable. */
+  webServiceURL: string | null;
+  /** Field values by field key (the template's field ids); fields not named keep the skeleton's. */
+  fieldValues: Record<string, string>;
+  /** `changeMessage` per field key (each with `%@`, where Wallet puts the new value). */
+  changeMessages: Record<string, string>;
+  /** Back fields added after the template's (e.g. the latest message). */
+  extraBackFields: PassField[];
+  barcode: { format: AppleBarcodeFormat; message: string; altText?: string } | null;
+  nfc: { message: string; encryptionPublicKey: string; requiresAuthentication?: boolean } | null;
+  locations: { latitude: number; longitude: number; altitude?: number; relevantText?: string }[];
+  /** Largest distance in metres at which the locations are relevant. */
+  maxDistance?: number;
+  beacons: { proximityUUID: string; major?: number; minor?: number; relevantText?: string }[];
+  expirationDate: Date | null;
+  voided: boolean;
+}
+
+/** A W3C date-time with seconds and `Z` (`Pass.expirationDate`). */
+const w3cDate = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * Completes a skeleton for one pass. Pure.
+ * @param skeleton The template version's `pass.json` skeleton.
+ * @returns A new `pass.json` object.
+ */
+export function renderPassJson(skeleton: Record<string, unknown>, data: ApplePassData): Record<string, unknown> {
+  const pass: Record<string, unknown> = structuredClone(skeleton);
+  const style = STYLE_KEYS.find((key) => key in pass);
+  if (style) {
+    const structure = pass[style] as Record<string, unknown>;
+    for (const list of FIELD_LISTS) {
+      const fields = (structure[list] as PassField[] | undefined) ?? [];
+      structure[list] = fields.map((field) => {
+        const value = data.fieldValues[field.key];
+        const changeMessage = data.changeMessages[field.key];
+        return { ...field, ...(value === undefined ? {} : { value }), ...(changeMessage ? { changeMessage } : {}) };
+      });
+    }
+    if (data.extraBackFields.length) structure.backFields = [...(structure.backFields as PassField[]), ...data.extraBackFields];
+  }
+  Object.assign(pass, {
+    passTypeIdentifier: data.passTypeIdentifier,
+    teamIdentifier: data.teamIdentifier,
+    organizationName: data.organizationName,
+    description: data.description,
+    serialNumber: data.serialNumber,
+    authenticationToken: data.authenticationToken,
+  });
+  if (data.webServiceURL) pass.webServiceURL = data.webServiceURL;
+  delete pass.barcodes;
+  if (data.barcode) {
+    const latin1 = /^[\u0000-\u00ff]*$/.test(data.barcode.message);
+    pass.barcodes = [{ format: data.barcode.format, message: data.barcode.message, messageEncoding: latin1 ? 'iso-8859-1' : 'utf-8', ...(data.barcode.altText ? { altText: data.barcode.altText } : {}) }];
+  }
+  if (data.nfc) pass.nfc = { message: data.nfc.message, encryptionPublicKey: data.nfc.encryptionPublicKey, ...(data.nfc.requiresAuthentication ? { requiresAuthentication: true } : {}) };
+  delete pass.locations;
+  delete pass.maxDistance;
+  if (data.locations.length) pass.locations = data.locations;
+  if (data.maxDistance !== undefined && data.locations.length) pass.maxDistance = data.maxDistance;
+  delete pass.beacons;
+  if (data.beacons.length) pass.beacons = data.beacons;
+  if (data.expirationDate) pass.expirationDate = w3cDate(data.expirationDate);
+  if (data.voided) pass.voided = true;
+  return pass;
+}
+
+/** Options of {@link applePassProblems}. */
+export interface ProblemOptions {
+  /** Accept an `http:` `webServiceURL` (Apple allows it for development only). */
+  allowHttpWebService: boolean;
+}
+
+/**
+ * Apple's rules a built pass must follow that the signing tools do not check (a pass breaking
+ * one is silently refused or misbehaves on the device).
+ * @param passJson The rendered `pass.json`.
+ * @param fileNames The other files of the bundle.
+ * @returns One sentence per rule broken; empty when the pass is fine.
+ */
+export function applePassProblems(passJson: Record<string, unknown>, fileNames: readonly string[], options: ProblemOptions): string[] {
+  const problems: string[] = [];
+  for (const key of ['formatVersion', 'passTypeIdentifier', 'serialNumber', 'teamIdentifier', 'organizationName', 'description']) {
+    if (passJson[key] === undefined || passJson[key] === '') problems.push(`pass.json needs ${key}.`);
+  }
+  const styles = STYLE_KEYS.filter((key) => key in passJson);
+  if (styles.length !== 1) problems.push(`pass.json needs exactly one style key (${STYLE_KEYS.join(', ')}); it has ${styles.length}.`);
+  if (!fileNames.includes('icon.png')) problems.push('The pass needs icon.png; Wallet does not open a pass without an icon.');
+  const locations = (passJson.locations as unknown[] | undefined) ?? [];
+  if (locations.length > MAX_RELEVANCE_ENTRIES) problems.push(`A pass has at most ${MAX_RELEVANCE_ENTRIES} locations; this one has ${locations.length}.`);
+  const beacons = (passJson.beacons as unknown[] | undefined) ?? [];
+  if (beacons.length > MAX_RELEVANCE_ENTRIES) problems.push(`A pass has at most ${MAX_RELEVANCE_ENTRIES} beacons; this one has ${beacons.length}.`);
+  const nfc = passJson.nfc as { message?: string; encryptionPublicKey?: string } | undefined;
+  if (nfc) {
+    const bytes = Buffer.byteLength(nfc.message ?? '', 'utf8');
+    if (bytes === 0 || bytes > MAX_NFC_MESSAGE_BYTES) problems.push(`The NFC message must be 1 to ${MAX_NFC_MESSAGE_BYTES} bytes; it has ${bytes}.`);
+    if (!nfc.encryptionPublicKey) problems.push('An NFC pass needs the encryptionPublicKey of its reader configuration.');
+  }
+  const token = passJson.authenticationToken;
+  if (typeof token === 'string' && token.length < MIN_AUTHENTICATION_TOKEN_LENGTH) {
+    problems.push(`authenticationToken must have at least ${MIN_AUTHENTICATION_TOKEN_LENGTH} characters.`);
+  }
+  const webServiceURL = passJson.webServiceURL;
+  if (typeof webServiceURL === 'string') {
+    const protocol = URL.canParse(webServiceURL) ? new URL(webServiceURL).protocol : '';
+    if (protocol !== 'https:' && !(protocol === 'http:' && options.allowHttpWebService)) {
+      problems.push(`webServiceURL must use HTTPS (Wallet refuses http: outside development): ${webServiceURL}.`);
+    }
+  }
+  for (const barcode of (passJson.barcodes as { format?: string }[] | undefined) ?? []) {
+    if (!APPLE_BARCODE_FORMATS.includes(barcode.format as AppleBarcodeFormat)) problems.push(`Barcode format ${barcode.format} is not one Wallet knows.`);
+  }
+  const style = styles[0];
+  if (style) {
+    const keys = new Set<string>();
+    for (const list of FIELD_LISTS) {
+      for (const field of ((passJson[style] as Record<string, PassField[] | undefined>)[list] ?? [])) {
+        if (keys.has(field.key)) problems.push(`Field key ${field.key} is used twice; keys must be unique across the pass.`);
+        keys.add(field.key);
+        if (field.changeMessage !== undefined && !field.changeMessage.includes('%@')) {
+          problems.push(`The changeMessage of field ${field.key} must contain %@, where Wallet shows the new value.`);
+        }
+      }
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,94 @@
+/**
+ * The design of a pass template as the renderers read it: the members that shape rendered passes
+ * (Apple Wallet `pass.json`, Google Wallet classes and objects), their field areas and slots, and
+ * the translations of a slot's texts. Independent of storage and HTTP; the types come from the
+ * contract (`generated/api.d.ts`), and what PassEntry's create pass template request accepts
+ * (https://docs.passentry.com) is described there.
+ *
+ * @module wallet/templateDesign
+ */
+import type { components } from '../../generated/api.d.ts';
+
+type Schemas = components['schemas'];
+export type TemplateType = Schemas['TemplateType'];
+export type TransitType = Schemas['TransitType'];
+export type TemplateColors = Required<Schemas['PassTemplateColors']>;
+export type TemplateImages = Schemas['PassTemplateImages'];
+export type TemplateField = Schemas['TemplateField'];
+export type TemplateFields = Required<Schemas['PassTemplateFields']>;
+export type TemplateAppLinking = { apple: { appStoreUrl: string[] }; google: Schemas['GoogleAppLinking'] };
+export type TemplateBarcode = Schemas['PassTemplateBarcode'] & Required<Pick<Schemas['PassTemplateBarcode'], 'enabled' | 'type' | 'source'>>;
+export type TemplateLocation = Schemas['PassTemplateLocation'];
+export type TemplateBeacon = Schemas['PassTemplateBeacon'];
+
+/** The field areas, in display order, and the slots each has (PassEntry API reference: template fields, as decided in the contract). */
+export const FIELD_AREAS = {
+  header: ['one', 'two', 'three'],
+  central: ['one', 'two'],
+  details: ['one', 'two', 'three'],
+  back: ['one', 'two', 'three', 'four', 'five'],
+} as const;
+export type FieldArea = keyof typeof FIELD_AREAS;
+
+/** The design of one version: everything processing reads (stored as the version's snapshot). */
+export interface TemplateDesign {
+  templateType: TemplateType;
+  /** Set exactly when `templateType` is `transit`. */
+  transitType: TransitType | null;
+  defaultLanguage: Schemas['LanguageCode'];
+  centralTitle: string | null;
+  colors: TemplateColors;
+  images: TemplateImages;
+  fields: TemplateFields;
+  appLinking: TemplateAppLinking;
+  barcode: TemplateBarcode;
+  locations: TemplateLocation[];
+  beacons: TemplateBeacon[];
+}
+
+/** A slot in use, with its JSON Pointer within the template attributes. */
+export interface PlacedField {
+  area: FieldArea;
+  slot: string;
+  pointer: string;
+  field: TemplateField;
+}
+
+/** The slots in use, in display order (areas as in FIELD_AREAS, slots one, two, …). */
+export function placedFields(design: TemplateDesign): PlacedField[] {
+  return (Object.keys(FIELD_AREAS) as FieldArea[]).flatMap((area) =>
+    FIELD_AREAS[area].flatMap((slot) => {
+      const field = (design.fields[area] as Record<string, TemplateField | null | undefined>)[slot];
+      return field ? [{ area, slot, pointer: `/fields/${area}/${slot}`, field }] : [];
+    }),
+  );
+}
+
+/** A default-language text of a slot and its translation into one language. */
+export interface FieldTranslation {
+  /** The slot's pointer, e.g. `/fields/header/one`. */
+  pointer: string;
+  language: string;
+  member: 'label' | 'defaultValue';
+  /** The default-language text (the slot's `label` or `defaultValue`). */
+  text: string;
+  translated: string;
+}
+
+/**
+ * Every translation of the given slots, in slot order, then language (alphabetical), then
+ * `label` before `defaultValue`. A translation of a member the slot does not have is skipped.
+ */
+export function fieldTranslations(fields: PlacedField[]): FieldTranslation[] {
+  return fields.flatMap(({ pointer, field }) =>
+    Object.entries(field.localisation ?? {})
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .flatMap(([language, translation]) =>
+        (['label', 'defaultValue'] as const).flatMap((member) => {
+          const text = field[member];
+          const translated = translation?.[member];
+          return text && translated !== undefined ? [{ pointer, language, member, text, translated }] : [];
+        }),
+      ),
+  );
+}

@@ -1,0 +1,138 @@
+/**
+ * Contract-driven fuzzing: for every operation of the bundled contract, fast-check generates
+ * requests from the operation's own schemas — path parameters among real ids, random ids and
+ * hostile strings; documented query parameters (and now and then an unknown one); bodies that
+ * mostly follow the request schema and sometimes break it (test/support/schemaArbitrary.ts) —
+ * and sends them with valid credentials (now and then none). Whatever is sent, the service must
+ * never answer 5xx, and every 4xx must be a JSON:API error document whose objects carry the
+ * status, a code, a title and a detail. Responses are also validated against the contract by the
+ * app itself (an off-contract answer would be a 500).
+ *
+ * Bounded: FUZZ_RUNS requests per operation (default 25), so that the file runs in well under a
+ * minute per database; FUZZ_SEED replays a failing run (fast-check prints the seed);
+ * FUZZ_STATS=1 prints how many answers of each status every operation gave.
+ */
+import fc from 'fast-check';
+import { loadApiDocument } from '../src/app.ts';
+import { processTemplateVersion } from '../src/resources/passTemplates/processPassTemplate.ts';
+import { contractOperations, type ContractOperation, UNKNOWN_APPLE_PASS_AUTHORIZATION } from './support/contractOperations.ts';
+import { hostileStrings, schemaArbitraries, type Schema } from './support/schemaArbitrary.ts';
+import { loyaltyTemplate } from './support/passes.ts';
+import { startTestService, type TestService } from './support/testService.ts';
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
+const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
+const document = loadApiDocument();
+const { arbitrary, resolve } = schemaArbitraries(document);
+const operations = contractOperations(document);
+
+let service: TestService;
+let token: string;
+/** Ids of real resources, so that generated requests also reach rows that exist. */
+let ids: string[];
+
+beforeAll(async () => {
+  service = await startTestService({ jobs: 'enqueue' });
+  const account = await service.createAccount();
+  token = account.token;
+  const entityId = await service.createEntity(account.accountId);
+  const spareKey = await service.api.post(`/admin/v1/accounts/${account.accountId}/tokens`).set(service.adminAuth()).send({}).expect(201);
+  const template = await service.api.post('/api/v1/pass-templates').set(service.auth(token)).send({ passTemplate: loyaltyTemplate() }).expect(202);
+  await processTemplateVersion(service.runtime, template.body.id, 1, new Date());
+  const pass = await service.api.post(`/api/v1/passes?passTemplate=${template.body.id}&extId=fuzz-1`).set(service.auth(token)).send({ pass: { member: 'Ada' } }).expect(200);
+  const reader = await service.api.post(`/api/v1/entities/${entityId}/readers`).set(service.auth(token)).send({ reader: { name: 'Door', password: 'correct horse battery' } });
+  const batch = await service.api
+    .post(`/api/v1/entities/${entityId}/messaging/wallet`)
+    .set(service.auth(token))
+    .send({ batch: { message: 'Hi', scheduledAt: new Date(Date.now() + 86_400_000).toISOString(), recipients: [{ passId: pass.body.data.id }] } });
+  ids = [account.accountId, entityId, spareKey.body.data.id, template.body.id, pass.body.data.id, 'fuzz-1', reader.body.data?.id, batch.body.data?.id].filter(Boolean);
+});
+afterAll(() => service.close());
+
+/** Statuses answered per operation (printed with FUZZ_STATS=1). */
+const answered = new Map<string, Map<number, number>>();
+afterAll(() => {
+  if (!process.env.FUZZ_STATS) return;
+  const lines = [...answered].map(([id, counts]) => `${id.padEnd(28)} ${[...counts].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(' ')}`);
+  process.stdout.write(`Fuzz answers per operation\n${lines.join('\n')}\n`);
+});
+
+/** A generated request: the path with its parameters, the query, the body and whether to authenticate. */
+interface FuzzRequest {
+  path: string;
+  query: [string, string][];
+  body: unknown;
+  credentials: boolean;
+  idempotencyKey: string | undefined;
+}
+
+/** A path segment as sent: percent-encoded; a lone surrogate (no UTF-8 form) as the bytes of its WTF-8 form. */
+const encodeSegment = (value: string) => {
+  try {
+    return encodeURIComponent(value);
+  } catch {
+    return '%ED%A0%80';
+  }
+};
+
+const asText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value) ?? '');
+
+/** Requests to `op`: half of them follow the contract throughout, half are hostile here and there. */
+function requestArbitrary(op: ContractOperation): fc.Arbitrary<FuzzRequest> {
+  return fc.boolean().chain((hostile) => shapedRequest(op, hostile));
+}
+
+function shapedRequest(op: ContractOperation, hostile: boolean): fc.Arbitrary<FuzzRequest> {
+  const pathParameters = op.parameters.filter((p) => p.in === 'path');
+  const queryParameters = op.parameters.filter((p) => p.in === 'query');
+  const segment = hostile
+    ? fc.oneof({ arbitrary: fc.constantFrom(...ids), weight: 4 }, { arbitrary: fc.uuid(), weight: 2 }, { arbitrary: fc.constantFrom(...hostileStrings.filter(Boolean)), weight: 1 })
+    : fc.oneof({ arbitrary: fc.constantFrom(...ids), weight: 4 }, { arbitrary: fc.uuid(), weight: 1 });
+  const path = fc.tuple(...pathParameters.map(() => segment)).map((values) =>
+    pathParameters.reduce((built, parameter, i) => built.replace(`{${parameter.name}}`, encodeSegment(values[i]!)), op.path),
+  );
+  const query = fc
+    .tuple(
+      ...queryParameters.map((parameter) =>
+        fc.option(arbitrary((parameter.schema ?? {}) as Schema, hostile).map((value) => [parameter.name, asText(value)] as [string, string]), { freq: 2 }),
+      ),
+      hostile ? fc.option(fc.tuple(fc.constantFrom('unknown', 'apiKey', 'a\u0000'), fc.string({ maxLength: 8 })), { freq: 4 }) : fc.constant(null),
+    )
+    .map((pairs) => pairs.filter((pair): pair is [string, string] => pair !== null));
+  const bodySchema = (document.paths[op.path]![op.method] as { requestBody?: { content?: Record<string, { schema?: Schema }> } }).requestBody?.content?.['application/json']?.schema;
+  const body = bodySchema ? arbitrary(resolve(bodySchema), hostile) : fc.constant(undefined);
+  const idempotencyKey = op.parameters.some((p) => p.in === 'header' && p.name === 'Idempotency-Key') ? fc.option(fc.uuid(), { freq: 3 }).map((v) => v ?? undefined) : fc.constant(undefined);
+  const credentials = hostile ? fc.integer({ min: 0, max: 9 }).map((n) => n > 0) : fc.constant(true);
+  return fc.record({ path, query, body, credentials, idempotencyKey });
+}
+
+describe('every operation, fuzzed from its schemas', () => {
+  test.each(operations.map((op) => [op.operationId, op] as const))('%s never answers 5xx, and answers every 4xx with a JSON:API error', async (_id, op) => {
+    await fc.assert(
+      fc.asyncProperty(requestArbitrary(op), async (request) => {
+        const search = new URLSearchParams(request.query).toString();
+        let req = service.api[op.method as 'get'](`${request.path}${search ? `?${search}` : ''}`);
+        if (request.credentials && op.auth === 'bearerAuth') req = req.set(service.auth(token));
+        if (request.credentials && op.auth === 'adminAuth') req = req.set(service.adminAuth());
+        if (request.credentials && op.auth === 'applePass') req = req.set(UNKNOWN_APPLE_PASS_AUTHORIZATION);
+        if (request.idempotencyKey) req = req.set('Idempotency-Key', request.idempotencyKey);
+        const res = request.body === undefined ? await req : await req.set('Content-Type', 'application/json').send(JSON.stringify(request.body));
+        const counts = answered.get(op.operationId) ?? new Map<number, number>();
+        answered.set(op.operationId, counts.set(res.status, (counts.get(res.status) ?? 0) + 1));
+        const context = `${op.method.toUpperCase()} ${request.path}?${search} → ${res.status} ${res.text.slice(0, 300)}`;
+        if (res.status >= 500) throw new Error(`5xx: ${context}`);
+        if (!op.statuses.includes(res.status)) throw new Error(`a status the contract does not document for ${op.operationId}: ${context}`);
+        if (res.status >= 400) {
+          if (!/^application\/json/.test(res.headers['content-type'] ?? '')) throw new Error(`4xx without JSON: ${context}`);
+          const errors = (res.body as { errors?: Record<string, unknown>[] }).errors;
+          if (!Array.isArray(errors) || errors.length === 0) throw new Error(`4xx without errors: ${context}`);
+          for (const error of errors) {
+            const ok = error.status === String(res.status) && ['code', 'title', 'detail'].every((member) => typeof error[member] === 'string');
+            if (!ok) throw new Error(`4xx with a malformed error object: ${context}`);
+          }
+        }
+      }),
+      { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }), endOnFailure: true },
+    );
+  });
+});

@@ -1,0 +1,148 @@
+/**
+ * Input the database could never store is refused at the HTTP edge, for every operation of the
+ * contract (src/http/storableInput.ts): a NUL character or an unpaired UTF-16 surrogate in a JSON
+ * body member, a query parameter or a path segment answers 400 naming where it is. Also: bodies
+ * whose Content-Encoding cannot be decoded (415, or 400 when it claims gzip and is not), dates
+ * that do not exist, and health probes that ignore query strings.
+ */
+import { contractOperations, validRequest, type ContractOperation, UNKNOWN_APPLE_PASS_AUTHORIZATION } from './support/contractOperations.ts';
+import { startTestService, type TestService } from './support/testService.ts';
+
+let service: TestService;
+let token: string;
+beforeAll(async () => {
+  service = await startTestService();
+  token = (await service.createAccount()).token;
+});
+afterAll(() => service.close());
+
+const operations = contractOperations();
+const rows = (ops: ContractOperation[]) => ops.map((op) => [op.operationId, op] as const);
+
+/** The JSON Pointer of the first string value in `value`, depth first; undefined when none. */
+function firstString(value: unknown, pointer = ''): string | undefined {
+  if (typeof value === 'string') return pointer;
+  if (Array.isArray(value)) return value.map((v, i) => firstString(v, `${pointer}/${i}`)).find((p) => p !== undefined);
+  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => firstString(v, `${pointer}/${k}`)).find((p) => p !== undefined);
+  return undefined;
+}
+
+/** `value` with the string at `pointer` replaced by `replace(old)`. */
+function withString(value: unknown, pointer: string, replace: (old: string) => string): unknown {
+  const copy = structuredClone(value) as Record<string, unknown>;
+  const keys = pointer.split('/').slice(1);
+  const last = keys.pop()!;
+  const parent = keys.reduce<Record<string, unknown>>((node, key) => node[key] as Record<string, unknown>, copy);
+  parent[last] = replace(parent[last] as string);
+  return copy;
+}
+
+/** Sends `op`'s valid request with credentials, its body replaced by `body` (raw JSON text) when given. */
+function send(op: ContractOperation, options: { url?: string; rawBody?: string; headers?: Record<string, string> } = {}) {
+  const built = validRequest(op);
+  let req = service.api[op.method as 'get'](options.url ?? built.url).set(built.headers).set(options.headers ?? {});
+  if (op.auth === 'bearerAuth') req = req.set(service.auth(token));
+  if (op.auth === 'adminAuth') req = req.set(service.adminAuth());
+  if (op.auth === 'applePass') req = req.set(UNKNOWN_APPLE_PASS_AUTHORIZATION);
+  if (options.rawBody !== undefined) return req.set('Content-Type', 'application/json').send(options.rawBody);
+  return built.body === undefined ? req : req.send(built.body as object);
+}
+
+function expectRefusal(res: { status: number; body: { errors?: { code: string; detail: string; source?: unknown }[] } }, detail: RegExp, source?: unknown) {
+  expect({ status: res.status, error: res.body.errors?.[0] }).toEqual({
+    status: 400,
+    error: expect.objectContaining({ code: 'validation_failed', detail: expect.stringMatching(detail), ...(source ? { source } : {}) }),
+  });
+}
+
+const withBody = operations.filter((op) => op.hasBody);
+
+describe('unstorable text in a JSON body', () => {
+  test.each(rows(withBody))('%s refuses a NUL in a body member, naming it', async (_id, op) => {
+    const pointer = firstString(op.bodyExample)!;
+    expect(pointer).toBeDefined();
+    const body = JSON.stringify(withString(op.bodyExample, pointer, (old) => `${old}\u0000`));
+    expectRefusal(await send(op, { rawBody: body }), /NUL character U\+0000/, { pointer });
+  });
+
+  test.each(rows(withBody))('%s refuses an unpaired surrogate in a body member, naming it', async (_id, op) => {
+    const pointer = firstString(op.bodyExample)!;
+    // JSON.stringify writes a lone surrogate as the escape \ud800 (ES2019 well-formed stringify).
+    const body = JSON.stringify(withString(op.bodyExample, pointer, (old) => `\ud800${old}`));
+    expect(body).toContain('\\ud800');
+    expectRefusal(await send(op, { rawBody: body }), /unpaired surrogate U\+D800/, { pointer });
+  });
+
+  it('refuses a NUL in a member name, naming the object that holds it', async () => {
+    const op = operations.find((o) => o.operationId === 'createPass')!;
+    const body = op.bodyExample as { pass: Record<string, unknown> };
+    const res = await send(op, { rawBody: JSON.stringify({ ...body, pass: { ...body.pass, 'mem\u0000ber': 'x' } }) });
+    expectRefusal(res, /A member name in \/pass contains the NUL character/, { pointer: '/pass' });
+  });
+});
+
+describe('unstorable text in the query and the path', () => {
+  const refusingQuery = operations.filter((op) => op.statuses.includes(400));
+  test.each(rows(refusingQuery))('%s refuses a NUL in a query parameter, naming it', async (_id, op) => {
+    const built = validRequest(op);
+    const name = op.parameters.find((p) => p.in === 'query' && !p.required)?.name ?? 'probe';
+    const url = `${built.url}${built.url.includes('?') ? '&' : '?'}${name}=a%00b`;
+    expectRefusal(await send(op, { url }), /query parameter .* contains the NUL character/, { parameter: name });
+  });
+
+  const withPathParameters = operations.filter((op) => op.parameters.some((p) => p.in === 'path'));
+  test.each(rows(withPathParameters))('%s refuses a NUL or undecodable UTF-8 in a path parameter', async (_id, op) => {
+    const built = validRequest(op);
+    const [first] = built.url.split('?')[0]!.split('/').filter((segment) => /^[0-9a-f-]{36}$/.test(segment));
+    expect(first).toBeDefined();
+    expectRefusal(await send(op, { url: built.url.replace(first!, 'a%00b') }), /path segment contains the NUL character/);
+    expectRefusal(await send(op, { url: built.url.replace(first!, '%ED%A0%80') }), /not valid percent-encoded UTF-8/);
+  });
+});
+
+describe('content encodings', () => {
+  test.each(rows(withBody))('%s answers 400 for a body that claims gzip and is not, 415 for an unknown encoding', async (_id, op) => {
+    const body = JSON.stringify(op.bodyExample);
+    const notGzip = await send(op, { rawBody: body, headers: { 'Content-Encoding': 'gzip' } });
+    expect({ status: notGzip.status, error: notGzip.body.errors?.[0] }).toEqual({
+      status: 400,
+      error: expect.objectContaining({ code: 'invalid_body_encoding', source: { header: 'Content-Encoding' } }),
+    });
+    const unknown = await send(op, { rawBody: body, headers: { 'Content-Encoding': 'compress' } });
+    expect({ status: unknown.status, error: unknown.body.errors?.[0] }).toEqual({
+      status: 415,
+      error: expect.objectContaining({ code: 'unsupported_media_type', source: { header: 'Content-Encoding' } }),
+    });
+  });
+});
+
+describe('numbers', () => {
+  const paginated = operations.filter((op) => op.parameters.some((p) => p.name === 'page'));
+  test.each(rows(paginated))('%s refuses page and perPage that are no whole number (1e400 is Infinity)', async (_id, op) => {
+    for (const name of ['page', 'perPage']) {
+      const built = validRequest(op);
+      const url = `${built.url}${built.url.includes('?') ? '&' : '?'}${name}=1e400`;
+      expectRefusal(await send(op, { url }), new RegExp(name), { parameter: name });
+    }
+  });
+});
+
+describe('dates', () => {
+  it('refuses dates that do not exist, in the query and in a body', async () => {
+    const list = await service.api.get('/api/v1/scans?scannedAfter=2026-02-30T00:00:00Z').set(service.auth(token));
+    expectRefusal(list, /date-time/, { parameter: 'scannedAfter' });
+    const op = operations.find((o) => o.operationId === 'createWalletMessagingBatch')!;
+    for (const scheduledAt of ['2027-02-29T09:00:00Z', '2026-12-01T24:00:00Z', '2026-04-31T09:00:00+01:00']) {
+      const example = op.bodyExample as { batch: Record<string, unknown> };
+      const res = await send(op, { rawBody: JSON.stringify({ batch: { ...example.batch, scheduledAt } }) });
+      expectRefusal(res, /date-time/, { pointer: '/batch/scheduledAt' });
+    }
+  });
+});
+
+describe('health probes', () => {
+  it('ignore query strings', async () => {
+    expect((await service.api.get('/healthz?foo=bar&probe=1').expect(200)).body).toEqual({ status: 'ok' });
+    expect((await service.api.get('/readyz?foo=bar').expect(200)).body).toMatchObject({ status: 'ok' });
+  });
+});
