@@ -93,7 +93,14 @@ export function schemaArbitraries(document: unknown) {
     if (schema.format === 'email') return fc.emailAddress();
     if (schema.pattern) {
       try {
-        return fc.stringMatching(new RegExp(schema.pattern, 'u')).filter((s) => s.length <= (schema.maxLength ?? 1000) && s.length >= (schema.minLength ?? 0));
+        const [min, max] = [schema.minLength ?? 0, schema.maxLength ?? 1000];
+        // A pattern open at its end (e.g. PemCertificate's) rarely yields minLength characters by
+        // itself, and filtering for them would spin for ever: pad such matches instead.
+        const openEnd = !schema.pattern.endsWith('$');
+        return fc
+          .stringMatching(new RegExp(schema.pattern, 'u'))
+          .map((s) => (openEnd && s.length < min ? s + 'x'.repeat(min - s.length) : s))
+          .filter((s) => s.length <= max && s.length >= min);
       } catch {
         // a pattern fast-check cannot invert: fall through
       }

@@ -12,8 +12,8 @@ type Outcome = 'delivered' | 'unregistered' | 'badToken' | 'certificateError' | 
  * @throws NotFoundError for a pass the account does not have.
  */
 export const listPassDeliveryAttempts: OperationHandler<'listPassDeliveryAttempts'> = async ({ params, query, url, ctx }) => {
-  const pass = await requirePass(ctx.db.prisma, accountOf(ctx), params.id);
   const page = pageRequest(query, 25);
+  const pass = await requirePass(ctx.db.prisma, accountOf(ctx), params.id);
   const where = { passId: pass.id };
   const [rows, total] = await Promise.all([
     ctx.db.prisma.deliveryAttempt.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(page) }),
