@@ -22,6 +22,10 @@ const suite = { ...base, testPathIgnorePatterns: ['/node_modules/', coverageChec
 export default process.env.CONTRACT_COVERAGE === 'check'
   ? { projects: [{ ...base, displayName: 'contract-coverage', testMatch: [coverageCheck] }] }
   : {
+      // Two workers on CI's two cores (Jest's default is cores − 1 = one): most of a test's time
+      // is spent waiting on a database, a child server or a timer, so two in parallel nearly
+      // halve the run (measured: 1,049 s → 565 s for both databases).
+      maxWorkers: 2,
       // Global option: Jest ignores testTimeout inside `projects`, so hooks fell back to 5 s.
       testTimeout: 30_000,
       // Empties test/artifacts/contract-coverage, where this run's responses are recorded.

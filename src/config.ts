@@ -62,6 +62,8 @@ export interface Config {
    * Accept Apple credentials whose WWDR certificate is not Apple's WWDR G4, e.g. from
    * `npm run admin -- apple dev-certificate` (`APPLE_ALLOW_DEVELOPMENT_CERTIFICATES`; default
    * true on the embedded database, false with `DATABASE_URL`). Such passes open in tooling only.
+   * It also lets passes carry an `http:` web service URL (a `PUBLIC_BASE_URL` without TLS), which
+   * Wallet refuses on a real device.
    */
   appleAllowDevelopmentCertificates: boolean;
   /**

@@ -11,7 +11,7 @@ import { createApnsClient, type ApnsClient } from '../src/wallet/apple/apns.ts';
 import { PASS_TYPE_ID, setAppleConfiguration, testCertificates } from './support/appleCredentials.ts';
 import { startFakeApns, type FakeApns, type ReceivedPush } from './support/fakeApns.ts';
 import { inspectPkpass } from './support/pkpassInspection.ts';
-import { createTemplate, expectError, issuePass, loyaltyTemplate } from './support/passes.ts';
+import { createTemplate, expectError, issuePass, loyaltyTemplate, settledTemplate } from './support/passes.ts';
 import { binary, SimulatedIphone } from './support/simulatedIphone.ts';
 import { startTestService, type TestService } from './support/testService.ts';
 
@@ -191,6 +191,27 @@ describe('the update loop', () => {
       value: 'Double points today',
       changeMessage: '%@',
     });
+  });
+
+  it('pushes a template’s new design to the devices of its passes, which fetch the passes in the new colours', async () => {
+    const redesigned = await createTemplate(service, tenant.token, loyaltyTemplate({ name: 'Redesigned card' }));
+    const iphone = new SimulatedIphone(service);
+    const installed = await issuePass(service, tenant.token, redesigned, { pass: {} });
+    const notInstalled = await issuePass(service, tenant.token, redesigned, { pass: {} });
+    await iphone.add((await service.api.get(`/passes/${installed.id}/apple`).buffer(true).parse(binary).expect(200)).body as Buffer);
+    expect((await iphone.listUpdated(PASS_TYPE_ID)).serialNumbers).toEqual([installed.id]);
+    expect((await iphone.listUpdated(PASS_TYPE_ID)).status).toBe(204);
+
+    await service.api.patch(`/api/v1/pass-templates/${redesigned}`).set(auth()).send({ passTemplate: { colors: { background: '#AA0000', label: '#FFFFFF', text: '#FFFFFF' } } }).expect(202);
+    expect((await settledTemplate(service, tenant.token, redesigned)).processingStatus).not.toBe('failed');
+    expect(await pushesTo(iphone.pushToken)).toHaveLength(1);
+    expect(await iphone.listUpdated(PASS_TYPE_ID)).toEqual({ status: 200, serialNumbers: [installed.id] });
+    const fetched = await iphone.fetch(installed.id);
+    expect(fetched.status).toBe(200);
+    expect((fetched.passJson as { backgroundColor: string }).backgroundColor).toBe('rgb(170, 0, 0)');
+    expect(await iphone.fetch(installed.id)).toEqual({ status: 304 });
+    // The pass in no wallet has nothing to push to: its next download is the new design.
+    expect(await attempts(notInstalled.id)).toEqual([]);
   });
 
   it('says notDelivered when the pass is in no wallet', async () => {

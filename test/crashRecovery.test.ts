@@ -1,6 +1,7 @@
 /**
  * Recovery after a `kill -9` of the server, on the embedded database and on PostgreSQL: work that
- * was in flight resumes within 10 s of the restart instead of when the dead process's job claims
+ * was in flight resumes within 10 s of the restart (counted from the restarted server's readiness,
+ * so that a slow start-up of the process on a busy machine does not count) instead of when the dead process's job claims
  * expire (60 s for templates, 300 s for batches), and nothing is sent twice. The server runs as a
  * real process; the test reads the database itself (on PGlite once the server is gone: the data
  * directory is one process's).
@@ -106,15 +107,15 @@ it('processes the templates that were processing when the server was killed with
     if (attempt === 4) throw new Error('No template job was active at any of five kills.');
     first = (await start(deployed.env)).server;
   }
-  const { server, spawnedAt } = await start(deployed.env);
+  const { server, spawnedAt, listeningAt } = await start(deployed.env);
   for (;;) {
     const states = await Promise.all(ids.map(async (id) => (await call(server, token, 'GET', `/api/v1/pass-templates/${id}`)).body.data.attributes.processingStatus));
     if (states.every((s) => s === undefined)) {
-      console.log(`all processed ${Date.now() - spawnedAt} ms after the restart began`);
+      console.log(`all processed ${Date.now() - listeningAt} ms after the restarted server was ready (${Date.now() - spawnedAt} ms after it was spawned)`);
       break;
     }
     expect(states).not.toContain('failed');
-    expect(Date.now() - spawnedAt).toBeLessThan(RESUME_WITHIN_MS);
+    expect(Date.now() - listeningAt).toBeLessThan(RESUME_WITHIN_MS);
     await sleep(100);
   }
   expect(await stopServer(server)).toBe(0);
@@ -165,10 +166,10 @@ it('goes on with a batch that was sending when the server was killed within 10 s
         FROM batch_deliveries WHERE batch_id = ${batchId}::uuid AND status = 'sent'`,
   );
   const [row] = deliveries;
-  console.log(`resumed ${row!.firstAfter!.getTime() - restarted.spawnedAt} ms after the restart began`);
+  console.log(`resumed ${row!.firstAfter!.getTime() - restarted.listeningAt} ms after the restarted server was ready (${row!.firstAfter!.getTime() - restarted.spawnedAt} ms after it was spawned)`);
   // Every pass messaged exactly once; the kill fell between chunks already sent and chunks still to send.
   expect(row).toMatchObject({ total: PASSES, passes: PASSES });
   expect(row!.before).toBeGreaterThan(0);
   expect(row!.before).toBeLessThan(PASSES);
-  expect(row!.firstAfter!.getTime() - restarted.spawnedAt).toBeLessThan(RESUME_WITHIN_MS);
+  expect(row!.firstAfter!.getTime() - restarted.listeningAt).toBeLessThan(RESUME_WITHIN_MS);
 }, 240_000);

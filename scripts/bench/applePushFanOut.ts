@@ -13,6 +13,8 @@
  * 100 ms). Checked: `successful`, one push per device at the stand-in, every pass messaged.
  * Then BENCH_FETCHES devices (default 2,000) fetch their pass through Apple's "send an updated
  * pass" endpoint, 20 at a time: first built and signed, then the same again from the cache.
+ * Last, the template's design changes (PATCH): measured until every device got its push
+ * (src/resources/passTemplates/refreshTemplatePasses.ts); reported, not a target.
  *
  * Environment: BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/postgres),
  * BENCH_RECIPIENTS (default 100000), BENCH_FETCHES (default 2000). Exits 1 when the batch takes
@@ -184,6 +186,15 @@ try {
   const signed = await fetchAll();
   const cached = await fetchAll();
   console.log(`  devices fetching their updated pass (${FETCHES}, 20 at a time): ${Math.round(signed)} passes/s built and signed, ${Math.round(cached)} passes/s from the cache`);
+  // A new design of the template reaches every pass: marked updated and pushed to its device.
+  fake.reset();
+  const redesigned = performance.now();
+  await request(`${base}/api/v1/pass-templates/${template.id}`, { method: 'PATCH', token, body: { passTemplate: { colors: { background: '#AA0000', label: '#FFFFFF', text: '#FFFFFF' } } } });
+  const redesignDeadline = redesigned + 10 * TARGET_S * 1000;
+  while (new Set(fake.requests.map((r) => r.pushToken)).size < RECIPIENTS && performance.now() < redesignDeadline) await new Promise((r) => setTimeout(r, POLL_MS));
+  const redesignSeconds = (performance.now() - redesigned) / 1000;
+  const redesignDevices = new Set(fake.requests.map((r) => r.pushToken)).size;
+  console.log(`  template redesign → ${redesignDevices} of ${RECIPIENTS} devices pushed in ${redesignSeconds.toFixed(1)} s (${Math.round(redesignDevices / redesignSeconds)} passes/s, processing included)`);
   const met = complete && seconds < TARGET_S;
   console.log(`  target: all ${RECIPIENTS} pushed in under ${TARGET_S} s — ${met ? 'met' : `MISSED${complete ? ` by ${(seconds - TARGET_S).toFixed(1)} s` : ' (not every device reached)'}`}`);
   process.exitCode = met ? 0 : 1;

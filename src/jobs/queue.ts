@@ -64,6 +64,19 @@ export interface JobQueue {
     options?: { id?: string; startAfterSeconds?: number; singletonKey?: string },
   ): Promise<string | null>;
   /**
+   * Enqueues many jobs of one queue through the caller's transaction, in one statement (pg-boss
+   * `insert`, https://timgit.github.io/pg-boss/#/./api/jobs?id=insert): what {@link JobQueue.send}
+   * does for each, without a round trip per job. A job whose singleton key is already queued
+   * is coalesced into it (the insert skips it).
+   * @param jobs Each job's payload and options, as for `send`.
+   * @throws Error when the queue is not started.
+   */
+  sendMany<Payload>(
+    tx: PrismaExecutor,
+    queue: JobDefinition<Payload, never>,
+    jobs: readonly { data: NoInfer<Payload>; startAfterSeconds?: number; singletonKey?: string }[],
+  ): Promise<void>;
+  /**
    * Enqueues a job on pg-boss's own connection, outside any transaction (for work that is already
    * stored, e.g. resuming it at start).
    * @returns The job id.
@@ -133,6 +146,20 @@ export function createJobQueue(db: Database, logger: Logger, queues: readonly An
       });
       if (!id && !sendOptions.singletonKey) throw new Error(`pg-boss did not accept the ${queue.name} job.`);
       return id;
+    },
+
+    async sendMany(tx, queue, jobs) {
+      assertStarted();
+      if (!jobs.length) return;
+      await boss.insert(
+        queue.name,
+        jobs.map((job) => ({
+          data: job.data as object,
+          ...(job.startAfterSeconds ? { startAfter: job.startAfterSeconds } : {}),
+          ...(job.singletonKey ? { singletonKey: job.singletonKey } : {}),
+        })),
+        { db: fromPrisma(tx) },
+      );
     },
 
     async enqueue(queue, data) {

@@ -23,6 +23,7 @@ import { renderGoogleWalletClass } from '../../wallet/googleWalletClass.ts';
 import type { TemplateDesign } from '../../wallet/templateDesign.ts';
 import { appleImageRoles, drawBundleImages, loadImage, MAX_IMAGE_BYTES, TemplateImageError, type BundleImage, type ImageFetchOptions } from '../../wallet/templateImages.ts';
 import { designOfVersion, recordVersionOutcome, selectProcessingVersions, selectVersion, type VersionOutcome } from './passTemplateStore.ts';
+import { templateRefreshJob } from './refreshTemplatePasses.ts';
 import { designProblems, type ProcessingError } from './validateDesign.ts';
 
 /** What happened to a version. */
@@ -59,13 +60,14 @@ async function bundleImages(design: TemplateDesign, options: ImageFetchOptions):
 
 /**
  * Processes one version: checks the design, fetches and draws its images, renders the Apple and
- * Google artefacts, and records the outcome with the images.
+ * Google artefacts, and records the outcome with the images — and, for a processed version after
+ * the first, queues the refresh of the template's passes in the same transaction.
  * @returns `processed` or `failed` when this call recorded that outcome; `already recorded` when
  *   an earlier run did; `gone` when the version no longer exists (its template was deleted).
  * @throws Database errors (the job is then retried).
  */
 export async function processTemplateVersion(
-  runtime: Pick<Runtime, 'db' | 'config'>,
+  runtime: Pick<Runtime, 'db' | 'config' | 'jobs'>,
   templateId: string,
   version: number,
   now: Date,
@@ -81,7 +83,12 @@ export async function processTemplateVersion(
   const outcome: VersionOutcome = errors.length
     ? { status: 'failed', errors }
     : { status: 'processed', applePass: renderApplePass(design), googleClass: renderGoogleWalletClass(templateId, design), images };
-  const recorded = await db.write((tx) => recordVersionOutcome(tx, templateId, version, outcome, now));
+  const recorded = await db.write(async (tx) => {
+    if (!(await recordVersionOutcome(tx, templateId, version, outcome, now))) return false;
+    // A new design of a template in use: its passes change (refreshTemplatePasses.ts).
+    if (outcome.status === 'processed' && version > 1) await runtime.jobs.send(tx, templateRefreshJob, { templateId, version, processedAt: now.toISOString() });
+    return true;
+  });
   return recorded ? outcome.status : 'already recorded';
 }
 

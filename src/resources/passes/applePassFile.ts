@@ -190,7 +190,9 @@ export async function buildApplePassFile(deps: ApplePassDependencies, pass: Pass
   const bundle = new Map<string, Uint8Array>([['pass.json', Buffer.from(JSON.stringify(passJson), 'utf8')]]);
   for (const [name, png] of await imagesOf(prisma, pass.templateId, version.version)) bundle.set(name, png);
   for (const [language, strings] of Object.entries(artefact.strings)) bundle.set(`${language}.lproj/pass.strings`, passStrings(strings));
-  const problems = applePassProblems(passJson, [...bundle.keys()], { allowHttpWebService: deps.config.databaseUrl === undefined });
+  // http: web services only in development: where development certificates are accepted (the
+  // embedded default, or APPLE_ALLOW_DEVELOPMENT_CERTIFICATES), whose passes never reach an iPhone.
+  const problems = applePassProblems(passJson, [...bundle.keys()], { allowHttpWebService: deps.config.appleAllowDevelopmentCertificates });
   if (problems.length) throw new ConflictError(`The pass cannot be built for Apple Wallet: ${problems.join(' ')}`, undefined, 'pass_not_buildable');
 
   const now = deps.clock.now();
