@@ -2236,13 +2236,21 @@ export interface components {
          *     (`"120"`, `"-5"`, within ±1,000,000,000): on create it is the starting balance (the template's
          *     default when not given, 0 when that is not an integer); on update it sets the balance as
          *     `overrideBalance` does. Either way the change is recorded in the loyalty ledger.
+         *
+         *     How the map is typed: `nfc`, `barcode` and `qr` are declared properties, checked against
+         *     their own schemas; every other key is a field id whose value is a `PassFieldValue` (a string,
+         *     or an object with `value` only). The schema of the other keys (`additionalProperties`) also
+         *     lists the reserved members' schemas, only so that a typed language can write this map as one
+         *     dictionary next to the reserved members (a TypeScript index signature must admit the types of
+         *     the declared members); a field value in another shape than `PassFieldValue` is refused with
+         *     `400` naming `/pass/<key>`.
          */
         PassInput: {
             nfc?: components["schemas"]["PassNfcInput"];
             barcode?: components["schemas"]["PassBarcodeSettings"];
             qr?: components["schemas"]["PassQrInput"];
         } & {
-            [key: string]: components["schemas"]["PassFieldValue"];
+            [key: string]: components["schemas"]["PassFieldValue"] | components["schemas"]["PassNfcInput"] | components["schemas"]["PassBarcodeSettings"] | components["schemas"]["PassQrInput"];
         };
         /**
          * @description Body of `createPass` (PassEntry pass create). `pass` holds the content; the other members are
