@@ -69,9 +69,9 @@ export function templateFieldSet(design: Pick<TemplateDesign, 'fields'>): Templa
 
 /**
  * The text of a field value in either `PassFieldValue` form (`"x"`, `{ "value": "x" }`), or
- * undefined for any other shape. The contract's `additionalProperties` of `PassInput` also admits
- * the reserved members' shapes (so that generated clients type the map), hence this check; lengths
- * are already checked by the contract, which admits no string over 500 characters there.
+ * undefined for any other shape. The contract's `PassInputFields` admits the reserved members'
+ * shapes for every key too (so that generated clients can type the map), hence this check; lengths
+ * are checked by the contract, none of whose shapes admits a string over 500 characters there.
  */
 function fieldText(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
