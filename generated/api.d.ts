@@ -2206,6 +2206,15 @@ export interface components {
             value: string;
             displayText?: components["schemas"]["BarcodeDisplayText"];
         };
+        /**
+         * @description The members of `pass` that are not field values (PassEntry `pass.nfc`, `pass.barcode`,
+         *     `pass.qr`): NFC and barcode settings. Part of `PassInput`, next to `PassInputFields`.
+         */
+        PassInputSettings: {
+            nfc?: components["schemas"]["PassNfcInput"];
+            barcode?: components["schemas"]["PassBarcodeSettings"];
+            qr?: components["schemas"]["PassQrInput"];
+        };
         /** @description The object form of a pass field value. */
         PassFieldValueObject: {
             /**
@@ -2220,6 +2229,17 @@ export interface components {
          *     characters (the limit of a template field's `defaultValue`); `""` shows an empty field.
          */
         PassFieldValue: string | components["schemas"]["PassFieldValueObject"];
+        /**
+         * @description The members of `pass` as one map, for typed clients: every key is either a field id of the
+         *     template with a `PassFieldValue`, or one of the reserved keys `nfc`, `barcode` and `qr` with
+         *     the value `PassInputSettings` describes. The value schema lists all four shapes because one
+         *     map holds both kinds of member (a TypeScript index signature must admit the types of the
+         *     members next to it); which shape goes with which key is the rule of `PassInput`: a field value
+         *     in another shape than `PassFieldValue` is refused with `400` naming `/pass/<key>`.
+         */
+        PassInputFields: {
+            [key: string]: components["schemas"]["PassFieldValue"] | components["schemas"]["PassNfcInput"] | components["schemas"]["PassBarcodeSettings"] | components["schemas"]["PassQrInput"];
+        };
         /**
          * @description The content of a pass (PassEntry `pass` body member): values keyed by the `id`s of the
          *     template's field slots (PassEntry API reference, template fields), each in either form of `PassFieldValue`, plus the
@@ -2236,14 +2256,17 @@ export interface components {
          *     (`"120"`, `"-5"`, within ±1,000,000,000): on create it is the starting balance (the template's
          *     default when not given, 0 when that is not an integer); on update it sets the balance as
          *     `overrideBalance` does. Either way the change is recorded in the loyalty ledger.
+         *
+         *     How it is typed: `PassInputSettings` declares `nfc`, `barcode` and `qr`, each checked
+         *     against its own schema; `PassInputFields` is the whole map, every other key a field id whose
+         *     value must be a `PassFieldValue` (a string, or an object with `value` only). A field value in
+         *     another shape is refused with `400` naming `/pass/<key>`. (The two are combined with `allOf`
+         *     so that generated clients get an intersection type, `PassInputSettings & PassInputFields`:
+         *     one object type with the reserved members and a string index signature does not compile under
+         *     TypeScript's `strict`, whatever the index signature's type, because optional members add
+         *     `undefined`.)
          */
-        PassInput: {
-            nfc?: components["schemas"]["PassNfcInput"];
-            barcode?: components["schemas"]["PassBarcodeSettings"];
-            qr?: components["schemas"]["PassQrInput"];
-        } & {
-            [key: string]: components["schemas"]["PassFieldValue"];
-        };
+        PassInput: components["schemas"]["PassInputSettings"] & components["schemas"]["PassInputFields"];
         /**
          * @description Body of `createPass` (PassEntry pass create). `pass` holds the content; the other members are
          *     optional. Locations and beacons not given are those of the template (copied into the pass);

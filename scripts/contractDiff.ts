@@ -6,6 +6,12 @@
  *   npm run generate && npm run contract:diff -- HEAD~1
  *   npm run contract:diff -- origin/main
  *
+ * Optic does not treat names as part of the contract, but generated clients do: an operationId
+ * becomes a method name and a component schema a type name. So the guard adds its own check of the
+ * two bundles: every path + method of the ref keeps its operationId, and every name under
+ * `components.schemas` of the ref is still there. A renamed or removed one is a break like
+ * Optic's, printed after Optic's report and accepted the same way (the trailer).
+ *
  * Exit status: 0 when nothing breaks (or the ref has no bundle, or every break is accepted by a
  * `Contract-Break: <reason>` trailer on a commit in `<ref>..HEAD`), 1 on breaking changes,
  * 2 on a usage error or when Optic itself fails.
@@ -91,6 +97,51 @@ async function opticDiff(basePath: string, headPath: string, standardPath: strin
   }
 }
 
+/** The members of a bundle that the name check reads. */
+interface Bundle {
+  paths?: Record<string, Record<string, unknown> | undefined>;
+  components?: { schemas?: Record<string, unknown> };
+}
+
+/** The HTTP methods of an OpenAPI path item (the other members are not operations). */
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** `METHOD path` → operationId, for every operation of a bundle that has one. */
+function operationIds(bundle: Bundle): Map<string, string> {
+  const ids = new Map<string, string>();
+  for (const [path, item] of Object.entries(bundle.paths ?? {})) {
+    for (const method of METHODS) {
+      const id = (item?.[method] as { operationId?: unknown } | undefined)?.operationId;
+      if (typeof id === 'string') ids.set(`${method.toUpperCase()} ${path}`, id);
+    }
+  }
+  return ids;
+}
+
+/**
+ * Names that generated clients use and that changed from `base` to `head`, one sentence each:
+ * an operation (path + method) of `base` whose operationId is different or gone in `head`, and a
+ * component schema of `base` that `head` no longer has (with the schemas `head` added, which may
+ * be its new name). Empty when every name stayed.
+ */
+function renamedOrRemovedNames(base: Bundle, head: Bundle): string[] {
+  const breaks: string[] = [];
+  const headIds = operationIds(head);
+  for (const [operation, id] of operationIds(base)) {
+    const now = headIds.get(operation);
+    if (now === undefined) breaks.push(`operationId ${id} removed: ${operation} has no operationId or is gone`);
+    else if (now !== id) breaks.push(`operationId ${id} renamed to ${now} (${operation})`);
+  }
+  const baseSchemas = Object.keys(base.components?.schemas ?? {});
+  const headSchemas = Object.keys(head.components?.schemas ?? {});
+  const added = headSchemas.filter((name) => !baseSchemas.includes(name));
+  for (const name of baseSchemas.filter((name) => !headSchemas.includes(name))) {
+    const hint = added.length > 0 ? ` (schemas added: ${added.join(', ')})` : '';
+    breaks.push(`component schema ${name} renamed or removed${hint}`);
+  }
+  return breaks;
+}
+
 async function main(argv: string[]): Promise<number> {
   const ref = argv[0];
   if (argv.length !== 1 || !ref || ref.startsWith('-')) {
@@ -132,6 +183,7 @@ async function main(argv: string[]): Promise<number> {
     const started = Date.now();
     // Optic runs in the temporary directory: no optic.yml of the repository, no files written into it.
     const { code, output } = await opticDiff(basePath, headPath, standardPath, dir);
+    const nameBreaks = renamedOrRemovedNames(JSON.parse(base) as Bundle, JSON.parse(head) as Bundle);
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     // Optic names the head file relative to the temporary directory and gives a character offset
     // as its "column"; show `generated/openapi.json:<line>` instead, and drop its --web hint.
@@ -142,15 +194,21 @@ async function main(argv: string[]): Promise<number> {
       .replace(/(generated\/openapi\.json:\d+):\d+/g, '$1')
       .replace(/^.*Rerun this command with the --web flag.*\n?/m, '');
     process.stdout.write(report);
-    if (code === 0) {
+    if (code !== 0) {
+      // Optic's summary line, e.g. "x  Checks: 2/3 passed": fewer passed than run means a break.
+      const summary = /Checks: (\d+)\/(\d+) passed/.exec(output.replace(/\x1b\[[0-9;]*m/g, ''));
+      if (!summary || Number(summary[1]) >= Number(summary[2])) {
+        console.error(`contract:diff: Optic failed (exit ${code}) without reporting checks; see its output above.`);
+        return 2;
+      }
+    }
+    if (nameBreaks.length > 0) {
+      console.log(`\nNames generated clients use (operationIds, component schemas) that changed:`);
+      for (const line of nameBreaks) console.log(`  x ${line}`);
+    }
+    if (code === 0 && nameBreaks.length === 0) {
       console.log(`contract:diff: no breaking changes (${seconds} s).`);
       return 0;
-    }
-    // Optic's summary line, e.g. "x  Checks: 2/3 passed": fewer passed than run means a break.
-    const summary = /Checks: (\d+)\/(\d+) passed/.exec(output.replace(/\x1b\[[0-9;]*m/g, ''));
-    if (!summary || Number(summary[1]) >= Number(summary[2])) {
-      console.error(`contract:diff: Optic failed (exit ${code}) without reporting checks; see its output above.`);
-      return 2;
     }
     const trailers = await contractBreakTrailers(commit);
     if (trailers.length > 0) {

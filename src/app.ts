@@ -27,6 +27,7 @@ import { redactUrl } from './http/redact.ts';
 import { mountOperations, pathMatcher, type OpenApiDocument } from './http/routes.ts';
 import { rateLimit } from './http/rateLimit.ts';
 import { refuseUnstorableInput } from './http/storableInput.ts';
+import { loadServedContract } from './http/servedContract.ts';
 import { handlers } from './operations.ts';
 
 const generatedDir = resolve(fileURLToPath(import.meta.url), '../../generated');
@@ -116,8 +117,10 @@ export function createApp(deps: AppDependencies): Express {
     next();
   });
 
-  app.get('/openapi.json', (_req, res) => res.sendFile(resolve(generatedDir, 'openapi.json')));
-  app.get('/openapi.yaml', (_req, res) => res.type('application/yaml').sendFile(resolve(generatedDir, 'openapi.yaml')));
+  // The contract names the server that serves it (src/http/servedContract.ts).
+  const served = loadServedContract(generatedDir);
+  app.get('/openapi.json', (req, res) => res.type('application/json').send(served.json(req.ctx.baseUrl)));
+  app.get('/openapi.yaml', (req, res) => res.type('application/yaml').send(served.yaml(req.ctx.baseUrl)));
   app.get('/docs', (_req, res) => {
     res.setHeader('Content-Security-Policy', DOCS_CSP);
     res.sendFile(resolve(generatedDir, 'docs.html'));

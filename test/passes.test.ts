@@ -200,6 +200,12 @@ describe('createPass', () => {
     ['11 beacons', { pass: {}, beacons: Array.from({ length: 11 }, () => ({ proximityUuid: 'f7826da6-4fa2-4e98-8024-bc5b71e0893e' })) }, {}, { pointer: '/beacons' }],
     ['21 group tags', { pass: {}, groupTags: Array.from({ length: 20 }, (_, i) => `t${i}`), groupTag: 'one-more' }, {}, { pointer: '/groupTag' }],
     ['a value longer than 500 characters', { pass: { member: 'x'.repeat(501) } }, {}, undefined],
+    ['a field value in the shape of nfc', { pass: { member: true } }, {}, { pointer: '/pass/member' }],
+    ['a field value in the shape of barcode', { pass: { member: { enabled: true } } }, {}, { pointer: '/pass/member' }],
+    ['a field value in the shape of qr', { pass: { member: { value: 'Ada', displayText: 'Ada' } } }, {}, { pointer: '/pass/member' }],
+    ['nfc in the shape of a field value', { pass: { nfc: 'on' } }, {}, undefined],
+    ['barcode in the shape of a field value', { pass: { barcode: { value: 'X' } } }, {}, undefined],
+    ['qr in the shape of nfc', { pass: { qr: true } }, {}, undefined],
     ['a message longer than 350 characters', { pass: {}, message: 'x'.repeat(351) }, {}, { pointer: '/message' }],
     ['no pass member', {}, {}, undefined],
     ['an unknown body member', { pass: {}, colour: 'red' }, {}, undefined],
@@ -661,6 +667,8 @@ describe('updatePass', () => {
     ['an empty body', {}, undefined],
     ['an unknown action', { passAction: 'delete' }, { pointer: '/passAction' }],
     ['a barcode value for source uuid', { pass: { barcode: { enabled: true, source: 'uuid', value: 'X' } } }, { pointer: '/pass/barcode/value' }],
+    ['a field value in the shape of barcode', { pass: { member: { enabled: false } } }, { pointer: '/pass/member' }],
+    ['barcode in the shape of a field value', { pass: { barcode: 'X' } }, undefined],
     ['a message longer than 350 characters', { message: 'x'.repeat(351) }, { pointer: '/message' }],
   ])('answers 400 for %s', async (_case, body, source) => {
     const pass = await issue();

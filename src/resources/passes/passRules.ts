@@ -68,10 +68,25 @@ export function templateFieldSet(design: Pick<TemplateDesign, 'fields'>): Templa
 }
 
 /**
+ * The text of a field value in either `PassFieldValue` form (`"x"`, `{ "value": "x" }`), or
+ * undefined for any other shape. The contract's `PassInputFields` admits the reserved members'
+ * shapes for every key too (so that generated clients can type the map), hence this check; lengths
+ * are checked by the contract, none of whose shapes admits a string over 500 characters there.
+ */
+function fieldText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const members = Object.keys(value);
+  const text = (value as { value?: unknown }).value;
+  return members.length === 1 && typeof text === 'string' ? text : undefined;
+}
+
+/**
  * The field values of a `pass` member as text: both value forms (`"x"`, `{ "value": "x" }`)
  * give the same text; `nfc`, `barcode` and `qr` are left out.
- * @throws ValidationError with one problem per key that is not a field id of the template,
- *   each pointing at `/pass/<key>`.
+ * @throws ValidationError with one problem per key that is not a field id of the template or
+ *   whose value is not a `PassFieldValue` (e.g. `true`, `{ "enabled": true }`), each pointing at
+ *   `/pass/<key>`.
  */
 export function fieldValues(input: PassInput, fields: TemplateFieldSet): Record<string, string> {
   const values: Record<string, string> = {};
@@ -83,7 +98,12 @@ export function fieldValues(input: PassInput, fields: TemplateFieldSet): Record<
       problems.push({ detail: `${key} is not a field of the pass template (its fields: ${known}).`, source: { pointer: `/pass/${key}` } });
       continue;
     }
-    values[key] = typeof value === 'string' ? value : (value as { value: string }).value;
+    const text = fieldText(value);
+    if (text === undefined) {
+      problems.push({ detail: `${key} is a field of the pass template: its value is a string or an object with value only.`, source: { pointer: `/pass/${key}` } });
+      continue;
+    }
+    values[key] = text;
   }
   if (problems.length) throw new ValidationError(problems);
   return values;
