@@ -109,6 +109,7 @@ export function createApp(deps: AppDependencies): Express {
       clock,
       secrets: runtime.secrets,
       jobs: runtime.jobs,
+      apiTokens: runtime.apiTokens,
       log: req.log,
       baseUrl: baseUrlOf(req, config),
       accountId: null,
@@ -136,6 +137,7 @@ export function createApp(deps: AppDependencies): Express {
       clock,
       adminToken: deps.adminToken,
       failuresPerMinute: config.authFailuresPerMinute,
+      apiTokens: runtime.apiTokens,
     }),
   );
   // Bodies are read only for operations that take one, so a body sent to any other operation is

@@ -15,6 +15,7 @@ import { createJobQueue, type JobQueue, type JobQueueOptions } from './jobs/queu
 import { startWorkers } from './jobs/workers.ts';
 import type { Logger } from './logger.ts';
 import { queues } from './queues.ts';
+import { ApiTokenCache } from './security/apiTokenCache.ts';
 import { resolveSecretsKey, SecretCipher } from './security/secrets.ts';
 import { createApnsClient, type ApnsClient } from './wallet/apple/apns.ts';
 
@@ -30,6 +31,8 @@ export interface Runtime {
   readonly clock: Clock;
   /** Pushes pass updates to Apple devices (`APNS_URL`), one HTTP/2 session per certificate. */
   readonly apns: ApnsClient;
+  /** API keys this process verified lately (src/security/apiTokenCache.ts). */
+  readonly apiTokens: ApiTokenCache;
   /** The lock of `DATA_DIR` held while the embedded database is open (src/db/dataDirLock.ts); released by {@link closeRuntime}. */
   readonly dataDirLock?: DataDirLock;
 }
@@ -63,6 +66,7 @@ export function assembleRuntime(parts: RuntimeParts): Runtime {
     secrets: new SecretCipher(parts.secretsKey),
     clock: parts.clock ?? systemClock,
     apns: parts.apns ?? createApnsClient({ baseUrl: config.apnsUrl }),
+    apiTokens: new ApiTokenCache(db.listen),
     ...(parts.dataDirLock ? { dataDirLock: parts.dataDirLock } : {}),
   };
 }

@@ -21,6 +21,7 @@ import type { Clock } from '../clock.ts';
 import type { PrismaClient } from '../db/database.ts';
 import { AuthenticationError } from '../errors.ts';
 import { verifyAdminToken } from '../security/adminToken.ts';
+import type { ApiTokenCache } from '../security/apiTokenCache.ts';
 import { authenticateApiToken, bearerCredential } from '../security/apiTokens.ts';
 import { applePassCredential } from '../security/applePassCredential.ts';
 import { RateLimitError } from './errors.ts';
@@ -56,6 +57,8 @@ export interface AuthenticationOptions {
   adminToken: string | undefined;
   /** Failed authentications allowed per client address per minute; 0 = no limit. */
   failuresPerMinute: number;
+  /** API keys verified lately (src/security/apiTokenCache.ts); subscribed to revocations on the first request. */
+  apiTokens: ApiTokenCache;
 }
 
 const WINDOW_S = 60;
@@ -83,7 +86,7 @@ function throttleHeaders(limit: number, msBeforeNext: number): Record<string, st
  * @throws (through `next`) AuthenticationError (401), RateLimitError (429), or a database error.
  */
 export function authenticateFirst(options: AuthenticationOptions): RequestHandler {
-  const { document, match, prisma, clock, adminToken, failuresPerMinute } = options;
+  const { document, match, prisma, clock, adminToken, failuresPerMinute, apiTokens } = options;
   const failures = failuresPerMinute > 0 ? new RateLimiterMemory({ points: failuresPerMinute, duration: WINDOW_S }) : undefined;
   return async (req, _res, next) => {
     const served = match(req.path)?.operation(req.method);
@@ -108,7 +111,8 @@ export function authenticateFirst(options: AuthenticationOptions): RequestHandle
           applePassCredential(req.headers.authorization);
           applePassRequests.add(req);
         } else {
-          req.ctx.accountId = await authenticateApiToken(prisma, bearerCredential(req.headers.authorization), clock.now());
+          await apiTokens.start();
+          req.ctx.accountId = await authenticateApiToken(prisma, bearerCredential(req.headers.authorization), clock.now(), apiTokens);
         }
       } catch (error) {
         if (error instanceof AuthenticationError && failures) {
