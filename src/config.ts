@@ -6,6 +6,7 @@
  *
  * @module config
  */
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 
 /** Log levels accepted by pino, lowest to highest. */
@@ -77,6 +78,13 @@ export interface Config {
    * Wallet's push tokens belong); tests and air-gapped installs point it at a stand-in.
    */
   apnsUrl: string;
+  /**
+   * Server processes (`WEB_CONCURRENCY`, src/cluster.ts; default: the number of CPUs with
+   * `DATABASE_URL`, 1 on the embedded database, which one process owns).
+   */
+  webConcurrency: number;
+  /** Largest PostgreSQL connection pool of each process (`DATABASE_POOL_SIZE`, default 10). */
+  databasePoolSize: number;
 }
 
 /** Thrown when an environment variable has an unusable value; the message names the variable. */
@@ -173,6 +181,19 @@ export function requirePublicBaseUrl(config: Config): void {
 const APPLE_PASS_TYPE_ID = /^pass(\.[A-Za-z0-9-]+)+$/;
 
 /**
+ * `WEB_CONCURRENCY`: 1 to 64 server processes; by default the CPUs Node may use
+ * (`os.availableParallelism()`) with PostgreSQL, 1 on the embedded database.
+ * @throws ConfigError when more than one is asked for on the embedded database.
+ */
+function webConcurrency(env: NodeJS.ProcessEnv, databaseUrl: string | undefined): number {
+  const processes = integer(env, 'WEB_CONCURRENCY', databaseUrl ? availableParallelism() : 1, 1, 64);
+  if (processes > 1 && !databaseUrl) {
+    throw new ConfigError(`WEB_CONCURRENCY=${processes} needs DATABASE_URL: the embedded database belongs to one process.`);
+  }
+  return processes;
+}
+
+/**
  * Reads the configuration from environment variables.
  * @param env Usually `process.env`.
  * @returns A complete {@link Config} with defaults applied.
@@ -214,5 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     appleAllowDevelopmentCertificates: boolean(env, 'APPLE_ALLOW_DEVELOPMENT_CERTIFICATES', databaseUrl === undefined),
     imageFetchAllowPrivate: boolean(env, 'IMAGE_FETCH_ALLOW_PRIVATE', false),
     apnsUrl: url(env, 'APNS_URL', ['https:']) ?? 'https://api.push.apple.com',
+    webConcurrency: webConcurrency(env, databaseUrl),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
   };
 }

@@ -92,7 +92,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   const dataDirLock = lockEmbeddedDataDir(config);
   try {
     const secretsKey = await resolveSecretsKey(config, logger);
-    const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: pgliteDirOf(config.dataDir) });
+    const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: pgliteDirOf(config.dataDir), poolSize: config.databasePoolSize });
     try {
       const report = await applyMigrations(db);
       for (const warning of report.warnings) logger.warn(warning);

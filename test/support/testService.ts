@@ -56,6 +56,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     appleAllowDevelopmentCertificates: true,
     imageFetchAllowPrivate: false,
     apnsUrl: 'https://apns.invalid',
+    webConcurrency: 1,
+    databasePoolSize: 10,
     ...overrides,
   };
 }

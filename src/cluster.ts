@@ -1,0 +1,111 @@
+/**
+ * Several server processes on one port (`WEB_CONCURRENCY`, src/config.ts), with Node's cluster
+ * module (https://nodejs.org/docs/latest-v20.x/api/cluster.html): the primary process forks the
+ * server processes and hands out connections; each runs the whole service (src/server.ts) with
+ * its own database pool, job workers and APNs sessions. What must be shared between them lives in
+ * PostgreSQL (rate limits, API key revocations, the job queue), so that processes on other
+ * machines against the same database behave alike.
+ *
+ * The primary serves nothing itself. It logs `listening` once every process listens; a process
+ * that cannot start stops the others and the primary exits with its code (1 or 2, as a single
+ * process would); a process that dies later is replaced (at most 5 times a minute, then the
+ * primary stops everything and exits 1); SIGTERM or SIGINT is passed to every process, and the
+ * primary exits 0 once they all stopped gracefully. A process whose primary disappears (kill -9)
+ * exits at once (Node's cluster does this for workers whose IPC channel closes).
+ *
+ * @module cluster
+ */
+import cluster, { type Worker } from 'node:cluster';
+import type { Logger } from './logger.ts';
+
+/** What a server process tells the primary once it listens. */
+export interface ListeningMessage {
+  type: 'listening';
+  url: string;
+}
+
+/** Replacements allowed within {@link RESTART_WINDOW_MS} before the primary gives up. */
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 60_000;
+
+/** Whether this process is one of the cluster's server processes (not the primary). */
+export function isClusterWorker(): boolean {
+  return cluster.isWorker;
+}
+
+/** Tells the primary that this server process listens at `url` (no-op outside a cluster). */
+export function reportListening(url: string): void {
+  if (cluster.isWorker) process.send?.({ type: 'listening', url } satisfies ListeningMessage);
+}
+
+/**
+ * Runs the primary of `processes` server processes (this same entry point, forked) until they
+ * stop; never resolves (the process exits).
+ */
+export function runPrimary(processes: number, logger: Logger): void {
+  let stopping = false;
+  let started = false;
+  const listening = new Set<number>();
+  const restarts: number[] = [];
+
+  const stopAll = (signal: NodeJS.Signals) => {
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+  };
+  const exitWhenAllGone = (code: number) => {
+    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(code);
+    cluster.on('exit', () => Object.keys(cluster.workers ?? {}).length === 0 && process.exit(code));
+  };
+
+  const fork = (): Worker => {
+    const worker = cluster.fork();
+    worker.on('message', (message: ListeningMessage) => {
+      if (message?.type !== 'listening') return;
+      listening.add(worker.id);
+      if (!started && listening.size === processes) {
+        started = true;
+        logger.info({ url: message.url, docs: `${message.url}/docs`, processes }, 'listening');
+      }
+    });
+    return worker;
+  };
+
+  cluster.on('exit', (worker, code, signal) => {
+    const wasListening = listening.delete(worker.id);
+    if (stopping) {
+      logger.info({ pid: worker.process.pid, code, signal }, 'server process stopped');
+      return;
+    }
+    if (!started || !wasListening) {
+      // A process that could not start: the others could not either (same configuration).
+      stopping = true;
+      logger.fatal({ pid: worker.process.pid, code, signal }, 'a server process could not start; stopping');
+      stopAll('SIGTERM');
+      exitWhenAllGone(code || 1);
+      return;
+    }
+    const now = Date.now();
+    restarts.push(now);
+    while (restarts.length && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
+    if (restarts.length > MAX_RESTARTS) {
+      stopping = true;
+      logger.fatal({ restarts: restarts.length }, 'server processes keep dying; stopping');
+      stopAll('SIGTERM');
+      exitWhenAllGone(1);
+      return;
+    }
+    logger.error({ pid: worker.process.pid, code, signal }, 'a server process died; starting another');
+    fork();
+  });
+
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal, processes: Object.keys(cluster.workers ?? {}).length }, 'shutting down');
+    stopAll('SIGTERM');
+    exitWhenAllGone(0);
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+
+  for (let i = 0; i < processes; i++) fork();
+}
