@@ -133,7 +133,7 @@ export function createApp(deps: AppDependencies): Express {
     authenticateFirst({
       document,
       match: contractPath,
-      prisma: db.prisma,
+      db,
       clock,
       adminToken: deps.adminToken,
       failuresPerMinute: config.authFailuresPerMinute,
@@ -167,7 +167,7 @@ export function createApp(deps: AppDependencies): Express {
       },
     }),
   );
-  app.use(rateLimit(config.rateLimitPerSecond));
+  app.use(rateLimit(config.rateLimitPerSecond, db));
 
   const router = express.Router();
   mountOperations(router, document, handlers);

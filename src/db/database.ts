@@ -36,9 +36,9 @@ export interface SessionConnection {
 /**
  * How a library with its own driver reaches the same database (pg-boss, src/jobs/queue.ts): the
  * PGlite instance itself (it has one connection, so it cannot be opened twice), or the
- * PostgreSQL connection string.
+ * PostgreSQL connection string (and the pool, for libraries that take one).
  */
-export type DatabaseDriver = { kind: 'pglite'; pglite: PGlite } | { kind: 'postgresql'; connectionString: string };
+export type DatabaseDriver = { kind: 'pglite'; pglite: PGlite } | { kind: 'postgresql'; connectionString: string; pool: pg.Pool };
 
 /** An open database. */
 export interface Database {
@@ -116,7 +116,7 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
   return {
     kind: 'postgresql',
     prisma,
-    driver: { kind: 'postgresql', connectionString },
+    driver: { kind: 'postgresql', connectionString, pool },
     write: (work) => prisma.$transaction(work, WRITE_TRANSACTION),
     async openSession() {
       const client = new pg.Client({ connectionString });

@@ -10,15 +10,16 @@
  * address to an authenticated operation is refused with 429 until the minute is over, valid
  * credentials or not, so that guessing keys costs time (OWASP Authentication Cheat Sheet,
  * "Protect against automated attacks"). The 429 carries `Retry-After` (RFC 9110 §10.2.3, whole
- * seconds) and the `x-rate-limit-*` headers of PassEntry's rate limit. Counting is in process
- * memory (rate-limiter-flexible), per server process.
+ * seconds) and the `x-rate-limit-*` headers of PassEntry's rate limit. The failures are counted
+ * where every process and node shares them (src/db/rateLimiters.ts).
  *
  * @module http/authenticate
  */
 import type { Request, RequestHandler } from 'express';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Clock } from '../clock.ts';
-import type { PrismaClient } from '../db/database.ts';
+import type { Database } from '../db/database.ts';
+import { createRateLimiter } from '../db/rateLimiters.ts';
 import { AuthenticationError } from '../errors.ts';
 import { verifyAdminToken } from '../security/adminToken.ts';
 import type { ApiTokenCache } from '../security/apiTokenCache.ts';
@@ -51,7 +52,7 @@ export interface AuthenticationOptions {
   document: OpenApiDocument;
   /** The app's path matcher over `document` (src/http/routes.ts). */
   match: (path: string) => PathMatch | undefined;
-  prisma: PrismaClient;
+  db: Database;
   clock: Clock;
   /** The administration token; undefined refuses every administration request. */
   adminToken: string | undefined;
@@ -86,8 +87,8 @@ function throttleHeaders(limit: number, msBeforeNext: number): Record<string, st
  * @throws (through `next`) AuthenticationError (401), RateLimitError (429), or a database error.
  */
 export function authenticateFirst(options: AuthenticationOptions): RequestHandler {
-  const { document, match, prisma, clock, adminToken, failuresPerMinute, apiTokens } = options;
-  const failures = failuresPerMinute > 0 ? new RateLimiterMemory({ points: failuresPerMinute, duration: WINDOW_S }) : undefined;
+  const { document, match, db, clock, adminToken, failuresPerMinute, apiTokens } = options;
+  const failures = failuresPerMinute > 0 ? createRateLimiter(db, { keyPrefix: 'auth-failures', points: failuresPerMinute, durationSeconds: WINDOW_S }) : undefined;
   return async (req, _res, next) => {
     const served = match(req.path)?.operation(req.method);
     const scheme = served && schemeOf(document, served.operation);
@@ -112,7 +113,7 @@ export function authenticateFirst(options: AuthenticationOptions): RequestHandle
           applePassRequests.add(req);
         } else {
           await apiTokens.start();
-          req.ctx.accountId = await authenticateApiToken(prisma, bearerCredential(req.headers.authorization), clock.now(), apiTokens);
+          req.ctx.accountId = await authenticateApiToken(db.prisma, bearerCredential(req.headers.authorization), clock.now(), apiTokens);
         }
       } catch (error) {
         if (error instanceof AuthenticationError && failures) {
