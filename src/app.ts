@@ -102,7 +102,7 @@ export function createApp(deps: AppDependencies): Express {
       },
     }),
   );
-  app.use((req, _res, next) => {
+  app.use((req, res, next) => {
     req.ctx = {
       db,
       config,
@@ -110,11 +110,18 @@ export function createApp(deps: AppDependencies): Express {
       secrets: runtime.secrets,
       jobs: runtime.jobs,
       apiTokens: runtime.apiTokens,
+      metrics: runtime.metrics,
       log: req.log,
       baseUrl: baseUrlOf(req, config),
       accountId: null,
       requestId: String(req.id),
     };
+    // Timed from here to the last byte, by the operation the validator matched (src/metrics.ts).
+    const started = performance.now();
+    res.once('finish', () => {
+      const operation = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId ?? 'unknown';
+      runtime.metrics.requestDuration.observe({ operation, status: res.statusCode }, (performance.now() - started) / 1000);
+    });
     next();
   });
 

@@ -16,6 +16,8 @@
  * @module cluster
  */
 import cluster, { type Worker } from 'node:cluster';
+import { randomUUID } from 'node:crypto';
+import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { Logger } from './logger.ts';
 
 /** What a server process tells the primary once it listens. */
@@ -23,6 +25,19 @@ export interface ListeningMessage {
   type: 'listening';
   url: string;
 }
+
+/** A server process asks the primary for every process's metrics; the answer has the same id. */
+interface MetricsRequest {
+  type: 'metrics';
+  id: string;
+}
+interface MetricsAnswer extends MetricsRequest {
+  text?: string;
+  error?: string;
+}
+
+/** How long a process waits for the primary's aggregated metrics, in ms. */
+const METRICS_TIMEOUT_MS = 5_000;
 
 /** Replacements allowed within {@link RESTART_WINDOW_MS} before the primary gives up. */
 const MAX_RESTARTS = 5;
@@ -33,9 +48,42 @@ export function isClusterWorker(): boolean {
   return cluster.isWorker;
 }
 
-/** Tells the primary that this server process listens at `url` (no-op outside a cluster). */
-export function reportListening(url: string): void {
-  if (cluster.isWorker) process.send?.({ type: 'listening', url } satisfies ListeningMessage);
+/**
+ * Tells the primary that this server process listens at `url`, and lets it read `metrics` when a
+ * process asks for the cluster's (no-op outside a cluster).
+ */
+export function reportListening(url: string, metrics: Registry): void {
+  if (!cluster.isWorker) return;
+  AggregatorRegistry.setRegistries([metrics]);
+  new AggregatorRegistry(); // answers the primary's requests for this process's metrics
+  process.send?.({ type: 'listening', url } satisfies ListeningMessage);
+}
+
+/**
+ * The metrics of every server process, aggregated by the primary (prom-client's
+ * AggregatorRegistry: counters and histograms summed, gauges marked `first` taken once).
+ * @throws Error when the primary does not answer within 5 s.
+ */
+export function clusterMetrics(): Promise<string> {
+  const id = randomUUID();
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: MetricsAnswer) => {
+      if (message?.type !== 'metrics' || message.id !== id) return;
+      done();
+      if (message.text !== undefined) resolve(message.text);
+      else reject(new Error(`The cluster's metrics could not be read: ${message.error}`));
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error('The cluster primary did not answer with the metrics within 5 s.'));
+    }, METRICS_TIMEOUT_MS);
+    const done = () => {
+      clearTimeout(timer);
+      process.off('message', onMessage);
+    };
+    process.on('message', onMessage);
+    process.send?.({ type: 'metrics', id } satisfies MetricsRequest);
+  });
 }
 
 /**
@@ -47,6 +95,7 @@ export function runPrimary(processes: number, logger: Logger): void {
   let started = false;
   const listening = new Set<number>();
   const restarts: number[] = [];
+  const aggregator = new AggregatorRegistry();
 
   const stopAll = (signal: NodeJS.Signals) => {
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
@@ -58,7 +107,16 @@ export function runPrimary(processes: number, logger: Logger): void {
 
   const fork = (): Worker => {
     const worker = cluster.fork();
-    worker.on('message', (message: ListeningMessage) => {
+    worker.on('message', (message: ListeningMessage | MetricsRequest) => {
+      if (message?.type === 'metrics') {
+        const { id } = message;
+        const answer = (reply: MetricsAnswer) => worker.isConnected() && worker.send(reply);
+        aggregator.clusterMetrics().then(
+          (text) => answer({ type: 'metrics', id, text }),
+          (error: Error) => answer({ type: 'metrics', id, error: error.message }),
+        );
+        return;
+      }
       if (message?.type !== 'listening') return;
       listening.add(worker.id);
       if (!started && listening.size === processes) {

@@ -87,7 +87,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     await fetch(`${url}/readyz`).catch(() => undefined);
     if (isClusterWorker()) {
       logger.info({ url, pid: process.pid }, 'process listening');
-      reportListening(url);
+      reportListening(url, runtime.metrics.registry);
     } else logger.info({ url, docs: `${url}/docs` }, 'listening');
     let stopping: Promise<void> | undefined;
     const stop = () =>

@@ -145,6 +145,8 @@ describe('the update loop', () => {
 
     const record = await attempts(pass.id);
     expect(record[0]).toMatchObject({ type: 'deliveryAttempt', attributes: { channel: 'apns', target: iphone.deviceLibraryIdentifier, operation: 'push', outcome: 'delivered', status: 200, attempt: 1 } });
+    const metrics = (await service.api.get('/metrics').set(service.adminAuth()).expect(200)).text;
+    expect(Number(/^wallet_delivery_attempts_total\{channel="apns",outcome="delivered"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
   });
 
   it('sends a second change made in the same second as the copy the device holds', async () => {

@@ -182,9 +182,12 @@ it('refuses WEB_CONCURRENCY above 1 on the embedded database, which one process 
     expect(server.output()).toMatch(/"processes":2,"msg":"listening"/);
     const [first, second] = pidsListening();
     expect(new Set([first, second, server.child.pid]).size).toBe(3);
-    for (let i = 0; i < 10; i++) {
-      const res = await fetch(`${server.url}/admin/v1/accounts`, { headers: { Authorization: 'Bearer wpa_cluster-test-token' } });
-      expect(res.status).toBe(200);
+    const admin = { headers: { Authorization: 'Bearer wpa_cluster-test-token' } };
+    for (let i = 0; i < 10; i++) expect((await fetch(`${server.url}/admin/v1/accounts`, admin)).status).toBe(200);
+    // Whichever process answers, /metrics counts the requests of both (aggregated by the primary).
+    for (let i = 0; i < 4; i++) {
+      const metrics = await (await fetch(`${server.url}/metrics`, admin)).text();
+      expect(metrics).toContain('http_request_duration_seconds_count{operation="listAccounts",status="200"} 10');
     }
 
     process.kill(first!, 'SIGKILL');
