@@ -14,7 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express, { type Express, type Request } from 'express';
+import express, { type Express, type Request, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import * as OpenApiValidator from 'express-openapi-validator';
@@ -28,6 +28,7 @@ import { mountOperations, pathMatcher, type OpenApiDocument } from './http/route
 import { rateLimit } from './http/rateLimit.ts';
 import { refuseUnstorableInput } from './http/storableInput.ts';
 import { loadServedContract } from './http/servedContract.ts';
+import { warmUpValidators, type WarmUpReport } from './http/validatorWarmUp.ts';
 import { handlers } from './operations.ts';
 
 const generatedDir = resolve(fileURLToPath(import.meta.url), '../../generated');
@@ -68,6 +69,19 @@ function baseUrlOf(req: Request, config: Config): string {
   if (config.publicBaseUrl) return config.publicBaseUrl;
   const host = req.get('host');
   return `${req.protocol}://${host && PLAIN_HOST.test(host) ? host : `${config.host}:${config.port}`}`;
+}
+
+/** The contract and validator middleware of each app built here, for {@link warmUpApp}. */
+const validatorsOf = new WeakMap<Express, { document: OpenApiDocument; validators: RequestHandler[] }>();
+
+/**
+ * Compiles the request validators of every operation of an app built by {@link createApp}
+ * (src/http/validatorWarmUp.ts), so that no client's first request pays for it.
+ * @returns What the warm-up did (src/http/validatorWarmUp.ts).
+ */
+export function warmUpApp(app: Express): Promise<WarmUpReport> {
+  const { document, validators } = validatorsOf.get(app)!;
+  return warmUpValidators(document, validators);
 }
 
 /**
@@ -156,24 +170,24 @@ export function createApp(deps: AppDependencies): Express {
     else next();
   });
   app.use(refuseUnstorableInput((req) => contractPath(req.path)?.operation(req.method)?.operation['x-eov-allow-unknown-query-parameters'] === true));
-  app.use(
-    OpenApiValidator.middleware({
-      apiSpec: structuredClone(document) as never,
-      validateRequests: { allowUnknownQueryParameters: false },
-      validateResponses: config.validateResponses,
-      validateFormats: true,
-      // 'full' checks dates for real (no 2026-02-30), not only their shape (ajv-formats modes).
-      ajvFormats: { mode: 'full' },
-      validateSecurity: {
-        // authenticateFirst did the work before the body was read; these confirm it.
-        handlers: {
-          bearerAuth: async (req) => authenticatedWith(req as unknown as Request, 'bearerAuth'),
-          adminAuth: async (req) => authenticatedWith(req as unknown as Request, 'adminAuth'),
-          applePass: async (req) => authenticatedWith(req as unknown as Request, 'applePass'),
-        },
+  const validators = OpenApiValidator.middleware({
+    apiSpec: structuredClone(document) as never,
+    validateRequests: { allowUnknownQueryParameters: false },
+    validateResponses: config.validateResponses,
+    validateFormats: true,
+    // 'full' checks dates for real (no 2026-02-30), not only their shape (ajv-formats modes).
+    ajvFormats: { mode: 'full' },
+    validateSecurity: {
+      // authenticateFirst did the work before the body was read; these confirm it.
+      handlers: {
+        bearerAuth: async (req) => authenticatedWith(req as unknown as Request, 'bearerAuth'),
+        adminAuth: async (req) => authenticatedWith(req as unknown as Request, 'adminAuth'),
+        applePass: async (req) => authenticatedWith(req as unknown as Request, 'applePass'),
       },
-    }),
-  );
+    },
+  });
+  app.use(validators);
+  validatorsOf.set(app, { document, validators });
   app.use(rateLimit(config.rateLimitPerSecond, db));
 
   const router = express.Router();

@@ -24,7 +24,7 @@ import { DataDirLockedError } from './db/dataDirLock.ts';
 import { MigrationError } from './db/migrate.ts';
 import { createHttpServer, listen, ListenError } from './http/listener.ts';
 import { resolveAdminToken } from './security/adminToken.ts';
-import { createApp } from './app.ts';
+import { createApp, warmUpApp } from './app.ts';
 import { isClusterWorker, reportListening, runPrimary } from './cluster.ts';
 import { closeRuntime, openRuntime, startJobs } from './runtime.ts';
 import { exitOnSignals } from './shutdown.ts';
@@ -82,9 +82,11 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     server.on('request', app);
     const { port } = server.address() as AddressInfo;
     const url = `http://${config.host}:${port}`;
-    // The validator loads and compiles the contract on the first request it sees (~200 ms);
-    // make that request ourselves so the first client does not pay for it.
+    // The validator loads the contract on the first request it sees (~200 ms) and compiles each
+    // operation's schemas on its first request: do both before announcing that we listen.
     await fetch(`${url}/readyz`).catch(() => undefined);
+    const warmUp = await warmUpApp(app);
+    logger.info(warmUp, 'request validators compiled');
     if (isClusterWorker()) {
       logger.info({ url, pid: process.pid }, 'process listening');
       reportListening(url, runtime.metrics.registry);

@@ -25,6 +25,7 @@ it('starts on the embedded default, writes a private admin token file once, and 
   expect((await stat(tokenFile)).mode & 0o777).toBe(0o600);
   expect(first.output()).toContain(tokenFile);
   expect(first.output()).not.toContain(adminToken);
+  expect(first.output()).toMatch(/"refused":0,"ms":\d+,"msg":"request validators compiled"/);
 
   const created = await fetch(`${first.url}/admin/v1/accounts`, {
     method: 'POST',
