@@ -93,20 +93,25 @@ export function clusterMetrics(): Promise<string> {
 export function runPrimary(processes: number, logger: Logger): void {
   let stopping = false;
   let started = false;
+  /** The exit code once every process is gone (set when stopping). */
+  let exitCode = 0;
+  /** Processes not yet gone (our own count: `cluster.workers` drops a process before its 'exit'). */
+  const alive = new Map<number, Worker>();
   const listening = new Set<number>();
   const restarts: number[] = [];
   const aggregator = new AggregatorRegistry();
 
-  const stopAll = (signal: NodeJS.Signals) => {
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
-  };
-  const exitWhenAllGone = (code: number) => {
-    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(code);
-    cluster.on('exit', () => Object.keys(cluster.workers ?? {}).length === 0 && process.exit(code));
+  // The log is written asynchronously to a pipe: flush it before the process ends.
+  const exit = () => logger.flush(() => process.exit(exitCode));
+  const stopAll = (code: number) => {
+    stopping = true;
+    exitCode = code;
+    for (const worker of alive.values()) worker.process.kill('SIGTERM');
   };
 
   const fork = (): Worker => {
     const worker = cluster.fork();
+    alive.set(worker.id, worker);
     worker.on('message', (message: ListeningMessage | MetricsRequest) => {
       if (message?.type === 'metrics') {
         const { id } = message;
@@ -128,27 +133,27 @@ export function runPrimary(processes: number, logger: Logger): void {
   };
 
   cluster.on('exit', (worker, code, signal) => {
+    alive.delete(worker.id);
     const wasListening = listening.delete(worker.id);
     if (stopping) {
       logger.info({ pid: worker.process.pid, code, signal }, 'server process stopped');
+      if (alive.size === 0) exit();
       return;
     }
     if (!started || !wasListening) {
       // A process that could not start: the others could not either (same configuration).
-      stopping = true;
       logger.fatal({ pid: worker.process.pid, code, signal }, 'a server process could not start; stopping');
-      stopAll('SIGTERM');
-      exitWhenAllGone(code || 1);
+      stopAll(code || 1);
+      if (alive.size === 0) exit();
       return;
     }
     const now = Date.now();
     restarts.push(now);
     while (restarts.length && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
     if (restarts.length > MAX_RESTARTS) {
-      stopping = true;
       logger.fatal({ restarts: restarts.length }, 'server processes keep dying; stopping');
-      stopAll('SIGTERM');
-      exitWhenAllGone(1);
+      stopAll(1);
+      if (alive.size === 0) exit();
       return;
     }
     logger.error({ pid: worker.process.pid, code, signal }, 'a server process died; starting another');
@@ -157,10 +162,8 @@ export function runPrimary(processes: number, logger: Logger): void {
 
   const shutdown = (signal: NodeJS.Signals) => {
     if (stopping) return;
-    stopping = true;
-    logger.info({ signal, processes: Object.keys(cluster.workers ?? {}).length }, 'shutting down');
-    stopAll('SIGTERM');
-    exitWhenAllGone(0);
+    logger.info({ signal, processes: alive.size }, 'shutting down');
+    stopAll(0);
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));

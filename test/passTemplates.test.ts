@@ -787,7 +787,12 @@ describe('restart recovery', () => {
       expect(data).toEqual({ id, type: 'passTemplate', attributes: fullAttributes() });
       // The job enqueued before the restart, and the one the restart added for the version still
       // processing (src/jobs/workers.ts): both ran once and completed; one recorded the outcome.
-      const jobs = await second.database.db.prisma.$queryRaw<{ state: string; retry_count: number }[]>`SELECT state, retry_count FROM pgboss.job WHERE data->>'templateId' = ${id}`;
+      // A job is marked completed just after its handler returns: wait for that write.
+      const jobsOf = () => second!.database.db.prisma.$queryRaw<{ state: string; retry_count: number }[]>`SELECT state, retry_count FROM pgboss.job WHERE data->>'templateId' = ${id}`;
+      let jobs = await jobsOf();
+      for (const started = Date.now(); jobs.some((job) => job.state === 'active') && Date.now() - started < 10_000; jobs = await jobsOf()) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       expect(jobs).toEqual([
         { state: 'completed', retry_count: 0 },
         { state: 'completed', retry_count: 0 },

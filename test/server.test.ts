@@ -181,6 +181,8 @@ it('refuses WEB_CONCURRENCY above 1 on the embedded database, which one process 
   };
   try {
     expect(server.output()).toMatch(/"processes":2,"msg":"listening"/);
+    // Each process's own line may reach the pipe after the primary's.
+    await untilOutput(/"msg":"process listening"[^]*"msg":"process listening"/);
     const [first, second] = pidsListening();
     expect(new Set([first, second, server.child.pid]).size).toBe(3);
     const admin = { headers: { Authorization: 'Bearer wpa_cluster-test-token' } };

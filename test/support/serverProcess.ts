@@ -25,7 +25,7 @@ export async function failedStart(env: Record<string, string>): Promise<{ code: 
 /**
  * Starts `src/server.ts` with `PORT=0` (unless `env` sets it) and the given environment; resolves
  * once it logs its URL.
- * @throws Error with its output when it exits first or does not start within 30 s.
+ * @throws Error with its output when it exits first or does not start within 60 s (a loaded machine takes a while to migrate PGlite and compile the validators).
  */
 export function startServer(env: Record<string, string>): Promise<Started> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
@@ -37,7 +37,7 @@ export function startServer(env: Record<string, string>): Promise<Started> {
   child.stderr!.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
     const onData = () => {
       const match = /"url":"(http:\/\/[^"]+)","docs"/.exec(output);
       if (match) {
