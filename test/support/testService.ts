@@ -56,6 +56,11 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     appleAllowDevelopmentCertificates: true,
     imageFetchAllowPrivate: false,
     apnsUrl: 'https://apns.invalid',
+    webhookAllowPrivate: false,
+    webhookRetryBaseMs: 30_000,
+    webhookRetryWindowMs: 86_400_000,
+    webhookTimeoutMs: 10_000,
+    webhookDisableAfterFailures: 5,
     ...overrides,
   };
 }
