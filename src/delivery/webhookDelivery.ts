@@ -206,11 +206,13 @@ export const webhookDeliveryJob = defineJob<WebhookDeliveryPayload, Runtime>({
       }
       const requestId = randomUUID();
       const result = await attempt(runtime, subscription, delivery, requestId);
-      const outcome = await runtime.db.write((tx) => recordAttempt(tx, runtime, subscription.id, delivery, requestId, result));
-      if (outcome.retryAfterMs !== null) {
-        await runtime.db.write((tx) => queueWebhookDeliveries(tx, runtime.jobs, [job.data], outcome.retryAfterMs! / 1000));
-        return { subscriptionId, delivered, retryAfterMs: outcome.retryAfterMs };
-      }
+      // The attempt, its outcome and the job of the next attempt commit together: a crash loses none of them.
+      const outcome = await runtime.db.write(async (tx) => {
+        const decided = await recordAttempt(tx, runtime, subscription.id, delivery, requestId, result);
+        if (decided.retryAfterMs !== null) await queueWebhookDeliveries(tx, runtime.jobs, [job.data], decided.retryAfterMs / 1000);
+        return decided;
+      });
+      if (outcome.retryAfterMs !== null) return { subscriptionId, delivered, retryAfterMs: outcome.retryAfterMs };
       if (result.outcome === 'delivered') delivered++;
       if (outcome.disabled) return { subscriptionId, delivered, disabled: true };
     }
