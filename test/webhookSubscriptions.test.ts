@@ -212,6 +212,22 @@ describe('list, get, update, rotate, delete', () => {
   });
 });
 
+it('answers 405 with Allow for a method a webhook subscription path does not take', async () => {
+  const { id } = (await create()).body.data;
+  const auth = service.auth(tenant.token);
+  for (const [method, path, allow] of [
+    ['put', '/api/v1/webhook-subscriptions', 'GET, POST'],
+    ['post', `/api/v1/webhook-subscriptions/${id}`, 'DELETE, GET, PATCH'],
+    ['get', `/api/v1/webhook-subscriptions/${id}/rotate-secret`, 'PATCH'],
+    ['post', `/api/v1/webhook-subscriptions/${id}/delivery-attempts`, 'GET'],
+    ['get', `/api/v1/webhook-subscriptions/${id}/test-event`, 'POST'],
+  ] as const) {
+    const res = await service.api[method](path).set(auth);
+    expect({ path, status: res.status }).toEqual({ path, status: 405 });
+    expect(res.headers.allow?.split(', ').sort().join(', ')).toBe(allow);
+  }
+});
+
 it('never shows a secret outside the create and rotate answers, nor logs one', () => {
   expect(secrets.length).toBeGreaterThan(2);
   const shownIn = texts.filter((text) => secrets.some((s) => text.includes(s)));
