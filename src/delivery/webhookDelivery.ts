@@ -185,47 +185,86 @@ export const webhookDeliveryJob = defineJob<WebhookDeliveryPayload, Runtime>({
   },
   async run(job, runtime) {
     const { subscriptionId, orderingKey } = job.data;
-    const prisma = runtime.db.prisma;
-    const [subscription] = await prisma.$queryRaw<Subscription[]>`
-      SELECT id::text AS id, url, secret_encrypted AS "secretEncrypted", enabled FROM webhook_subscriptions WHERE id = ${subscriptionId}::uuid`;
-    // Deleted: its deliveries went with it. Disabled: they wait until it is enabled again.
-    if (!subscription?.enabled) return { subscriptionId, skipped: subscription ? 'disabled' : 'deleted' };
     const started = Date.now();
     let delivered = 0;
     for (;;) {
-      const [delivery] = await prisma.$queryRaw<PendingDelivery[]>`
-        SELECT d.id::text AS id, d.event_id::text AS "eventId", e.payload, d.attempts, d.next_attempt_at AS "nextAttemptAt", d.created_at AS "createdAt"
-          FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-         WHERE d.subscription_id = ${subscriptionId}::uuid AND d.ordering_key = ${orderingKey} AND d.status = 'pending'
-         ORDER BY d.sequence LIMIT 1`;
-      if (!delivery) return { subscriptionId, delivered };
-      const waitMs = delivery.nextAttemptAt.getTime() - runtime.clock.now().getTime();
+      const { subscription, head, more } = await selectNext(runtime.db.prisma, subscriptionId, orderingKey);
+      // Deleted: its deliveries went with it. Disabled: they wait until it is enabled again.
+      if (!subscription?.enabled) return { subscriptionId, delivered, skipped: subscription ? 'disabled' : 'deleted' };
+      if (!head) return { subscriptionId, delivered };
+      const waitMs = head.nextAttemptAt.getTime() - runtime.clock.now().getTime();
       if (waitMs > 0 || Date.now() - started > JOB_BUDGET_MS) {
         await runtime.db.write((tx) => queueWebhookDeliveries(tx, runtime.jobs, [job.data], Math.max(0, waitMs) / 1000));
         return { subscriptionId, delivered, waitingMs: Math.max(0, waitMs) };
       }
       const requestId = randomUUID();
-      const result = await attempt(runtime, subscription, delivery, requestId);
+      const result = await attempt(runtime, subscription, head, requestId);
+      if (result.outcome === 'delivered') {
+        await recordDelivered(runtime.db.prisma, runtime.clock.now(), subscription.id, head, requestId, result);
+        delivered++;
+        if (!more) return { subscriptionId, delivered };
+        continue;
+      }
       // The attempt, its outcome and the job of the next attempt commit together: a crash loses none of them.
       const outcome = await runtime.db.write(async (tx) => {
-        const decided = await recordAttempt(tx, runtime, subscription.id, delivery, requestId, result);
+        const decided = await recordFailure(tx, runtime, subscription.id, head, requestId, result);
         if (decided.retryAfterMs !== null) await queueWebhookDeliveries(tx, runtime.jobs, [job.data], decided.retryAfterMs / 1000);
         return decided;
       });
       if (outcome.retryAfterMs !== null) return { subscriptionId, delivered, retryAfterMs: outcome.retryAfterMs };
-      if (result.outcome === 'delivered') delivered++;
       if (outcome.disabled) return { subscriptionId, delivered, disabled: true };
     }
   },
 });
 
 /**
- * Stores an attempt and what it decides: delivered; another attempt (when); or, past the retry
+ * The subscription (as it is now: a rotated secret or a disabling applies to the next request)
+ * and the oldest pending delivery of the key, in one query; `more` when another one waits behind it.
+ */
+async function selectNext(prisma: PrismaExecutor, subscriptionId: string, orderingKey: string): Promise<{ subscription?: Subscription; head?: PendingDelivery; more: boolean }> {
+  const rows = await prisma.$queryRaw<(Subscription & { delivery: PendingDelivery | null })[]>`
+    SELECT s.id::text AS id, s.url, s.secret_encrypted AS "secretEncrypted", s.enabled,
+           CASE WHEN d.id IS NULL THEN NULL ELSE json_build_object('id', d.id, 'eventId', d.event_id, 'payload', e.payload, 'attempts', d.attempts,
+             'nextAttemptAt', d.next_attempt_at, 'createdAt', d.created_at) END AS delivery
+      FROM webhook_subscriptions s
+      LEFT JOIN LATERAL (
+        SELECT id, event_id, attempts, next_attempt_at, created_at FROM webhook_deliveries
+         WHERE subscription_id = s.id AND ordering_key = ${orderingKey} AND status = 'pending'
+         ORDER BY sequence LIMIT 2) d ON true
+      LEFT JOIN webhook_events e ON e.id = d.event_id
+     WHERE s.id = ${subscriptionId}::uuid`;
+  const [first] = rows;
+  if (!first) return { more: false };
+  const { delivery, ...subscription } = first;
+  const head = delivery
+    ? { ...delivery, nextAttemptAt: new Date(delivery.nextAttemptAt), createdAt: new Date(delivery.createdAt) }
+    : undefined;
+  return { subscription, ...(head ? { head } : {}), more: rows.length > 1 };
+}
+
+/**
+ * Stores a successful attempt in one statement (atomic without a transaction): the attempt, the
+ * delivery `delivered`, the subscription's run of failures ended.
+ */
+async function recordDelivered(prisma: PrismaExecutor, now: Date, subscriptionId: string, delivery: PendingDelivery, requestId: string, result: AttemptResult): Promise<void> {
+  const attemptNumber = delivery.attempts + 1;
+  await prisma.$executeRaw`
+    WITH attempt AS (
+      INSERT INTO webhook_delivery_attempts (subscription_id, delivery_id, attempt, request_id, outcome, status, response_snippet, error, duration_ms, next_attempt_at, created_at)
+      VALUES (${subscriptionId}::uuid, ${delivery.id}::uuid, ${attemptNumber}, ${requestId}::uuid, 'delivered', ${result.status},
+              ${result.responseSnippet}, NULL, ${result.durationMs}, NULL, ${now})),
+    delivery AS (
+      UPDATE webhook_deliveries SET attempts = ${attemptNumber}, status = 'delivered', completed_at = ${now} WHERE id = ${delivery.id}::uuid)
+    UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id = ${subscriptionId}::uuid AND consecutive_failures <> 0`;
+}
+
+/**
+ * Stores a failed attempt and what it decides: another attempt (when); or, past the retry
  * window, the delivery failed — and after `WEBHOOK_DISABLE_AFTER_FAILURES` failed deliveries in a
  * row, the subscription disabled with the reason.
  * @returns When to try again (null: not again), and whether the subscription was disabled.
  */
-async function recordAttempt(
+async function recordFailure(
   tx: PrismaExecutor,
   runtime: Runtime,
   subscriptionId: string,
@@ -237,14 +276,11 @@ async function recordAttempt(
   const attemptNumber = delivery.attempts + 1;
   const { webhookRetryBaseMs, webhookRetryWindowMs, webhookDisableAfterFailures } = runtime.config;
   let retryAfterMs: number | null = null;
-  let status: 'delivered' | 'pending' | 'failed' = 'delivered';
-  if (result.outcome !== 'delivered') {
-    const deadline = delivery.createdAt.getTime() + webhookRetryWindowMs;
-    if (now.getTime() >= deadline) status = 'failed';
-    else {
-      status = 'pending';
-      retryAfterMs = Math.min(retryDelayMs(attemptNumber, webhookRetryBaseMs), deadline - now.getTime());
-    }
+  let status: 'pending' | 'failed' = 'failed';
+  const deadline = delivery.createdAt.getTime() + webhookRetryWindowMs;
+  if (now.getTime() < deadline) {
+    status = 'pending';
+    retryAfterMs = Math.min(retryDelayMs(attemptNumber, webhookRetryBaseMs), deadline - now.getTime());
   }
   const nextAttemptAt = retryAfterMs === null ? null : new Date(now.getTime() + retryAfterMs);
   await tx.$executeRaw`
@@ -256,10 +292,6 @@ async function recordAttempt(
        SET attempts = ${attemptNumber}, status = ${status}::"WebhookDeliveryStatus", next_attempt_at = COALESCE(${nextAttemptAt}::timestamptz, next_attempt_at),
            completed_at = ${status === 'pending' ? null : now}::timestamptz
      WHERE id = ${delivery.id}::uuid`;
-  if (status === 'delivered') {
-    await tx.$executeRaw`UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id = ${subscriptionId}::uuid AND consecutive_failures <> 0`;
-    return { retryAfterMs, disabled: false };
-  }
   if (status === 'pending') return { retryAfterMs, disabled: false };
   const last = result.status ? `the last answered ${result.status}` : `the last got no answer (${result.outcome})`;
   const reason = `Disabled after ${webhookDisableAfterFailures} deliveries in a row failed; ${last}.`;
