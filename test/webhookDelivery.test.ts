@@ -280,3 +280,25 @@ it('marks a delivery failed after the retry window and disables a subscription a
   await sendTest(failing, tenant.token, sub.id);
   expect((await hooks.waitFor(1))[0]!.status).toBe(200);
 }, 40_000);
+
+it('takes up, at the next start, pending deliveries that have no job any more', async () => {
+  const hooks = await receiver();
+  const config = { webhookAllowPrivate: true, webhookRetryBaseMs: BASE_MS };
+  const first = await startTestService({ jobs: 'enqueue', persistent: true, config });
+  const tenant = await first.createAccount();
+  const sub = await subscribe(first, tenant.token, `${hooks.url}/orphan`);
+  // An event and its delivery as a job whose retries were all spent on database errors leaves them.
+  const eventId = '0194f3f0-0a1b-7c2d-8e3f-4a5b6c7d8eff';
+  const payload = JSON.stringify({ data: { id: eventId, type: 'webhook', attributes: { timeStamp: '2026-11-21T09:30:00Z', webhookType: 'test' } } });
+  await first.database.db.prisma.$executeRaw`
+    INSERT INTO webhook_events (id, account_id, event_type, payload, occurred_at) VALUES (${eventId}::uuid, ${tenant.accountId}::uuid, 'test', ${payload}, now())`;
+  await first.database.db.prisma.$executeRaw`
+    INSERT INTO webhook_deliveries (id, subscription_id, event_id, ordering_key, next_attempt_at, created_at)
+    VALUES (gen_random_uuid(), ${sub.id}::uuid, ${eventId}::uuid, 'test', now(), now())`;
+  const restarted = await first.restart({ jobs: 'work', persistent: true, config });
+  services.push(restarted);
+  const [request] = await hooks.waitFor(1);
+  expect(request!.headers['x-webhook-id']).toBe(eventId);
+  expect(request!.raw.toString('utf8')).toBe(payload);
+  expect(verifyWebhookSignature(sub.secret, request!)).toBe(true);
+}, 30_000);

@@ -76,6 +76,11 @@ export function signWebhookTimestampedBody(secret: string, timestamp: string, bo
   return createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
 }
 
+/** The pg-boss singleton key of a (subscription, ordering key): one job of it waits, one runs. */
+function singletonKeyOf(payload: WebhookDeliveryPayload): string {
+  return `${payload.subscriptionId}/${payload.orderingKey}`;
+}
+
 /**
  * Queues the sending of pending deliveries, in the caller's transaction: one job per
  * (subscription, ordering key), coalesced with one already waiting.
@@ -84,7 +89,7 @@ export async function queueWebhookDeliveries(tx: PrismaExecutor, jobs: JobQueue,
   await jobs.sendMany(
     tx,
     webhookDeliveryJob,
-    keys.map((data) => ({ data, singletonKey: `${data.subscriptionId}/${data.orderingKey}`, ...(startAfterSeconds > 0 ? { startAfterSeconds } : {}) })),
+    keys.map((data) => ({ data, singletonKey: singletonKeyOf(data), ...(startAfterSeconds > 0 ? { startAfterSeconds } : {}) })),
   );
 }
 
@@ -168,7 +173,10 @@ async function attempt(runtime: Runtime, subscription: Subscription, delivery: P
 /**
  * The `webhook-delivery` queue: one job per (subscription, ordering key) at a time (`stately`);
  * up to 50 keys sent at once per worker. A job active for 2 minutes belongs to a dead worker and
- * is run again (its delivery, not yet marked delivered, is sent again: at least once).
+ * is run again (its delivery, not yet marked delivered, is sent again: at least once). At every
+ * worker start each key with pending deliveries of an enabled subscription gets a job (coalesced
+ * with the one it has), so that deliveries whose job ended for good — its retries spent on
+ * database errors — are taken up again.
  */
 export const webhookDeliveryJob = defineJob<WebhookDeliveryPayload, Runtime>({
   name: 'webhook-delivery',
@@ -183,6 +191,12 @@ export const webhookDeliveryJob = defineJob<WebhookDeliveryPayload, Runtime>({
     notify: true,
     batchSize: 50,
   },
+  singletonKey: singletonKeyOf,
+  inFlight: ({ db }) =>
+    db.prisma.$queryRaw<WebhookDeliveryPayload[]>`
+      SELECT DISTINCT d.subscription_id::text AS "subscriptionId", d.ordering_key AS "orderingKey"
+        FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+       WHERE d.status = 'pending' AND s.enabled`,
   async run(job, runtime) {
     const { subscriptionId, orderingKey } = job.data;
     const started = Date.now();
