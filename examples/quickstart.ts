@@ -16,20 +16,29 @@
  *    `manifest.json`, and the CMS signature against the root certificate of the account's Apple
  *    credentials (`APPLE_ROOT_CA`, a PEM file; `npm run admin -- apple dev-certificate` writes one
  *    for development). Skipped without `APPLE_ROOT_CA`.
+ * 9. A simulated iPhone (examples/simulatedWallet.ts) adds that pass: it registers with the
+ *    service's Apple Wallet web service (`<base>/wallet/apple/v1/devices/…`, with the pass's
+ *    `authenticationToken` from its `pass.json`). Then the loyalty balance changes through the API
+ *    (145 → 155 points), the service pushes to the device through APNs, and the device lists the
+ *    passes updated since its last list, fetches the new version and checks it (signature, and
+ *    the points field). The push goes to a fake APNs (scripts/fakeApnsServer.ts, the server's
+ *    `APNS_URL`) that appends each push to the file `FAKE_APNS_PUSHES`, which the example polls
+ *    (at most 30 s; it prints how long the push took). Skipped without `FAKE_APNS_PUSHES` or
+ *    `APPLE_ROOT_CA`; scripts/exampleAgainstFreshServer.sh sets both.
  *
  * Every step prints one line. Any API error prints the JSON:API error document and exits 1.
  * Running it again is safe: each run issues a new pass (its own extId) and reuses the reader.
  *
  * @module examples/quickstart
  */
-import { createHash, randomUUID, webcrypto } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import * as pkijs from 'pkijs';
-import { unzipSync } from 'fflate';
 import sharp from 'sharp';
 // Inside this repository; another project imports the same from the package:
 //   import { createWalletPassClient, WalletPassApiError, type components, type ErrorDocument } from 'wallet-pass-service/client';
 import { createWalletPassClient, WalletPassApiError, type components, type ErrorDocument } from '../src/client/index.ts';
+import { checkPkpass, passFieldValue } from './pkpass.ts';
+import { SimulatedWallet, WebServiceRequestFailed } from './simulatedWallet.ts';
 
 type PassTemplateCreate = components['schemas']['PassTemplateCreate'];
 
@@ -235,42 +244,127 @@ async function main(): Promise<void> {
   // 8. The signed Apple Wallet file, as a holder's iPhone downloads it.
   const rootCaPath = process.env.APPLE_ROOT_CA;
   if (!rootCaPath) {
-    console.log('- Apple pass download skipped: set APPLE_ROOT_CA to the root certificate of the account’s Apple credentials.');
+    console.log('- Apple pass download and simulated iPhone skipped: set APPLE_ROOT_CA to the root certificate of the account’s Apple credentials.');
     return;
   }
+  const rootPem = await readFile(rootCaPath, 'utf8');
   const download = await fetch(`${baseUrl}/passes/${pass.id}/apple`);
   if (!download.ok) throw new StepFailed('downloadApplePass', download.status, await download.json());
-  const files = unzipSync(new Uint8Array(await download.arrayBuffer()));
-  const manifest = JSON.parse(Buffer.from(files['manifest.json']!).toString('utf8')) as Record<string, string>;
-  const wrongHashes = Object.entries(manifest).filter(([file, sha1]) => createHash('sha1').update(files[file] ?? '').digest('hex') !== sha1);
-  if (wrongHashes.length) throw new Error(`manifest.json does not match ${wrongHashes.map(([file]) => file).join(', ')}.`);
-  const signed = await verifyPassSignature(files.signature!, files['manifest.json']!, await readFile(rootCaPath, 'utf8'));
-  const passJson = JSON.parse(Buffer.from(files['pass.json']!).toString('utf8')) as { serialNumber: string; passTypeIdentifier: string };
+  const pkpass = new Uint8Array(await download.arrayBuffer());
+  const checked = await checkPkpass(pkpass, rootPem);
   report('Apple pass downloaded', {
     type: download.headers.get('content-type'),
-    files: Object.keys(files).length,
-    serialNumber: passJson.serialNumber,
-    signedFor: passJson.passTypeIdentifier,
-    signature: signed ? 'verified' : 'INVALID',
+    files: Object.keys(checked.files).length,
+    serialNumber: checked.passJson.serialNumber,
+    signedFor: checked.passJson.passTypeIdentifier,
+    signature: checked.signatureVerified ? 'verified' : 'INVALID',
   });
-  if (!signed || passJson.serialNumber !== pass.id) throw new Error('The downloaded pass is not signed correctly for this pass.');
+  if (checked.manifestMismatches.length) throw new Error(`manifest.json does not match ${checked.manifestMismatches.join(', ')}.`);
+  if (!checked.signatureVerified || checked.passJson.serialNumber !== pass.id) throw new Error('The downloaded pass is not signed correctly for this pass.');
+
+  // 9. A simulated iPhone adds the pass and receives its update.
+  const pushesFile = process.env.FAKE_APNS_PUSHES;
+  if (!pushesFile) {
+    console.log('- Simulated iPhone skipped: set FAKE_APNS_PUSHES to the pushes file of the fake APNs the server pushes to (scripts/fakeApnsServer.ts).');
+    return;
+  }
+  await simulatedIphoneReceivesAnUpdate(pass.id, extId, pkpass, rootPem, pushesFile);
+}
+
+const POINTS_FROM_UPDATE = 10;
+const PUSH_TIMEOUT_MS = 30_000;
+
+/**
+ * Step 9: a simulated iPhone's Wallet (examples/simulatedWallet.ts) adds the downloaded pass —
+ * registering with the service's Apple web service — and syncs once; then the loyalty balance
+ * changes through the API, the service pushes to the device through APNs (a fake one, which
+ * appends every push it receives to `pushesFile` as a JSON line), and the device lists what
+ * changed and fetches the new, signed version, whose points field shows the new balance.
+ * @throws Error when a step does not give what it should, or the push does not arrive in 30 s.
+ */
+async function simulatedIphoneReceivesAnUpdate(passId: string, extId: string, pkpass: Uint8Array, rootPem: string, pushesFile: string): Promise<void> {
+  const iphone = new SimulatedWallet(baseUrl);
+  const { pass: added, status: registered } = await iphone.add(pkpass);
+  const current = ok('getPass', await client.GET('/api/v1/passes/{id}', { params: { path: { id: passId } } })).data.attributes;
+  report('device registered', {
+    device: iphone.deviceLibraryIdentifier,
+    pushToken: `…${iphone.pushToken.slice(-8)}`,
+    answer: registered,
+    passStatus: current.status,
+    points: passFieldValue(added.passJson, 'points'),
+  });
+  if (registered !== 201) throw new Error(`A new device registered with HTTP ${registered}, expected 201.`);
+  // Wallet's first list on a new device returns the passes it holds and a tag to list from next time.
+  const synced = await iphone.listUpdated(added.passTypeIdentifier, added.webServicePath);
+  if (!synced.serialNumbers.includes(passId)) throw new Error(`The device's first list does not hold the pass: ${JSON.stringify(synced)}.`);
+
+  const before = Number(passFieldValue(added.passJson, 'points'));
+  const changedAt = Date.now();
+  const changed = ok(
+    'updateLoyalty',
+    await client.PATCH('/api/v1/loyalty/{id}', {
+      params: { path: { id: extId }, header: { 'Idempotency-Key': randomUUID() } },
+      body: { balance: POINTS_FROM_UPDATE },
+    }),
+  );
+  const after = changed.meta.loyalty.balance;
+  report('points changed', { pass: extId, from: before, to: after });
+  if (after !== before + POINTS_FROM_UPDATE) throw new Error(`The balance became ${after}, expected ${before + POINTS_FROM_UPDATE}.`);
+
+  const push = await waitForPush(pushesFile, iphone.pushToken, PUSH_TIMEOUT_MS);
+  if (!push) throw new Error(`No push reached the fake APNs for this device within ${PUSH_TIMEOUT_MS / 1000} s.`);
+  report('push received', { afterMs: push.at - changedAt, topic: push.topic, pushType: push.pushType, body: push.body });
+  if (push.topic !== added.passTypeIdentifier) throw new Error(`The push's topic is ${push.topic}, expected ${added.passTypeIdentifier}.`);
+
+  const listed = await iphone.listUpdated(added.passTypeIdentifier, added.webServicePath);
+  report('updated passes listed', { serialNumbers: listed.serialNumbers, lastUpdated: listed.lastUpdated });
+  if (listed.serialNumbers.length !== 1 || listed.serialNumbers[0] !== passId) throw new Error(`The device was told of ${JSON.stringify(listed.serialNumbers)}, expected [${passId}].`);
+
+  const fetched = await iphone.fetchLatest(passId);
+  if (fetched.status !== 200 || !fetched.bytes) throw new Error(`The updated pass came with HTTP ${fetched.status}, expected 200.`);
+  const updated = await checkPkpass(fetched.bytes, rootPem);
+  const points = passFieldValue(updated.passJson, 'points');
+  report('updated pass fetched', {
+    lastModified: fetched.lastModified,
+    points: `${before} → ${String(points)}`,
+    signature: updated.signatureVerified ? 'verified' : 'INVALID',
+    signedFor: updated.signerUid,
+    serialNumber: updated.passJson.serialNumber,
+  });
+  if (updated.manifestMismatches.length) throw new Error(`The updated pass's manifest.json does not match ${updated.manifestMismatches.join(', ')}.`);
+  if (!updated.signatureVerified || updated.signerUid !== added.passTypeIdentifier) throw new Error('The updated pass is not signed correctly for its pass type.');
+  if (updated.passJson.serialNumber !== passId || updated.passJson.authenticationToken !== added.authenticationToken) {
+    throw new Error('The updated pass changed its serial number or authentication token, which must stay.');
+  }
+  if (String(points) !== String(after)) throw new Error(`The updated pass shows ${String(points)} points, expected ${after}.`);
+}
+
+/** A push as the fake APNs records it (scripts/fakeApnsServer.ts). */
+interface RecordedPush {
+  pushToken: string;
+  topic?: string;
+  pushType?: string;
+  body: string;
+  /** When it arrived, ms since the epoch. */
+  at: number;
 }
 
 /**
- * Verifies a pass's detached CMS signature over its manifest, and that the signer chains to the
- * given root (pkijs with Node's WebCrypto).
+ * Polls the fake APNs's pushes file (one JSON line per push) every 25 ms until a push to the
+ * token is there.
+ * @returns The first such push, or undefined after `timeoutMs`.
  */
-async function verifyPassSignature(signature: Uint8Array, manifest: Uint8Array, rootPem: string): Promise<boolean> {
-  pkijs.setEngine('node', new pkijs.CryptoEngine({ name: 'node', crypto: webcrypto as never }));
-  const der = (pem: string) => Buffer.from(pem.replace(/-----[^-]+-----|\s/g, ''), 'base64');
-  const root = pkijs.Certificate.fromBER(der(rootPem));
-  const contentInfo = pkijs.ContentInfo.fromBER(signature);
-  const signedData = new pkijs.SignedData({ schema: contentInfo.content });
-  const toArrayBuffer = (bytes: Uint8Array) => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-  try {
-    return await signedData.verify({ signer: 0, data: toArrayBuffer(manifest), trustedCerts: [root], checkChain: true });
-  } catch {
-    return false;
+async function waitForPush(file: string, pushToken: string, timeoutMs: number): Promise<RecordedPush | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? '' : Promise.reject(error)));
+    const push = text
+      .split('\n')
+      .filter((line) => line.trim())
+      .map((line) => JSON.parse(line) as RecordedPush)
+      .find((p) => p.pushToken === pushToken);
+    if (push || Date.now() > deadline) return push;
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
 
@@ -278,7 +372,7 @@ try {
   await main();
   console.log('Quickstart finished.');
 } catch (error) {
-  if (error instanceof StepFailed) {
+  if (error instanceof StepFailed || error instanceof WebServiceRequestFailed) {
     console.error(`✘ ${error.message}:\n${JSON.stringify(error.document, null, 2)}`);
   } else if (error instanceof WalletPassApiError) {
     console.error(`✘ HTTP ${error.status}:\n${JSON.stringify({ errors: error.errors } satisfies ErrorDocument, null, 2)}`);

@@ -1274,6 +1274,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the service's metrics
+         * @description The service's metrics in Prometheus's text exposition format
+         *     (https://prometheus.io/docs/instrumenting/exposition_formats/), for a Prometheus scrape with
+         *     the administration token (`authorization: { credentials: <token> }` in the scrape
+         *     configuration):
+         *
+         *     - `http_request_duration_seconds{operation,status}`: histogram of request times by
+         *       operationId (`unknown` for paths the contract does not have) and status.
+         *     - `wallet_delivery_attempts_total{channel,outcome}`: outcomes of APNs pushes.
+         *     - `db_pool_connections{state}`: PostgreSQL pool connections (`total`, `idle`) and requests
+         *       `waiting` for one, summed over the server processes.
+         *     - `job_queue_jobs{queue,state}` and `job_queue_oldest_waiting_seconds{queue}`: the job
+         *       queue's backlog (states `created`, `retry`, `active`, `failed`) and how long its oldest due
+         *       job has waited.
+         *     - Node.js process metrics (`process_*`, `nodejs_*`).
+         *
+         *     With several server processes (`WEB_CONCURRENCY`) the answer covers all of them, whichever
+         *     process receives the scrape.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     passCreated: {
@@ -6607,6 +6643,37 @@ export interface operations {
                     "application/json": components["schemas"]["ReadinessStatus"];
                 };
             };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP http_request_duration_seconds Time to answer a request, by operationId and status.
+                     *     # TYPE http_request_duration_seconds histogram
+                     *     http_request_duration_seconds_bucket{le="0.005",operation="getPass",status="200"} 1520
+                     */
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     sendPassCreatedWebhook: {

@@ -8,6 +8,12 @@
 # dev-certificate), so that the example downloads a signed pass and verifies it. Exits non-zero
 # when any step fails; the server's log tail is printed then.
 #
+# Before the server, a fake APNs starts (scripts/fakeApnsServer.ts: HTTP/2 + TLS on loopback); the
+# server gets APNS_URL pointing at it and trusts its certificate through NODE_EXTRA_CA_CERTS (the
+# server only). The example gets FAKE_APNS_PUSHES, the file where the fake appends every push, so
+# that its simulated iPhone registers for the pass, sees the push after a loyalty change, and
+# fetches the updated pass. The fake is stopped at the end too.
+#
 # The server runs with VALIDATE_RESPONSES off, as in production: Prism, not the server's own
 # validator, is what judges the responses.
 set -euo pipefail
@@ -21,18 +27,33 @@ server_log="$data_dir/server.log"
 port=$(node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });')
 base_url="http://127.0.0.1:$port"
 server_pid=
+apns_pid=
+apns_dir="$data_dir/fake-apns"
+apns_log="$data_dir/fake-apns.log"
+pushes_file="$apns_dir/pushes.jsonl"
+
+# Stops a process group started with setsid: SIGTERM, then SIGKILL after 10 s.
+stop_group() {
+  local pid=$1
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    kill -TERM -- "-$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    kill -KILL -- "-$pid" 2>/dev/null || true
+  fi
+}
 
 cleanup() {
   local status=$?
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-    # npm start runs npm → sh → tsx → node in the server's own process group: stop all of it.
-    kill -TERM -- "-$server_pid" 2>/dev/null || true
-    for _ in $(seq 1 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.2; done
-    kill -KILL -- "-$server_pid" 2>/dev/null || true
-  fi
+  # npm start runs npm → sh → tsx → node in the server's own process group: stop all of it.
+  stop_group "$server_pid"
+  stop_group "$apns_pid"
   if [ "$status" -ne 0 ] && [ -f "$server_log" ]; then
     echo "--- last lines of the server log ---" >&2
     tail -n 40 "$server_log" >&2
+  fi
+  if [ "$status" -ne 0 ] && [ -f "$apns_log" ]; then
+    echo "--- the fake APNs's log ---" >&2
+    tail -n 20 "$apns_log" >&2
   fi
   rm -rf "$data_dir"
   exit "$status"
@@ -40,8 +61,21 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+echo "Starting a fake APNs"
+FAKE_APNS_DIR="$apns_dir" FAKE_APNS_PUSHES="$pushes_file" setsid node_modules/.bin/tsx scripts/fakeApnsServer.ts >"$apns_log" 2>&1 &
+apns_pid=$!
+for _ in $(seq 1 60); do
+  [ -f "$apns_dir/url" ] && break
+  kill -0 "$apns_pid" 2>/dev/null || { echo "The fake APNs exited during start-up." >&2; exit 1; }
+  sleep 0.5
+done
+[ -f "$apns_dir/url" ] || { echo "The fake APNs did not start within 30 s." >&2; exit 1; }
+apns_url=$(cat "$apns_dir/url")
+echo "Fake APNs on $apns_url"
+
 echo "Starting the server on $base_url (DATA_DIR=$data_dir)"
-DATA_DIR="$data_dir" PORT="$port" HOST=127.0.0.1 setsid npm start >"$server_log" 2>&1 &
+DATA_DIR="$data_dir" PORT="$port" HOST=127.0.0.1 APNS_URL="$apns_url" NODE_EXTRA_CA_CERTS="$apns_dir/ca.pem" \
+  setsid npm start >"$server_log" 2>&1 &
 server_pid=$!
 for _ in $(seq 1 120); do
   curl -sf "$base_url/readyz" >/dev/null && break
@@ -64,9 +98,11 @@ new_account "Quickstart"
 # Throw-away Apple credentials, so that the example downloads a signed pass and checks it.
 ADMIN_URL="$base_url" DATA_DIR="$data_dir" npm run -s admin -- apple dev-certificate --account "$account_id" --out "$data_dir/dev-apple"
 echo "==> npm run example"
-BASE_URL="$base_url" API_TOKEN="$account_token" APPLE_ROOT_CA="$data_dir/dev-apple/root.pem" npm run -s example
+BASE_URL="$base_url" API_TOKEN="$account_token" APPLE_ROOT_CA="$data_dir/dev-apple/root.pem" FAKE_APNS_PUSHES="$pushes_file" npm run -s example
 
 echo
 new_account "Quickstart through Prism"
+# No Apple credentials here, so the example skips the pass download and the simulated iPhone:
+# Prism's proxy re-encodes binary response bodies (stoplightio/prism#1321), which breaks a .pkpass.
 echo "==> npm run contract:prism"
 BASE_URL="$base_url" API_TOKEN="$account_token" npm run -s contract:prism

@@ -14,7 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express, { type Express, type Request } from 'express';
+import express, { type Express, type Request, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import * as OpenApiValidator from 'express-openapi-validator';
@@ -28,6 +28,7 @@ import { mountOperations, pathMatcher, type OpenApiDocument } from './http/route
 import { rateLimit } from './http/rateLimit.ts';
 import { refuseUnstorableInput } from './http/storableInput.ts';
 import { loadServedContract } from './http/servedContract.ts';
+import { warmUpValidators, type WarmUpReport } from './http/validatorWarmUp.ts';
 import { handlers } from './operations.ts';
 
 const generatedDir = resolve(fileURLToPath(import.meta.url), '../../generated');
@@ -70,6 +71,19 @@ function baseUrlOf(req: Request, config: Config): string {
   return `${req.protocol}://${host && PLAIN_HOST.test(host) ? host : `${config.host}:${config.port}`}`;
 }
 
+/** The contract and validator middleware of each app built here, for {@link warmUpApp}. */
+const validatorsOf = new WeakMap<Express, { document: OpenApiDocument; validators: RequestHandler[] }>();
+
+/**
+ * Compiles the request validators of every operation of an app built by {@link createApp}
+ * (src/http/validatorWarmUp.ts), so that no client's first request pays for it.
+ * @returns What the warm-up did (src/http/validatorWarmUp.ts).
+ */
+export function warmUpApp(app: Express): Promise<WarmUpReport> {
+  const { document, validators } = validatorsOf.get(app)!;
+  return warmUpValidators(document, validators);
+}
+
 /**
  * Builds the app.
  * @throws Error when the contract and the handlers differ (an operation without handler or the reverse).
@@ -102,18 +116,26 @@ export function createApp(deps: AppDependencies): Express {
       },
     }),
   );
-  app.use((req, _res, next) => {
+  app.use((req, res, next) => {
     req.ctx = {
       db,
       config,
       clock,
       secrets: runtime.secrets,
       jobs: runtime.jobs,
+      apiTokens: runtime.apiTokens,
+      metrics: runtime.metrics,
       log: req.log,
       baseUrl: baseUrlOf(req, config),
       accountId: null,
       requestId: String(req.id),
     };
+    // Timed from here to the last byte, by the operation the validator matched (src/metrics.ts).
+    const started = performance.now();
+    res.once('finish', () => {
+      const operation = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId ?? 'unknown';
+      runtime.metrics.requestDuration.observe({ operation, status: res.statusCode }, (performance.now() - started) / 1000);
+    });
     next();
   });
 
@@ -132,10 +154,11 @@ export function createApp(deps: AppDependencies): Express {
     authenticateFirst({
       document,
       match: contractPath,
-      prisma: db.prisma,
+      db,
       clock,
       adminToken: deps.adminToken,
       failuresPerMinute: config.authFailuresPerMinute,
+      apiTokens: runtime.apiTokens,
     }),
   );
   // Bodies are read only for operations that take one, so a body sent to any other operation is
@@ -147,25 +170,25 @@ export function createApp(deps: AppDependencies): Express {
     else next();
   });
   app.use(refuseUnstorableInput((req) => contractPath(req.path)?.operation(req.method)?.operation['x-eov-allow-unknown-query-parameters'] === true));
-  app.use(
-    OpenApiValidator.middleware({
-      apiSpec: structuredClone(document) as never,
-      validateRequests: { allowUnknownQueryParameters: false },
-      validateResponses: config.validateResponses,
-      validateFormats: true,
-      // 'full' checks dates for real (no 2026-02-30), not only their shape (ajv-formats modes).
-      ajvFormats: { mode: 'full' },
-      validateSecurity: {
-        // authenticateFirst did the work before the body was read; these confirm it.
-        handlers: {
-          bearerAuth: async (req) => authenticatedWith(req as unknown as Request, 'bearerAuth'),
-          adminAuth: async (req) => authenticatedWith(req as unknown as Request, 'adminAuth'),
-          applePass: async (req) => authenticatedWith(req as unknown as Request, 'applePass'),
-        },
+  const validators = OpenApiValidator.middleware({
+    apiSpec: structuredClone(document) as never,
+    validateRequests: { allowUnknownQueryParameters: false },
+    validateResponses: config.validateResponses,
+    validateFormats: true,
+    // 'full' checks dates for real (no 2026-02-30), not only their shape (ajv-formats modes).
+    ajvFormats: { mode: 'full' },
+    validateSecurity: {
+      // authenticateFirst did the work before the body was read; these confirm it.
+      handlers: {
+        bearerAuth: async (req) => authenticatedWith(req as unknown as Request, 'bearerAuth'),
+        adminAuth: async (req) => authenticatedWith(req as unknown as Request, 'adminAuth'),
+        applePass: async (req) => authenticatedWith(req as unknown as Request, 'applePass'),
       },
-    }),
-  );
-  app.use(rateLimit(config.rateLimitPerSecond));
+    },
+  });
+  app.use(validators);
+  validatorsOf.set(app, { document, validators });
+  app.use(rateLimit(config.rateLimitPerSecond, db));
 
   const router = express.Router();
   mountOperations(router, document, handlers);

@@ -6,6 +6,7 @@
  *
  * @module config
  */
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 
 /** Log levels accepted by pino, lowest to highest. */
@@ -93,6 +94,13 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Deliveries failing in a row after which a subscription is disabled (`WEBHOOK_DISABLE_AFTER_FAILURES`, default 5). */
   webhookDisableAfterFailures: number;
+  /**
+   * Server processes (`WEB_CONCURRENCY`, src/cluster.ts; default: the number of CPUs with
+   * `DATABASE_URL`, 1 on the embedded database, which one process owns).
+   */
+  webConcurrency: number;
+  /** Largest PostgreSQL connection pool of each process (`DATABASE_POOL_SIZE`, default 10). */
+  databasePoolSize: number;
 }
 
 /** Thrown when an environment variable has an unusable value; the message names the variable. */
@@ -189,6 +197,19 @@ export function requirePublicBaseUrl(config: Config): void {
 const APPLE_PASS_TYPE_ID = /^pass(\.[A-Za-z0-9-]+)+$/;
 
 /**
+ * `WEB_CONCURRENCY`: 1 to 64 server processes; by default the CPUs Node may use
+ * (`os.availableParallelism()`) with PostgreSQL, 1 on the embedded database.
+ * @throws ConfigError when more than one is asked for on the embedded database.
+ */
+function webConcurrency(env: NodeJS.ProcessEnv, databaseUrl: string | undefined): number {
+  const processes = integer(env, 'WEB_CONCURRENCY', databaseUrl ? availableParallelism() : 1, 1, 64);
+  if (processes > 1 && !databaseUrl) {
+    throw new ConfigError(`WEB_CONCURRENCY=${processes} needs DATABASE_URL: the embedded database belongs to one process.`);
+  }
+  return processes;
+}
+
+/**
  * Reads the configuration from environment variables.
  * @param env Usually `process.env`.
  * @returns A complete {@link Config} with defaults applied.
@@ -235,5 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     webhookRetryWindowMs: integer(env, 'WEBHOOK_RETRY_WINDOW_MS', 86_400_000, 1000, 7 * 86_400_000),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     webhookDisableAfterFailures: integer(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 5, 1, 1000),
+    webConcurrency: webConcurrency(env, databaseUrl),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
   };
 }

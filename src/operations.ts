@@ -7,6 +7,7 @@
 import type { HandlerMap } from './http/operation.ts';
 import { getHealth } from './resources/health/getHealth.ts';
 import { getReadiness } from './resources/health/getReadiness.ts';
+import { getMetrics } from './resources/monitoring/getMetrics.ts';
 import { listEntities } from './resources/entities/listEntities.ts';
 import { getEntity } from './resources/entities/getEntity.ts';
 import { createPassTemplate } from './resources/passTemplates/createPassTemplate.ts';
@@ -71,6 +72,7 @@ import { sendWebhookTestEvent } from './resources/webhooks/sendWebhookTestEvent.
 export const handlers: HandlerMap = {
   getHealth,
   getReadiness,
+  getMetrics,
   listEntities,
   getEntity,
   createPassTemplate,

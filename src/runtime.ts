@@ -14,7 +14,9 @@ import { applyMigrations } from './db/migrate.ts';
 import { createJobQueue, type JobQueue, type JobQueueOptions } from './jobs/queue.ts';
 import { startWorkers } from './jobs/workers.ts';
 import type { Logger } from './logger.ts';
+import { createMetrics, type ServiceMetrics } from './metrics.ts';
 import { queues } from './queues.ts';
+import { ApiTokenCache } from './security/apiTokenCache.ts';
 import { resolveSecretsKey, SecretCipher } from './security/secrets.ts';
 import { createApnsClient, type ApnsClient } from './wallet/apple/apns.ts';
 
@@ -30,6 +32,10 @@ export interface Runtime {
   readonly clock: Clock;
   /** Pushes pass updates to Apple devices (`APNS_URL`), one HTTP/2 session per certificate. */
   readonly apns: ApnsClient;
+  /** API keys this process verified lately (src/security/apiTokenCache.ts). */
+  readonly apiTokens: ApiTokenCache;
+  /** What `GET /metrics` reports (src/metrics.ts). */
+  readonly metrics: ServiceMetrics;
   /** The lock of `DATA_DIR` held while the embedded database is open (src/db/dataDirLock.ts); released by {@link closeRuntime}. */
   readonly dataDirLock?: DataDirLock;
 }
@@ -50,6 +56,8 @@ export interface RuntimeParts {
   apns?: ApnsClient;
   /** The data directory's lock, when the database is the embedded one. */
   dataDirLock?: DataDirLock;
+  /** Also measure Node's process metrics (default false: tests run many runtimes in one process). */
+  processMetrics?: boolean;
 }
 
 /** Builds a runtime from parts that are already open; starts nothing. */
@@ -63,6 +71,8 @@ export function assembleRuntime(parts: RuntimeParts): Runtime {
     secrets: new SecretCipher(parts.secretsKey),
     clock: parts.clock ?? systemClock,
     apns: parts.apns ?? createApnsClient({ baseUrl: config.apnsUrl }),
+    apiTokens: new ApiTokenCache(db.listen),
+    metrics: createMetrics(db, { processMetrics: parts.processMetrics ?? false }),
     ...(parts.dataDirLock ? { dataDirLock: parts.dataDirLock } : {}),
   };
 }
@@ -88,12 +98,12 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   const dataDirLock = lockEmbeddedDataDir(config);
   try {
     const secretsKey = await resolveSecretsKey(config, logger);
-    const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: pgliteDirOf(config.dataDir) });
+    const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: pgliteDirOf(config.dataDir), poolSize: config.databasePoolSize });
     try {
       const report = await applyMigrations(db);
       for (const warning of report.warnings) logger.warn(warning);
       logger.info({ applied: report.applied, database: db.kind }, 'database ready');
-      return assembleRuntime({ config, logger, db, secretsKey, ...(dataDirLock ? { dataDirLock } : {}) });
+      return assembleRuntime({ config, logger, db, secretsKey, processMetrics: true, ...(dataDirLock ? { dataDirLock } : {}) });
     } catch (error) {
       await db.close();
       throw error;

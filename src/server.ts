@@ -6,8 +6,9 @@
  * the app, and shuts down gracefully on SIGTERM/SIGINT (stop accepting connections, let
  * in-flight requests finish within SHUTDOWN_TIMEOUT_MS, let running jobs finish within the same
  * bound, close the database). While the database opens, requests get 503 with `Retry-After`
- * (liveness, `/healthz`, answers 200). This is the only module that reads `process.env` for the
- * service.
+ * (liveness, `/healthz`, answers 200). With `WEB_CONCURRENCY` above 1 this process is the
+ * primary of that many server processes, each doing all of the above (src/cluster.ts). This is
+ * the only module that reads `process.env` for the service.
  *
  * Exit codes: 0 stopped by a signal, 1 could not start (port in use, `DATA_DIR` held by another
  * process, database unreachable, failed migration), 2 configuration error.
@@ -23,7 +24,8 @@ import { DataDirLockedError } from './db/dataDirLock.ts';
 import { MigrationError } from './db/migrate.ts';
 import { createHttpServer, listen, ListenError } from './http/listener.ts';
 import { resolveAdminToken } from './security/adminToken.ts';
-import { createApp } from './app.ts';
+import { createApp, warmUpApp } from './app.ts';
+import { isClusterWorker, reportListening, runPrimary } from './cluster.ts';
 import { closeRuntime, openRuntime, startJobs } from './runtime.ts';
 import { exitOnSignals } from './shutdown.ts';
 
@@ -80,10 +82,15 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     server.on('request', app);
     const { port } = server.address() as AddressInfo;
     const url = `http://${config.host}:${port}`;
-    // The validator loads and compiles the contract on the first request it sees (~200 ms);
-    // make that request ourselves so the first client does not pay for it.
+    // The validator loads the contract on the first request it sees (~200 ms) and compiles each
+    // operation's schemas on its first request: do both before announcing that we listen.
     await fetch(`${url}/readyz`).catch(() => undefined);
-    logger.info({ url, docs: `${url}/docs` }, 'listening');
+    const warmUp = await warmUpApp(app);
+    logger.info(warmUp, 'request validators compiled');
+    if (isClusterWorker()) {
+      logger.info({ url, pid: process.pid }, 'process listening');
+      reportListening(url, runtime.metrics.registry);
+    } else logger.info({ url, docs: `${url}/docs` }, 'listening');
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
@@ -118,6 +125,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  if (config.webConcurrency > 1 && !isClusterWorker()) return runPrimary(config.webConcurrency, logger);
   let service: RunningService;
   try {
     service = await startService(config, logger);

@@ -1,7 +1,9 @@
 /**
  * Administration API (/admin/v1): accounts, API keys, entities.
  */
-import { startTestService, type TestService } from './support/testService.ts';
+import { sha256Hex } from '../src/security/apiTokens.ts';
+import { testDatabaseKind } from './support/testDatabase.ts';
+import { startTestService, TestClock, type TestService } from './support/testService.ts';
 
 let service: TestService;
 beforeAll(async () => {
@@ -96,6 +98,75 @@ describe('createApiToken, listApiTokens, revokeApiToken', () => {
     const again = await service.api.post(`/admin/v1/tokens/${id}/revoke`).set(service.adminAuth()).expect(200);
     expect(again.body.data.attributes.revokedAt).toBe(revoked.body.data.attributes.revokedAt);
     await service.api.get('/api/v1/entities').set(service.auth(attributes.token)).expect(401);
+  });
+
+  (testDatabaseKind() === 'postgresql' ? it : it.skip)('stops a revoked key on every node within a second, though each had it cached', async () => {
+    const other = await service.anotherNode();
+    try {
+      const { tokenId, token } = await service.createAccount();
+      // Both nodes verify the key once and keep it.
+      await service.api.get('/api/v1/entities').set(service.auth(token)).expect(200);
+      await other.api.get('/api/v1/entities').set(other.auth(token)).expect(200);
+      await other.api.get('/api/v1/entities').set(other.auth(token)).expect(200);
+      expect(other.runtime.apiTokens.get(sha256Hex(token))).toMatchObject({ id: tokenId });
+
+      await service.api.post(`/admin/v1/tokens/${tokenId}/revoke`).set(service.adminAuth()).expect(200);
+      await service.api.get('/api/v1/entities').set(service.auth(token)).expect(401);
+      const revokedAt = Date.now();
+      while ((await other.api.get('/api/v1/entities').set(other.auth(token))).status === 200) {
+        expect(Date.now() - revokedAt).toBeLessThan(1000);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await other.api.get('/api/v1/entities').set(other.auth(token)).expect(401);
+    } finally {
+      await other.close();
+    }
+  });
+
+  (testDatabaseKind() === 'postgresql' ? it : it.skip)('reads the database while the revocation listener is down, and trusts the cache again once it is back', async () => {
+    const { tokenId, token } = await service.createAccount();
+    const listener = async () =>
+      (await service.database.db.prisma.$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN api_tokens_changed'`)[0]?.pid;
+    await service.api.get('/api/v1/entities').set(service.auth(token)).expect(200);
+    expect(service.runtime.apiTokens.get(sha256Hex(token))).toBeDefined();
+    const pid = await listener();
+    expect(pid).toBeDefined();
+    await service.database.db.prisma.$queryRaw`SELECT pg_terminate_backend(${pid}::int)`;
+    // A revocation while nobody listens: its notification is lost, but the cache was dropped.
+    await service.database.db.prisma.$executeRaw`UPDATE api_tokens SET revoked_at = now() WHERE id = ${tokenId}::uuid`;
+    await service.api.get('/api/v1/entities').set(service.auth(token)).expect(401);
+    const back = Date.now();
+    while ((await listener()) === undefined || (await listener()) === pid) {
+      expect(Date.now() - back).toBeLessThan(15_000);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const fresh = await service.createAccount();
+    await service.api.get('/api/v1/entities').set(service.auth(fresh.token)).expect(200);
+    expect(service.runtime.apiTokens.get(sha256Hex(fresh.token))).toMatchObject({ id: fresh.tokenId });
+  });
+
+  it('keeps lastUsedAt within its minute while the key is served from the cache', async () => {
+    const clock = new TestClock();
+    const clocked = await startTestService({ clock });
+    try {
+      const { accountId, tokenId, token } = await clocked.createAccount();
+      const lastUsedAt = async () =>
+        (await clocked.api.get(`/admin/v1/accounts/${accountId}/tokens`).set(clocked.adminAuth()).expect(200)).body.data.find((t: { id: string }) => t.id === tokenId)
+          .attributes.lastUsedAt as string;
+      const iso = (date: Date) => date.toISOString().replace('.000Z', 'Z');
+      const first = iso(clock.now());
+      await clocked.api.get('/api/v1/entities').set(clocked.auth(token)).expect(200);
+      expect(await lastUsedAt()).toBe(first);
+      clock.advance(59_000);
+      await clocked.api.get('/api/v1/entities').set(clocked.auth(token)).expect(200);
+      expect(await lastUsedAt()).toBe(first);
+      clock.advance(1_000);
+      await clocked.api.get('/api/v1/entities').set(clocked.auth(token)).expect(200);
+      expect(await lastUsedAt()).toBe(iso(clock.now()));
+      expect(clocked.runtime.apiTokens.get(sha256Hex(token))).toMatchObject({ id: tokenId, lastUsedAt: clock.now().getTime() });
+    } finally {
+      await clocked.close();
+    }
   });
 
   it('creates a key without a body', async () => {

@@ -40,6 +40,9 @@ afterAll(async () => {
 const auth = () => service.auth(tenant.token);
 
 /** Issues a pass and downloads its signed file, as the holder's iPhone does. */
+/** Waits until the current second is over (HTTP dates, and so Last-Modified, carry whole seconds). */
+const secondEnds = () => new Promise((resolve) => setTimeout(resolve, 1005 - (Date.now() % 1000)));
+
 async function issueAndDownload(body: unknown = { pass: {} }) {
   const pass = await issuePass(service, tenant.token, templateId, body);
   const res = await service.api.get(`/passes/${pass.id}/apple`).buffer(true).parse(binary).expect(200);
@@ -142,6 +145,25 @@ describe('the update loop', () => {
 
     const record = await attempts(pass.id);
     expect(record[0]).toMatchObject({ type: 'deliveryAttempt', attributes: { channel: 'apns', target: iphone.deviceLibraryIdentifier, operation: 'push', outcome: 'delivered', status: 200, attempt: 1 } });
+    const metrics = (await service.api.get('/metrics').set(service.adminAuth()).expect(200)).text;
+    expect(Number(/^wallet_delivery_attempts_total\{channel="apns",outcome="delivered"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+  });
+
+  it('sends a second change made in the same second as the copy the device holds', async () => {
+    const iphone = new SimulatedIphone(service);
+    const { pass, pkpass } = await issueAndDownload({ pass: { member: 'Ada' } });
+    await iphone.add(pkpass);
+    // At the start of a second, both changes and both fetches fall in that second: the second
+    // change still gets a later Last-Modified (the passes_distinct_update_second trigger).
+    await secondEnds();
+    await service.api.patch(`/api/v1/passes/${pass.id}`).set(auth()).send({ pass: { member: 'Ada L.' } }).expect(200);
+    const first = await iphone.fetch(pass.id);
+    expect((first.passJson as { storeCard: { primaryFields: { value: string }[] } }).storeCard.primaryFields[0]!.value).toBe('Ada L.');
+    await service.api.patch(`/api/v1/passes/${pass.id}`).set(auth()).send({ pass: { member: 'Ada Lovelace' } }).expect(200);
+    const second = await iphone.fetch(pass.id);
+    expect(second.status).toBe(200);
+    expect((second.passJson as { storeCard: { primaryFields: { value: string }[] } }).storeCard.primaryFields[0]!.value).toBe('Ada Lovelace');
+    expect(await iphone.fetch(pass.id)).toEqual({ status: 304 });
   });
 
   it('coalesces a burst of changes into one push per device', async () => {

@@ -13,6 +13,7 @@ import type { OpenApiDocument } from '../src/http/routes.ts';
 import { recordingContractHits } from './support/contractCoverage.ts';
 import { contractOperations, validRequest, type ContractOperation, UNKNOWN_APPLE_PASS_AUTHORIZATION } from './support/contractOperations.ts';
 import { startTestService, testConfig, type TestService } from './support/testService.ts';
+import { testDatabaseKind } from './support/testDatabase.ts';
 
 let service: TestService;
 let token: string;
@@ -168,6 +169,21 @@ describe('rate limits', () => {
     const other = await limited.api.get('/api/v1/entities').set(limited.auth(b.token)).expect(200);
     expect(other.headers['x-rate-limit-remaining']).toBe('2');
     await limited.close();
+  });
+
+  (testDatabaseKind() === 'postgresql' ? it : it.skip)('counts the requests to every node against one budget', async () => {
+    const limited = await startTestService({ config: { rateLimitPerSecond: 3 } });
+    const other = await limited.anotherNode({ config: { rateLimitPerSecond: 3 } });
+    try {
+      const { token } = await limited.createAccount();
+      const nodes = [limited, other, limited, other];
+      const statuses: number[] = [];
+      for (const node of nodes) statuses.push((await node.api.get('/api/v1/entities').set(node.auth(token))).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+    } finally {
+      await other.close();
+      await limited.close();
+    }
   });
 });
 

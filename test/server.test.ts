@@ -3,7 +3,8 @@
  * data kept across restarts, graceful shutdown on SIGTERM, configuration errors; one process per
  * embedded data directory (a second server and `npm run db:migrate` are refused naming the
  * holder, and a `kill -9` leaves no stale lock); a port in use stops the server before it opens
- * the database; PostgreSQL needs PUBLIC_BASE_URL.
+ * the database; PostgreSQL needs PUBLIC_BASE_URL; `WEB_CONCURRENCY` server processes on one
+ * port (src/cluster.ts), replaced when one dies, all stopped by SIGTERM.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -24,6 +25,7 @@ it('starts on the embedded default, writes a private admin token file once, and 
   expect((await stat(tokenFile)).mode & 0o777).toBe(0o600);
   expect(first.output()).toContain(tokenFile);
   expect(first.output()).not.toContain(adminToken);
+  expect(first.output()).toMatch(/"refused":0,"ms":\d+,"msg":"request validators compiled"/);
 
   const created = await fetch(`${first.url}/admin/v1/accounts`, {
     method: 'POST',
@@ -154,3 +156,50 @@ it('refuses PostgreSQL without PUBLIC_BASE_URL, so that no link is built from a 
   expect(code).toBe(2);
   expect(output).toContain('PUBLIC_BASE_URL is required with DATABASE_URL');
 }, 30_000);
+
+it('refuses WEB_CONCURRENCY above 1 on the embedded database, which one process owns', async () => {
+  const { code, output } = await failedStart({ WEB_CONCURRENCY: '2', DATA_DIR: join(await mkdtemp(join(tmpdir(), 'wps-data-')), 'data') });
+  expect(code).toBe(2);
+  expect(output).toContain('WEB_CONCURRENCY=2 needs DATABASE_URL');
+}, 30_000);
+
+(testDatabaseKind() === 'postgresql' ? it : it.skip)('runs WEB_CONCURRENCY server processes on one port, replaces one that dies, and stops them all on SIGTERM', async () => {
+  const database = await createTestDatabase();
+  const server = await startServer({
+    DATABASE_URL: database.url!,
+    PUBLIC_BASE_URL: 'https://wallet.example.com',
+    SECRETS_KEY: randomBytes(32).toString('base64'),
+    ADMIN_TOKEN: 'wpa_cluster-test-token',
+    WEB_CONCURRENCY: '2',
+  });
+  const pidsListening = () => [...server.output().matchAll(/"pid":(\d+),"msg":"process listening"/g)].map((m) => Number(m[1]));
+  const untilOutput = async (pattern: RegExp) => {
+    for (const started = Date.now(); !pattern.test(server.output()); ) {
+      if (Date.now() - started > 30_000) throw new Error(`not in the output: ${pattern}\n${server.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  try {
+    expect(server.output()).toMatch(/"processes":2,"msg":"listening"/);
+    const [first, second] = pidsListening();
+    expect(new Set([first, second, server.child.pid]).size).toBe(3);
+    const admin = { headers: { Authorization: 'Bearer wpa_cluster-test-token' } };
+    for (let i = 0; i < 10; i++) expect((await fetch(`${server.url}/admin/v1/accounts`, admin)).status).toBe(200);
+    // Whichever process answers, /metrics counts the requests of both (aggregated by the primary).
+    for (let i = 0; i < 4; i++) {
+      const metrics = await (await fetch(`${server.url}/metrics`, admin)).text();
+      expect(metrics).toContain('http_request_duration_seconds_count{operation="listAccounts",status="200"} 10');
+    }
+
+    process.kill(first!, 'SIGKILL');
+    await untilOutput(/"msg":"a server process died; starting another"/);
+    await untilOutput(new RegExp(`"pid":(?!${first}|${second})\\d+,"msg":"process listening"`));
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+
+    expect(await stopServer(server)).toBe(0);
+    expect([...server.output().matchAll(/"code":0,"signal":null,"msg":"server process stopped"/g)]).toHaveLength(2);
+  } finally {
+    server.child.kill('SIGKILL');
+    await database.drop();
+  }
+}, 90_000);

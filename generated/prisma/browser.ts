@@ -28,6 +28,14 @@ export type Account = Prisma.AccountModel
  */
 export type ApiToken = Prisma.ApiTokenModel
 /**
+ * Model RateLimitCounter
+ * A counter of a rate limit that every process and node shares (src/db/rateLimiters.ts), in
+ * the table layout of rate-limiter-flexible's PostgreSQL store: `key` is the limiter's prefix
+ * and the counted key, `expire` the end of the window in ms since the epoch. Expired rows are
+ * deleted by the store every 5 minutes.
+ */
+export type RateLimitCounter = Prisma.RateLimitCounterModel
+/**
  * Model Entity
  * An organisation unit of an account that owns passes and readers (spec §2.4).
  */

@@ -10,6 +10,7 @@
  */
 export type * from './models/Account.ts'
 export type * from './models/ApiToken.ts'
+export type * from './models/RateLimitCounter.ts'
 export type * from './models/Entity.ts'
 export type * from './models/Reader.ts'
 export type * from './models/ReaderConfiguration.ts'

@@ -13,6 +13,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../../generated/prisma/client.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
+import { pgliteListen, postgresNotifications, type Listen } from './notifications.ts';
 
 export type { PrismaClient };
 
@@ -35,9 +36,9 @@ export interface SessionConnection {
 /**
  * How a library with its own driver reaches the same database (pg-boss, src/jobs/queue.ts): the
  * PGlite instance itself (it has one connection, so it cannot be opened twice), or the
- * PostgreSQL connection string.
+ * PostgreSQL connection string (and the pool, for libraries that take one).
  */
-export type DatabaseDriver = { kind: 'pglite'; pglite: PGlite } | { kind: 'postgresql'; connectionString: string };
+export type DatabaseDriver = { kind: 'pglite'; pglite: PGlite } | { kind: 'postgresql'; connectionString: string; pool: pg.Pool };
 
 /** An open database. */
 export interface Database {
@@ -59,6 +60,12 @@ export interface Database {
    * single connection) exclusive use of it until `close()`: other sessions wait.
    */
   openSession(): Promise<SessionConnection>;
+  /**
+   * Subscribes to a notification channel (`LISTEN`; src/db/notifications.ts): what other
+   * processes and nodes commit with `pg_notify(channel, payload)` reaches this process. Closed
+   * with the database.
+   */
+  listen: Listen;
   /** Resolves when `SELECT 1` answers; rejects otherwise. */
   ping(): Promise<void>;
   /** Closes every connection. Idempotent. */
@@ -104,11 +111,12 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
   // A broken idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const notifications = postgresNotifications(connectionString);
   let closed = false;
   return {
     kind: 'postgresql',
     prisma,
-    driver: { kind: 'postgresql', connectionString },
+    driver: { kind: 'postgresql', connectionString, pool },
     write: (work) => prisma.$transaction(work, WRITE_TRANSACTION),
     async openSession() {
       const client = new pg.Client({ connectionString });
@@ -120,12 +128,14 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
         close: () => client.end(),
       };
     },
+    listen: notifications.listen,
     async ping() {
       await pool.query('SELECT 1');
     },
     async close() {
       if (closed) return;
       closed = true;
+      await notifications.close();
       await prisma.$disconnect();
       await pool.end();
     },
@@ -155,6 +165,7 @@ async function openPglite(dir: string | null): Promise<Database> {
         close: async () => release(),
       };
     },
+    listen: pgliteListen(pglite),
     async ping() {
       await pglite.query('SELECT 1');
     },

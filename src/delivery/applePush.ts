@@ -8,6 +8,7 @@
  *
  * @module delivery/applePush
  */
+import type { ServiceMetrics } from '../metrics.ts';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { SecretCipher } from '../security/secrets.ts';
@@ -20,6 +21,7 @@ export interface PushDependencies {
   apns: ApnsClient;
   secrets: SecretCipher;
   clock: Clock;
+  metrics: ServiceMetrics;
 }
 
 /** Whose attempts these are, for the record. */
@@ -69,6 +71,7 @@ export async function pushToDevices(deps: PushDependencies, targets: PushTarget[
     at: now,
   }));
   await recordAttempts(deps.db.prisma, attempts);
+  for (const attempt of attempts) deps.metrics.deliveryAttempts.inc({ channel: attempt.channel, outcome: attempt.outcome });
   const rejected = new Map<string, string>();
   for (const { target, result } of outcomes) {
     if (result.outcome === 'unregistered') await removeRegistration(deps.db.prisma, target.deviceId, target.passId, result.timestamp ?? now);

@@ -10,21 +10,24 @@
  * address to an authenticated operation is refused with 429 until the minute is over, valid
  * credentials or not, so that guessing keys costs time (OWASP Authentication Cheat Sheet,
  * "Protect against automated attacks"). The 429 carries `Retry-After` (RFC 9110 §10.2.3, whole
- * seconds) and the `x-rate-limit-*` headers of PassEntry's rate limit. Counting is in process
- * memory (rate-limiter-flexible), per server process.
+ * seconds) and the `x-rate-limit-*` headers of PassEntry's rate limit. The failures are counted
+ * where every process and node shares them (src/db/rateLimiters.ts).
  *
  * @module http/authenticate
  */
 import type { Request, RequestHandler } from 'express';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Clock } from '../clock.ts';
-import type { PrismaClient } from '../db/database.ts';
+import type { Database } from '../db/database.ts';
+import { createRateLimiter } from '../db/rateLimiters.ts';
 import { AuthenticationError } from '../errors.ts';
 import { verifyAdminToken } from '../security/adminToken.ts';
+import type { ApiTokenCache } from '../security/apiTokenCache.ts';
 import { authenticateApiToken, bearerCredential } from '../security/apiTokens.ts';
 import { applePassCredential } from '../security/applePassCredential.ts';
 import { RateLimitError } from './errors.ts';
 import type { OpenApiDocument, PathMatch } from './routes.ts';
+import { isWarmUpRequest } from './validatorWarmUp.ts';
 
 /** The security schemes of the contract. */
 export type SecurityScheme = 'bearerAuth' | 'adminAuth' | 'applePass';
@@ -40,6 +43,7 @@ const applePassRequests = new WeakSet<Request>();
 
 /** Whether {@link authenticateFirst} authenticated `req` with `scheme` (for the validator's security handlers). */
 export function authenticatedWith(req: Request, scheme: SecurityScheme): boolean {
+  if (isWarmUpRequest(req)) return true;
   if (scheme === 'adminAuth') return admins.has(req);
   if (scheme === 'applePass') return applePassRequests.has(req);
   return req.ctx.accountId !== null;
@@ -50,12 +54,14 @@ export interface AuthenticationOptions {
   document: OpenApiDocument;
   /** The app's path matcher over `document` (src/http/routes.ts). */
   match: (path: string) => PathMatch | undefined;
-  prisma: PrismaClient;
+  db: Database;
   clock: Clock;
   /** The administration token; undefined refuses every administration request. */
   adminToken: string | undefined;
   /** Failed authentications allowed per client address per minute; 0 = no limit. */
   failuresPerMinute: number;
+  /** API keys verified lately (src/security/apiTokenCache.ts); subscribed to revocations on the first request. */
+  apiTokens: ApiTokenCache;
 }
 
 const WINDOW_S = 60;
@@ -83,8 +89,8 @@ function throttleHeaders(limit: number, msBeforeNext: number): Record<string, st
  * @throws (through `next`) AuthenticationError (401), RateLimitError (429), or a database error.
  */
 export function authenticateFirst(options: AuthenticationOptions): RequestHandler {
-  const { document, match, prisma, clock, adminToken, failuresPerMinute } = options;
-  const failures = failuresPerMinute > 0 ? new RateLimiterMemory({ points: failuresPerMinute, duration: WINDOW_S }) : undefined;
+  const { document, match, db, clock, adminToken, failuresPerMinute, apiTokens } = options;
+  const failures = failuresPerMinute > 0 ? createRateLimiter(db, { keyPrefix: 'auth-failures', points: failuresPerMinute, durationSeconds: WINDOW_S }) : undefined;
   return async (req, _res, next) => {
     const served = match(req.path)?.operation(req.method);
     const scheme = served && schemeOf(document, served.operation);
@@ -108,7 +114,8 @@ export function authenticateFirst(options: AuthenticationOptions): RequestHandle
           applePassCredential(req.headers.authorization);
           applePassRequests.add(req);
         } else {
-          req.ctx.accountId = await authenticateApiToken(prisma, bearerCredential(req.headers.authorization), clock.now());
+          await apiTokens.start();
+          req.ctx.accountId = await authenticateApiToken(db.prisma, bearerCredential(req.headers.authorization), clock.now(), apiTokens);
         }
       } catch (error) {
         if (error instanceof AuthenticationError && failures) {

@@ -32,6 +32,8 @@ type ResponseContent<T> = T extends { content: { 'text/csv': infer Body } }
   ? Body
   : T extends { content: { 'text/html': unknown } }
     ? string
+    : T extends { content: { 'text/plain': unknown } }
+    ? string
     : T extends { content: { 'application/vnd.apple.pkpass': unknown } }
       ? Uint8Array
       : JsonContent<T>;
@@ -61,7 +63,7 @@ export type OperationResult<K extends OperationId> = {
  * (enqueue inside a write's transaction), secrets cipher, configuration and clock, and what is
  * particular to the request.
  */
-export interface RequestContext extends Pick<Runtime, 'db' | 'config' | 'clock' | 'secrets' | 'jobs'> {
+export interface RequestContext extends Pick<Runtime, 'db' | 'config' | 'clock' | 'secrets' | 'jobs' | 'apiTokens' | 'metrics'> {
   /** The request's logger (bound to its id). */
   log: Logger;
   /** Absolute base URL for links: `PUBLIC_BASE_URL`, or derived from the request. */

@@ -1,24 +1,27 @@
 /**
  * Per-account, per-operation rate limiting of `/api/v1` (PassEntry: 10 requests per second per
  * endpoint and method), with PassEntry's `x-rate-limit-*` headers. Counting is done by
- * rate-limiter-flexible in process memory with fixed one-second windows: each server process
- * counts on its own, so N processes behind a balancer allow up to N times the limit. A 429 also
- * carries the standard `Retry-After` in whole seconds (RFC 9110 §10.2.3), rounded up.
+ * rate-limiter-flexible with fixed one-second windows, in the counters every process and node
+ * share (src/db/rateLimiters.ts), so N processes behind a balancer allow the limit once. A 429
+ * also carries the standard `Retry-After` in whole seconds (RFC 9110 §10.2.3), rounded up.
  *
  * @module http/rateLimit
  */
 import type { RequestHandler } from 'express';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
+import type { Database } from '../db/database.ts';
+import { createRateLimiter } from '../db/rateLimiters.ts';
 import { RateLimitError } from './errors.ts';
 
 /**
  * Creates the middleware. It must run after the validator (for the route template) and after
  * authentication (for the account).
  * @param perSecond Requests allowed per second per operation and account; 0 disables limiting.
+ * @param db Where the counters are shared.
  */
-export function rateLimit(perSecond: number): RequestHandler {
+export function rateLimit(perSecond: number, db: Database): RequestHandler {
   if (perSecond <= 0) return (_req, _res, next) => next();
-  const limiter = new RateLimiterMemory({ points: perSecond, duration: 1 });
+  const limiter = createRateLimiter(db, { keyPrefix: 'api', points: perSecond, durationSeconds: 1 });
   return async (req, res, next) => {
     const accountId = req.ctx?.accountId;
     const route = (req as { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute;

@@ -10,6 +10,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { PrismaClient } from '../db/database.ts';
 import { AuthenticationError } from '../errors.ts';
+import type { ApiTokenCache } from './apiTokenCache.ts';
 
 /** Shape of every API key. */
 export const API_TOKEN_PATTERN = /^wps_[A-Za-z0-9_-]{43}$/;
@@ -57,16 +58,29 @@ interface TokenCandidate {
 }
 
 /**
- * Resolves the account of an API key.
+ * Resolves the account of an API key, from `cache` when it holds the key (no database read; see
+ * src/security/apiTokenCache.ts for why that stays correct after a revocation), else from the
+ * database (and then kept in `cache`).
  * @param prisma Database client.
  * @param token The presented key.
  * @param now Current time (refreshes `lastUsedAt` when older than a minute).
+ * @param cache Verified keys of this process; omit to always read the database.
  * @returns The id of the account the key belongs to.
  * @throws UnauthorizedError when the key is malformed, unknown or revoked.
  */
-export async function authenticateApiToken(prisma: PrismaClient, token: string, now: Date): Promise<string> {
+export async function authenticateApiToken(prisma: PrismaClient, token: string, now: Date, cache?: ApiTokenCache): Promise<string> {
   if (!API_TOKEN_PATTERN.test(token)) throw new AuthenticationError('The API key is malformed.');
-  const presented = Buffer.from(sha256Hex(token), 'hex');
+  const tokenHash = sha256Hex(token);
+  const cached = cache?.get(tokenHash);
+  if (cached) {
+    if (usedLongAgo(cached.lastUsedAt, now)) {
+      cached.lastUsedAt = now.getTime();
+      await prisma.$executeRaw`UPDATE api_tokens SET last_used_at = ${now} WHERE id = ${cached.id}::uuid`;
+    }
+    return cached.accountId;
+  }
+  const generation = cache?.currentGeneration() ?? 0;
+  const presented = Buffer.from(tokenHash, 'hex');
   // Raw SQL on purpose: this runs on every request, and a typed findMany costs about twice the
   // client CPU of the same statement through $queryRaw (measured: ≈ 290 vs 190 µs per call).
   const candidates = await prisma.$queryRaw<TokenCandidate[]>`
@@ -75,8 +89,16 @@ export async function authenticateApiToken(prisma: PrismaClient, token: string, 
   const match = candidates.find((c) => timingSafeEqual(Buffer.from(c.tokenHash, 'hex'), presented));
   if (!match) throw new AuthenticationError('The API key is unknown.');
   if (match.revokedAt) throw new AuthenticationError('The API key has been revoked.');
-  if (!match.lastUsedAt || now.getTime() - match.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+  let lastUsedAt = match.lastUsedAt?.getTime() ?? null;
+  if (usedLongAgo(lastUsedAt, now)) {
+    lastUsedAt = now.getTime();
     await prisma.apiToken.update({ where: { id: match.id }, data: { lastUsedAt: now } });
   }
+  cache?.remember(tokenHash, { id: match.id, accountId: match.accountId, lastUsedAt }, generation);
   return match.accountId;
+}
+
+/** Whether `lastUsedAt` (ms, or null: never) is due a refresh at `now`. */
+function usedLongAgo(lastUsedAt: number | null, now: Date): boolean {
+  return lastUsedAt === null || now.getTime() - lastUsedAt >= LAST_USED_RESOLUTION_MS;
 }

@@ -5,6 +5,8 @@
  * certificate's subject UID. Answers 200 by default; `answer` programs other answers (410 with a
  * timestamp, 400 BadDeviceToken, 403, 429, 5xx, a delay), as Apple documents them
  * (https://developer.apple.com/documentation/usernotifications/handling-notification-responses-from-apns).
+ * It depends on Node and node-forge only, so that scripts (scripts/fakeApnsServer.ts, the
+ * benchmarks) run it outside Jest too.
  */
 import { randomUUID } from 'node:crypto';
 import { createSecureServer, type Http2Server, type ServerHttp2Session } from 'node:http2';
@@ -75,8 +77,19 @@ function serverCertificate(): { key: string; cert: string } {
 
 let credentials: { key: string; cert: string } | undefined;
 
-/** Starts the stand-in on 127.0.0.1 and a free port. */
-export async function startFakeApns(): Promise<FakeApns> {
+/** Options of {@link startFakeApns}. */
+export interface FakeApnsOptions {
+  /** The port on 127.0.0.1 (default 0: a free one). */
+  port?: number;
+  /** Called with every push as it arrives, before it is answered (after `requests` holds it). */
+  onPush?: (push: ReceivedPush) => void;
+}
+
+/**
+ * Starts the stand-in on 127.0.0.1.
+ * @throws The listen error (e.g. `EADDRINUSE` when `options.port` is taken).
+ */
+export async function startFakeApns(options: FakeApnsOptions = {}): Promise<FakeApns> {
   credentials ??= serverCertificate();
   const requests: ReceivedPush[] = [];
   let rules: ((push: ReceivedPush) => FakeAnswer | undefined)[] = [];
@@ -103,6 +116,7 @@ export async function startFakeApns(): Promise<FakeApns> {
         at: Date.now(),
       };
       requests.push(push);
+      options.onPush?.(push);
       const answer = rules.map((rule) => rule(push)).find(Boolean) ?? { status: 200 };
       const respond = () => {
         if (stream.destroyed) return;
@@ -119,7 +133,13 @@ export async function startFakeApns(): Promise<FakeApns> {
     });
     stream.on('error', () => undefined);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const { port } = server.address() as AddressInfo;
   return {
     url: `https://localhost:${port}`,

@@ -5,10 +5,14 @@
  * after a push it lists the serial numbers updated since its last tag and fetches each pass
  * (with `If-Modified-Since`). Requests go through the test service's supertest agent: the pass's
  * `webServiceURL` is `<PUBLIC_BASE_URL>/wallet/apple`, whose path part is what is requested.
+ * Its counterpart over real HTTP, for the quickstart example, is examples/simulatedWallet.ts;
+ * both read `pass.json` with examples/pkpass.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { unzipSync } from 'fflate';
+import { passJsonOf } from '../../examples/pkpass.ts';
 import type { TestService } from './testService.ts';
+
+export { passJsonOf };
 
 /** What Wallet keeps of an added pass. */
 export interface WalletPass {
@@ -18,11 +22,6 @@ export interface WalletPass {
   webServicePath: string;
   passJson: Record<string, unknown>;
   lastModified: string | undefined;
-}
-
-/** Reads `pass.json` from `.pkpass` bytes. */
-export function passJsonOf(bytes: Uint8Array): Record<string, unknown> {
-  return JSON.parse(Buffer.from(unzipSync(bytes)['pass.json']!).toString('utf8')) as Record<string, unknown>;
 }
 
 /** A supertest parser that keeps the response body as bytes. */

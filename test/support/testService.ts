@@ -61,6 +61,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     webhookRetryWindowMs: 86_400_000,
     webhookTimeoutMs: 10_000,
     webhookDisableAfterFailures: 5,
+    webConcurrency: 1,
+    databasePoolSize: 10,
     ...overrides,
   };
 }
@@ -124,6 +126,12 @@ export interface TestService {
    * on the same database, as a restarted server; the options replace this service's.
    */
   restart(options?: TestServiceOptions): Promise<TestService>;
+  /**
+   * Another node on the same PostgreSQL database: its own app, pool, caches and administration
+   * token, as a second server would have. Its `close()` closes only its own connections.
+   * @throws Error on PGlite, which one process owns.
+   */
+  anotherNode(options?: TestServiceOptions): Promise<TestService>;
   close(): Promise<void>;
 }
 
@@ -187,6 +195,10 @@ async function serviceOn(database: TestDatabase, options: TestServiceOptions): P
       if (!options.apns) await runtime.apns.close();
       await database.db.close();
       return serviceOn({ ...database, db: await database.reopen() }, { secretsKey, ...next });
+    },
+    async anotherNode(next = {}) {
+      const db = await database.reopen();
+      return serviceOn({ ...database, db, drop: () => db.close() }, { secretsKey, ...next });
     },
     async close() {
       await jobs.stop();

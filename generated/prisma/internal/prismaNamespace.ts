@@ -399,6 +399,7 @@ type FieldRefInputType<Model, FieldType> = Model extends never ? never : FieldRe
 export const ModelName = {
   Account: 'Account',
   ApiToken: 'ApiToken',
+  RateLimitCounter: 'RateLimitCounter',
   Entity: 'Entity',
   Reader: 'Reader',
   ReaderConfiguration: 'ReaderConfiguration',
@@ -436,7 +437,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "account" | "apiToken" | "entity" | "reader" | "readerConfiguration" | "passTemplate" | "passTemplateVersion" | "pass" | "loyaltyLedgerEntry" | "idempotencyKey" | "scan" | "batch" | "batchRecipient" | "batchDelivery" | "appleConfiguration" | "passTemplateImage" | "appleDevice" | "appleRegistration" | "appleDeviceLog" | "deliveryAttempt" | "webhookSubscription" | "webhookEvent" | "webhookDelivery" | "webhookDeliveryAttempt"
+    modelProps: "account" | "apiToken" | "rateLimitCounter" | "entity" | "reader" | "readerConfiguration" | "passTemplate" | "passTemplateVersion" | "pass" | "loyaltyLedgerEntry" | "idempotencyKey" | "scan" | "batch" | "batchRecipient" | "batchDelivery" | "appleConfiguration" | "passTemplateImage" | "appleDevice" | "appleRegistration" | "appleDeviceLog" | "deliveryAttempt" | "webhookSubscription" | "webhookEvent" | "webhookDelivery" | "webhookDeliveryAttempt"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -585,6 +586,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.ApiTokenCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.ApiTokenCountAggregateOutputType> | number
+        }
+      }
+    }
+    RateLimitCounter: {
+      payload: Prisma.$RateLimitCounterPayload<ExtArgs>
+      fields: Prisma.RateLimitCounterFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RateLimitCounterFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RateLimitCounterFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload>
+        }
+        findFirst: {
+          args: Prisma.RateLimitCounterFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RateLimitCounterFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload>
+        }
+        findMany: {
+          args: Prisma.RateLimitCounterFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload>[]
+        }
+        create: {
+          args: Prisma.RateLimitCounterCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload>
+        }
+        createMany: {
+          args: Prisma.RateLimitCounterCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RateLimitCounterCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload>[]
+        }
+        delete: {
+          args: Prisma.RateLimitCounterDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload>
+        }
+        update: {
+          args: Prisma.RateLimitCounterUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload>
+        }
+        deleteMany: {
+          args: Prisma.RateLimitCounterDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RateLimitCounterUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RateLimitCounterUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload>[]
+        }
+        upsert: {
+          args: Prisma.RateLimitCounterUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RateLimitCounterPayload>
+        }
+        aggregate: {
+          args: Prisma.RateLimitCounterAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRateLimitCounter>
+        }
+        groupBy: {
+          args: Prisma.RateLimitCounterGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RateLimitCounterGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RateLimitCounterCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RateLimitCounterCountAggregateOutputType> | number
         }
       }
     }
@@ -2278,6 +2353,15 @@ export const ApiTokenScalarFieldEnum = {
 export type ApiTokenScalarFieldEnum = (typeof ApiTokenScalarFieldEnum)[keyof typeof ApiTokenScalarFieldEnum]
 
 
+export const RateLimitCounterScalarFieldEnum = {
+  key: 'key',
+  points: 'points',
+  expire: 'expire'
+} as const
+
+export type RateLimitCounterScalarFieldEnum = (typeof RateLimitCounterScalarFieldEnum)[keyof typeof RateLimitCounterScalarFieldEnum]
+
+
 export const EntityScalarFieldEnum = {
   id: 'id',
   accountId: 'accountId',
@@ -2733,6 +2817,34 @@ export type ListDateTimeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaM
 
 
 /**
+ * Reference to a field of type 'Int'
+ */
+export type IntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int'>
+    
+
+
+/**
+ * Reference to a field of type 'Int[]'
+ */
+export type ListIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int[]'>
+    
+
+
+/**
+ * Reference to a field of type 'BigInt'
+ */
+export type BigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt'>
+    
+
+
+/**
+ * Reference to a field of type 'BigInt[]'
+ */
+export type ListBigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt[]'>
+    
+
+
+/**
  * Reference to a field of type 'ReaderType'
  */
 export type EnumReaderTypeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'ReaderType'>
@@ -2764,20 +2876,6 @@ export type BytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, '
  * Reference to a field of type 'Bytes[]'
  */
 export type ListBytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes[]'>
-    
-
-
-/**
- * Reference to a field of type 'Int'
- */
-export type IntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int'>
-    
-
-
-/**
- * Reference to a field of type 'Int[]'
- */
-export type ListIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int[]'>
     
 
 
@@ -2876,20 +2974,6 @@ export type EnumPassDeviceTypeFieldRefInput<$PrismaModel> = FieldRefInputType<$P
  * Reference to a field of type 'PassDeviceType[]'
  */
 export type ListEnumPassDeviceTypeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'PassDeviceType[]'>
-    
-
-
-/**
- * Reference to a field of type 'BigInt'
- */
-export type BigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt'>
-    
-
-
-/**
- * Reference to a field of type 'BigInt[]'
- */
-export type ListBigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt[]'>
     
 
 
@@ -3199,6 +3283,7 @@ export type PrismaClientOptions = PrismaClientOptionsWithAccelerateUrl | PrismaC
 export type GlobalOmitConfig = {
   account?: Prisma.AccountOmit
   apiToken?: Prisma.ApiTokenOmit
+  rateLimitCounter?: Prisma.RateLimitCounterOmit
   entity?: Prisma.EntityOmit
   reader?: Prisma.ReaderOmit
   readerConfiguration?: Prisma.ReaderConfigurationOmit

@@ -53,6 +53,7 @@ export const AnyNull = runtime.AnyNull
 export const ModelName = {
   Account: 'Account',
   ApiToken: 'ApiToken',
+  RateLimitCounter: 'RateLimitCounter',
   Entity: 'Entity',
   Reader: 'Reader',
   ReaderConfiguration: 'ReaderConfiguration',
@@ -114,6 +115,15 @@ export const ApiTokenScalarFieldEnum = {
 } as const
 
 export type ApiTokenScalarFieldEnum = (typeof ApiTokenScalarFieldEnum)[keyof typeof ApiTokenScalarFieldEnum]
+
+
+export const RateLimitCounterScalarFieldEnum = {
+  key: 'key',
+  points: 'points',
+  expire: 'expire'
+} as const
+
+export type RateLimitCounterScalarFieldEnum = (typeof RateLimitCounterScalarFieldEnum)[keyof typeof RateLimitCounterScalarFieldEnum]
 
 
 export const EntityScalarFieldEnum = {

@@ -601,14 +601,6 @@ export type BytesFieldUpdateOperationsInput = {
   set?: runtime.Bytes
 }
 
-export type IntFieldUpdateOperationsInput = {
-  set?: number
-  increment?: number
-  decrement?: number
-  multiply?: number
-  divide?: number
-}
-
 export type EnumReaderValidationTypeFieldUpdateOperationsInput = {
   set?: $Enums.ReaderValidationType
 }

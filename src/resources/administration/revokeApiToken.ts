@@ -7,6 +7,8 @@ import { serializeApiToken } from './serializeAccount.ts';
 export const revokeApiToken: OperationHandler<'revokeApiToken'> = async ({ params, ctx }) => {
   const row = await revokeApiTokenById(ctx.db.prisma, params.tokenId, ctx.clock.now());
   if (!row) throw new NotFoundError(`No API key with id ${params.tokenId} exists.`, { parameter: 'tokenId' });
+  // Other processes and nodes learn it from the api_tokens_changed notification.
+  ctx.apiTokens.forget(row.id);
   ctx.log.info({ apiTokenId: row.id }, 'API key revoked');
   return { status: 200, body: { data: serializeApiToken(row) } };
 };

@@ -61,7 +61,7 @@ export const CHUNKS_PER_RUN = 25;
  * deliveries and `completedAt`), and what pushes to Apple devices (APNs, the secrets the
  * certificates' keys are sealed with).
  */
-export type BatchJobDependencies = Pick<Runtime, 'db' | 'jobs' | 'clock' | 'apns' | 'secrets' | 'config'>;
+export type BatchJobDependencies = Pick<Runtime, 'db' | 'jobs' | 'clock' | 'apns' | 'secrets' | 'metrics' | 'config'>;
 
 /** Limits of one run (tests make them small to stop a run between chunks). */
 export interface AdvanceOptions {

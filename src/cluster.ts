@@ -1,0 +1,169 @@
+/**
+ * Several server processes on one port (`WEB_CONCURRENCY`, src/config.ts), with Node's cluster
+ * module (https://nodejs.org/docs/latest-v20.x/api/cluster.html): the primary process forks the
+ * server processes and hands out connections; each runs the whole service (src/server.ts) with
+ * its own database pool, job workers and APNs sessions. What must be shared between them lives in
+ * PostgreSQL (rate limits, API key revocations, the job queue), so that processes on other
+ * machines against the same database behave alike.
+ *
+ * The primary serves nothing itself. It logs `listening` once every process listens; a process
+ * that cannot start stops the others and the primary exits with its code (1 or 2, as a single
+ * process would); a process that dies later is replaced (at most 5 times a minute, then the
+ * primary stops everything and exits 1); SIGTERM or SIGINT is passed to every process, and the
+ * primary exits 0 once they all stopped gracefully. A process whose primary disappears (kill -9)
+ * exits at once (Node's cluster does this for workers whose IPC channel closes).
+ *
+ * @module cluster
+ */
+import cluster, { type Worker } from 'node:cluster';
+import { randomUUID } from 'node:crypto';
+import { AggregatorRegistry, type Registry } from 'prom-client';
+import type { Logger } from './logger.ts';
+
+/** What a server process tells the primary once it listens. */
+export interface ListeningMessage {
+  type: 'listening';
+  url: string;
+}
+
+/** A server process asks the primary for every process's metrics; the answer has the same id. */
+interface MetricsRequest {
+  type: 'metrics';
+  id: string;
+}
+interface MetricsAnswer extends MetricsRequest {
+  text?: string;
+  error?: string;
+}
+
+/** How long a process waits for the primary's aggregated metrics, in ms. */
+const METRICS_TIMEOUT_MS = 5_000;
+
+/** Replacements allowed within {@link RESTART_WINDOW_MS} before the primary gives up. */
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 60_000;
+
+/** Whether this process is one of the cluster's server processes (not the primary). */
+export function isClusterWorker(): boolean {
+  return cluster.isWorker;
+}
+
+/**
+ * Tells the primary that this server process listens at `url`, and lets it read `metrics` when a
+ * process asks for the cluster's (no-op outside a cluster).
+ */
+export function reportListening(url: string, metrics: Registry): void {
+  if (!cluster.isWorker) return;
+  AggregatorRegistry.setRegistries([metrics]);
+  new AggregatorRegistry(); // answers the primary's requests for this process's metrics
+  process.send?.({ type: 'listening', url } satisfies ListeningMessage);
+}
+
+/**
+ * The metrics of every server process, aggregated by the primary (prom-client's
+ * AggregatorRegistry: counters and histograms summed, gauges marked `first` taken once).
+ * @throws Error when the primary does not answer within 5 s.
+ */
+export function clusterMetrics(): Promise<string> {
+  const id = randomUUID();
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: MetricsAnswer) => {
+      if (message?.type !== 'metrics' || message.id !== id) return;
+      done();
+      if (message.text !== undefined) resolve(message.text);
+      else reject(new Error(`The cluster's metrics could not be read: ${message.error}`));
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error('The cluster primary did not answer with the metrics within 5 s.'));
+    }, METRICS_TIMEOUT_MS);
+    const done = () => {
+      clearTimeout(timer);
+      process.off('message', onMessage);
+    };
+    process.on('message', onMessage);
+    process.send?.({ type: 'metrics', id } satisfies MetricsRequest);
+  });
+}
+
+/**
+ * Runs the primary of `processes` server processes (this same entry point, forked) until they
+ * stop; never resolves (the process exits).
+ */
+export function runPrimary(processes: number, logger: Logger): void {
+  let stopping = false;
+  let started = false;
+  const listening = new Set<number>();
+  const restarts: number[] = [];
+  const aggregator = new AggregatorRegistry();
+
+  const stopAll = (signal: NodeJS.Signals) => {
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+  };
+  const exitWhenAllGone = (code: number) => {
+    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(code);
+    cluster.on('exit', () => Object.keys(cluster.workers ?? {}).length === 0 && process.exit(code));
+  };
+
+  const fork = (): Worker => {
+    const worker = cluster.fork();
+    worker.on('message', (message: ListeningMessage | MetricsRequest) => {
+      if (message?.type === 'metrics') {
+        const { id } = message;
+        const answer = (reply: MetricsAnswer) => worker.isConnected() && worker.send(reply);
+        aggregator.clusterMetrics().then(
+          (text) => answer({ type: 'metrics', id, text }),
+          (error: Error) => answer({ type: 'metrics', id, error: error.message }),
+        );
+        return;
+      }
+      if (message?.type !== 'listening') return;
+      listening.add(worker.id);
+      if (!started && listening.size === processes) {
+        started = true;
+        logger.info({ url: message.url, docs: `${message.url}/docs`, processes }, 'listening');
+      }
+    });
+    return worker;
+  };
+
+  cluster.on('exit', (worker, code, signal) => {
+    const wasListening = listening.delete(worker.id);
+    if (stopping) {
+      logger.info({ pid: worker.process.pid, code, signal }, 'server process stopped');
+      return;
+    }
+    if (!started || !wasListening) {
+      // A process that could not start: the others could not either (same configuration).
+      stopping = true;
+      logger.fatal({ pid: worker.process.pid, code, signal }, 'a server process could not start; stopping');
+      stopAll('SIGTERM');
+      exitWhenAllGone(code || 1);
+      return;
+    }
+    const now = Date.now();
+    restarts.push(now);
+    while (restarts.length && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
+    if (restarts.length > MAX_RESTARTS) {
+      stopping = true;
+      logger.fatal({ restarts: restarts.length }, 'server processes keep dying; stopping');
+      stopAll('SIGTERM');
+      exitWhenAllGone(1);
+      return;
+    }
+    logger.error({ pid: worker.process.pid, code, signal }, 'a server process died; starting another');
+    fork();
+  });
+
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal, processes: Object.keys(cluster.workers ?? {}).length }, 'shutting down');
+    stopAll('SIGTERM');
+    exitWhenAllGone(0);
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+
+  for (let i = 0; i < processes; i++) fork();
+}
