@@ -173,6 +173,9 @@ it('retries a failing receiver with growing delays: two failures, then one succe
   expect(listed.body.data[1].attributes.responseSnippet).toBe('scripted 503');
   expect(listed.body.data[0].attributes.nextAttemptAt).toBeNull();
   expect(listed.body.data[2].attributes.requestId).toBe(requests[0]!.headers['x-request-id']);
+  const metrics = service.runtime.metrics.registry;
+  const counted = (await metrics.getSingleMetric('wallet_delivery_attempts_total')!.get()).values;
+  expect(counted.find((v) => v.labels.channel === 'webhook' && v.labels.outcome === 'httpError')?.value).toBeGreaterThanOrEqual(2);
   const delivery = await service.database.db.prisma.webhookDelivery.findFirstOrThrow({ where: { subscriptionId: sub.id } });
   expect(delivery).toMatchObject({ status: 'delivered', attempts: 3 });
   await new Promise((resolve) => setTimeout(resolve, 1500));

@@ -213,6 +213,7 @@ export const webhookDeliveryJob = defineJob<WebhookDeliveryPayload, Runtime>({
       }
       const requestId = randomUUID();
       const result = await attempt(runtime, subscription, head, requestId);
+      runtime.metrics.deliveryAttempts.inc({ channel: 'webhook', outcome: result.outcome });
       if (result.outcome === 'delivered') {
         await recordDelivered(runtime.db.prisma, runtime.clock.now(), subscription.id, head, requestId, result);
         delivered++;
