@@ -1198,7 +1198,7 @@ export interface paths {
          * List the delivery attempts of a webhook subscription
          * @description Every request made to the subscription's URL, newest first: the event, the attempt number,
          *     the `X-Request-Id` sent, the outcome, the status and the first 1 KiB of the answer, how long
-         *     it took and when the next attempt is due. Extension of this service.
+         *     it took and when the next attempt is due. Kept 30 days. Extension of this service.
          */
         get: operations["listWebhookDeliveryAttempts"];
         put?: never;

@@ -305,3 +305,25 @@ it('takes up, at the next start, pending deliveries that have no job any more', 
   expect(request!.raw.toString('utf8')).toBe(payload);
   expect(verifyWebhookSignature(sub.secret, request!)).toBe(true);
 }, 30_000);
+
+it('keeps events, their deliveries and attempts 30 days: a new event of the account removes older ones', async () => {
+  const hooks = await receiver();
+  const tenant = await service.createAccount();
+  const sub = await subscribe(service, tenant.token, `${hooks.url}/retention`);
+  await sendTest(service, tenant.token, sub.id);
+  await hooks.waitFor(1);
+  const prisma = service.database.db.prisma;
+  const [expired] = await prisma.webhookEvent.findMany({ where: { accountId: tenant.accountId } });
+  await prisma.webhookEvent.update({ where: { id: expired!.id }, data: { occurredAt: new Date(Date.now() - 31 * 86_400_000) } });
+  await sendTest(service, tenant.token, sub.id);
+  await hooks.waitFor(2);
+  const left = await prisma.webhookEvent.findMany({ where: { accountId: tenant.accountId } });
+  expect(left).toHaveLength(1);
+  expect(left[0]!.id).not.toBe(expired!.id);
+  // The expired event's delivery and attempt went with it; the new one's attempt is recorded once the receiver answered.
+  expect(await prisma.webhookDelivery.count({ where: { subscriptionId: sub.id } })).toBe(1);
+  const deadline = Date.now() + 5000;
+  while ((await prisma.webhookDeliveryAttempt.count({ where: { subscriptionId: sub.id } })) === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+  const attempts = await prisma.webhookDeliveryAttempt.findMany({ where: { subscriptionId: sub.id }, include: { delivery: true } });
+  expect(attempts.map((a) => a.delivery.eventId)).toEqual([left[0]!.id]);
+}, 30_000);

@@ -11,6 +11,9 @@
  * whose `included` holds the subject as its GET operation returns it. It is built once, when the
  * event happens, and stored as text, so every retry sends the same bytes.
  *
+ * Events are kept {@link EVENT_RETENTION_DAYS} days with their deliveries and attempts: each new
+ * event of an account removes up to {@link PRUNED_PER_EVENT} of the account's older ones.
+ *
  * @module delivery/webhookEvents
  */
 import { randomUUID } from 'node:crypto';
@@ -19,6 +22,11 @@ import type { Config } from '../config.ts';
 import type { PrismaExecutor } from '../db/database.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { queueWebhookDeliveries } from './webhookDelivery.ts';
+
+/** How long events, their deliveries and their attempts are kept, in days. */
+export const EVENT_RETENTION_DAYS = 30;
+/** The most expired events one new event removes (the pruning stays a small, bounded statement). */
+const PRUNED_PER_EVENT = 100;
 
 /** An event a subscription can listen to (contract `WebhookEventType`). */
 export type WebhookEventType = components['schemas']['WebhookEventType'];
@@ -107,6 +115,11 @@ async function storeEvent(
   scope: WebhookEventScope,
   event: { id: string; accountId: string; type: WebhookType; payload: unknown; at: Date; orderingKey: string; subscriptionIds: string[] },
 ): Promise<void> {
+  await tx.$executeRaw`
+    DELETE FROM webhook_events WHERE id IN (
+      SELECT id FROM webhook_events
+       WHERE account_id = ${event.accountId}::uuid AND occurred_at < ${event.at}::timestamptz - make_interval(days => ${EVENT_RETENTION_DAYS})
+       ORDER BY occurred_at LIMIT ${PRUNED_PER_EVENT})`;
   await tx.$executeRaw`
     INSERT INTO webhook_events (id, account_id, event_type, payload, occurred_at)
     VALUES (${event.id}::uuid, ${event.accountId}::uuid, ${event.type}, ${JSON.stringify(event.payload)}, ${event.at})`;
