@@ -15,6 +15,7 @@ import { binary, SimulatedIphone } from './support/simulatedIphone.ts';
 import { startTestService, type TestService } from './support/testService.ts';
 import { startWebhookReceiver, verifyWebhookSignature, type ReceivedWebhook, type WebhookReceiver } from './support/webhookReceiver.ts';
 import { webhookBodyProblems } from './support/webhookContract.ts';
+import { recordWebhookEvent } from '../src/delivery/webhookEvents.ts';
 
 const ALL_EVENTS = ['passCreated', 'passInstalled', 'passRemoved', 'passScanned', 'passUpdated', 'batchCompleted', 'passTemplateProcessed'];
 const BASE_MS = 1000;
@@ -326,4 +327,27 @@ it('keeps events, their deliveries and attempts 30 days: a new event of the acco
   while ((await prisma.webhookDeliveryAttempt.count({ where: { subscriptionId: sub.id } })) === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
   const attempts = await prisma.webhookDeliveryAttempt.findMany({ where: { subscriptionId: sub.id }, include: { delivery: true } });
   expect(attempts.map((a) => a.delivery.eventId)).toEqual([left[0]!.id]);
+}, 30_000);
+
+it('records nothing and sends nothing when the write that caused an event rolls back', async () => {
+  const hooks = await receiver();
+  const tenant = await service.createAccount();
+  const sub = await subscribe(service, tenant.token, `${hooks.url}/rollback`);
+  const subject = '0194f3c4-2a6b-7d10-9e3f-4b5c6d7e8f90';
+  const event = { accountId: tenant.accountId, entityId: null, type: 'passCreated' as const, subject: { relationship: 'pass' as const, type: 'pass' as const, id: subject }, at: new Date(), resource: () => ({ id: subject, type: 'pass' }) };
+  await expect(
+    service.runtime.db.write(async (tx) => {
+      expect(await recordWebhookEvent(tx, service.runtime, event)).toBe(1);
+      throw new Error('the change failed after its event was recorded');
+    }),
+  ).rejects.toThrow('the change failed');
+  const prisma = service.database.db.prisma;
+  expect(await prisma.webhookEvent.count({ where: { accountId: tenant.accountId } })).toBe(0);
+  expect(await prisma.webhookDelivery.count({ where: { subscriptionId: sub.id } })).toBe(0);
+  const [jobs] = await prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhook-delivery' AND singleton_key LIKE ${`${sub.id}/%`}`;
+  expect(jobs!.n).toBe(0);
+  // The same event in a write that commits is delivered.
+  await service.runtime.db.write((tx) => recordWebhookEvent(tx, service.runtime, event));
+  const [request] = await hooks.waitFor(1);
+  expect(request!.body.data.relationships.pass.data.id).toBe(subject);
 }, 30_000);
