@@ -1088,6 +1088,152 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhook-subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook subscriptions
+         * @description The account's webhook subscriptions, oldest first, paginated, without their secrets.
+         *     Extension of this service (PassEntry has no list).
+         */
+        get: operations["listWebhookSubscriptions"];
+        put?: never;
+        /**
+         * Create a webhook subscription
+         * @description Subscribes an HTTPS endpoint to events of the account (`scopeType` `organisation`) or of one
+         *     of its entities (`entity`, `scopeName` = the entity id), as PassEntry does (PassEntry API
+         *     reference, webhook subscriptions). The answer carries `secretKey`, the signing secret of
+         *     the deliveries; it is shown again only by `rotateWebhookSubscriptionSecret`. The URL must be
+         *     `https:` and resolve to public addresses only (`400` pointing at `/webhookSubscription/url`
+         *     otherwise, unless the operator set `WEBHOOK_ALLOW_PRIVATE=true`). A scope holds at most 10
+         *     subscriptions and each URL once (`409` pointing at `/webhookSubscription/url` for a URL
+         *     already subscribed in the scope, `409` `webhook_subscription_limit` past 10). An entity that
+         *     is not the account's is `400` pointing at `/webhookSubscription/scopeName`.
+         *     See [Webhooks](#tag/Webhooks) for the deliveries and how to verify them.
+         */
+        post: operations["createWebhookSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-subscriptions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of one of the account's webhook subscriptions. */
+                id: components["parameters"]["WebhookSubscriptionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Retrieve a webhook subscription
+         * @description One webhook subscription of the account, without its secret (PassEntry API reference,
+         *     webhook subscriptions). `disabledReason` says why the service disabled it, if it did.
+         *     Another account's subscription is `404`.
+         */
+        get: operations["getWebhookSubscription"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook subscription
+         * @description Deletes the subscription with its pending deliveries and its delivery record. Extension of
+         *     this service (PassEntry has no delete).
+         */
+        delete: operations["deleteWebhookSubscription"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook subscription
+         * @description Changes `url`, `enabled` or `subscribedEvents` (PassEntry API reference, webhook
+         *     subscriptions); the scope cannot change. A new URL is checked as on creation (`400`,
+         *     `409` for a URL the scope already has). Enabling a subscription clears `disabledReason` and
+         *     `consecutiveFailures` and resumes its pending deliveries.
+         */
+        patch: operations["updateWebhookSubscription"];
+        trace?: never;
+    };
+    "/api/v1/webhook-subscriptions/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of one of the account's webhook subscriptions. */
+                id: components["parameters"]["WebhookSubscriptionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rotate the secret of a webhook subscription
+         * @description Replaces the signing secret (PassEntry API reference, webhook subscriptions) and shows the
+         *     new one, once. Every request made from now on, retries of earlier events included, is
+         *     signed with the new secret.
+         */
+        patch: operations["rotateWebhookSubscriptionSecret"];
+        trace?: never;
+    };
+    "/api/v1/webhook-subscriptions/{id}/delivery-attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of one of the account's webhook subscriptions. */
+                id: components["parameters"]["WebhookSubscriptionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the delivery attempts of a webhook subscription
+         * @description Every request made to the subscription's URL, newest first: the event, the attempt number,
+         *     the `X-Request-Id` sent, the outcome, the status and the first 1 KiB of the answer, how long
+         *     it took and when the next attempt is due. Kept 30 days. Extension of this service.
+         */
+        get: operations["listWebhookDeliveryAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-subscriptions/{id}/test-event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of one of the account's webhook subscriptions. */
+                id: components["parameters"]["WebhookSubscriptionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a webhook subscription
+         * @description Queues a `test` webhook for this subscription only, signed and retried like any event, and
+         *     answers with its body. Its attempts appear in `listWebhookDeliveryAttempts`. A disabled
+         *     subscription is `409` (enable it first).
+         */
+        post: operations["sendWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -1165,7 +1311,169 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    passCreated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pass created
+         * @description A pass was issued (`createPass`). Sent to every enabled subscription of the account that lists `passCreated` in
+         *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
+         *     to). The body is taken when the event happened. Deliveries to one subscription about one
+         *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
+         */
+        post: operations["sendPassCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    passInstalled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pass installed
+         * @description The pass was added to a wallet: the first Apple device registered for its updates. Sent to every enabled subscription of the account that lists `passInstalled` in
+         *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
+         *     to). The body is taken when the event happened. Deliveries to one subscription about one
+         *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
+         */
+        post: operations["sendPassInstalledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    passRemoved: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pass removed
+         * @description The pass was removed from its last wallet: the last Apple device unregistered. Sent to every enabled subscription of the account that lists `passRemoved` in
+         *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
+         *     to). The body is taken when the event happened. Deliveries to one subscription about one
+         *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
+         */
+        post: operations["sendPassRemovedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    passScanned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pass scanned
+         * @description A scan of the pass was recorded (`logScan`, or a scan `createScan` accepted). Sent to every enabled subscription of the account that lists `passScanned` in
+         *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
+         *     to). The body is taken when the event happened. Deliveries to one subscription about one
+         *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
+         */
+        post: operations["sendPassScannedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    passUpdated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pass updated
+         * @description The pass changed: `updatePass` (fields, deactivation, reactivation) or its loyalty balance (`updateLoyalty`). Extension of this service. Sent to every enabled subscription of the account that lists `passUpdated` in
+         *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
+         *     to). The body is taken when the event happened. Deliveries to one subscription about one
+         *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
+         */
+        post: operations["sendPassUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    batchCompleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Batch completed
+         * @description A wallet messaging batch finished sending (`status` `completed` or `failed`). Extension of this service. Sent to every enabled subscription of the account that lists `batchCompleted` in
+         *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
+         *     to). The body is taken when the event happened. Deliveries to one subscription about one
+         *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
+         */
+        post: operations["sendBatchCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    passTemplateProcessed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pass template processed
+         * @description A pass template, or its new design, finished processing (successfully or not: see the template in `included`). Extension of this service. Sent to every enabled subscription of the account that lists `passTemplateProcessed` in
+         *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
+         *     to). The body is taken when the event happened. Deliveries to one subscription about one
+         *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
+         */
+        post: operations["sendPassTemplateProcessedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -1723,7 +2031,8 @@ export interface components {
              * @description Stable, machine-readable error code in snake_case. Clients branch on this, never on `title`
              *     or `detail`. Codes in use: `validation_failed`, `invalid_json`, `unauthorized`, `not_found`,
              *     `method_not_allowed`, `conflict`, `payload_too_large`, `unsupported_media_type`,
-             *     `idempotency_key_reused`, `rate_limited`, `internal_error`, `service_unavailable`.
+             *     `idempotency_key_reused`, `webhook_subscription_limit`, `rate_limited`, `internal_error`,
+             *     `service_unavailable`.
              * @example not_found
              */
             code: string;
@@ -3487,6 +3796,209 @@ export interface components {
              */
             logs: string[];
         };
+        /**
+         * Format: uri
+         * @description Where events are POSTed: an `https:` URL whose host resolves to public addresses only (no
+         *     private, loopback, link-local or other special-purpose address, checked at creation and again
+         *     before every delivery, after resolving the name). The operator may allow private addresses,
+         *     and `http:` on loopback, with `WEBHOOK_ALLOW_PRIVATE=true`. No credentials in the URL.
+         * @example https://hooks.example.com/wallet
+         */
+        WebhookUrl: string;
+        /**
+         * @description What a subscription listens to: every event of the account (`organisation`), or the events
+         *     that happen at one entity (`entity`): scans by its readers (`passScanned`) and its message
+         *     batches (`batchCompleted`). Passes and pass templates belong to the account, so their other
+         *     events reach `organisation` subscriptions only.
+         * @example organisation
+         * @enum {string}
+         */
+        WebhookScopeType: "organisation" | "entity";
+        /**
+         * @description The scope's name: for `entity`, the id of one of the account's entities; for `organisation`,
+         *     the account id (filled in by the service when left out).
+         * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e11
+         */
+        WebhookScopeName: string;
+        /**
+         * @description An event a webhook subscription can listen to. `passCreated`, `passInstalled` (the pass was
+         *     added to a wallet: the first Apple device registered for it), `passRemoved` (the last device
+         *     unregistered) and `passScanned` are PassEntry's (PassEntry API reference, webhooks);
+         *     `passUpdated` (the pass or its loyalty balance changed), `batchCompleted` (a wallet messaging
+         *     batch finished sending) and `passTemplateProcessed` (a template, or its new design, is
+         *     processed and can issue passes) are extensions of this service.
+         * @example passScanned
+         * @enum {string}
+         */
+        WebhookEventType: "passCreated" | "passInstalled" | "passRemoved" | "passScanned" | "passUpdated" | "batchCompleted" | "passTemplateProcessed";
+        /** @description The events delivered to the subscription (at least one, each at most once). */
+        WebhookSubscribedEvents: components["schemas"]["WebhookEventType"][];
+        /**
+         * @description Attributes of a webhook subscription (PassEntry API reference, webhook subscriptions). The
+         *     secret is never returned here: see `WebhookSubscriptionWithSecretAttributes`.
+         */
+        WebhookSubscriptionAttributes: {
+            url: components["schemas"]["WebhookUrl"];
+            /** @description Whether events are delivered. A disabled subscription records no new events. */
+            enabled: boolean;
+            scopeType: components["schemas"]["WebhookScopeType"];
+            scopeName: components["schemas"]["WebhookScopeName"];
+            subscribedEvents: components["schemas"]["WebhookSubscribedEvents"];
+            /** @description Deliveries given up in a row since the last successful one (`WEBHOOK_DISABLE_AFTER_FAILURES` of them disable the subscription). */
+            consecutiveFailures: number;
+            /** @description Why the service disabled the subscription; null unless it did. Cleared when the subscription is enabled again. */
+            disabledReason: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /** @description A webhook subscription resource object (PassEntry API reference, webhook subscriptions). */
+        WebhookSubscription: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "webhookSubscription";
+            attributes: components["schemas"]["WebhookSubscriptionAttributes"];
+        };
+        /** @description A page of the account's webhook subscriptions, oldest first. */
+        WebhookSubscriptionCollectionDocument: {
+            data: components["schemas"]["WebhookSubscription"][];
+            meta: components["schemas"]["PaginationMeta"];
+            links: components["schemas"]["PaginationLinks"];
+        };
+        /**
+         * @description Body of `createWebhookSubscription` (PassEntry API reference, webhook subscriptions). Webhook
+         *     subscriptions are written with this schema and `WebhookSubscriptionUpdateRequest`, and read as
+         *     `WebhookSubscription` / `WebhookSubscriptionWithSecret` (explicit read and write siblings).
+         */
+        WebhookSubscriptionCreateRequest: {
+            webhookSubscription: {
+                url: components["schemas"]["WebhookUrl"];
+                scopeType: components["schemas"]["WebhookScopeType"];
+                scopeName?: components["schemas"]["WebhookScopeName"];
+                subscribedEvents: components["schemas"]["WebhookSubscribedEvents"];
+                /**
+                 * @description Whether events are delivered from the start.
+                 * @default true
+                 */
+                enabled?: boolean;
+            };
+        };
+        /**
+         * @description The subscription's signing secret: every delivery carries `X-Webhook-Signature`, the HMAC-SHA256
+         *     of the raw request body keyed with this string, in lowercase hex. Shown only when the
+         *     subscription is created and when the secret is rotated; stored encrypted.
+         * @example whsec_3q2-7wX9kP1mZ4bV8nR6tY0uI5oA2sD7fG9hJ3kL1zQ
+         */
+        WebhookSecretKey: string;
+        /**
+         * @description Attributes of a webhook subscription as `createWebhookSubscription` and
+         *     `rotateWebhookSubscriptionSecret` return them: those of `WebhookSubscriptionAttributes` plus
+         *     the signing secret, shown only in these two answers.
+         */
+        WebhookSubscriptionWithSecretAttributes: {
+            secretKey: components["schemas"]["WebhookSecretKey"];
+            url: components["schemas"]["WebhookUrl"];
+            /** @description Whether events are delivered. A disabled subscription records no new events. */
+            enabled: boolean;
+            scopeType: components["schemas"]["WebhookScopeType"];
+            scopeName: components["schemas"]["WebhookScopeName"];
+            subscribedEvents: components["schemas"]["WebhookSubscribedEvents"];
+            /** @description Deliveries given up in a row since the last successful one (`WEBHOOK_DISABLE_AFTER_FAILURES` of them disable the subscription). */
+            consecutiveFailures: number;
+            /** @description Why the service disabled the subscription; null unless it did. Cleared when the subscription is enabled again. */
+            disabledReason: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /** @description A webhook subscription resource object with its signing secret (`createWebhookSubscription`, `rotateWebhookSubscriptionSecret`). */
+        WebhookSubscriptionWithSecret: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "webhookSubscription";
+            attributes: components["schemas"]["WebhookSubscriptionWithSecretAttributes"];
+        };
+        /** @description A document holding one webhook subscription and its signing secret. */
+        WebhookSubscriptionWithSecretDocument: {
+            data: components["schemas"]["WebhookSubscriptionWithSecret"];
+        };
+        /** @description A document holding one webhook subscription. */
+        WebhookSubscriptionDocument: {
+            data: components["schemas"]["WebhookSubscription"];
+        };
+        /**
+         * @description Body of `updateWebhookSubscription`: any non-empty subset of `url`, `enabled` and
+         *     `subscribedEvents`. The scope cannot change; members left out keep their values.
+         */
+        WebhookSubscriptionUpdateRequest: {
+            webhookSubscription: {
+                url?: components["schemas"]["WebhookUrl"];
+                /** @description False stops deliveries (pending ones wait); true resumes them and clears `disabledReason` and `consecutiveFailures`. */
+                enabled?: boolean;
+                subscribedEvents?: components["schemas"]["WebhookSubscribedEvents"];
+            };
+        };
+        /**
+         * @description The `webhookType` of a delivered webhook — one of the events of `WebhookEventType`, or `test` for a delivery made by `sendWebhookTestEvent`.
+         * @example passCreated
+         * @enum {string}
+         */
+        WebhookType: "passCreated" | "passInstalled" | "passRemoved" | "passScanned" | "passUpdated" | "batchCompleted" | "passTemplateProcessed" | "test";
+        /** @description One HTTP request made to deliver an event to a subscription (`webhookDeliveryAttempt`). */
+        WebhookDeliveryAttempt: {
+            id: string;
+            /** @constant */
+            type: "webhookDeliveryAttempt";
+            attributes: {
+                eventId: components["schemas"]["Uuid"];
+                webhookType: components["schemas"]["WebhookType"];
+                deliveryId: components["schemas"]["Uuid"];
+                /** @description 1 for the delivery's first request, then 2, 3 … for its retries. */
+                attempt: number;
+                requestId: components["schemas"]["Uuid"];
+                /**
+                 * @description `delivered` (a 2xx answer); `httpError` (another status); `timeout` (no full answer
+                 *     within 10 s); `networkError` (no connection); `refused` (the URL no longer passes the
+                 *     destination check, e.g. its name now resolves to a private address).
+                 * @enum {string}
+                 */
+                outcome: "delivered" | "httpError" | "timeout" | "networkError" | "refused";
+                /**
+                 * @description The HTTP status answered; 0 when none came.
+                 * @example 200
+                 */
+                status: number;
+                /** @description The first 1 KiB of the response body, as text; null when there was none. */
+                responseSnippet: string | null;
+                /** @description What went wrong when no answer came. */
+                error: string | null;
+                /** @description How long the request took, in milliseconds. */
+                durationMs: number;
+                /** @description When the next attempt is due; null after a success, or when the delivery was given up. */
+                nextAttemptAt: components["schemas"]["Timestamp"] | null;
+                createdAt: components["schemas"]["Timestamp"];
+            };
+        };
+        /** @description A page of a subscription's delivery attempts, newest first. */
+        WebhookDeliveryAttemptCollectionDocument: {
+            data: components["schemas"]["WebhookDeliveryAttempt"][];
+            meta: components["schemas"]["PaginationMeta"];
+            links: components["schemas"]["PaginationLinks"];
+        };
+        /** @description Attributes of a delivered webhook (PassEntry API reference, webhooks). */
+        WebhookAttributes: {
+            timeStamp: components["schemas"]["Timestamp"];
+            webhookType: components["schemas"]["WebhookType"];
+        };
+        /** @description The `webhook` resource object of a test delivery (`webhookType` `test`), with no relationships. */
+        TestWebhook: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "webhook";
+            attributes: components["schemas"]["WebhookAttributes"];
+        };
+        /** @description The body of a test delivery, and the answer of `sendWebhookTestEvent`. */
+        TestWebhookDocument: {
+            data: components["schemas"]["TestWebhook"];
+        };
         /** @description Liveness of the process. */
         HealthStatus: {
             /** @constant */
@@ -3503,6 +4015,75 @@ export interface components {
                  */
                 database: "ok" | "unavailable";
             };
+        };
+        /**
+         * @description The `webhook` resource object of a pass event (PassEntry API reference, webhooks): `id` is the
+         *     event id (also in `X-Webhook-Id`; the same on every retry), the pass is in `relationships.pass`
+         *     and in the document's `included`.
+         */
+        PassWebhook: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "webhook";
+            attributes: components["schemas"]["WebhookAttributes"];
+            relationships: {
+                pass: components["schemas"]["PassRelationship"];
+            };
+        };
+        /**
+         * @description The body of a pass event (`passCreated`, `passInstalled`, `passRemoved`, `passScanned`,
+         *     `passUpdated`): the `webhook` resource object and the pass as `getPass` returns it, taken when
+         *     the event happened.
+         */
+        PassWebhookDocument: {
+            data: components["schemas"]["PassWebhook"];
+            included: components["schemas"]["Pass"][];
+        };
+        /** @description A to-one relationship to a batch. */
+        BatchRelationship: {
+            data: {
+                id: components["schemas"]["Uuid"];
+                /** @constant */
+                type: "walletMessaging";
+            };
+        };
+        /** @description The `webhook` resource object of `batchCompleted`; the batch is in `relationships.batch` and in `included`. */
+        BatchWebhook: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "webhook";
+            attributes: components["schemas"]["WebhookAttributes"];
+            relationships: {
+                batch: components["schemas"]["BatchRelationship"];
+            };
+        };
+        /** @description The body of `batchCompleted`: the `webhook` resource object and the batch as `getBatch` returns it. */
+        BatchWebhookDocument: {
+            data: components["schemas"]["BatchWebhook"];
+            included: components["schemas"]["Batch"][];
+        };
+        /** @description A to-one relationship to a pass template. */
+        PassTemplateRelationship: {
+            data: {
+                id: components["schemas"]["Uuid"];
+                /** @constant */
+                type: "passTemplate";
+            };
+        };
+        /** @description The `webhook` resource object of `passTemplateProcessed`; the template is in `relationships.passTemplate` and in `included`. */
+        PassTemplateWebhook: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "webhook";
+            attributes: components["schemas"]["WebhookAttributes"];
+            relationships: {
+                passTemplate: components["schemas"]["PassTemplateRelationship"];
+            };
+        };
+        /** @description The body of `passTemplateProcessed`: the `webhook` resource object and the template as `getPassTemplate` returns it. */
+        PassTemplateWebhookDocument: {
+            data: components["schemas"]["PassTemplateWebhook"];
+            included: components["schemas"]["PassTemplate"][];
         };
     };
     responses: {
@@ -3762,6 +4343,28 @@ export interface components {
         AppleSerialNumber: components["schemas"]["Uuid"];
         /** @description The `lastUpdated` tag of the device's previous call (absent on its first call): only passes changed after it are listed. */
         PassesUpdatedSince: string;
+        /** @description The id of one of the account's webhook subscriptions. */
+        WebhookSubscriptionId: components["schemas"]["Uuid"];
+        /**
+         * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
+         *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
+         *     JSON, and compare in constant time.
+         */
+        WebhookSignature: string;
+        /**
+         * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
+         *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
+         */
+        WebhookSignatureV2: string;
+        /**
+         * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
+         *     replays; the value also goes into `X-Webhook-Signature-V2`.
+         */
+        WebhookTimestamp: string;
+        /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
+        WebhookId: components["schemas"]["Uuid"];
+        /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
+        WebhookRequestId: components["schemas"]["Uuid"];
     };
     requestBodies: never;
     headers: {
@@ -5727,6 +6330,267 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listWebhookSubscriptions: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
+                page?: components["parameters"]["Page"];
+                /** @description Records per page, 1–100 (PassEntry API reference, limits shows 25 as the default page size of lists). */
+                perPage?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subscriptions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookSubscriptionCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The subscription was created; the body shows its secret once. */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    /** @description URL of the subscription (`getWebhookSubscription`). */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionWithSecretDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of one of the account's webhook subscriptions. */
+                id: components["parameters"]["WebhookSubscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of one of the account's webhook subscriptions. */
+                id: components["parameters"]["WebhookSubscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription was deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of one of the account's webhook subscriptions. */
+                id: components["parameters"]["WebhookSubscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookSubscriptionUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated subscription. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSubscriptionSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of one of the account's webhook subscriptions. */
+                id: components["parameters"]["WebhookSubscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription with its new secret. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionWithSecretDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveryAttempts: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
+                page?: components["parameters"]["Page"];
+                /** @description Records per page, 1–100 (PassEntry API reference, limits shows 25 as the default page size of lists). */
+                perPage?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path: {
+                /** @description The id of one of the account's webhook subscriptions. */
+                id: components["parameters"]["WebhookSubscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attempts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryAttemptCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of one of the account's webhook subscriptions. */
+                id: components["parameters"]["WebhookSubscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test event is queued; this is the body that will be sent. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestWebhookDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getHealth: {
         parameters: {
             query?: never;
@@ -5810,6 +6674,356 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendPassCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
+                 *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
+                 *     JSON, and compare in constant time.
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
+                 *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
+                 */
+                "X-Webhook-Signature-V2": components["parameters"]["WebhookSignatureV2"];
+                /**
+                 * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
+                 *     replays; the value also goes into `X-Webhook-Signature-V2`.
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
+                "X-Request-Id": components["parameters"]["WebhookRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PassWebhookDocument"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status within 10 seconds means delivered; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds, is retried with exponential back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    sendPassInstalledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
+                 *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
+                 *     JSON, and compare in constant time.
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
+                 *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
+                 */
+                "X-Webhook-Signature-V2": components["parameters"]["WebhookSignatureV2"];
+                /**
+                 * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
+                 *     replays; the value also goes into `X-Webhook-Signature-V2`.
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
+                "X-Request-Id": components["parameters"]["WebhookRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PassWebhookDocument"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status within 10 seconds means delivered; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds, is retried with exponential back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    sendPassRemovedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
+                 *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
+                 *     JSON, and compare in constant time.
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
+                 *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
+                 */
+                "X-Webhook-Signature-V2": components["parameters"]["WebhookSignatureV2"];
+                /**
+                 * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
+                 *     replays; the value also goes into `X-Webhook-Signature-V2`.
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
+                "X-Request-Id": components["parameters"]["WebhookRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PassWebhookDocument"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status within 10 seconds means delivered; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds, is retried with exponential back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    sendPassScannedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
+                 *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
+                 *     JSON, and compare in constant time.
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
+                 *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
+                 */
+                "X-Webhook-Signature-V2": components["parameters"]["WebhookSignatureV2"];
+                /**
+                 * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
+                 *     replays; the value also goes into `X-Webhook-Signature-V2`.
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
+                "X-Request-Id": components["parameters"]["WebhookRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PassWebhookDocument"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status within 10 seconds means delivered; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds, is retried with exponential back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    sendPassUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
+                 *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
+                 *     JSON, and compare in constant time.
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
+                 *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
+                 */
+                "X-Webhook-Signature-V2": components["parameters"]["WebhookSignatureV2"];
+                /**
+                 * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
+                 *     replays; the value also goes into `X-Webhook-Signature-V2`.
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
+                "X-Request-Id": components["parameters"]["WebhookRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PassWebhookDocument"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status within 10 seconds means delivered; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds, is retried with exponential back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    sendBatchCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
+                 *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
+                 *     JSON, and compare in constant time.
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
+                 *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
+                 */
+                "X-Webhook-Signature-V2": components["parameters"]["WebhookSignatureV2"];
+                /**
+                 * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
+                 *     replays; the value also goes into `X-Webhook-Signature-V2`.
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
+                "X-Request-Id": components["parameters"]["WebhookRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchWebhookDocument"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status within 10 seconds means delivered; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds, is retried with exponential back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    sendPassTemplateProcessedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
+                 *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
+                 *     JSON, and compare in constant time.
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
+                 *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
+                 */
+                "X-Webhook-Signature-V2": components["parameters"]["WebhookSignatureV2"];
+                /**
+                 * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
+                 *     replays; the value also goes into `X-Webhook-Signature-V2`.
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
+                "X-Request-Id": components["parameters"]["WebhookRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PassTemplateWebhookDocument"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status within 10 seconds means delivered; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds, is retried with exponential back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

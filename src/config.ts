@@ -79,6 +79,22 @@ export interface Config {
    */
   apnsUrl: string;
   /**
+   * Let webhook subscriptions point at private, loopback and link-local addresses, and at `http:`
+   * URLs on loopback (`WEBHOOK_ALLOW_PRIVATE`, default false; tests and private installs).
+   */
+  webhookAllowPrivate: boolean;
+  /**
+   * First retry delay of a webhook delivery, in ms (`WEBHOOK_RETRY_BASE_MS`, default 30000); each
+   * further retry waits twice as long (at most an hour), with jitter.
+   */
+  webhookRetryBaseMs: number;
+  /** How long a webhook delivery is retried before it is marked failed, in ms (`WEBHOOK_RETRY_WINDOW_MS`, default 86400000: a day). */
+  webhookRetryWindowMs: number;
+  /** Time allowed for one webhook request, in ms (`WEBHOOK_TIMEOUT_MS`, default 10000). */
+  webhookTimeoutMs: number;
+  /** Deliveries failing in a row after which a subscription is disabled (`WEBHOOK_DISABLE_AFTER_FAILURES`, default 5). */
+  webhookDisableAfterFailures: number;
+  /**
    * Server processes (`WEB_CONCURRENCY`, src/cluster.ts; default: the number of CPUs with
    * `DATABASE_URL`, 1 on the embedded database, which one process owns).
    */
@@ -235,6 +251,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     appleAllowDevelopmentCertificates: boolean(env, 'APPLE_ALLOW_DEVELOPMENT_CERTIFICATES', databaseUrl === undefined),
     imageFetchAllowPrivate: boolean(env, 'IMAGE_FETCH_ALLOW_PRIVATE', false),
     apnsUrl: url(env, 'APNS_URL', ['https:']) ?? 'https://api.push.apple.com',
+    webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 30_000, 10, 3_600_000),
+    webhookRetryWindowMs: integer(env, 'WEBHOOK_RETRY_WINDOW_MS', 86_400_000, 1000, 7 * 86_400_000),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    webhookDisableAfterFailures: integer(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 5, 1, 1000),
     webConcurrency: webConcurrency(env, databaseUrl),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
   };

@@ -60,6 +60,14 @@ import { unregisterDevice } from './resources/appleWalletWebService/unregisterDe
 import { listUpdatedPasses } from './resources/appleWalletWebService/listUpdatedPasses.ts';
 import { getLatestApplePass } from './resources/appleWalletWebService/getLatestApplePass.ts';
 import { logAppleDeviceMessages } from './resources/appleWalletWebService/logAppleDeviceMessages.ts';
+import { createWebhookSubscription } from './resources/webhooks/createWebhookSubscription.ts';
+import { listWebhookSubscriptions } from './resources/webhooks/listWebhookSubscriptions.ts';
+import { getWebhookSubscription } from './resources/webhooks/getWebhookSubscription.ts';
+import { updateWebhookSubscription } from './resources/webhooks/updateWebhookSubscription.ts';
+import { deleteWebhookSubscription } from './resources/webhooks/deleteWebhookSubscription.ts';
+import { rotateWebhookSubscriptionSecret } from './resources/webhooks/rotateWebhookSubscriptionSecret.ts';
+import { listWebhookDeliveryAttempts } from './resources/webhooks/listWebhookDeliveryAttempts.ts';
+import { sendWebhookTestEvent } from './resources/webhooks/sendWebhookTestEvent.ts';
 
 export const handlers: HandlerMap = {
   getHealth,
@@ -117,4 +125,12 @@ export const handlers: HandlerMap = {
   listUpdatedPasses,
   getLatestApplePass,
   logAppleDeviceMessages,
+  createWebhookSubscription,
+  listWebhookSubscriptions,
+  getWebhookSubscription,
+  updateWebhookSubscription,
+  deleteWebhookSubscription,
+  rotateWebhookSubscriptionSecret,
+  listWebhookDeliveryAttempts,
+  sendWebhookTestEvent,
 };

@@ -168,3 +168,23 @@ export type AppleDeviceLog = Prisma.AppleDeviceLogModel
  * it reached already.
  */
 export type DeliveryAttempt = Prisma.DeliveryAttemptModel
+/**
+ * Model WebhookSubscription
+ * An endpoint of an account that receives webhook events (PassEntry: webhook subscriptions).
+ */
+export type WebhookSubscription = Prisma.WebhookSubscriptionModel
+/**
+ * Model WebhookEvent
+ * An event recorded for webhook subscribers, in the transaction of the change that caused it.
+ */
+export type WebhookEvent = Prisma.WebhookEventModel
+/**
+ * Model WebhookDelivery
+ * One event to deliver to one subscription, with its retry state.
+ */
+export type WebhookDelivery = Prisma.WebhookDeliveryModel
+/**
+ * Model WebhookDeliveryAttempt
+ * One HTTP request made to deliver a webhook, and what came back.
+ */
+export type WebhookDeliveryAttempt = Prisma.WebhookDeliveryAttemptModel

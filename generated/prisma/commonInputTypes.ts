@@ -701,6 +701,40 @@ export type EnumDeliveryChannelWithAggregatesFilter<$PrismaModel = never> = {
   _max?: Prisma.NestedEnumDeliveryChannelFilter<$PrismaModel>
 }
 
+export type EnumWebhookScopeTypeFilter<$PrismaModel = never> = {
+  equals?: $Enums.WebhookScopeType | Prisma.EnumWebhookScopeTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.WebhookScopeType[] | Prisma.ListEnumWebhookScopeTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.WebhookScopeType[] | Prisma.ListEnumWebhookScopeTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumWebhookScopeTypeFilter<$PrismaModel> | $Enums.WebhookScopeType
+}
+
+export type EnumWebhookScopeTypeWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.WebhookScopeType | Prisma.EnumWebhookScopeTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.WebhookScopeType[] | Prisma.ListEnumWebhookScopeTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.WebhookScopeType[] | Prisma.ListEnumWebhookScopeTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumWebhookScopeTypeWithAggregatesFilter<$PrismaModel> | $Enums.WebhookScopeType
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumWebhookScopeTypeFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumWebhookScopeTypeFilter<$PrismaModel>
+}
+
+export type EnumWebhookDeliveryStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.WebhookDeliveryStatus | Prisma.EnumWebhookDeliveryStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.WebhookDeliveryStatus[] | Prisma.ListEnumWebhookDeliveryStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.WebhookDeliveryStatus[] | Prisma.ListEnumWebhookDeliveryStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumWebhookDeliveryStatusFilter<$PrismaModel> | $Enums.WebhookDeliveryStatus
+}
+
+export type EnumWebhookDeliveryStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.WebhookDeliveryStatus | Prisma.EnumWebhookDeliveryStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.WebhookDeliveryStatus[] | Prisma.ListEnumWebhookDeliveryStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.WebhookDeliveryStatus[] | Prisma.ListEnumWebhookDeliveryStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumWebhookDeliveryStatusWithAggregatesFilter<$PrismaModel> | $Enums.WebhookDeliveryStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumWebhookDeliveryStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumWebhookDeliveryStatusFilter<$PrismaModel>
+}
+
 export type NestedUuidFilter<$PrismaModel = never> = {
   equals?: string | Prisma.StringFieldRefInput<$PrismaModel>
   in?: string[] | Prisma.ListStringFieldRefInput<$PrismaModel>
@@ -1341,6 +1375,40 @@ export type NestedEnumDeliveryChannelWithAggregatesFilter<$PrismaModel = never> 
   _count?: Prisma.NestedIntFilter<$PrismaModel>
   _min?: Prisma.NestedEnumDeliveryChannelFilter<$PrismaModel>
   _max?: Prisma.NestedEnumDeliveryChannelFilter<$PrismaModel>
+}
+
+export type NestedEnumWebhookScopeTypeFilter<$PrismaModel = never> = {
+  equals?: $Enums.WebhookScopeType | Prisma.EnumWebhookScopeTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.WebhookScopeType[] | Prisma.ListEnumWebhookScopeTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.WebhookScopeType[] | Prisma.ListEnumWebhookScopeTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumWebhookScopeTypeFilter<$PrismaModel> | $Enums.WebhookScopeType
+}
+
+export type NestedEnumWebhookScopeTypeWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.WebhookScopeType | Prisma.EnumWebhookScopeTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.WebhookScopeType[] | Prisma.ListEnumWebhookScopeTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.WebhookScopeType[] | Prisma.ListEnumWebhookScopeTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumWebhookScopeTypeWithAggregatesFilter<$PrismaModel> | $Enums.WebhookScopeType
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumWebhookScopeTypeFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumWebhookScopeTypeFilter<$PrismaModel>
+}
+
+export type NestedEnumWebhookDeliveryStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.WebhookDeliveryStatus | Prisma.EnumWebhookDeliveryStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.WebhookDeliveryStatus[] | Prisma.ListEnumWebhookDeliveryStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.WebhookDeliveryStatus[] | Prisma.ListEnumWebhookDeliveryStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumWebhookDeliveryStatusFilter<$PrismaModel> | $Enums.WebhookDeliveryStatus
+}
+
+export type NestedEnumWebhookDeliveryStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.WebhookDeliveryStatus | Prisma.EnumWebhookDeliveryStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.WebhookDeliveryStatus[] | Prisma.ListEnumWebhookDeliveryStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.WebhookDeliveryStatus[] | Prisma.ListEnumWebhookDeliveryStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumWebhookDeliveryStatusWithAggregatesFilter<$PrismaModel> | $Enums.WebhookDeliveryStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumWebhookDeliveryStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumWebhookDeliveryStatusFilter<$PrismaModel>
 }
 
 

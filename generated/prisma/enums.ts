@@ -144,3 +144,20 @@ export const DeliveryChannel = {
 } as const
 
 export type DeliveryChannel = (typeof DeliveryChannel)[keyof typeof DeliveryChannel]
+
+
+export const WebhookScopeType = {
+  organisation: 'organisation',
+  entity: 'entity'
+} as const
+
+export type WebhookScopeType = (typeof WebhookScopeType)[keyof typeof WebhookScopeType]
+
+
+export const WebhookDeliveryStatus = {
+  pending: 'pending',
+  delivered: 'delivered',
+  failed: 'failed'
+} as const
+
+export type WebhookDeliveryStatus = (typeof WebhookDeliveryStatus)[keyof typeof WebhookDeliveryStatus]

@@ -10,15 +10,18 @@
  * @module http/operation
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { operations } from '../../generated/api.d.ts';
+import type { operations, webhooks } from '../../generated/api.d.ts';
 import type { PrismaExecutor } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
 import type { Runtime } from '../runtime.ts';
 
 export type { operations };
 
-/** Every operationId in the contract. */
-export type OperationId = keyof operations;
+/** The operations of the contract's `webhooks:` section: requests this service sends, not serves. */
+type WebhookOperation = webhooks[keyof webhooks]['post'];
+
+/** Every operationId the service serves: those of the contract's paths (not of its webhooks). */
+export type OperationId = { [K in keyof operations]: operations[K] extends WebhookOperation ? never : K }[keyof operations];
 
 type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : undefined;
 /**

@@ -73,10 +73,17 @@ export interface JobDefinition<Payload, Dependencies> {
    * The work the database says is under way (a template version still processing, a batch still
    * sending), as payloads of jobs that take it up again. Every worker start enqueues them, so work
    * whose worker was killed resumes at once instead of when its job's claim expires
-   * (`expireInSeconds`). Only for definitions whose `run` is safe to run again and concurrently
-   * with another run of the same payload (idempotent, its state in the database).
+   * (`expireInSeconds`). Only for definitions whose `run` is safe to run again (idempotent, its
+   * state in the database) and either safe concurrently with another run of the same payload or
+   * kept from that by a {@link singletonKey} on a `stately` queue.
    */
   inFlight?(dependencies: Dependencies): Promise<Payload[]>;
+  /**
+   * The singleton key of a payload, on a `stately` queue: the jobs {@link inFlight} queues at
+   * start are sent with it, so that they are coalesced with a job of the same key already
+   * waiting and never run beside one already running.
+   */
+  singletonKey?(payload: Payload): string;
 }
 
 /** A definition of any payload, as the registry holds them. */

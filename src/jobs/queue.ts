@@ -79,10 +79,12 @@ export interface JobQueue {
   /**
    * Enqueues a job on pg-boss's own connection, outside any transaction (for work that is already
    * stored, e.g. resuming it at start).
-   * @returns The job id.
-   * @throws Error when the queue is not started, or pg-boss refused the job.
+   * @param options.singletonKey As for `send`: on a `stately` queue the job is coalesced into a
+   *   queued one with the key.
+   * @returns The job id, or null when the job was coalesced into a queued one.
+   * @throws Error when the queue is not started, or pg-boss refused a job without a singleton key.
    */
-  enqueue<Payload>(queue: JobDefinition<Payload, never>, data: NoInfer<Payload>): Promise<string>;
+  enqueue<Payload>(queue: JobDefinition<Payload, never>, data: NoInfer<Payload>, options?: { singletonKey?: string }): Promise<string | null>;
   /**
    * Runs `handler` for the jobs of `queue` in this process until `stop()`: up to
    * `queue.settings.batchSize` jobs at a time (default 1), fetching again at once while fetches
@@ -162,10 +164,10 @@ export function createJobQueue(db: Database, logger: Logger, queues: readonly An
       );
     },
 
-    async enqueue(queue, data) {
+    async enqueue(queue, data, enqueueOptions = {}) {
       assertStarted();
-      const id = await boss.send(queue.name, data as object);
-      if (!id) throw new Error(`pg-boss did not accept the ${queue.name} job.`);
+      const id = await boss.send(queue.name, data as object, enqueueOptions.singletonKey ? { singletonKey: enqueueOptions.singletonKey } : {});
+      if (!id && !enqueueOptions.singletonKey) throw new Error(`pg-boss did not accept the ${queue.name} job.`);
       return id;
     },
 

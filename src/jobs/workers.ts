@@ -16,7 +16,8 @@ import { withRetryPolicy } from './retryPolicy.ts';
  * dead process stay claimed until their `expireInSeconds` runs out, and this takes the work up
  * again within a polling interval of the start instead. Those definitions' work is safe to run
  * again and concurrently, so a duplicate of a job that is still queued or running elsewhere
- * changes nothing.
+ * changes nothing; a definition with a `singletonKey` has its jobs sent with the key instead, so
+ * that they are coalesced with the job of the key (src/jobs/jobDefinition.ts).
  * @param definitions The job definitions to work on (their queues were created by `queue.start()`).
  * @param dependencies What the definitions' work gets (the runtime).
  * @throws Error when the queue is not started, or an `inFlight` query fails.
@@ -29,7 +30,9 @@ export async function startWorkers<Dependencies>(
 ): Promise<void> {
   for (const definition of definitions) {
     const payloads = definition.inFlight ? await definition.inFlight(dependencies) : [];
-    for (const payload of payloads) await queue.enqueue(definition as AnyJobDefinition<never>, payload as never);
+    for (const payload of payloads) {
+      await queue.enqueue(definition as AnyJobDefinition<never>, payload as never, definition.singletonKey ? { singletonKey: definition.singletonKey(payload) } : {});
+    }
     if (payloads.length) logger.info({ queue: definition.name, resumed: payloads.length }, 'resuming work left in progress');
   }
   for (const definition of definitions) await queue.work(definition as AnyJobDefinition<never>, withRetryPolicy(definition, dependencies, logger));

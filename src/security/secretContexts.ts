@@ -16,3 +16,8 @@ export function applePrivateKeyContext(configurationId: string): string {
 export function appleAuthenticationTokenContext(passId: string): string {
   return `pass/${passId}/appleAuthenticationToken`;
 }
+
+/** The signing secret of a webhook subscription. */
+export function webhookSecretContext(subscriptionId: string): string {
+  return `webhookSubscription/${subscriptionId}/secret`;
+}

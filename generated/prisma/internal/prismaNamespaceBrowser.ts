@@ -71,7 +71,11 @@ export const ModelName = {
   AppleDevice: 'AppleDevice',
   AppleRegistration: 'AppleRegistration',
   AppleDeviceLog: 'AppleDeviceLog',
-  DeliveryAttempt: 'DeliveryAttempt'
+  DeliveryAttempt: 'DeliveryAttempt',
+  WebhookSubscription: 'WebhookSubscription',
+  WebhookEvent: 'WebhookEvent',
+  WebhookDelivery: 'WebhookDelivery',
+  WebhookDeliveryAttempt: 'WebhookDeliveryAttempt'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -427,6 +431,71 @@ export const DeliveryAttemptScalarFieldEnum = {
 } as const
 
 export type DeliveryAttemptScalarFieldEnum = (typeof DeliveryAttemptScalarFieldEnum)[keyof typeof DeliveryAttemptScalarFieldEnum]
+
+
+export const WebhookSubscriptionScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  scopeType: 'scopeType',
+  entityId: 'entityId',
+  scopeName: 'scopeName',
+  url: 'url',
+  secretEncrypted: 'secretEncrypted',
+  enabled: 'enabled',
+  subscribedEvents: 'subscribedEvents',
+  consecutiveFailures: 'consecutiveFailures',
+  disabledReason: 'disabledReason',
+  disabledAt: 'disabledAt',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type WebhookSubscriptionScalarFieldEnum = (typeof WebhookSubscriptionScalarFieldEnum)[keyof typeof WebhookSubscriptionScalarFieldEnum]
+
+
+export const WebhookEventScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  eventType: 'eventType',
+  payload: 'payload',
+  occurredAt: 'occurredAt'
+} as const
+
+export type WebhookEventScalarFieldEnum = (typeof WebhookEventScalarFieldEnum)[keyof typeof WebhookEventScalarFieldEnum]
+
+
+export const WebhookDeliveryScalarFieldEnum = {
+  id: 'id',
+  subscriptionId: 'subscriptionId',
+  eventId: 'eventId',
+  orderingKey: 'orderingKey',
+  sequence: 'sequence',
+  status: 'status',
+  attempts: 'attempts',
+  nextAttemptAt: 'nextAttemptAt',
+  completedAt: 'completedAt',
+  createdAt: 'createdAt'
+} as const
+
+export type WebhookDeliveryScalarFieldEnum = (typeof WebhookDeliveryScalarFieldEnum)[keyof typeof WebhookDeliveryScalarFieldEnum]
+
+
+export const WebhookDeliveryAttemptScalarFieldEnum = {
+  id: 'id',
+  subscriptionId: 'subscriptionId',
+  deliveryId: 'deliveryId',
+  attempt: 'attempt',
+  requestId: 'requestId',
+  outcome: 'outcome',
+  status: 'status',
+  responseSnippet: 'responseSnippet',
+  error: 'error',
+  durationMs: 'durationMs',
+  nextAttemptAt: 'nextAttemptAt',
+  createdAt: 'createdAt'
+} as const
+
+export type WebhookDeliveryAttemptScalarFieldEnum = (typeof WebhookDeliveryAttemptScalarFieldEnum)[keyof typeof WebhookDeliveryAttemptScalarFieldEnum]
 
 
 export const SortOrder = {

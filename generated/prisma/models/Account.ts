@@ -184,6 +184,8 @@ export type AccountWhereInput = {
   appleDevices?: Prisma.AppleDeviceListRelationFilter
   appleRegistrations?: Prisma.AppleRegistrationListRelationFilter
   deliveryAttempts?: Prisma.DeliveryAttemptListRelationFilter
+  webhookSubscriptions?: Prisma.WebhookSubscriptionListRelationFilter
+  webhookEvents?: Prisma.WebhookEventListRelationFilter
 }
 
 export type AccountOrderByWithRelationInput = {
@@ -208,6 +210,8 @@ export type AccountOrderByWithRelationInput = {
   appleDevices?: Prisma.AppleDeviceOrderByRelationAggregateInput
   appleRegistrations?: Prisma.AppleRegistrationOrderByRelationAggregateInput
   deliveryAttempts?: Prisma.DeliveryAttemptOrderByRelationAggregateInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionOrderByRelationAggregateInput
+  webhookEvents?: Prisma.WebhookEventOrderByRelationAggregateInput
 }
 
 export type AccountWhereUniqueInput = Prisma.AtLeast<{
@@ -235,6 +239,8 @@ export type AccountWhereUniqueInput = Prisma.AtLeast<{
   appleDevices?: Prisma.AppleDeviceListRelationFilter
   appleRegistrations?: Prisma.AppleRegistrationListRelationFilter
   deliveryAttempts?: Prisma.DeliveryAttemptListRelationFilter
+  webhookSubscriptions?: Prisma.WebhookSubscriptionListRelationFilter
+  webhookEvents?: Prisma.WebhookEventListRelationFilter
 }, "id">
 
 export type AccountOrderByWithAggregationInput = {
@@ -277,6 +283,8 @@ export type AccountCreateInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateInput = {
@@ -301,6 +309,8 @@ export type AccountUncheckedCreateInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUpdateInput = {
@@ -325,6 +335,8 @@ export type AccountUpdateInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateInput = {
@@ -349,6 +361,8 @@ export type AccountUncheckedUpdateInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateManyInput = {
@@ -652,6 +666,34 @@ export type AccountUpdateOneRequiredWithoutDeliveryAttemptsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutDeliveryAttemptsInput, Prisma.AccountUpdateWithoutDeliveryAttemptsInput>, Prisma.AccountUncheckedUpdateWithoutDeliveryAttemptsInput>
 }
 
+export type AccountCreateNestedOneWithoutWebhookSubscriptionsInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutWebhookSubscriptionsInput, Prisma.AccountUncheckedCreateWithoutWebhookSubscriptionsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutWebhookSubscriptionsInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutWebhookSubscriptionsNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutWebhookSubscriptionsInput, Prisma.AccountUncheckedCreateWithoutWebhookSubscriptionsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutWebhookSubscriptionsInput
+  upsert?: Prisma.AccountUpsertWithoutWebhookSubscriptionsInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutWebhookSubscriptionsInput, Prisma.AccountUpdateWithoutWebhookSubscriptionsInput>, Prisma.AccountUncheckedUpdateWithoutWebhookSubscriptionsInput>
+}
+
+export type AccountCreateNestedOneWithoutWebhookEventsInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutWebhookEventsInput, Prisma.AccountUncheckedCreateWithoutWebhookEventsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutWebhookEventsInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutWebhookEventsNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutWebhookEventsInput, Prisma.AccountUncheckedCreateWithoutWebhookEventsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutWebhookEventsInput
+  upsert?: Prisma.AccountUpsertWithoutWebhookEventsInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutWebhookEventsInput, Prisma.AccountUpdateWithoutWebhookEventsInput>, Prisma.AccountUncheckedUpdateWithoutWebhookEventsInput>
+}
+
 export type AccountCreateWithoutApiTokensInput = {
   id?: string
   name: string
@@ -673,6 +715,8 @@ export type AccountCreateWithoutApiTokensInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutApiTokensInput = {
@@ -696,6 +740,8 @@ export type AccountUncheckedCreateWithoutApiTokensInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutApiTokensInput = {
@@ -735,6 +781,8 @@ export type AccountUpdateWithoutApiTokensInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutApiTokensInput = {
@@ -758,6 +806,8 @@ export type AccountUncheckedUpdateWithoutApiTokensInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutEntitiesInput = {
@@ -781,6 +831,8 @@ export type AccountCreateWithoutEntitiesInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutEntitiesInput = {
@@ -804,6 +856,8 @@ export type AccountUncheckedCreateWithoutEntitiesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutEntitiesInput = {
@@ -843,6 +897,8 @@ export type AccountUpdateWithoutEntitiesInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutEntitiesInput = {
@@ -866,6 +922,8 @@ export type AccountUncheckedUpdateWithoutEntitiesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutReadersInput = {
@@ -889,6 +947,8 @@ export type AccountCreateWithoutReadersInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutReadersInput = {
@@ -912,6 +972,8 @@ export type AccountUncheckedCreateWithoutReadersInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutReadersInput = {
@@ -951,6 +1013,8 @@ export type AccountUpdateWithoutReadersInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutReadersInput = {
@@ -974,6 +1038,8 @@ export type AccountUncheckedUpdateWithoutReadersInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutReaderConfigurationsInput = {
@@ -997,6 +1063,8 @@ export type AccountCreateWithoutReaderConfigurationsInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutReaderConfigurationsInput = {
@@ -1020,6 +1088,8 @@ export type AccountUncheckedCreateWithoutReaderConfigurationsInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutReaderConfigurationsInput = {
@@ -1059,6 +1129,8 @@ export type AccountUpdateWithoutReaderConfigurationsInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutReaderConfigurationsInput = {
@@ -1082,6 +1154,8 @@ export type AccountUncheckedUpdateWithoutReaderConfigurationsInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutPassTemplatesInput = {
@@ -1105,6 +1179,8 @@ export type AccountCreateWithoutPassTemplatesInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutPassTemplatesInput = {
@@ -1128,6 +1204,8 @@ export type AccountUncheckedCreateWithoutPassTemplatesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutPassTemplatesInput = {
@@ -1167,6 +1245,8 @@ export type AccountUpdateWithoutPassTemplatesInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutPassTemplatesInput = {
@@ -1190,6 +1270,8 @@ export type AccountUncheckedUpdateWithoutPassTemplatesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutPassTemplateVersionsInput = {
@@ -1213,6 +1295,8 @@ export type AccountCreateWithoutPassTemplateVersionsInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutPassTemplateVersionsInput = {
@@ -1236,6 +1320,8 @@ export type AccountUncheckedCreateWithoutPassTemplateVersionsInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutPassTemplateVersionsInput = {
@@ -1275,6 +1361,8 @@ export type AccountUpdateWithoutPassTemplateVersionsInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutPassTemplateVersionsInput = {
@@ -1298,6 +1386,8 @@ export type AccountUncheckedUpdateWithoutPassTemplateVersionsInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutPassesInput = {
@@ -1321,6 +1411,8 @@ export type AccountCreateWithoutPassesInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutPassesInput = {
@@ -1344,6 +1436,8 @@ export type AccountUncheckedCreateWithoutPassesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutPassesInput = {
@@ -1383,6 +1477,8 @@ export type AccountUpdateWithoutPassesInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutPassesInput = {
@@ -1406,6 +1502,8 @@ export type AccountUncheckedUpdateWithoutPassesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutLoyaltyLedgerInput = {
@@ -1429,6 +1527,8 @@ export type AccountCreateWithoutLoyaltyLedgerInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutLoyaltyLedgerInput = {
@@ -1452,6 +1552,8 @@ export type AccountUncheckedCreateWithoutLoyaltyLedgerInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutLoyaltyLedgerInput = {
@@ -1491,6 +1593,8 @@ export type AccountUpdateWithoutLoyaltyLedgerInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutLoyaltyLedgerInput = {
@@ -1514,6 +1618,8 @@ export type AccountUncheckedUpdateWithoutLoyaltyLedgerInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutIdempotencyKeysInput = {
@@ -1537,6 +1643,8 @@ export type AccountCreateWithoutIdempotencyKeysInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutIdempotencyKeysInput = {
@@ -1560,6 +1668,8 @@ export type AccountUncheckedCreateWithoutIdempotencyKeysInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutIdempotencyKeysInput = {
@@ -1599,6 +1709,8 @@ export type AccountUpdateWithoutIdempotencyKeysInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutIdempotencyKeysInput = {
@@ -1622,6 +1734,8 @@ export type AccountUncheckedUpdateWithoutIdempotencyKeysInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutScansInput = {
@@ -1645,6 +1759,8 @@ export type AccountCreateWithoutScansInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutScansInput = {
@@ -1668,6 +1784,8 @@ export type AccountUncheckedCreateWithoutScansInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutScansInput = {
@@ -1707,6 +1825,8 @@ export type AccountUpdateWithoutScansInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutScansInput = {
@@ -1730,6 +1850,8 @@ export type AccountUncheckedUpdateWithoutScansInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutBatchesInput = {
@@ -1753,6 +1875,8 @@ export type AccountCreateWithoutBatchesInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutBatchesInput = {
@@ -1776,6 +1900,8 @@ export type AccountUncheckedCreateWithoutBatchesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutBatchesInput = {
@@ -1815,6 +1941,8 @@ export type AccountUpdateWithoutBatchesInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutBatchesInput = {
@@ -1838,6 +1966,8 @@ export type AccountUncheckedUpdateWithoutBatchesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutBatchRecipientsInput = {
@@ -1861,6 +1991,8 @@ export type AccountCreateWithoutBatchRecipientsInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutBatchRecipientsInput = {
@@ -1884,6 +2016,8 @@ export type AccountUncheckedCreateWithoutBatchRecipientsInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutBatchRecipientsInput = {
@@ -1923,6 +2057,8 @@ export type AccountUpdateWithoutBatchRecipientsInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutBatchRecipientsInput = {
@@ -1946,6 +2082,8 @@ export type AccountUncheckedUpdateWithoutBatchRecipientsInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutBatchDeliveriesInput = {
@@ -1969,6 +2107,8 @@ export type AccountCreateWithoutBatchDeliveriesInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutBatchDeliveriesInput = {
@@ -1992,6 +2132,8 @@ export type AccountUncheckedCreateWithoutBatchDeliveriesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutBatchDeliveriesInput = {
@@ -2031,6 +2173,8 @@ export type AccountUpdateWithoutBatchDeliveriesInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutBatchDeliveriesInput = {
@@ -2054,6 +2198,8 @@ export type AccountUncheckedUpdateWithoutBatchDeliveriesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutAppleConfigurationsInput = {
@@ -2077,6 +2223,8 @@ export type AccountCreateWithoutAppleConfigurationsInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutAppleConfigurationsInput = {
@@ -2100,6 +2248,8 @@ export type AccountUncheckedCreateWithoutAppleConfigurationsInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutAppleConfigurationsInput = {
@@ -2139,6 +2289,8 @@ export type AccountUpdateWithoutAppleConfigurationsInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutAppleConfigurationsInput = {
@@ -2162,6 +2314,8 @@ export type AccountUncheckedUpdateWithoutAppleConfigurationsInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutPassTemplateImagesInput = {
@@ -2185,6 +2339,8 @@ export type AccountCreateWithoutPassTemplateImagesInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutPassTemplateImagesInput = {
@@ -2208,6 +2364,8 @@ export type AccountUncheckedCreateWithoutPassTemplateImagesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutPassTemplateImagesInput = {
@@ -2247,6 +2405,8 @@ export type AccountUpdateWithoutPassTemplateImagesInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutPassTemplateImagesInput = {
@@ -2270,6 +2430,8 @@ export type AccountUncheckedUpdateWithoutPassTemplateImagesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutAppleDevicesInput = {
@@ -2293,6 +2455,8 @@ export type AccountCreateWithoutAppleDevicesInput = {
   passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutAppleDevicesInput = {
@@ -2316,6 +2480,8 @@ export type AccountUncheckedCreateWithoutAppleDevicesInput = {
   passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutAppleDevicesInput = {
@@ -2355,6 +2521,8 @@ export type AccountUpdateWithoutAppleDevicesInput = {
   passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutAppleDevicesInput = {
@@ -2378,6 +2546,8 @@ export type AccountUncheckedUpdateWithoutAppleDevicesInput = {
   passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutAppleRegistrationsInput = {
@@ -2401,6 +2571,8 @@ export type AccountCreateWithoutAppleRegistrationsInput = {
   passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutAppleRegistrationsInput = {
@@ -2424,6 +2596,8 @@ export type AccountUncheckedCreateWithoutAppleRegistrationsInput = {
   passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutAppleRegistrationsInput = {
@@ -2463,6 +2637,8 @@ export type AccountUpdateWithoutAppleRegistrationsInput = {
   passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutAppleRegistrationsInput = {
@@ -2486,6 +2662,8 @@ export type AccountUncheckedUpdateWithoutAppleRegistrationsInput = {
   passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutDeliveryAttemptsInput = {
@@ -2509,6 +2687,8 @@ export type AccountCreateWithoutDeliveryAttemptsInput = {
   passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutDeliveryAttemptsInput = {
@@ -2532,6 +2712,8 @@ export type AccountUncheckedCreateWithoutDeliveryAttemptsInput = {
   passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutDeliveryAttemptsInput = {
@@ -2571,6 +2753,8 @@ export type AccountUpdateWithoutDeliveryAttemptsInput = {
   passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutDeliveryAttemptsInput = {
@@ -2594,6 +2778,240 @@ export type AccountUncheckedUpdateWithoutDeliveryAttemptsInput = {
   passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutWebhookSubscriptionsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutWebhookSubscriptionsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutWebhookSubscriptionsInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutWebhookSubscriptionsInput, Prisma.AccountUncheckedCreateWithoutWebhookSubscriptionsInput>
+}
+
+export type AccountUpsertWithoutWebhookSubscriptionsInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutWebhookSubscriptionsInput, Prisma.AccountUncheckedUpdateWithoutWebhookSubscriptionsInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutWebhookSubscriptionsInput, Prisma.AccountUncheckedCreateWithoutWebhookSubscriptionsInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutWebhookSubscriptionsInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutWebhookSubscriptionsInput, Prisma.AccountUncheckedUpdateWithoutWebhookSubscriptionsInput>
+}
+
+export type AccountUpdateWithoutWebhookSubscriptionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutWebhookSubscriptionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutWebhookEventsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutWebhookEventsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutWebhookEventsInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutWebhookEventsInput, Prisma.AccountUncheckedCreateWithoutWebhookEventsInput>
+}
+
+export type AccountUpsertWithoutWebhookEventsInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutWebhookEventsInput, Prisma.AccountUncheckedUpdateWithoutWebhookEventsInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutWebhookEventsInput, Prisma.AccountUncheckedCreateWithoutWebhookEventsInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutWebhookEventsInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutWebhookEventsInput, Prisma.AccountUncheckedUpdateWithoutWebhookEventsInput>
+}
+
+export type AccountUpdateWithoutWebhookEventsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutWebhookEventsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 
@@ -2620,6 +3038,8 @@ export type AccountCountOutputType = {
   appleDevices: number
   appleRegistrations: number
   deliveryAttempts: number
+  webhookSubscriptions: number
+  webhookEvents: number
 }
 
 export type AccountCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -2641,6 +3061,8 @@ export type AccountCountOutputTypeSelect<ExtArgs extends runtime.Types.Extension
   appleDevices?: boolean | AccountCountOutputTypeCountAppleDevicesArgs
   appleRegistrations?: boolean | AccountCountOutputTypeCountAppleRegistrationsArgs
   deliveryAttempts?: boolean | AccountCountOutputTypeCountDeliveryAttemptsArgs
+  webhookSubscriptions?: boolean | AccountCountOutputTypeCountWebhookSubscriptionsArgs
+  webhookEvents?: boolean | AccountCountOutputTypeCountWebhookEventsArgs
 }
 
 /**
@@ -2779,6 +3201,20 @@ export type AccountCountOutputTypeCountDeliveryAttemptsArgs<ExtArgs extends runt
   where?: Prisma.DeliveryAttemptWhereInput
 }
 
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountWebhookSubscriptionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.WebhookSubscriptionWhereInput
+}
+
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountWebhookEventsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.WebhookEventWhereInput
+}
+
 
 export type AccountSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -2802,6 +3238,8 @@ export type AccountSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   appleDevices?: boolean | Prisma.Account$appleDevicesArgs<ExtArgs>
   appleRegistrations?: boolean | Prisma.Account$appleRegistrationsArgs<ExtArgs>
   deliveryAttempts?: boolean | Prisma.Account$deliveryAttemptsArgs<ExtArgs>
+  webhookSubscriptions?: boolean | Prisma.Account$webhookSubscriptionsArgs<ExtArgs>
+  webhookEvents?: boolean | Prisma.Account$webhookEventsArgs<ExtArgs>
   _count?: boolean | Prisma.AccountCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["account"]>
 
@@ -2843,6 +3281,8 @@ export type AccountInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs
   appleDevices?: boolean | Prisma.Account$appleDevicesArgs<ExtArgs>
   appleRegistrations?: boolean | Prisma.Account$appleRegistrationsArgs<ExtArgs>
   deliveryAttempts?: boolean | Prisma.Account$deliveryAttemptsArgs<ExtArgs>
+  webhookSubscriptions?: boolean | Prisma.Account$webhookSubscriptionsArgs<ExtArgs>
+  webhookEvents?: boolean | Prisma.Account$webhookEventsArgs<ExtArgs>
   _count?: boolean | Prisma.AccountCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type AccountIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -2869,6 +3309,8 @@ export type $AccountPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     appleDevices: Prisma.$AppleDevicePayload<ExtArgs>[]
     appleRegistrations: Prisma.$AppleRegistrationPayload<ExtArgs>[]
     deliveryAttempts: Prisma.$DeliveryAttemptPayload<ExtArgs>[]
+    webhookSubscriptions: Prisma.$WebhookSubscriptionPayload<ExtArgs>[]
+    webhookEvents: Prisma.$WebhookEventPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -3286,6 +3728,8 @@ export interface Prisma__AccountClient<T, Null = never, ExtArgs extends runtime.
   appleDevices<T extends Prisma.Account$appleDevicesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$appleDevicesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AppleDevicePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   appleRegistrations<T extends Prisma.Account$appleRegistrationsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$appleRegistrationsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AppleRegistrationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   deliveryAttempts<T extends Prisma.Account$deliveryAttemptsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$deliveryAttemptsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DeliveryAttemptPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  webhookSubscriptions<T extends Prisma.Account$webhookSubscriptionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$webhookSubscriptionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookSubscriptionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  webhookEvents<T extends Prisma.Account$webhookEventsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$webhookEventsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookEventPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -4140,6 +4584,54 @@ export type Account$deliveryAttemptsArgs<ExtArgs extends runtime.Types.Extension
   take?: number
   skip?: number
   distinct?: Prisma.DeliveryAttemptScalarFieldEnum | Prisma.DeliveryAttemptScalarFieldEnum[]
+}
+
+/**
+ * Account.webhookSubscriptions
+ */
+export type Account$webhookSubscriptionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the WebhookSubscription
+   */
+  select?: Prisma.WebhookSubscriptionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the WebhookSubscription
+   */
+  omit?: Prisma.WebhookSubscriptionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.WebhookSubscriptionInclude<ExtArgs> | null
+  where?: Prisma.WebhookSubscriptionWhereInput
+  orderBy?: Prisma.WebhookSubscriptionOrderByWithRelationInput | Prisma.WebhookSubscriptionOrderByWithRelationInput[]
+  cursor?: Prisma.WebhookSubscriptionWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.WebhookSubscriptionScalarFieldEnum | Prisma.WebhookSubscriptionScalarFieldEnum[]
+}
+
+/**
+ * Account.webhookEvents
+ */
+export type Account$webhookEventsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the WebhookEvent
+   */
+  select?: Prisma.WebhookEventSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the WebhookEvent
+   */
+  omit?: Prisma.WebhookEventOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.WebhookEventInclude<ExtArgs> | null
+  where?: Prisma.WebhookEventWhereInput
+  orderBy?: Prisma.WebhookEventOrderByWithRelationInput | Prisma.WebhookEventOrderByWithRelationInput[]
+  cursor?: Prisma.WebhookEventWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.WebhookEventScalarFieldEnum | Prisma.WebhookEventScalarFieldEnum[]
 }
 
 /**

@@ -202,6 +202,7 @@ export type EntityWhereInput = {
   readers?: Prisma.ReaderListRelationFilter
   readerConfiguration?: Prisma.XOR<Prisma.ReaderConfigurationNullableScalarRelationFilter, Prisma.ReaderConfigurationWhereInput> | null
   batches?: Prisma.BatchListRelationFilter
+  webhookSubscriptions?: Prisma.WebhookSubscriptionListRelationFilter
 }
 
 export type EntityOrderByWithRelationInput = {
@@ -216,6 +217,7 @@ export type EntityOrderByWithRelationInput = {
   readers?: Prisma.ReaderOrderByRelationAggregateInput
   readerConfiguration?: Prisma.ReaderConfigurationOrderByWithRelationInput
   batches?: Prisma.BatchOrderByRelationAggregateInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionOrderByRelationAggregateInput
 }
 
 export type EntityWhereUniqueInput = Prisma.AtLeast<{
@@ -233,6 +235,7 @@ export type EntityWhereUniqueInput = Prisma.AtLeast<{
   readers?: Prisma.ReaderListRelationFilter
   readerConfiguration?: Prisma.XOR<Prisma.ReaderConfigurationNullableScalarRelationFilter, Prisma.ReaderConfigurationWhereInput> | null
   batches?: Prisma.BatchListRelationFilter
+  webhookSubscriptions?: Prisma.WebhookSubscriptionListRelationFilter
 }, "id">
 
 export type EntityOrderByWithAggregationInput = {
@@ -272,6 +275,7 @@ export type EntityCreateInput = {
   readers?: Prisma.ReaderCreateNestedManyWithoutEntityInput
   readerConfiguration?: Prisma.ReaderConfigurationCreateNestedOneWithoutEntityInput
   batches?: Prisma.BatchCreateNestedManyWithoutEntityInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutEntityInput
 }
 
 export type EntityUncheckedCreateInput = {
@@ -285,6 +289,7 @@ export type EntityUncheckedCreateInput = {
   readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutEntityInput
   readerConfiguration?: Prisma.ReaderConfigurationUncheckedCreateNestedOneWithoutEntityInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutEntityInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutEntityInput
 }
 
 export type EntityUpdateInput = {
@@ -298,6 +303,7 @@ export type EntityUpdateInput = {
   readers?: Prisma.ReaderUpdateManyWithoutEntityNestedInput
   readerConfiguration?: Prisma.ReaderConfigurationUpdateOneWithoutEntityNestedInput
   batches?: Prisma.BatchUpdateManyWithoutEntityNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutEntityNestedInput
 }
 
 export type EntityUncheckedUpdateInput = {
@@ -311,6 +317,7 @@ export type EntityUncheckedUpdateInput = {
   readers?: Prisma.ReaderUncheckedUpdateManyWithoutEntityNestedInput
   readerConfiguration?: Prisma.ReaderConfigurationUncheckedUpdateOneWithoutEntityNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutEntityNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutEntityNestedInput
 }
 
 export type EntityCreateManyInput = {
@@ -385,6 +392,11 @@ export type EntityMinOrderByAggregateInput = {
 export type EntityScalarRelationFilter = {
   is?: Prisma.EntityWhereInput
   isNot?: Prisma.EntityWhereInput
+}
+
+export type EntityNullableScalarRelationFilter = {
+  is?: Prisma.EntityWhereInput | null
+  isNot?: Prisma.EntityWhereInput | null
 }
 
 export type EntityCreateNestedManyWithoutAccountInput = {
@@ -471,6 +483,22 @@ export type EntityUpdateOneRequiredWithoutBatchesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.EntityUpdateToOneWithWhereWithoutBatchesInput, Prisma.EntityUpdateWithoutBatchesInput>, Prisma.EntityUncheckedUpdateWithoutBatchesInput>
 }
 
+export type EntityCreateNestedOneWithoutWebhookSubscriptionsInput = {
+  create?: Prisma.XOR<Prisma.EntityCreateWithoutWebhookSubscriptionsInput, Prisma.EntityUncheckedCreateWithoutWebhookSubscriptionsInput>
+  connectOrCreate?: Prisma.EntityCreateOrConnectWithoutWebhookSubscriptionsInput
+  connect?: Prisma.EntityWhereUniqueInput
+}
+
+export type EntityUpdateOneWithoutWebhookSubscriptionsNestedInput = {
+  create?: Prisma.XOR<Prisma.EntityCreateWithoutWebhookSubscriptionsInput, Prisma.EntityUncheckedCreateWithoutWebhookSubscriptionsInput>
+  connectOrCreate?: Prisma.EntityCreateOrConnectWithoutWebhookSubscriptionsInput
+  upsert?: Prisma.EntityUpsertWithoutWebhookSubscriptionsInput
+  disconnect?: Prisma.EntityWhereInput | boolean
+  delete?: Prisma.EntityWhereInput | boolean
+  connect?: Prisma.EntityWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.EntityUpdateToOneWithWhereWithoutWebhookSubscriptionsInput, Prisma.EntityUpdateWithoutWebhookSubscriptionsInput>, Prisma.EntityUncheckedUpdateWithoutWebhookSubscriptionsInput>
+}
+
 export type EntityCreateWithoutAccountInput = {
   id?: string
   name: string
@@ -481,6 +509,7 @@ export type EntityCreateWithoutAccountInput = {
   readers?: Prisma.ReaderCreateNestedManyWithoutEntityInput
   readerConfiguration?: Prisma.ReaderConfigurationCreateNestedOneWithoutEntityInput
   batches?: Prisma.BatchCreateNestedManyWithoutEntityInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutEntityInput
 }
 
 export type EntityUncheckedCreateWithoutAccountInput = {
@@ -493,6 +522,7 @@ export type EntityUncheckedCreateWithoutAccountInput = {
   readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutEntityInput
   readerConfiguration?: Prisma.ReaderConfigurationUncheckedCreateNestedOneWithoutEntityInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutEntityInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutEntityInput
 }
 
 export type EntityCreateOrConnectWithoutAccountInput = {
@@ -544,6 +574,7 @@ export type EntityCreateWithoutReadersInput = {
   account: Prisma.AccountCreateNestedOneWithoutEntitiesInput
   readerConfiguration?: Prisma.ReaderConfigurationCreateNestedOneWithoutEntityInput
   batches?: Prisma.BatchCreateNestedManyWithoutEntityInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutEntityInput
 }
 
 export type EntityUncheckedCreateWithoutReadersInput = {
@@ -556,6 +587,7 @@ export type EntityUncheckedCreateWithoutReadersInput = {
   updatedAt?: Date | string
   readerConfiguration?: Prisma.ReaderConfigurationUncheckedCreateNestedOneWithoutEntityInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutEntityInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutEntityInput
 }
 
 export type EntityCreateOrConnectWithoutReadersInput = {
@@ -584,6 +616,7 @@ export type EntityUpdateWithoutReadersInput = {
   account?: Prisma.AccountUpdateOneRequiredWithoutEntitiesNestedInput
   readerConfiguration?: Prisma.ReaderConfigurationUpdateOneWithoutEntityNestedInput
   batches?: Prisma.BatchUpdateManyWithoutEntityNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutEntityNestedInput
 }
 
 export type EntityUncheckedUpdateWithoutReadersInput = {
@@ -596,6 +629,7 @@ export type EntityUncheckedUpdateWithoutReadersInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   readerConfiguration?: Prisma.ReaderConfigurationUncheckedUpdateOneWithoutEntityNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutEntityNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutEntityNestedInput
 }
 
 export type EntityCreateWithoutReaderConfigurationInput = {
@@ -608,6 +642,7 @@ export type EntityCreateWithoutReaderConfigurationInput = {
   account: Prisma.AccountCreateNestedOneWithoutEntitiesInput
   readers?: Prisma.ReaderCreateNestedManyWithoutEntityInput
   batches?: Prisma.BatchCreateNestedManyWithoutEntityInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutEntityInput
 }
 
 export type EntityUncheckedCreateWithoutReaderConfigurationInput = {
@@ -620,6 +655,7 @@ export type EntityUncheckedCreateWithoutReaderConfigurationInput = {
   updatedAt?: Date | string
   readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutEntityInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutEntityInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutEntityInput
 }
 
 export type EntityCreateOrConnectWithoutReaderConfigurationInput = {
@@ -648,6 +684,7 @@ export type EntityUpdateWithoutReaderConfigurationInput = {
   account?: Prisma.AccountUpdateOneRequiredWithoutEntitiesNestedInput
   readers?: Prisma.ReaderUpdateManyWithoutEntityNestedInput
   batches?: Prisma.BatchUpdateManyWithoutEntityNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutEntityNestedInput
 }
 
 export type EntityUncheckedUpdateWithoutReaderConfigurationInput = {
@@ -660,6 +697,7 @@ export type EntityUncheckedUpdateWithoutReaderConfigurationInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   readers?: Prisma.ReaderUncheckedUpdateManyWithoutEntityNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutEntityNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutEntityNestedInput
 }
 
 export type EntityCreateWithoutBatchesInput = {
@@ -672,6 +710,7 @@ export type EntityCreateWithoutBatchesInput = {
   account: Prisma.AccountCreateNestedOneWithoutEntitiesInput
   readers?: Prisma.ReaderCreateNestedManyWithoutEntityInput
   readerConfiguration?: Prisma.ReaderConfigurationCreateNestedOneWithoutEntityInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutEntityInput
 }
 
 export type EntityUncheckedCreateWithoutBatchesInput = {
@@ -684,6 +723,7 @@ export type EntityUncheckedCreateWithoutBatchesInput = {
   updatedAt?: Date | string
   readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutEntityInput
   readerConfiguration?: Prisma.ReaderConfigurationUncheckedCreateNestedOneWithoutEntityInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutEntityInput
 }
 
 export type EntityCreateOrConnectWithoutBatchesInput = {
@@ -712,6 +752,7 @@ export type EntityUpdateWithoutBatchesInput = {
   account?: Prisma.AccountUpdateOneRequiredWithoutEntitiesNestedInput
   readers?: Prisma.ReaderUpdateManyWithoutEntityNestedInput
   readerConfiguration?: Prisma.ReaderConfigurationUpdateOneWithoutEntityNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutEntityNestedInput
 }
 
 export type EntityUncheckedUpdateWithoutBatchesInput = {
@@ -724,6 +765,75 @@ export type EntityUncheckedUpdateWithoutBatchesInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   readers?: Prisma.ReaderUncheckedUpdateManyWithoutEntityNestedInput
   readerConfiguration?: Prisma.ReaderConfigurationUncheckedUpdateOneWithoutEntityNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutEntityNestedInput
+}
+
+export type EntityCreateWithoutWebhookSubscriptionsInput = {
+  id?: string
+  name: string
+  appleDeeplinkTemplate?: string | null
+  googleDeeplinkTemplate?: string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  account: Prisma.AccountCreateNestedOneWithoutEntitiesInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutEntityInput
+  readerConfiguration?: Prisma.ReaderConfigurationCreateNestedOneWithoutEntityInput
+  batches?: Prisma.BatchCreateNestedManyWithoutEntityInput
+}
+
+export type EntityUncheckedCreateWithoutWebhookSubscriptionsInput = {
+  id?: string
+  accountId: string
+  name: string
+  appleDeeplinkTemplate?: string | null
+  googleDeeplinkTemplate?: string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutEntityInput
+  readerConfiguration?: Prisma.ReaderConfigurationUncheckedCreateNestedOneWithoutEntityInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutEntityInput
+}
+
+export type EntityCreateOrConnectWithoutWebhookSubscriptionsInput = {
+  where: Prisma.EntityWhereUniqueInput
+  create: Prisma.XOR<Prisma.EntityCreateWithoutWebhookSubscriptionsInput, Prisma.EntityUncheckedCreateWithoutWebhookSubscriptionsInput>
+}
+
+export type EntityUpsertWithoutWebhookSubscriptionsInput = {
+  update: Prisma.XOR<Prisma.EntityUpdateWithoutWebhookSubscriptionsInput, Prisma.EntityUncheckedUpdateWithoutWebhookSubscriptionsInput>
+  create: Prisma.XOR<Prisma.EntityCreateWithoutWebhookSubscriptionsInput, Prisma.EntityUncheckedCreateWithoutWebhookSubscriptionsInput>
+  where?: Prisma.EntityWhereInput
+}
+
+export type EntityUpdateToOneWithWhereWithoutWebhookSubscriptionsInput = {
+  where?: Prisma.EntityWhereInput
+  data: Prisma.XOR<Prisma.EntityUpdateWithoutWebhookSubscriptionsInput, Prisma.EntityUncheckedUpdateWithoutWebhookSubscriptionsInput>
+}
+
+export type EntityUpdateWithoutWebhookSubscriptionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  appleDeeplinkTemplate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  googleDeeplinkTemplate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  account?: Prisma.AccountUpdateOneRequiredWithoutEntitiesNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutEntityNestedInput
+  readerConfiguration?: Prisma.ReaderConfigurationUpdateOneWithoutEntityNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutEntityNestedInput
+}
+
+export type EntityUncheckedUpdateWithoutWebhookSubscriptionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  accountId?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  appleDeeplinkTemplate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  googleDeeplinkTemplate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutEntityNestedInput
+  readerConfiguration?: Prisma.ReaderConfigurationUncheckedUpdateOneWithoutEntityNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutEntityNestedInput
 }
 
 export type EntityCreateManyAccountInput = {
@@ -745,6 +855,7 @@ export type EntityUpdateWithoutAccountInput = {
   readers?: Prisma.ReaderUpdateManyWithoutEntityNestedInput
   readerConfiguration?: Prisma.ReaderConfigurationUpdateOneWithoutEntityNestedInput
   batches?: Prisma.BatchUpdateManyWithoutEntityNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutEntityNestedInput
 }
 
 export type EntityUncheckedUpdateWithoutAccountInput = {
@@ -757,6 +868,7 @@ export type EntityUncheckedUpdateWithoutAccountInput = {
   readers?: Prisma.ReaderUncheckedUpdateManyWithoutEntityNestedInput
   readerConfiguration?: Prisma.ReaderConfigurationUncheckedUpdateOneWithoutEntityNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutEntityNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutEntityNestedInput
 }
 
 export type EntityUncheckedUpdateManyWithoutAccountInput = {
@@ -776,11 +888,13 @@ export type EntityUncheckedUpdateManyWithoutAccountInput = {
 export type EntityCountOutputType = {
   readers: number
   batches: number
+  webhookSubscriptions: number
 }
 
 export type EntityCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   readers?: boolean | EntityCountOutputTypeCountReadersArgs
   batches?: boolean | EntityCountOutputTypeCountBatchesArgs
+  webhookSubscriptions?: boolean | EntityCountOutputTypeCountWebhookSubscriptionsArgs
 }
 
 /**
@@ -807,6 +921,13 @@ export type EntityCountOutputTypeCountBatchesArgs<ExtArgs extends runtime.Types.
   where?: Prisma.BatchWhereInput
 }
 
+/**
+ * EntityCountOutputType without action
+ */
+export type EntityCountOutputTypeCountWebhookSubscriptionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.WebhookSubscriptionWhereInput
+}
+
 
 export type EntitySelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -820,6 +941,7 @@ export type EntitySelect<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   readers?: boolean | Prisma.Entity$readersArgs<ExtArgs>
   readerConfiguration?: boolean | Prisma.Entity$readerConfigurationArgs<ExtArgs>
   batches?: boolean | Prisma.Entity$batchesArgs<ExtArgs>
+  webhookSubscriptions?: boolean | Prisma.Entity$webhookSubscriptionsArgs<ExtArgs>
   _count?: boolean | Prisma.EntityCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["entity"]>
 
@@ -861,6 +983,7 @@ export type EntityInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   readers?: boolean | Prisma.Entity$readersArgs<ExtArgs>
   readerConfiguration?: boolean | Prisma.Entity$readerConfigurationArgs<ExtArgs>
   batches?: boolean | Prisma.Entity$batchesArgs<ExtArgs>
+  webhookSubscriptions?: boolean | Prisma.Entity$webhookSubscriptionsArgs<ExtArgs>
   _count?: boolean | Prisma.EntityCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type EntityIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -877,6 +1000,7 @@ export type $EntityPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs
     readers: Prisma.$ReaderPayload<ExtArgs>[]
     readerConfiguration: Prisma.$ReaderConfigurationPayload<ExtArgs> | null
     batches: Prisma.$BatchPayload<ExtArgs>[]
+    webhookSubscriptions: Prisma.$WebhookSubscriptionPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1290,6 +1414,7 @@ export interface Prisma__EntityClient<T, Null = never, ExtArgs extends runtime.T
   readers<T extends Prisma.Entity$readersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Entity$readersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ReaderPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   readerConfiguration<T extends Prisma.Entity$readerConfigurationArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Entity$readerConfigurationArgs<ExtArgs>>): Prisma.Prisma__ReaderConfigurationClient<runtime.Types.Result.GetResult<Prisma.$ReaderConfigurationPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   batches<T extends Prisma.Entity$batchesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Entity$batchesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  webhookSubscriptions<T extends Prisma.Entity$webhookSubscriptionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Entity$webhookSubscriptionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookSubscriptionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1791,6 +1916,30 @@ export type Entity$batchesArgs<ExtArgs extends runtime.Types.Extensions.Internal
   take?: number
   skip?: number
   distinct?: Prisma.BatchScalarFieldEnum | Prisma.BatchScalarFieldEnum[]
+}
+
+/**
+ * Entity.webhookSubscriptions
+ */
+export type Entity$webhookSubscriptionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the WebhookSubscription
+   */
+  select?: Prisma.WebhookSubscriptionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the WebhookSubscription
+   */
+  omit?: Prisma.WebhookSubscriptionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.WebhookSubscriptionInclude<ExtArgs> | null
+  where?: Prisma.WebhookSubscriptionWhereInput
+  orderBy?: Prisma.WebhookSubscriptionOrderByWithRelationInput | Prisma.WebhookSubscriptionOrderByWithRelationInput[]
+  cursor?: Prisma.WebhookSubscriptionWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.WebhookSubscriptionScalarFieldEnum | Prisma.WebhookSubscriptionScalarFieldEnum[]
 }
 
 /**

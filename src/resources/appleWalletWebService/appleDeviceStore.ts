@@ -21,12 +21,13 @@ export const DEVICE_LOG_DAYS = 30;
  * Registers a device for a pass, or renews its registration with a new push token. The first
  * current registration of a pass marks it added to a wallet: `addedAt`, `deviceType` `iphone`,
  * and `active` unless it is deactivated or nullified.
- * @returns Whether the registration is new (201) or existed (200).
+ * @returns Whether the registration is new (201) or existed (200), and whether it is the pass's
+ *   first (the pass was just added to a wallet).
  */
 export async function registerDeviceForPass(
   tx: PrismaExecutor,
   registration: { accountId: string; passId: string; passTypeIdentifier: string; deviceLibraryIdentifier: string; pushToken: string; now: Date },
-): Promise<{ created: boolean }> {
+): Promise<{ created: boolean; first: boolean }> {
   const { accountId, passId, passTypeIdentifier, deviceLibraryIdentifier, pushToken, now } = registration;
   const [device] = await tx.$queryRaw<{ id: string }[]>`
     INSERT INTO apple_devices (id, account_id, device_library_identifier, push_token, created_at, updated_at)
@@ -48,24 +49,26 @@ export async function registerDeviceForPass(
              status = CASE WHEN status IN ('issued', 'removed') THEN 'active'::pass_status ELSE status END
        WHERE id = ${passId}::uuid`;
   }
-  return { created: inserted!.created };
+  return { created: inserted!.created, first: !pass!.devices };
 }
 
 /**
  * Ends a device's registration for a pass. When no device holds the pass any more it is marked
  * removed: `removedAt`, and `removed` if it was `active`.
+ * @returns Whether this was the pass's last registration (the pass was just removed from its last wallet).
  */
-export async function unregisterDeviceFromPass(tx: PrismaExecutor, registration: { accountId: string; passId: string; deviceLibraryIdentifier: string; now: Date }): Promise<void> {
+export async function unregisterDeviceFromPass(tx: PrismaExecutor, registration: { accountId: string; passId: string; deviceLibraryIdentifier: string; now: Date }): Promise<boolean> {
   const { accountId, passId, deviceLibraryIdentifier, now } = registration;
   await tx.$queryRaw`SELECT id FROM passes WHERE id = ${passId}::uuid FOR UPDATE`;
   const deleted = await tx.$executeRaw`
     DELETE FROM apple_registrations r USING apple_devices d
      WHERE r.device_id = d.id AND r.pass_id = ${passId}::uuid
        AND d.account_id = ${accountId}::uuid AND d.device_library_identifier = ${deviceLibraryIdentifier}`;
-  if (!deleted) return;
-  await tx.$executeRaw`
+  if (!deleted) return false;
+  const removed = await tx.$executeRaw`
     UPDATE passes SET removed_at = ${now}, status = CASE WHEN status = 'active' THEN 'removed'::pass_status ELSE status END
      WHERE id = ${passId}::uuid AND NOT EXISTS (SELECT 1 FROM apple_registrations WHERE pass_id = ${passId}::uuid)`;
+  return removed > 0;
 }
 
 /**

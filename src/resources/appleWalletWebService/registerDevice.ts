@@ -1,5 +1,6 @@
 import type { OperationHandler } from '../../http/operation.ts';
 import { authenticatedApplePass } from './applePassAuthentication.ts';
+import { recordPassEvent } from '../passes/passWebhooks.ts';
 import { registerDeviceForPass } from './appleDeviceStore.ts';
 
 /**
@@ -10,16 +11,19 @@ import { registerDeviceForPass } from './appleDeviceStore.ts';
  */
 export const registerDevice: OperationHandler<'registerDevice'> = async ({ params, body, headers, write, ctx }) => {
   const pass = await authenticatedApplePass(ctx, headers, params.passTypeIdentifier, params.serialNumber);
-  const { created } = await write((tx) =>
-    registerDeviceForPass(tx, {
+  const now = ctx.clock.now();
+  const { created } = await write(async (tx) => {
+    const registration = await registerDeviceForPass(tx, {
       accountId: pass.accountId,
       passId: pass.id,
       passTypeIdentifier: params.passTypeIdentifier,
       deviceLibraryIdentifier: params.deviceLibraryIdentifier,
       pushToken: body.pushToken,
-      now: ctx.clock.now(),
-    }),
-  );
+      now,
+    });
+    if (registration.first) await recordPassEvent(tx, ctx, { type: 'passInstalled', accountId: pass.accountId, pass: pass.id, at: now });
+    return registration;
+  });
   ctx.log.info({ passId: pass.id, created }, 'Apple device registered for a pass');
   return { status: created ? 201 : 200, body: undefined };
 };

@@ -1,5 +1,6 @@
 import type { OperationHandler } from '../../http/operation.ts';
 import { authenticatedApplePass } from './applePassAuthentication.ts';
+import { recordPassEvent } from '../passes/passWebhooks.ts';
 import { unregisterDeviceFromPass } from './appleDeviceStore.ts';
 
 /**
@@ -10,7 +11,11 @@ import { unregisterDeviceFromPass } from './appleDeviceStore.ts';
  */
 export const unregisterDevice: OperationHandler<'unregisterDevice'> = async ({ params, headers, write, ctx }) => {
   const pass = await authenticatedApplePass(ctx, headers, params.passTypeIdentifier, params.serialNumber);
-  await write((tx) => unregisterDeviceFromPass(tx, { accountId: pass.accountId, passId: pass.id, deviceLibraryIdentifier: params.deviceLibraryIdentifier, now: ctx.clock.now() }));
+  const now = ctx.clock.now();
+  await write(async (tx) => {
+    const last = await unregisterDeviceFromPass(tx, { accountId: pass.accountId, passId: pass.id, deviceLibraryIdentifier: params.deviceLibraryIdentifier, now });
+    if (last) await recordPassEvent(tx, ctx, { type: 'passRemoved', accountId: pass.accountId, pass: pass.id, at: now });
+  });
   ctx.log.info({ passId: pass.id }, 'Apple device unregistered from a pass');
   return { status: 200, body: undefined };
 };

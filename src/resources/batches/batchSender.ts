@@ -32,6 +32,7 @@ import type { Runtime } from '../../runtime.ts';
 import { findPass } from '../passes/passStore.ts';
 import { passContentOf } from '../passes/serializePass.ts';
 import { batchOutcome, renderMessage } from './batchRules.ts';
+import { recordBatchCompleted } from './batchWebhooks.ts';
 import {
   countSegmentPasses,
   deliveryCounts,
@@ -60,7 +61,7 @@ export const CHUNKS_PER_RUN = 25;
  * deliveries and `completedAt`), and what pushes to Apple devices (APNs, the secrets the
  * certificates' keys are sealed with).
  */
-export type BatchJobDependencies = Pick<Runtime, 'db' | 'jobs' | 'clock' | 'apns' | 'secrets' | 'metrics'>;
+export type BatchJobDependencies = Pick<Runtime, 'db' | 'jobs' | 'clock' | 'apns' | 'secrets' | 'metrics' | 'config'>;
 
 /** Limits of one run (tests make them small to stop a run between chunks). */
 export interface AdvanceOptions {
@@ -84,7 +85,8 @@ const enqueue = (deps: BatchJobDependencies, batchId: string, startAfterSeconds 
  * schedules it, in one transaction holding the batch's row lock.
  * @returns The batch after validation (possibly cancelled or validated by another run meanwhile), or null when it is gone.
  */
-async function validate({ db, clock }: BatchJobDependencies, batchId: string): Promise<BatchRow | null> {
+async function validate(deps: BatchJobDependencies, batchId: string): Promise<BatchRow | null> {
+  const { db, clock } = deps;
   return db.write(async (tx) => {
     const batch = await lockBatch(tx, batchId);
     if (batch?.status !== 'validating') return batch;
@@ -111,7 +113,7 @@ async function validate({ db, clock }: BatchJobDependencies, batchId: string): P
       recipientCount === 0
         ? { ...batchOutcome(0, errorCount), completedAt: now }
         : { status: 'scheduled' as const };
-    return transitionBatch(tx, null, batchId, ['validating'], { ...changes, recipientCount, errorCount }, now);
+    return recordBatchCompleted(tx, deps, await transitionBatch(tx, null, batchId, ['validating'], { ...changes, recipientCount, errorCount }, now), now);
   });
 }
 
@@ -170,7 +172,8 @@ async function recordChunk(tx: PrismaExecutor, batch: BatchRow, deliveries: Deli
  * @returns `sent` after a chunk, `finished` when it set the final status, `stopped` when the
  *   batch is no longer sending.
  */
-async function sendChunk({ db, clock }: BatchJobDependencies, batchId: string, chunkSize: number): Promise<'sent' | 'finished' | 'stopped'> {
+async function sendChunk(deps: BatchJobDependencies, batchId: string, chunkSize: number): Promise<'sent' | 'finished' | 'stopped'> {
+  const { db, clock } = deps;
   return db.write(async (tx) => {
     const batch = await lockBatch(tx, batchId);
     if (batch?.status !== 'sending') return 'stopped';
@@ -184,7 +187,8 @@ async function sendChunk({ db, clock }: BatchJobDependencies, batchId: string, c
     // Pushes of the last chunk still to make: the caller makes them, then comes back to finish.
     if (pending) return 'sent';
     const outcome = batchOutcome(sent - pushFailed, batch.errorCount + pushFailed);
-    await transitionBatch(tx, null, batchId, ['sending'], { ...outcome, recipientCount: sent + failed, errorCount: batch.errorCount + pushFailed, completedAt: now }, now);
+    const finished = await transitionBatch(tx, null, batchId, ['sending'], { ...outcome, recipientCount: sent + failed, errorCount: batch.errorCount + pushFailed, completedAt: now }, now);
+    await recordBatchCompleted(tx, deps, finished, now);
     return 'finished';
   });
 }
@@ -253,16 +257,20 @@ export const walletMessagingJob = defineJob<{ batchId: string }, Runtime>({
     return { batchId, result: await advanceBatch(runtime, batchId) };
   },
   inFlight: async ({ db, clock }) => (await selectBatchesInFlight(db.prisma, clock.now())).map(({ id }) => ({ batchId: id })),
-  async onLastAttemptFailed({ data: { batchId } }, _error, { db, clock }) {
+  async onLastAttemptFailed({ data: { batchId } }, _error, runtime) {
+    const { db, clock } = runtime;
     const now = clock.now();
     const { sent } = await deliveryCounts(db.prisma, batchId);
-    await transitionBatch(
-      db.prisma,
-      null,
-      batchId,
-      ['validating', 'scheduled', 'sending'],
-      { status: 'failed', statusDetail: `Sending stopped after an internal error; ${sent} recipients got the message.`, completedAt: now },
-      now,
-    );
+    await db.write(async (tx) => {
+      const failed = await transitionBatch(
+        tx,
+        null,
+        batchId,
+        ['validating', 'scheduled', 'sending'],
+        { status: 'failed', statusDetail: `Sending stopped after an internal error; ${sent} recipients got the message.`, completedAt: now },
+        now,
+      );
+      await recordBatchCompleted(tx, runtime, failed, now);
+    });
   },
 });

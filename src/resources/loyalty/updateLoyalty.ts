@@ -3,6 +3,7 @@ import { accountOf } from '../../http/operation.ts';
 import { ValidationError } from '../../errors.ts';
 import { queuePassChange } from '../../delivery/passChanged.ts';
 import { requirePass } from '../passes/passStore.ts';
+import { recordPassEvent } from '../passes/passWebhooks.ts';
 import { changeLoyaltyBalance, type BalanceChange } from './loyaltyLedger.ts';
 import { serializeLoyalty } from './serializeLoyalty.ts';
 
@@ -33,6 +34,7 @@ export const updateLoyalty: OperationHandler<'updateLoyalty'> = async ({ params,
     const pass = await requirePass(tx, accountId, params.id);
     const { balance } = await changeLoyaltyBalance(tx, { accountId, passId: pass.id, change, source: 'api', message: body.message, now });
     await queuePassChange(tx, ctx.jobs, pass.id);
+    await recordPassEvent(tx, ctx, { type: 'passUpdated', accountId, pass: pass.id, at: now });
     const updated = { ...pass, balance, latestMessage: body.message ?? pass.latestMessage };
     return { status: 200 as const, body: serializeLoyalty(updated, ctx.baseUrl) };
   });

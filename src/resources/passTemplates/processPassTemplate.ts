@@ -23,6 +23,7 @@ import { renderGoogleWalletClass } from '../../wallet/googleWalletClass.ts';
 import type { TemplateDesign } from '../../wallet/templateDesign.ts';
 import { appleImageRoles, drawBundleImages, loadImage, MAX_IMAGE_BYTES, TemplateImageError, type BundleImage, type ImageFetchOptions } from '../../wallet/templateImages.ts';
 import { designOfVersion, recordVersionOutcome, selectProcessingVersions, selectVersion, type VersionOutcome } from './passTemplateStore.ts';
+import { recordTemplateProcessed } from './passTemplateWebhooks.ts';
 import { templateRefreshJob } from './refreshTemplatePasses.ts';
 import { designProblems, type ProcessingError } from './validateDesign.ts';
 
@@ -87,6 +88,7 @@ export async function processTemplateVersion(
     if (!(await recordVersionOutcome(tx, templateId, version, outcome, now))) return false;
     // A new design of a template in use: its passes change (refreshTemplatePasses.ts).
     if (outcome.status === 'processed' && version > 1) await runtime.jobs.send(tx, templateRefreshJob, { templateId, version, processedAt: now.toISOString() });
+    await recordTemplateProcessed(tx, runtime, templateId, version, now);
     return true;
   });
   return recorded ? outcome.status : 'already recorded';
@@ -116,7 +118,10 @@ export const passTemplateProcessingJob = defineJob<{ templateId: string; version
     const { clock } = runtime;
     return { templateId, version, result: await processTemplateVersion(runtime, templateId, version, clock.now()) };
   },
-  async onLastAttemptFailed({ data: { templateId, version } }, _error, { db, clock }) {
-    await db.write((tx) => recordVersionOutcome(tx, templateId, version, GAVE_UP, clock.now()));
+  async onLastAttemptFailed({ data: { templateId, version } }, _error, runtime) {
+    const now = runtime.clock.now();
+    await runtime.db.write(async (tx) => {
+      if (await recordVersionOutcome(tx, templateId, version, GAVE_UP, now)) await recordTemplateProcessed(tx, runtime, templateId, version, now);
+    });
   },
 });

@@ -1,6 +1,7 @@
 import type { OperationHandler } from '../../http/operation.ts';
 import { accountOf } from '../../http/operation.ts';
 import { issuePass, passExtras } from './passService.ts';
+import { recordPassEvent } from './passWebhooks.ts';
 import { serializePass } from './serializePass.ts';
 
 /**
@@ -13,6 +14,7 @@ export const createPass: OperationHandler<'createPass'> = async ({ query, body, 
   const now = ctx.clock.now();
   return write(async (tx) => {
     const row = await issuePass(tx, { accountId, templateId: query.passTemplate, extId: query.extId ?? null, body, now });
+    await recordPassEvent(tx, ctx, { type: 'passCreated', accountId, pass: row, at: now });
     ctx.log.info({ passId: row.id, templateId: row.templateId }, 'pass issued');
     return { status: 200 as const, body: { data: serializePass(row, ctx.baseUrl, await passExtras(tx, row, query)) } };
   });

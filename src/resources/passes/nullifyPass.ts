@@ -1,6 +1,7 @@
 import type { OperationHandler } from '../../http/operation.ts';
 import { accountOf } from '../../http/operation.ts';
 import { nullifyStoredPass } from './passService.ts';
+import { recordPassEvent } from './passWebhooks.ts';
 import { serializePass } from './serializePass.ts';
 
 /**
@@ -10,7 +11,12 @@ import { serializePass } from './serializePass.ts';
 export const nullifyPass: OperationHandler<'nullifyPass'> = async ({ params, write, ctx }) => {
   const accountId = accountOf(ctx);
   const now = ctx.clock.now();
-  const row = await write((tx) => nullifyStoredPass(tx, ctx.jobs, { accountId, idOrExtId: params.id, now }));
+  const row = await write(async (tx) => {
+    const nullified = await nullifyStoredPass(tx, ctx.jobs, { accountId, idOrExtId: params.id, now });
+    // Nullifying a nullified pass changes nothing, and is no event.
+    if (nullified.nullifiedAt?.getTime() === now.getTime()) await recordPassEvent(tx, ctx, { type: 'passUpdated', accountId, pass: nullified, at: now });
+    return nullified;
+  });
   ctx.log.info({ passId: row.id }, 'pass nullified');
   return { status: 200, body: { data: serializePass(row, ctx.baseUrl) } };
 };

@@ -1,6 +1,7 @@
 import type { OperationHandler } from '../../http/operation.ts';
 import { accountOf } from '../../http/operation.ts';
 import { modifyPass } from './passService.ts';
+import { recordPassEvent } from './passWebhooks.ts';
 import { serializePass } from './serializePass.ts';
 
 /**
@@ -10,7 +11,11 @@ import { serializePass } from './serializePass.ts';
 export const updatePass: OperationHandler<'updatePass'> = async ({ params, body, write, ctx }) => {
   const accountId = accountOf(ctx);
   const now = ctx.clock.now();
-  const { row, notifications } = await write((tx) => modifyPass(tx, ctx.jobs, { accountId, idOrExtId: params.id, body, now }));
+  const { row, notifications } = await write(async (tx) => {
+    const updated = await modifyPass(tx, ctx.jobs, { accountId, idOrExtId: params.id, body, now });
+    await recordPassEvent(tx, ctx, { type: 'passUpdated', accountId, pass: updated.row, at: now });
+    return updated;
+  });
   ctx.log.info({ passId: row.id, passAction: body.passAction }, 'pass updated');
   return { status: 200, body: { data: serializePass(row, ctx.baseUrl), meta: { notifications } } };
 };

@@ -1,6 +1,7 @@
 import type { OperationHandler } from '../../http/operation.ts';
 import { accountOf } from '../../http/operation.ts';
 import { recordExternalScan } from './scanService.ts';
+import { recordPassEvent } from '../passes/passWebhooks.ts';
 import { serializeScanInfo } from './serializeScan.ts';
 
 /**
@@ -12,7 +13,11 @@ import { serializeScanInfo } from './serializeScan.ts';
 export const logScan: OperationHandler<'logScan'> = async ({ body, write, ctx }) => {
   const accountId = accountOf(ctx);
   const now = ctx.clock.now();
-  const row = await write((tx) => recordExternalScan(tx, ctx.jobs, accountId, body.scan, now));
+  const row = await write(async (tx) => {
+    const scan = await recordExternalScan(tx, ctx.jobs, accountId, body.scan, now);
+    await recordPassEvent(tx, ctx, { type: 'passScanned', accountId, pass: scan.passId, entityId: scan.reader.entityId, at: now });
+    return scan;
+  });
   ctx.log.info({ scanId: row.id, status: row.status }, 'scan logged');
   return { status: 200, body: { scanInfo: serializeScanInfo(row) } };
 };
