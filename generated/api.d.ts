@@ -1415,7 +1415,10 @@ export interface webhooks {
         put?: never;
         /**
          * Pass updated
-         * @description The pass changed: `updatePass` (fields, deactivation, reactivation) or its loyalty balance (`updateLoyalty`). Extension of this service. Sent to every enabled subscription of the account that lists `passUpdated` in
+         * @description The pass changed: `updatePass` (fields, deactivation, reactivation) or its loyalty balance
+         *     (`updateLoyalty`). Extension of this service. A template's new design, which changes how its
+         *     passes look but none of their data, sends `passTemplateProcessed` once rather than one
+         *     `passUpdated` per pass. Sent to every enabled subscription of the account that lists `passUpdated` in
          *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
          *     to). The body is taken when the event happened. Deliveries to one subscription about one
          *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
