@@ -856,6 +856,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/accounts/{accountId}/google-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Show the Google Wallet configuration of an account
+         * @description The issuer id and the service account's email and key id; never the key. `404` when the account has none.
+         */
+        get: operations["getGoogleConfiguration"];
+        /**
+         * Set the Google Wallet configuration of an account
+         * @description Stores the account's Google Wallet issuer credentials, or replaces them: from then on every processed template is written to Google Wallet as a class, every pass as an object, and passes get "Save to Google Wallet" links. Validated first (see the request body); the response shows the issuer id and the service account's email, never the key. `npm run admin -- google set …` calls this.
+         */
+        put: operations["setGoogleConfiguration"];
+        post?: never;
+        /**
+         * Delete the Google Wallet configuration of an account
+         * @description Forgets the credentials: nothing more is written to Google Wallet for the account and its passes get no save links until a configuration is set again. Classes and objects already in Google Wallet stay there.
+         */
+        delete: operations["deleteGoogleConfiguration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/passes/{id}/apple": {
         parameters: {
             query?: never;
@@ -3328,6 +3359,66 @@ export interface components {
         AppleConfigurationSetRequest: {
             appleConfiguration: components["schemas"]["AppleConfigurationInput"];
         };
+        /**
+         * @description A Google Wallet issuer id: the number the Google Pay & Wallet Console shows for the issuer account, the prefix of every class and object id (https://developers.google.com/wallet/generic/getting-started/issuer-onboarding).
+         * @example 3388000000012345678
+         */
+        GoogleIssuerId: string;
+        /** @description An account's Google Wallet issuer credentials, as the operator sees them (never the key). */
+        GoogleConfigurationAttributes: {
+            issuerId: components["schemas"]["GoogleIssuerId"];
+            /**
+             * Format: email
+             * @description The service account's `client_email`, the issuer of save links; add it as a user of the issuer in the Google Pay & Wallet Console.
+             * @example wallet@acme-coffee.iam.gserviceaccount.com
+             */
+            clientEmail: string;
+            /**
+             * @description The key file's `private_key_id`, to tell which key of the service account is in use.
+             * @example 4f1c2a9b8d7e6f50a1b2c3d4e5f60718293a4b5c
+             */
+            privateKeyId: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /** @description A Google configuration resource object (`googleConfiguration`); its id is the issuer id. */
+        GoogleConfiguration: {
+            id: components["schemas"]["GoogleIssuerId"];
+            /** @constant */
+            type: "googleConfiguration";
+            attributes: components["schemas"]["GoogleConfigurationAttributes"];
+        };
+        /** @description A document holding one Google configuration. */
+        GoogleConfigurationDocument: {
+            data: components["schemas"]["GoogleConfiguration"];
+        };
+        /**
+         * @description An account's Google Wallet issuer credentials: the issuer id from the Google Pay & Wallet
+         *     Console and the JSON key of a Google Cloud service account that has the Google Wallet API
+         *     enabled and is a user of that issuer
+         *     (https://developers.google.com/wallet/generic/web/prerequisites).
+         *
+         *     Checked before anything is stored (`422` naming the member, `code` says which check failed):
+         *     `issuerId` is numeric; `serviceAccountKey` is JSON of `type` `service_account` with a
+         *     `client_email` that is an email address and a `private_key` that is a readable RSA private key
+         *     in PEM. The key is stored encrypted and never returned or logged.
+         */
+        GoogleConfigurationInput: {
+            /**
+             * @description The numeric issuer id (a string of digits; checked, `422` otherwise).
+             * @example 3388000000012345678
+             */
+            issuerId: string;
+            /**
+             * @description The service account's JSON key file, as text (what Google Cloud's "Keys → Add key → JSON" downloads).
+             * @example {"type":"service_account","project_id":"acme-coffee","private_key_id":"4f1c…","private_key":"-----BEGIN PRIVATE KEY-----\nMIIEvQ…\n-----END PRIVATE KEY-----\n","client_email":"wallet@acme-coffee.iam.gserviceaccount.com"}
+             */
+            serviceAccountKey: string;
+        };
+        /** @description The body of Set the Google Wallet configuration of an account. */
+        GoogleConfigurationSetRequest: {
+            googleConfiguration: components["schemas"]["GoogleConfigurationInput"];
+        };
         /** @description A signed Apple Wallet pass: a zip of `pass.json`, its images, localisations, `manifest.json` (SHA-1 of every file) and `signature` (a detached CMS signature of the manifest with the Pass Type ID certificate and the WWDR intermediate), as described in https://developer.apple.com/documentation/walletpasses/building-a-pass. */
         Pkpass: string;
         /**
@@ -3589,6 +3680,15 @@ export interface components {
         };
         /** @description The credentials cannot be used to sign passes: `code` names the check that failed (`certificate_unreadable`, `wrong_passphrase`, `wrong_pass_type_identifier`, `wrong_team_identifier`, `not_pass_type_certificate`, `key_mismatch`, `chain_not_wwdr`, `wwdr_not_apple_g4`, `expired`, `not_yet_valid`), `detail` what was found and what to do, and `source` the member at fault. Nothing is stored. */
         UnusableAppleCredentials: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
+        /** @description The credentials cannot be used with Google Wallet: `code` names the check that failed (`issuer_id_not_numeric`, `key_not_json`, `not_service_account`, `client_email_invalid`, `private_key_unreadable`, `private_key_not_rsa`), `detail` what was found and what to do, and `source` the member at fault. Nothing is stored. */
+        UnusableGoogleCredentials: {
             headers: {
                 [name: string]: unknown;
             };
@@ -5351,6 +5451,111 @@ export interface operations {
                 accountId: components["parameters"]["AccountId"];
                 /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
                 passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getGoogleConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoogleConfigurationDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setGoogleConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GoogleConfigurationSetRequest"];
+            };
+        };
+        responses: {
+            /** @description The configuration was replaced. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoogleConfigurationDocument"];
+                };
+            };
+            /** @description The configuration was created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoogleConfigurationDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnusableGoogleCredentials"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteGoogleConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                accountId: components["parameters"]["AccountId"];
             };
             cookie?: never;
         };

@@ -50,6 +50,9 @@ import { listAppleConfigurations } from './resources/administration/listAppleCon
 import { getAppleConfiguration } from './resources/administration/getAppleConfiguration.ts';
 import { setAppleConfiguration } from './resources/administration/setAppleConfiguration.ts';
 import { deleteAppleConfiguration } from './resources/administration/deleteAppleConfiguration.ts';
+import { setGoogleConfiguration } from './resources/administration/setGoogleConfiguration.ts';
+import { getGoogleConfiguration } from './resources/administration/getGoogleConfiguration.ts';
+import { deleteGoogleConfiguration } from './resources/administration/deleteGoogleConfiguration.ts';
 import { downloadApplePass } from './resources/holderPages/downloadApplePass.ts';
 import { listPassRegistrations } from './resources/passes/listPassRegistrations.ts';
 import { listPassDeliveryAttempts } from './resources/passes/listPassDeliveryAttempts.ts';
@@ -106,6 +109,9 @@ export const handlers: HandlerMap = {
   getAppleConfiguration,
   setAppleConfiguration,
   deleteAppleConfiguration,
+  setGoogleConfiguration,
+  getGoogleConfiguration,
+  deleteGoogleConfiguration,
   downloadApplePass,
   listPassRegistrations,
   listPassDeliveryAttempts,

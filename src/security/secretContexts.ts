@@ -16,3 +16,8 @@ export function applePrivateKeyContext(configurationId: string): string {
 export function appleAuthenticationTokenContext(passId: string): string {
   return `pass/${passId}/appleAuthenticationToken`;
 }
+
+/** The service account JSON key of a Google configuration (the row's id). */
+export function googleServiceAccountKeyContext(configurationId: string): string {
+  return `googleConfiguration/${configurationId}/serviceAccountKey`;
+}

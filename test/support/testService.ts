@@ -56,6 +56,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     appleAllowDevelopmentCertificates: true,
     imageFetchAllowPrivate: false,
     apnsUrl: 'https://apns.invalid',
+    googleWalletApiUrl: 'http://google-wallet.invalid/walletobjects/v1',
+    googleOauthTokenUrl: 'http://google-oauth.invalid/token',
+    googleSaveOrigins: [],
+    googleWalletRequestsPerSecond: 20,
     ...overrides,
   };
 }

@@ -416,7 +416,10 @@ export const ModelName = {
   AppleDevice: 'AppleDevice',
   AppleRegistration: 'AppleRegistration',
   AppleDeviceLog: 'AppleDeviceLog',
-  DeliveryAttempt: 'DeliveryAttempt'
+  DeliveryAttempt: 'DeliveryAttempt',
+  GoogleConfiguration: 'GoogleConfiguration',
+  GoogleWalletClass: 'GoogleWalletClass',
+  GoogleWalletObject: 'GoogleWalletObject'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -432,7 +435,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "account" | "apiToken" | "entity" | "reader" | "readerConfiguration" | "passTemplate" | "passTemplateVersion" | "pass" | "loyaltyLedgerEntry" | "idempotencyKey" | "scan" | "batch" | "batchRecipient" | "batchDelivery" | "appleConfiguration" | "passTemplateImage" | "appleDevice" | "appleRegistration" | "appleDeviceLog" | "deliveryAttempt"
+    modelProps: "account" | "apiToken" | "entity" | "reader" | "readerConfiguration" | "passTemplate" | "passTemplateVersion" | "pass" | "loyaltyLedgerEntry" | "idempotencyKey" | "scan" | "batch" | "batchRecipient" | "batchDelivery" | "appleConfiguration" | "passTemplateImage" | "appleDevice" | "appleRegistration" | "appleDeviceLog" | "deliveryAttempt" | "googleConfiguration" | "googleWalletClass" | "googleWalletObject"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1916,6 +1919,228 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    GoogleConfiguration: {
+      payload: Prisma.$GoogleConfigurationPayload<ExtArgs>
+      fields: Prisma.GoogleConfigurationFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.GoogleConfigurationFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.GoogleConfigurationFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload>
+        }
+        findFirst: {
+          args: Prisma.GoogleConfigurationFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.GoogleConfigurationFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload>
+        }
+        findMany: {
+          args: Prisma.GoogleConfigurationFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload>[]
+        }
+        create: {
+          args: Prisma.GoogleConfigurationCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload>
+        }
+        createMany: {
+          args: Prisma.GoogleConfigurationCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.GoogleConfigurationCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload>[]
+        }
+        delete: {
+          args: Prisma.GoogleConfigurationDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload>
+        }
+        update: {
+          args: Prisma.GoogleConfigurationUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload>
+        }
+        deleteMany: {
+          args: Prisma.GoogleConfigurationDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.GoogleConfigurationUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.GoogleConfigurationUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload>[]
+        }
+        upsert: {
+          args: Prisma.GoogleConfigurationUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload>
+        }
+        aggregate: {
+          args: Prisma.GoogleConfigurationAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateGoogleConfiguration>
+        }
+        groupBy: {
+          args: Prisma.GoogleConfigurationGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.GoogleConfigurationGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.GoogleConfigurationCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.GoogleConfigurationCountAggregateOutputType> | number
+        }
+      }
+    }
+    GoogleWalletClass: {
+      payload: Prisma.$GoogleWalletClassPayload<ExtArgs>
+      fields: Prisma.GoogleWalletClassFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.GoogleWalletClassFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.GoogleWalletClassFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload>
+        }
+        findFirst: {
+          args: Prisma.GoogleWalletClassFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.GoogleWalletClassFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload>
+        }
+        findMany: {
+          args: Prisma.GoogleWalletClassFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload>[]
+        }
+        create: {
+          args: Prisma.GoogleWalletClassCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload>
+        }
+        createMany: {
+          args: Prisma.GoogleWalletClassCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.GoogleWalletClassCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload>[]
+        }
+        delete: {
+          args: Prisma.GoogleWalletClassDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload>
+        }
+        update: {
+          args: Prisma.GoogleWalletClassUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload>
+        }
+        deleteMany: {
+          args: Prisma.GoogleWalletClassDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.GoogleWalletClassUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.GoogleWalletClassUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload>[]
+        }
+        upsert: {
+          args: Prisma.GoogleWalletClassUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload>
+        }
+        aggregate: {
+          args: Prisma.GoogleWalletClassAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateGoogleWalletClass>
+        }
+        groupBy: {
+          args: Prisma.GoogleWalletClassGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.GoogleWalletClassGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.GoogleWalletClassCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.GoogleWalletClassCountAggregateOutputType> | number
+        }
+      }
+    }
+    GoogleWalletObject: {
+      payload: Prisma.$GoogleWalletObjectPayload<ExtArgs>
+      fields: Prisma.GoogleWalletObjectFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.GoogleWalletObjectFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.GoogleWalletObjectFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload>
+        }
+        findFirst: {
+          args: Prisma.GoogleWalletObjectFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.GoogleWalletObjectFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload>
+        }
+        findMany: {
+          args: Prisma.GoogleWalletObjectFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload>[]
+        }
+        create: {
+          args: Prisma.GoogleWalletObjectCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload>
+        }
+        createMany: {
+          args: Prisma.GoogleWalletObjectCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.GoogleWalletObjectCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload>[]
+        }
+        delete: {
+          args: Prisma.GoogleWalletObjectDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload>
+        }
+        update: {
+          args: Prisma.GoogleWalletObjectUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload>
+        }
+        deleteMany: {
+          args: Prisma.GoogleWalletObjectDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.GoogleWalletObjectUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.GoogleWalletObjectUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload>[]
+        }
+        upsert: {
+          args: Prisma.GoogleWalletObjectUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload>
+        }
+        aggregate: {
+          args: Prisma.GoogleWalletObjectAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateGoogleWalletObject>
+        }
+        groupBy: {
+          args: Prisma.GoogleWalletObjectGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.GoogleWalletObjectGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.GoogleWalletObjectCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.GoogleWalletObjectCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -2283,6 +2508,44 @@ export const DeliveryAttemptScalarFieldEnum = {
 } as const
 
 export type DeliveryAttemptScalarFieldEnum = (typeof DeliveryAttemptScalarFieldEnum)[keyof typeof DeliveryAttemptScalarFieldEnum]
+
+
+export const GoogleConfigurationScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  issuerId: 'issuerId',
+  clientEmail: 'clientEmail',
+  privateKeyId: 'privateKeyId',
+  serviceAccountKeyEncrypted: 'serviceAccountKeyEncrypted',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type GoogleConfigurationScalarFieldEnum = (typeof GoogleConfigurationScalarFieldEnum)[keyof typeof GoogleConfigurationScalarFieldEnum]
+
+
+export const GoogleWalletClassScalarFieldEnum = {
+  templateId: 'templateId',
+  accountId: 'accountId',
+  classId: 'classId',
+  classType: 'classType',
+  version: 'version',
+  syncedAt: 'syncedAt'
+} as const
+
+export type GoogleWalletClassScalarFieldEnum = (typeof GoogleWalletClassScalarFieldEnum)[keyof typeof GoogleWalletClassScalarFieldEnum]
+
+
+export const GoogleWalletObjectScalarFieldEnum = {
+  passId: 'passId',
+  accountId: 'accountId',
+  objectId: 'objectId',
+  objectType: 'objectType',
+  insertedAt: 'insertedAt',
+  syncedAt: 'syncedAt'
+} as const
+
+export type GoogleWalletObjectScalarFieldEnum = (typeof GoogleWalletObjectScalarFieldEnum)[keyof typeof GoogleWalletObjectScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -2824,6 +3087,9 @@ export type GlobalOmitConfig = {
   appleRegistration?: Prisma.AppleRegistrationOmit
   appleDeviceLog?: Prisma.AppleDeviceLogOmit
   deliveryAttempt?: Prisma.DeliveryAttemptOmit
+  googleConfiguration?: Prisma.GoogleConfigurationOmit
+  googleWalletClass?: Prisma.GoogleWalletClassOmit
+  googleWalletObject?: Prisma.GoogleWalletObjectOmit
 }
 
 /* Types for Logging */

@@ -70,7 +70,10 @@ export const ModelName = {
   AppleDevice: 'AppleDevice',
   AppleRegistration: 'AppleRegistration',
   AppleDeviceLog: 'AppleDeviceLog',
-  DeliveryAttempt: 'DeliveryAttempt'
+  DeliveryAttempt: 'DeliveryAttempt',
+  GoogleConfiguration: 'GoogleConfiguration',
+  GoogleWalletClass: 'GoogleWalletClass',
+  GoogleWalletObject: 'GoogleWalletObject'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -417,6 +420,44 @@ export const DeliveryAttemptScalarFieldEnum = {
 } as const
 
 export type DeliveryAttemptScalarFieldEnum = (typeof DeliveryAttemptScalarFieldEnum)[keyof typeof DeliveryAttemptScalarFieldEnum]
+
+
+export const GoogleConfigurationScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  issuerId: 'issuerId',
+  clientEmail: 'clientEmail',
+  privateKeyId: 'privateKeyId',
+  serviceAccountKeyEncrypted: 'serviceAccountKeyEncrypted',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type GoogleConfigurationScalarFieldEnum = (typeof GoogleConfigurationScalarFieldEnum)[keyof typeof GoogleConfigurationScalarFieldEnum]
+
+
+export const GoogleWalletClassScalarFieldEnum = {
+  templateId: 'templateId',
+  accountId: 'accountId',
+  classId: 'classId',
+  classType: 'classType',
+  version: 'version',
+  syncedAt: 'syncedAt'
+} as const
+
+export type GoogleWalletClassScalarFieldEnum = (typeof GoogleWalletClassScalarFieldEnum)[keyof typeof GoogleWalletClassScalarFieldEnum]
+
+
+export const GoogleWalletObjectScalarFieldEnum = {
+  passId: 'passId',
+  accountId: 'accountId',
+  objectId: 'objectId',
+  objectType: 'objectType',
+  insertedAt: 'insertedAt',
+  syncedAt: 'syncedAt'
+} as const
+
+export type GoogleWalletObjectScalarFieldEnum = (typeof GoogleWalletObjectScalarFieldEnum)[keyof typeof GoogleWalletObjectScalarFieldEnum]
 
 
 export const SortOrder = {

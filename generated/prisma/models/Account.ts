@@ -184,6 +184,9 @@ export type AccountWhereInput = {
   appleDevices?: Prisma.AppleDeviceListRelationFilter
   appleRegistrations?: Prisma.AppleRegistrationListRelationFilter
   deliveryAttempts?: Prisma.DeliveryAttemptListRelationFilter
+  googleConfiguration?: Prisma.XOR<Prisma.GoogleConfigurationNullableScalarRelationFilter, Prisma.GoogleConfigurationWhereInput> | null
+  googleWalletClasses?: Prisma.GoogleWalletClassListRelationFilter
+  googleWalletObjects?: Prisma.GoogleWalletObjectListRelationFilter
 }
 
 export type AccountOrderByWithRelationInput = {
@@ -208,6 +211,9 @@ export type AccountOrderByWithRelationInput = {
   appleDevices?: Prisma.AppleDeviceOrderByRelationAggregateInput
   appleRegistrations?: Prisma.AppleRegistrationOrderByRelationAggregateInput
   deliveryAttempts?: Prisma.DeliveryAttemptOrderByRelationAggregateInput
+  googleConfiguration?: Prisma.GoogleConfigurationOrderByWithRelationInput
+  googleWalletClasses?: Prisma.GoogleWalletClassOrderByRelationAggregateInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectOrderByRelationAggregateInput
 }
 
 export type AccountWhereUniqueInput = Prisma.AtLeast<{
@@ -235,6 +241,9 @@ export type AccountWhereUniqueInput = Prisma.AtLeast<{
   appleDevices?: Prisma.AppleDeviceListRelationFilter
   appleRegistrations?: Prisma.AppleRegistrationListRelationFilter
   deliveryAttempts?: Prisma.DeliveryAttemptListRelationFilter
+  googleConfiguration?: Prisma.XOR<Prisma.GoogleConfigurationNullableScalarRelationFilter, Prisma.GoogleConfigurationWhereInput> | null
+  googleWalletClasses?: Prisma.GoogleWalletClassListRelationFilter
+  googleWalletObjects?: Prisma.GoogleWalletObjectListRelationFilter
 }, "id">
 
 export type AccountOrderByWithAggregationInput = {
@@ -277,6 +286,9 @@ export type AccountCreateInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateInput = {
@@ -301,6 +313,9 @@ export type AccountUncheckedCreateInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUpdateInput = {
@@ -325,6 +340,9 @@ export type AccountUpdateInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateInput = {
@@ -349,6 +367,9 @@ export type AccountUncheckedUpdateInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateManyInput = {
@@ -652,6 +673,48 @@ export type AccountUpdateOneRequiredWithoutDeliveryAttemptsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutDeliveryAttemptsInput, Prisma.AccountUpdateWithoutDeliveryAttemptsInput>, Prisma.AccountUncheckedUpdateWithoutDeliveryAttemptsInput>
 }
 
+export type AccountCreateNestedOneWithoutGoogleConfigurationInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutGoogleConfigurationInput, Prisma.AccountUncheckedCreateWithoutGoogleConfigurationInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutGoogleConfigurationInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutGoogleConfigurationNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutGoogleConfigurationInput, Prisma.AccountUncheckedCreateWithoutGoogleConfigurationInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutGoogleConfigurationInput
+  upsert?: Prisma.AccountUpsertWithoutGoogleConfigurationInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutGoogleConfigurationInput, Prisma.AccountUpdateWithoutGoogleConfigurationInput>, Prisma.AccountUncheckedUpdateWithoutGoogleConfigurationInput>
+}
+
+export type AccountCreateNestedOneWithoutGoogleWalletClassesInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutGoogleWalletClassesInput, Prisma.AccountUncheckedCreateWithoutGoogleWalletClassesInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutGoogleWalletClassesInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutGoogleWalletClassesNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutGoogleWalletClassesInput, Prisma.AccountUncheckedCreateWithoutGoogleWalletClassesInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutGoogleWalletClassesInput
+  upsert?: Prisma.AccountUpsertWithoutGoogleWalletClassesInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutGoogleWalletClassesInput, Prisma.AccountUpdateWithoutGoogleWalletClassesInput>, Prisma.AccountUncheckedUpdateWithoutGoogleWalletClassesInput>
+}
+
+export type AccountCreateNestedOneWithoutGoogleWalletObjectsInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutGoogleWalletObjectsInput, Prisma.AccountUncheckedCreateWithoutGoogleWalletObjectsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutGoogleWalletObjectsInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutGoogleWalletObjectsNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutGoogleWalletObjectsInput, Prisma.AccountUncheckedCreateWithoutGoogleWalletObjectsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutGoogleWalletObjectsInput
+  upsert?: Prisma.AccountUpsertWithoutGoogleWalletObjectsInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutGoogleWalletObjectsInput, Prisma.AccountUpdateWithoutGoogleWalletObjectsInput>, Prisma.AccountUncheckedUpdateWithoutGoogleWalletObjectsInput>
+}
+
 export type AccountCreateWithoutApiTokensInput = {
   id?: string
   name: string
@@ -673,6 +736,9 @@ export type AccountCreateWithoutApiTokensInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutApiTokensInput = {
@@ -696,6 +762,9 @@ export type AccountUncheckedCreateWithoutApiTokensInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutApiTokensInput = {
@@ -735,6 +804,9 @@ export type AccountUpdateWithoutApiTokensInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutApiTokensInput = {
@@ -758,6 +830,9 @@ export type AccountUncheckedUpdateWithoutApiTokensInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutEntitiesInput = {
@@ -781,6 +856,9 @@ export type AccountCreateWithoutEntitiesInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutEntitiesInput = {
@@ -804,6 +882,9 @@ export type AccountUncheckedCreateWithoutEntitiesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutEntitiesInput = {
@@ -843,6 +924,9 @@ export type AccountUpdateWithoutEntitiesInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutEntitiesInput = {
@@ -866,6 +950,9 @@ export type AccountUncheckedUpdateWithoutEntitiesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutReadersInput = {
@@ -889,6 +976,9 @@ export type AccountCreateWithoutReadersInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutReadersInput = {
@@ -912,6 +1002,9 @@ export type AccountUncheckedCreateWithoutReadersInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutReadersInput = {
@@ -951,6 +1044,9 @@ export type AccountUpdateWithoutReadersInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutReadersInput = {
@@ -974,6 +1070,9 @@ export type AccountUncheckedUpdateWithoutReadersInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutReaderConfigurationsInput = {
@@ -997,6 +1096,9 @@ export type AccountCreateWithoutReaderConfigurationsInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutReaderConfigurationsInput = {
@@ -1020,6 +1122,9 @@ export type AccountUncheckedCreateWithoutReaderConfigurationsInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutReaderConfigurationsInput = {
@@ -1059,6 +1164,9 @@ export type AccountUpdateWithoutReaderConfigurationsInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutReaderConfigurationsInput = {
@@ -1082,6 +1190,9 @@ export type AccountUncheckedUpdateWithoutReaderConfigurationsInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutPassTemplatesInput = {
@@ -1105,6 +1216,9 @@ export type AccountCreateWithoutPassTemplatesInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutPassTemplatesInput = {
@@ -1128,6 +1242,9 @@ export type AccountUncheckedCreateWithoutPassTemplatesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutPassTemplatesInput = {
@@ -1167,6 +1284,9 @@ export type AccountUpdateWithoutPassTemplatesInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutPassTemplatesInput = {
@@ -1190,6 +1310,9 @@ export type AccountUncheckedUpdateWithoutPassTemplatesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutPassTemplateVersionsInput = {
@@ -1213,6 +1336,9 @@ export type AccountCreateWithoutPassTemplateVersionsInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutPassTemplateVersionsInput = {
@@ -1236,6 +1362,9 @@ export type AccountUncheckedCreateWithoutPassTemplateVersionsInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutPassTemplateVersionsInput = {
@@ -1275,6 +1404,9 @@ export type AccountUpdateWithoutPassTemplateVersionsInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutPassTemplateVersionsInput = {
@@ -1298,6 +1430,9 @@ export type AccountUncheckedUpdateWithoutPassTemplateVersionsInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutPassesInput = {
@@ -1321,6 +1456,9 @@ export type AccountCreateWithoutPassesInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutPassesInput = {
@@ -1344,6 +1482,9 @@ export type AccountUncheckedCreateWithoutPassesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutPassesInput = {
@@ -1383,6 +1524,9 @@ export type AccountUpdateWithoutPassesInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutPassesInput = {
@@ -1406,6 +1550,9 @@ export type AccountUncheckedUpdateWithoutPassesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutLoyaltyLedgerInput = {
@@ -1429,6 +1576,9 @@ export type AccountCreateWithoutLoyaltyLedgerInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutLoyaltyLedgerInput = {
@@ -1452,6 +1602,9 @@ export type AccountUncheckedCreateWithoutLoyaltyLedgerInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutLoyaltyLedgerInput = {
@@ -1491,6 +1644,9 @@ export type AccountUpdateWithoutLoyaltyLedgerInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutLoyaltyLedgerInput = {
@@ -1514,6 +1670,9 @@ export type AccountUncheckedUpdateWithoutLoyaltyLedgerInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutIdempotencyKeysInput = {
@@ -1537,6 +1696,9 @@ export type AccountCreateWithoutIdempotencyKeysInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutIdempotencyKeysInput = {
@@ -1560,6 +1722,9 @@ export type AccountUncheckedCreateWithoutIdempotencyKeysInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutIdempotencyKeysInput = {
@@ -1599,6 +1764,9 @@ export type AccountUpdateWithoutIdempotencyKeysInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutIdempotencyKeysInput = {
@@ -1622,6 +1790,9 @@ export type AccountUncheckedUpdateWithoutIdempotencyKeysInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutScansInput = {
@@ -1645,6 +1816,9 @@ export type AccountCreateWithoutScansInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutScansInput = {
@@ -1668,6 +1842,9 @@ export type AccountUncheckedCreateWithoutScansInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutScansInput = {
@@ -1707,6 +1884,9 @@ export type AccountUpdateWithoutScansInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutScansInput = {
@@ -1730,6 +1910,9 @@ export type AccountUncheckedUpdateWithoutScansInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutBatchesInput = {
@@ -1753,6 +1936,9 @@ export type AccountCreateWithoutBatchesInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutBatchesInput = {
@@ -1776,6 +1962,9 @@ export type AccountUncheckedCreateWithoutBatchesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutBatchesInput = {
@@ -1815,6 +2004,9 @@ export type AccountUpdateWithoutBatchesInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutBatchesInput = {
@@ -1838,6 +2030,9 @@ export type AccountUncheckedUpdateWithoutBatchesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutBatchRecipientsInput = {
@@ -1861,6 +2056,9 @@ export type AccountCreateWithoutBatchRecipientsInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutBatchRecipientsInput = {
@@ -1884,6 +2082,9 @@ export type AccountUncheckedCreateWithoutBatchRecipientsInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutBatchRecipientsInput = {
@@ -1923,6 +2124,9 @@ export type AccountUpdateWithoutBatchRecipientsInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutBatchRecipientsInput = {
@@ -1946,6 +2150,9 @@ export type AccountUncheckedUpdateWithoutBatchRecipientsInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutBatchDeliveriesInput = {
@@ -1969,6 +2176,9 @@ export type AccountCreateWithoutBatchDeliveriesInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutBatchDeliveriesInput = {
@@ -1992,6 +2202,9 @@ export type AccountUncheckedCreateWithoutBatchDeliveriesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutBatchDeliveriesInput = {
@@ -2031,6 +2244,9 @@ export type AccountUpdateWithoutBatchDeliveriesInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutBatchDeliveriesInput = {
@@ -2054,6 +2270,9 @@ export type AccountUncheckedUpdateWithoutBatchDeliveriesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutAppleConfigurationsInput = {
@@ -2077,6 +2296,9 @@ export type AccountCreateWithoutAppleConfigurationsInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutAppleConfigurationsInput = {
@@ -2100,6 +2322,9 @@ export type AccountUncheckedCreateWithoutAppleConfigurationsInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutAppleConfigurationsInput = {
@@ -2139,6 +2364,9 @@ export type AccountUpdateWithoutAppleConfigurationsInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutAppleConfigurationsInput = {
@@ -2162,6 +2390,9 @@ export type AccountUncheckedUpdateWithoutAppleConfigurationsInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutPassTemplateImagesInput = {
@@ -2185,6 +2416,9 @@ export type AccountCreateWithoutPassTemplateImagesInput = {
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutPassTemplateImagesInput = {
@@ -2208,6 +2442,9 @@ export type AccountUncheckedCreateWithoutPassTemplateImagesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutPassTemplateImagesInput = {
@@ -2247,6 +2484,9 @@ export type AccountUpdateWithoutPassTemplateImagesInput = {
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutPassTemplateImagesInput = {
@@ -2270,6 +2510,9 @@ export type AccountUncheckedUpdateWithoutPassTemplateImagesInput = {
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutAppleDevicesInput = {
@@ -2293,6 +2536,9 @@ export type AccountCreateWithoutAppleDevicesInput = {
   passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutAppleDevicesInput = {
@@ -2316,6 +2562,9 @@ export type AccountUncheckedCreateWithoutAppleDevicesInput = {
   passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutAppleDevicesInput = {
@@ -2355,6 +2604,9 @@ export type AccountUpdateWithoutAppleDevicesInput = {
   passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutAppleDevicesInput = {
@@ -2378,6 +2630,9 @@ export type AccountUncheckedUpdateWithoutAppleDevicesInput = {
   passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutAppleRegistrationsInput = {
@@ -2401,6 +2656,9 @@ export type AccountCreateWithoutAppleRegistrationsInput = {
   passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutAppleRegistrationsInput = {
@@ -2424,6 +2682,9 @@ export type AccountUncheckedCreateWithoutAppleRegistrationsInput = {
   passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutAppleRegistrationsInput = {
@@ -2463,6 +2724,9 @@ export type AccountUpdateWithoutAppleRegistrationsInput = {
   passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutAppleRegistrationsInput = {
@@ -2486,6 +2750,9 @@ export type AccountUncheckedUpdateWithoutAppleRegistrationsInput = {
   passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutDeliveryAttemptsInput = {
@@ -2509,6 +2776,9 @@ export type AccountCreateWithoutDeliveryAttemptsInput = {
   passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
   appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutDeliveryAttemptsInput = {
@@ -2532,6 +2802,9 @@ export type AccountUncheckedCreateWithoutDeliveryAttemptsInput = {
   passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
   appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutDeliveryAttemptsInput = {
@@ -2571,6 +2844,9 @@ export type AccountUpdateWithoutDeliveryAttemptsInput = {
   passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
   appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutDeliveryAttemptsInput = {
@@ -2594,6 +2870,369 @@ export type AccountUncheckedUpdateWithoutDeliveryAttemptsInput = {
   passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
   appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutGoogleConfigurationInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutGoogleConfigurationInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutGoogleConfigurationInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutGoogleConfigurationInput, Prisma.AccountUncheckedCreateWithoutGoogleConfigurationInput>
+}
+
+export type AccountUpsertWithoutGoogleConfigurationInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutGoogleConfigurationInput, Prisma.AccountUncheckedUpdateWithoutGoogleConfigurationInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutGoogleConfigurationInput, Prisma.AccountUncheckedCreateWithoutGoogleConfigurationInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutGoogleConfigurationInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutGoogleConfigurationInput, Prisma.AccountUncheckedUpdateWithoutGoogleConfigurationInput>
+}
+
+export type AccountUpdateWithoutGoogleConfigurationInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutGoogleConfigurationInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutGoogleWalletClassesInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutGoogleWalletClassesInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutGoogleWalletClassesInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutGoogleWalletClassesInput, Prisma.AccountUncheckedCreateWithoutGoogleWalletClassesInput>
+}
+
+export type AccountUpsertWithoutGoogleWalletClassesInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutGoogleWalletClassesInput, Prisma.AccountUncheckedUpdateWithoutGoogleWalletClassesInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutGoogleWalletClassesInput, Prisma.AccountUncheckedCreateWithoutGoogleWalletClassesInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutGoogleWalletClassesInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutGoogleWalletClassesInput, Prisma.AccountUncheckedUpdateWithoutGoogleWalletClassesInput>
+}
+
+export type AccountUpdateWithoutGoogleWalletClassesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutGoogleWalletClassesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutGoogleWalletObjectsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutGoogleWalletObjectsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutGoogleWalletObjectsInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutGoogleWalletObjectsInput, Prisma.AccountUncheckedCreateWithoutGoogleWalletObjectsInput>
+}
+
+export type AccountUpsertWithoutGoogleWalletObjectsInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutGoogleWalletObjectsInput, Prisma.AccountUncheckedUpdateWithoutGoogleWalletObjectsInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutGoogleWalletObjectsInput, Prisma.AccountUncheckedCreateWithoutGoogleWalletObjectsInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutGoogleWalletObjectsInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutGoogleWalletObjectsInput, Prisma.AccountUncheckedUpdateWithoutGoogleWalletObjectsInput>
+}
+
+export type AccountUpdateWithoutGoogleWalletObjectsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutGoogleWalletObjectsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 
@@ -2620,6 +3259,8 @@ export type AccountCountOutputType = {
   appleDevices: number
   appleRegistrations: number
   deliveryAttempts: number
+  googleWalletClasses: number
+  googleWalletObjects: number
 }
 
 export type AccountCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -2641,6 +3282,8 @@ export type AccountCountOutputTypeSelect<ExtArgs extends runtime.Types.Extension
   appleDevices?: boolean | AccountCountOutputTypeCountAppleDevicesArgs
   appleRegistrations?: boolean | AccountCountOutputTypeCountAppleRegistrationsArgs
   deliveryAttempts?: boolean | AccountCountOutputTypeCountDeliveryAttemptsArgs
+  googleWalletClasses?: boolean | AccountCountOutputTypeCountGoogleWalletClassesArgs
+  googleWalletObjects?: boolean | AccountCountOutputTypeCountGoogleWalletObjectsArgs
 }
 
 /**
@@ -2779,6 +3422,20 @@ export type AccountCountOutputTypeCountDeliveryAttemptsArgs<ExtArgs extends runt
   where?: Prisma.DeliveryAttemptWhereInput
 }
 
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountGoogleWalletClassesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.GoogleWalletClassWhereInput
+}
+
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountGoogleWalletObjectsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.GoogleWalletObjectWhereInput
+}
+
 
 export type AccountSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -2802,6 +3459,9 @@ export type AccountSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   appleDevices?: boolean | Prisma.Account$appleDevicesArgs<ExtArgs>
   appleRegistrations?: boolean | Prisma.Account$appleRegistrationsArgs<ExtArgs>
   deliveryAttempts?: boolean | Prisma.Account$deliveryAttemptsArgs<ExtArgs>
+  googleConfiguration?: boolean | Prisma.Account$googleConfigurationArgs<ExtArgs>
+  googleWalletClasses?: boolean | Prisma.Account$googleWalletClassesArgs<ExtArgs>
+  googleWalletObjects?: boolean | Prisma.Account$googleWalletObjectsArgs<ExtArgs>
   _count?: boolean | Prisma.AccountCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["account"]>
 
@@ -2843,6 +3503,9 @@ export type AccountInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs
   appleDevices?: boolean | Prisma.Account$appleDevicesArgs<ExtArgs>
   appleRegistrations?: boolean | Prisma.Account$appleRegistrationsArgs<ExtArgs>
   deliveryAttempts?: boolean | Prisma.Account$deliveryAttemptsArgs<ExtArgs>
+  googleConfiguration?: boolean | Prisma.Account$googleConfigurationArgs<ExtArgs>
+  googleWalletClasses?: boolean | Prisma.Account$googleWalletClassesArgs<ExtArgs>
+  googleWalletObjects?: boolean | Prisma.Account$googleWalletObjectsArgs<ExtArgs>
   _count?: boolean | Prisma.AccountCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type AccountIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -2869,6 +3532,9 @@ export type $AccountPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     appleDevices: Prisma.$AppleDevicePayload<ExtArgs>[]
     appleRegistrations: Prisma.$AppleRegistrationPayload<ExtArgs>[]
     deliveryAttempts: Prisma.$DeliveryAttemptPayload<ExtArgs>[]
+    googleConfiguration: Prisma.$GoogleConfigurationPayload<ExtArgs> | null
+    googleWalletClasses: Prisma.$GoogleWalletClassPayload<ExtArgs>[]
+    googleWalletObjects: Prisma.$GoogleWalletObjectPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -3286,6 +3952,9 @@ export interface Prisma__AccountClient<T, Null = never, ExtArgs extends runtime.
   appleDevices<T extends Prisma.Account$appleDevicesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$appleDevicesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AppleDevicePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   appleRegistrations<T extends Prisma.Account$appleRegistrationsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$appleRegistrationsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AppleRegistrationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   deliveryAttempts<T extends Prisma.Account$deliveryAttemptsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$deliveryAttemptsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DeliveryAttemptPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  googleConfiguration<T extends Prisma.Account$googleConfigurationArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$googleConfigurationArgs<ExtArgs>>): Prisma.Prisma__GoogleConfigurationClient<runtime.Types.Result.GetResult<Prisma.$GoogleConfigurationPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
+  googleWalletClasses<T extends Prisma.Account$googleWalletClassesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$googleWalletClassesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$GoogleWalletClassPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  googleWalletObjects<T extends Prisma.Account$googleWalletObjectsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$googleWalletObjectsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$GoogleWalletObjectPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -4140,6 +4809,73 @@ export type Account$deliveryAttemptsArgs<ExtArgs extends runtime.Types.Extension
   take?: number
   skip?: number
   distinct?: Prisma.DeliveryAttemptScalarFieldEnum | Prisma.DeliveryAttemptScalarFieldEnum[]
+}
+
+/**
+ * Account.googleConfiguration
+ */
+export type Account$googleConfigurationArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the GoogleConfiguration
+   */
+  select?: Prisma.GoogleConfigurationSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the GoogleConfiguration
+   */
+  omit?: Prisma.GoogleConfigurationOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.GoogleConfigurationInclude<ExtArgs> | null
+  where?: Prisma.GoogleConfigurationWhereInput
+}
+
+/**
+ * Account.googleWalletClasses
+ */
+export type Account$googleWalletClassesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the GoogleWalletClass
+   */
+  select?: Prisma.GoogleWalletClassSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the GoogleWalletClass
+   */
+  omit?: Prisma.GoogleWalletClassOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.GoogleWalletClassInclude<ExtArgs> | null
+  where?: Prisma.GoogleWalletClassWhereInput
+  orderBy?: Prisma.GoogleWalletClassOrderByWithRelationInput | Prisma.GoogleWalletClassOrderByWithRelationInput[]
+  cursor?: Prisma.GoogleWalletClassWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.GoogleWalletClassScalarFieldEnum | Prisma.GoogleWalletClassScalarFieldEnum[]
+}
+
+/**
+ * Account.googleWalletObjects
+ */
+export type Account$googleWalletObjectsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the GoogleWalletObject
+   */
+  select?: Prisma.GoogleWalletObjectSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the GoogleWalletObject
+   */
+  omit?: Prisma.GoogleWalletObjectOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.GoogleWalletObjectInclude<ExtArgs> | null
+  where?: Prisma.GoogleWalletObjectWhereInput
+  orderBy?: Prisma.GoogleWalletObjectOrderByWithRelationInput | Prisma.GoogleWalletObjectOrderByWithRelationInput[]
+  cursor?: Prisma.GoogleWalletObjectWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.GoogleWalletObjectScalarFieldEnum | Prisma.GoogleWalletObjectScalarFieldEnum[]
 }
 
 /**
