@@ -925,6 +925,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/media/pass-templates/{templateId}/versions/{version}/{imageName}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass template UUID (version 7); with the version and name it is the capability. */
+                templateId: components["schemas"]["Uuid"];
+                /** @description The design version of the template whose processed image this is. */
+                version: number;
+                /** @description The processed image file, as Apple Wallet names it (`logo@3x.png`, `strip.png`, `icon@2x.png` …). */
+                imageName: components["schemas"]["TemplateImageName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a processed pass template image
+         * @description A processed image of a pass template version (PNG, drawn at Apple Wallet's sizes when the
+         *     version was processed). Google Wallet shows a template's logo and banner by URL
+         *     (`Image.sourceUri`, https://developers.google.com/wallet/reference/rest/v1/Image) and
+         *     fetches them from here (`<PUBLIC_BASE_URL>/media/…`), so these URLs need no API key; a
+         *     version's images never change, so they may be cached for ever.
+         */
+        get: operations["getPassTemplateImage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/passes/{id}/registrations": {
         parameters: {
             query?: never;
@@ -2095,9 +2126,12 @@ export interface components {
          *     passes straight to the holder instead of sending them to the download page. Present only when
          *     asked for with `includePassSource` and the pass is not `active`. The URLs are this service's
          *     holder endpoints (`PUBLIC_BASE_URL`, or the request's base URL):
-         *     `<base>/passes/<passId>/apple` serves the signed Apple Wallet `.pkpass` file,
-         *     `<base>/passes/<passId>/google` redirects to the "Save to Google Wallet" link — the defaults
-         *     of an entity's `passDeeplinks`.
+         *     `<base>/passes/<passId>/apple` serves the signed Apple Wallet `.pkpass` file. For `google`,
+         *     when the account has Google Wallet credentials, the URL is the pass's "Save to Google Wallet"
+         *     link itself, `https://pay.google.com/gp/v/save/<JWT>` (https://developers.google.com/wallet/reference/rest/v1/Jwt):
+         *     a JWT signed with the issuer's service account naming the pass's Google Wallet object by id
+         *     (always under 1,800 characters), which the service writes to Google within seconds of the
+         *     pass's issue; without credentials it is `<base>/passes/<passId>/google`, the holder page's.
          */
         PassSource: {
             /**
@@ -3422,6 +3456,13 @@ export interface components {
         /** @description A signed Apple Wallet pass: a zip of `pass.json`, its images, localisations, `manifest.json` (SHA-1 of every file) and `signature` (a detached CMS signature of the manifest with the Pass Type ID certificate and the WWDR intermediate), as described in https://developer.apple.com/documentation/walletpasses/building-a-pass. */
         Pkpass: string;
         /**
+         * @description An Apple Wallet image file name of a processed template (`icon`, `logo` or `strip`, at 1x, 2x or 3x).
+         * @example logo@3x.png
+         */
+        TemplateImageName: string;
+        /** @description A PNG image (https://www.w3.org/TR/png/). */
+        PngImage: string;
+        /**
          * @description What an attempt achieved: `delivered` (APNs or Google accepted it); `unregistered` (APNs 410:
          *     the device no longer holds the pass — its registration is removed unless it registered again
          *     since); `badToken` (APNs 400 BadDeviceToken or DeviceTokenNotForTopic: the registration is
@@ -3857,6 +3898,8 @@ export interface components {
         LastModified: string;
         /** @description `attachment; filename="<template name>.pkpass"` (RFC 6266): browsers hand the file to Wallet. */
         ContentDispositionPkpass: string;
+        /** @description `public, max-age=31536000, immutable`: the bytes at this URL never change. */
+        CacheControlImmutable: string;
     };
     pathItems: never;
 }
@@ -5613,6 +5656,39 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["AppleNotConfigured"];
             410: components["responses"]["Gone"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPassTemplateImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass template UUID (version 7); with the version and name it is the capability. */
+                templateId: components["schemas"]["Uuid"];
+                /** @description The design version of the template whose processed image this is. */
+                version: number;
+                /** @description The processed image file, as Apple Wallet names it (`logo@3x.png`, `strip.png`, `icon@2x.png` …). */
+                imageName: components["schemas"]["TemplateImageName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlImmutable"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": components["schemas"]["PngImage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

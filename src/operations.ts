@@ -53,6 +53,7 @@ import { deleteAppleConfiguration } from './resources/administration/deleteApple
 import { setGoogleConfiguration } from './resources/administration/setGoogleConfiguration.ts';
 import { getGoogleConfiguration } from './resources/administration/getGoogleConfiguration.ts';
 import { deleteGoogleConfiguration } from './resources/administration/deleteGoogleConfiguration.ts';
+import { getPassTemplateImage } from './resources/holderPages/getPassTemplateImage.ts';
 import { downloadApplePass } from './resources/holderPages/downloadApplePass.ts';
 import { listPassRegistrations } from './resources/passes/listPassRegistrations.ts';
 import { listPassDeliveryAttempts } from './resources/passes/listPassDeliveryAttempts.ts';
@@ -113,6 +114,7 @@ export const handlers: HandlerMap = {
   getGoogleConfiguration,
   deleteGoogleConfiguration,
   downloadApplePass,
+  getPassTemplateImage,
   listPassRegistrations,
   listPassDeliveryAttempts,
   listAppleDeviceLogs,

@@ -17,6 +17,8 @@ import type { Logger } from './logger.ts';
 import { queues } from './queues.ts';
 import { resolveSecretsKey, SecretCipher } from './security/secrets.ts';
 import { createApnsClient, type ApnsClient } from './wallet/apple/apns.ts';
+import { createGoogleWalletClient, type GoogleWalletClient } from './wallet/google/client.ts';
+import { createGoogleThrottle } from './delivery/googleRateLimit.ts';
 
 /** What handlers and jobs run with. */
 export interface Runtime {
@@ -30,6 +32,8 @@ export interface Runtime {
   readonly clock: Clock;
   /** Pushes pass updates to Apple devices (`APNS_URL`), one HTTP/2 session per certificate. */
   readonly apns: ApnsClient;
+  /** Calls the Google Wallet API (`GOOGLE_WALLET_API_URL`), within Google's per-issuer rate. */
+  readonly googleWallet: GoogleWalletClient;
   /** The lock of `DATA_DIR` held while the embedded database is open (src/db/dataDirLock.ts); released by {@link closeRuntime}. */
   readonly dataDirLock?: DataDirLock;
 }
@@ -48,6 +52,8 @@ export interface RuntimeParts {
   jobQueue?: JobQueueOptions;
   /** Defaults to a client of `APNS_URL`; tests pass one that trusts their APNs stand-in. */
   apns?: ApnsClient;
+  /** Defaults to a client of `GOOGLE_WALLET_API_URL`, throttled per issuer across workers. */
+  googleWallet?: GoogleWalletClient;
   /** The data directory's lock, when the database is the embedded one. */
   dataDirLock?: DataDirLock;
 }
@@ -63,6 +69,9 @@ export function assembleRuntime(parts: RuntimeParts): Runtime {
     secrets: new SecretCipher(parts.secretsKey),
     clock: parts.clock ?? systemClock,
     apns: parts.apns ?? createApnsClient({ baseUrl: config.apnsUrl }),
+    googleWallet:
+      parts.googleWallet ??
+      createGoogleWalletClient({ apiUrl: config.googleWalletApiUrl, tokenUrl: config.googleOauthTokenUrl, throttle: createGoogleThrottle(db, config.googleWalletRequestsPerSecond) }),
     ...(parts.dataDirLock ? { dataDirLock: parts.dataDirLock } : {}),
   };
 }
@@ -119,6 +128,7 @@ export async function closeRuntime(runtime: Runtime): Promise<void> {
   try {
     await runtime.jobs.stop();
     await runtime.apns.close();
+    await runtime.googleWallet.close();
     await runtime.db.close();
   } finally {
     runtime.dataDirLock?.release();

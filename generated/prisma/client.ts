@@ -202,3 +202,10 @@ export type GoogleWalletClass = Prisma.GoogleWalletClassModel
  * The Google Wallet object of a pass, once inserted: later changes patch it.
  */
 export type GoogleWalletObject = Prisma.GoogleWalletObjectModel
+/**
+ * Model GoogleRateLimit
+ * Request counters of rate-limiter-flexible's Prisma store
+ * (https://github.com/animir/node-rate-limiter-flexible/wiki/Prisma): one row per key and
+ * window, shared by every worker, e.g. the Google Wallet API calls per second of an issuer.
+ */
+export type GoogleRateLimit = Prisma.GoogleRateLimitModel

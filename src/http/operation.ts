@@ -23,13 +23,13 @@ export type OperationId = keyof operations;
 type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : undefined;
 /**
  * A response body: JSON; the text of a `text/csv` or `text/html` response; the bytes of a file
- * (`application/vnd.apple.pkpass`). Non-JSON bodies are sent as they are (src/http/routes.ts).
+ * (`application/vnd.apple.pkpass`, `image/png`). Non-JSON bodies are sent as they are (src/http/routes.ts).
  */
 type ResponseContent<T> = T extends { content: { 'text/csv': infer Body } }
   ? Body
   : T extends { content: { 'text/html': unknown } }
     ? string
-    : T extends { content: { 'application/vnd.apple.pkpass': unknown } }
+    : T extends { content: { 'application/vnd.apple.pkpass': unknown } | { 'image/png': unknown } }
       ? Uint8Array
       : JsonContent<T>;
 type Parameters<K extends OperationId> = operations[K]['parameters'];

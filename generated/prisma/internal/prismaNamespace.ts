@@ -419,7 +419,8 @@ export const ModelName = {
   DeliveryAttempt: 'DeliveryAttempt',
   GoogleConfiguration: 'GoogleConfiguration',
   GoogleWalletClass: 'GoogleWalletClass',
-  GoogleWalletObject: 'GoogleWalletObject'
+  GoogleWalletObject: 'GoogleWalletObject',
+  GoogleRateLimit: 'GoogleRateLimit'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -435,7 +436,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "account" | "apiToken" | "entity" | "reader" | "readerConfiguration" | "passTemplate" | "passTemplateVersion" | "pass" | "loyaltyLedgerEntry" | "idempotencyKey" | "scan" | "batch" | "batchRecipient" | "batchDelivery" | "appleConfiguration" | "passTemplateImage" | "appleDevice" | "appleRegistration" | "appleDeviceLog" | "deliveryAttempt" | "googleConfiguration" | "googleWalletClass" | "googleWalletObject"
+    modelProps: "account" | "apiToken" | "entity" | "reader" | "readerConfiguration" | "passTemplate" | "passTemplateVersion" | "pass" | "loyaltyLedgerEntry" | "idempotencyKey" | "scan" | "batch" | "batchRecipient" | "batchDelivery" | "appleConfiguration" | "passTemplateImage" | "appleDevice" | "appleRegistration" | "appleDeviceLog" | "deliveryAttempt" | "googleConfiguration" | "googleWalletClass" | "googleWalletObject" | "googleRateLimit"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2141,6 +2142,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    GoogleRateLimit: {
+      payload: Prisma.$GoogleRateLimitPayload<ExtArgs>
+      fields: Prisma.GoogleRateLimitFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.GoogleRateLimitFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.GoogleRateLimitFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload>
+        }
+        findFirst: {
+          args: Prisma.GoogleRateLimitFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.GoogleRateLimitFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload>
+        }
+        findMany: {
+          args: Prisma.GoogleRateLimitFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload>[]
+        }
+        create: {
+          args: Prisma.GoogleRateLimitCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload>
+        }
+        createMany: {
+          args: Prisma.GoogleRateLimitCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.GoogleRateLimitCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload>[]
+        }
+        delete: {
+          args: Prisma.GoogleRateLimitDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload>
+        }
+        update: {
+          args: Prisma.GoogleRateLimitUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload>
+        }
+        deleteMany: {
+          args: Prisma.GoogleRateLimitDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.GoogleRateLimitUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.GoogleRateLimitUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload>[]
+        }
+        upsert: {
+          args: Prisma.GoogleRateLimitUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload>
+        }
+        aggregate: {
+          args: Prisma.GoogleRateLimitAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateGoogleRateLimit>
+        }
+        groupBy: {
+          args: Prisma.GoogleRateLimitGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.GoogleRateLimitGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.GoogleRateLimitCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.GoogleRateLimitCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -2542,10 +2617,21 @@ export const GoogleWalletObjectScalarFieldEnum = {
   objectId: 'objectId',
   objectType: 'objectType',
   insertedAt: 'insertedAt',
-  syncedAt: 'syncedAt'
+  syncedAt: 'syncedAt',
+  lastMessage: 'lastMessage',
+  notifiedAt: 'notifiedAt'
 } as const
 
 export type GoogleWalletObjectScalarFieldEnum = (typeof GoogleWalletObjectScalarFieldEnum)[keyof typeof GoogleWalletObjectScalarFieldEnum]
+
+
+export const GoogleRateLimitScalarFieldEnum = {
+  key: 'key',
+  points: 'points',
+  expire: 'expire'
+} as const
+
+export type GoogleRateLimitScalarFieldEnum = (typeof GoogleRateLimitScalarFieldEnum)[keyof typeof GoogleRateLimitScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -3090,6 +3176,7 @@ export type GlobalOmitConfig = {
   googleConfiguration?: Prisma.GoogleConfigurationOmit
   googleWalletClass?: Prisma.GoogleWalletClassOmit
   googleWalletObject?: Prisma.GoogleWalletObjectOmit
+  googleRateLimit?: Prisma.GoogleRateLimitOmit
 }
 
 /* Types for Logging */

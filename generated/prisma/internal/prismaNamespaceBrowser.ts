@@ -73,7 +73,8 @@ export const ModelName = {
   DeliveryAttempt: 'DeliveryAttempt',
   GoogleConfiguration: 'GoogleConfiguration',
   GoogleWalletClass: 'GoogleWalletClass',
-  GoogleWalletObject: 'GoogleWalletObject'
+  GoogleWalletObject: 'GoogleWalletObject',
+  GoogleRateLimit: 'GoogleRateLimit'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -454,10 +455,21 @@ export const GoogleWalletObjectScalarFieldEnum = {
   objectId: 'objectId',
   objectType: 'objectType',
   insertedAt: 'insertedAt',
-  syncedAt: 'syncedAt'
+  syncedAt: 'syncedAt',
+  lastMessage: 'lastMessage',
+  notifiedAt: 'notifiedAt'
 } as const
 
 export type GoogleWalletObjectScalarFieldEnum = (typeof GoogleWalletObjectScalarFieldEnum)[keyof typeof GoogleWalletObjectScalarFieldEnum]
+
+
+export const GoogleRateLimitScalarFieldEnum = {
+  key: 'key',
+  points: 'points',
+  expire: 'expire'
+} as const
+
+export type GoogleRateLimitScalarFieldEnum = (typeof GoogleRateLimitScalarFieldEnum)[keyof typeof GoogleRateLimitScalarFieldEnum]
 
 
 export const SortOrder = {

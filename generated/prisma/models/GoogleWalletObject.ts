@@ -31,6 +31,7 @@ export type GoogleWalletObjectMinAggregateOutputType = {
   objectType: string | null
   insertedAt: Date | null
   syncedAt: Date | null
+  lastMessage: string | null
 }
 
 export type GoogleWalletObjectMaxAggregateOutputType = {
@@ -40,6 +41,7 @@ export type GoogleWalletObjectMaxAggregateOutputType = {
   objectType: string | null
   insertedAt: Date | null
   syncedAt: Date | null
+  lastMessage: string | null
 }
 
 export type GoogleWalletObjectCountAggregateOutputType = {
@@ -49,6 +51,8 @@ export type GoogleWalletObjectCountAggregateOutputType = {
   objectType: number
   insertedAt: number
   syncedAt: number
+  lastMessage: number
+  notifiedAt: number
   _all: number
 }
 
@@ -60,6 +64,7 @@ export type GoogleWalletObjectMinAggregateInputType = {
   objectType?: true
   insertedAt?: true
   syncedAt?: true
+  lastMessage?: true
 }
 
 export type GoogleWalletObjectMaxAggregateInputType = {
@@ -69,6 +74,7 @@ export type GoogleWalletObjectMaxAggregateInputType = {
   objectType?: true
   insertedAt?: true
   syncedAt?: true
+  lastMessage?: true
 }
 
 export type GoogleWalletObjectCountAggregateInputType = {
@@ -78,6 +84,8 @@ export type GoogleWalletObjectCountAggregateInputType = {
   objectType?: true
   insertedAt?: true
   syncedAt?: true
+  lastMessage?: true
+  notifiedAt?: true
   _all?: true
 }
 
@@ -160,6 +168,8 @@ export type GoogleWalletObjectGroupByOutputType = {
   objectType: string
   insertedAt: Date
   syncedAt: Date
+  lastMessage: string | null
+  notifiedAt: Date[]
   _count: GoogleWalletObjectCountAggregateOutputType | null
   _min: GoogleWalletObjectMinAggregateOutputType | null
   _max: GoogleWalletObjectMaxAggregateOutputType | null
@@ -190,6 +200,8 @@ export type GoogleWalletObjectWhereInput = {
   objectType?: Prisma.StringFilter<"GoogleWalletObject"> | string
   insertedAt?: Prisma.DateTimeFilter<"GoogleWalletObject"> | Date | string
   syncedAt?: Prisma.DateTimeFilter<"GoogleWalletObject"> | Date | string
+  lastMessage?: Prisma.StringNullableFilter<"GoogleWalletObject"> | string | null
+  notifiedAt?: Prisma.DateTimeNullableListFilter<"GoogleWalletObject">
   pass?: Prisma.XOR<Prisma.PassScalarRelationFilter, Prisma.PassWhereInput>
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
 }
@@ -201,6 +213,8 @@ export type GoogleWalletObjectOrderByWithRelationInput = {
   objectType?: Prisma.SortOrder
   insertedAt?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
+  lastMessage?: Prisma.SortOrderInput | Prisma.SortOrder
+  notifiedAt?: Prisma.SortOrder
   pass?: Prisma.PassOrderByWithRelationInput
   account?: Prisma.AccountOrderByWithRelationInput
 }
@@ -215,6 +229,8 @@ export type GoogleWalletObjectWhereUniqueInput = Prisma.AtLeast<{
   objectType?: Prisma.StringFilter<"GoogleWalletObject"> | string
   insertedAt?: Prisma.DateTimeFilter<"GoogleWalletObject"> | Date | string
   syncedAt?: Prisma.DateTimeFilter<"GoogleWalletObject"> | Date | string
+  lastMessage?: Prisma.StringNullableFilter<"GoogleWalletObject"> | string | null
+  notifiedAt?: Prisma.DateTimeNullableListFilter<"GoogleWalletObject">
   pass?: Prisma.XOR<Prisma.PassScalarRelationFilter, Prisma.PassWhereInput>
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
 }, "passId">
@@ -226,6 +242,8 @@ export type GoogleWalletObjectOrderByWithAggregationInput = {
   objectType?: Prisma.SortOrder
   insertedAt?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
+  lastMessage?: Prisma.SortOrderInput | Prisma.SortOrder
+  notifiedAt?: Prisma.SortOrder
   _count?: Prisma.GoogleWalletObjectCountOrderByAggregateInput
   _max?: Prisma.GoogleWalletObjectMaxOrderByAggregateInput
   _min?: Prisma.GoogleWalletObjectMinOrderByAggregateInput
@@ -241,6 +259,8 @@ export type GoogleWalletObjectScalarWhereWithAggregatesInput = {
   objectType?: Prisma.StringWithAggregatesFilter<"GoogleWalletObject"> | string
   insertedAt?: Prisma.DateTimeWithAggregatesFilter<"GoogleWalletObject"> | Date | string
   syncedAt?: Prisma.DateTimeWithAggregatesFilter<"GoogleWalletObject"> | Date | string
+  lastMessage?: Prisma.StringNullableWithAggregatesFilter<"GoogleWalletObject"> | string | null
+  notifiedAt?: Prisma.DateTimeNullableListFilter<"GoogleWalletObject">
 }
 
 export type GoogleWalletObjectCreateInput = {
@@ -248,6 +268,8 @@ export type GoogleWalletObjectCreateInput = {
   objectType: string
   insertedAt: Date | string
   syncedAt: Date | string
+  lastMessage?: string | null
+  notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
   pass: Prisma.PassCreateNestedOneWithoutGoogleWalletObjectInput
   account: Prisma.AccountCreateNestedOneWithoutGoogleWalletObjectsInput
 }
@@ -259,6 +281,8 @@ export type GoogleWalletObjectUncheckedCreateInput = {
   objectType: string
   insertedAt: Date | string
   syncedAt: Date | string
+  lastMessage?: string | null
+  notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
 }
 
 export type GoogleWalletObjectUpdateInput = {
@@ -266,6 +290,8 @@ export type GoogleWalletObjectUpdateInput = {
   objectType?: Prisma.StringFieldUpdateOperationsInput | string
   insertedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
   pass?: Prisma.PassUpdateOneRequiredWithoutGoogleWalletObjectNestedInput
   account?: Prisma.AccountUpdateOneRequiredWithoutGoogleWalletObjectsNestedInput
 }
@@ -277,6 +303,8 @@ export type GoogleWalletObjectUncheckedUpdateInput = {
   objectType?: Prisma.StringFieldUpdateOperationsInput | string
   insertedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
 }
 
 export type GoogleWalletObjectCreateManyInput = {
@@ -286,6 +314,8 @@ export type GoogleWalletObjectCreateManyInput = {
   objectType: string
   insertedAt: Date | string
   syncedAt: Date | string
+  lastMessage?: string | null
+  notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
 }
 
 export type GoogleWalletObjectUpdateManyMutationInput = {
@@ -293,6 +323,8 @@ export type GoogleWalletObjectUpdateManyMutationInput = {
   objectType?: Prisma.StringFieldUpdateOperationsInput | string
   insertedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
 }
 
 export type GoogleWalletObjectUncheckedUpdateManyInput = {
@@ -302,6 +334,8 @@ export type GoogleWalletObjectUncheckedUpdateManyInput = {
   objectType?: Prisma.StringFieldUpdateOperationsInput | string
   insertedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
 }
 
 export type GoogleWalletObjectListRelationFilter = {
@@ -319,6 +353,14 @@ export type GoogleWalletObjectNullableScalarRelationFilter = {
   isNot?: Prisma.GoogleWalletObjectWhereInput | null
 }
 
+export type DateTimeNullableListFilter<$PrismaModel = never> = {
+  equals?: Date[] | string[] | Prisma.ListDateTimeFieldRefInput<$PrismaModel> | null
+  has?: Date | string | Prisma.DateTimeFieldRefInput<$PrismaModel> | null
+  hasEvery?: Date[] | string[] | Prisma.ListDateTimeFieldRefInput<$PrismaModel>
+  hasSome?: Date[] | string[] | Prisma.ListDateTimeFieldRefInput<$PrismaModel>
+  isEmpty?: boolean
+}
+
 export type GoogleWalletObjectCountOrderByAggregateInput = {
   passId?: Prisma.SortOrder
   accountId?: Prisma.SortOrder
@@ -326,6 +368,8 @@ export type GoogleWalletObjectCountOrderByAggregateInput = {
   objectType?: Prisma.SortOrder
   insertedAt?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
+  lastMessage?: Prisma.SortOrder
+  notifiedAt?: Prisma.SortOrder
 }
 
 export type GoogleWalletObjectMaxOrderByAggregateInput = {
@@ -335,6 +379,7 @@ export type GoogleWalletObjectMaxOrderByAggregateInput = {
   objectType?: Prisma.SortOrder
   insertedAt?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
+  lastMessage?: Prisma.SortOrder
 }
 
 export type GoogleWalletObjectMinOrderByAggregateInput = {
@@ -344,6 +389,7 @@ export type GoogleWalletObjectMinOrderByAggregateInput = {
   objectType?: Prisma.SortOrder
   insertedAt?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
+  lastMessage?: Prisma.SortOrder
 }
 
 export type GoogleWalletObjectCreateNestedManyWithoutAccountInput = {
@@ -420,11 +466,22 @@ export type GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.GoogleWalletObjectUpdateToOneWithWhereWithoutPassInput, Prisma.GoogleWalletObjectUpdateWithoutPassInput>, Prisma.GoogleWalletObjectUncheckedUpdateWithoutPassInput>
 }
 
+export type GoogleWalletObjectCreatenotifiedAtInput = {
+  set: Date[] | string[]
+}
+
+export type GoogleWalletObjectUpdatenotifiedAtInput = {
+  set?: Date[] | string[]
+  push?: Date | string | Date[] | string[]
+}
+
 export type GoogleWalletObjectCreateWithoutAccountInput = {
   objectId: string
   objectType: string
   insertedAt: Date | string
   syncedAt: Date | string
+  lastMessage?: string | null
+  notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
   pass: Prisma.PassCreateNestedOneWithoutGoogleWalletObjectInput
 }
 
@@ -434,6 +491,8 @@ export type GoogleWalletObjectUncheckedCreateWithoutAccountInput = {
   objectType: string
   insertedAt: Date | string
   syncedAt: Date | string
+  lastMessage?: string | null
+  notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
 }
 
 export type GoogleWalletObjectCreateOrConnectWithoutAccountInput = {
@@ -472,6 +531,8 @@ export type GoogleWalletObjectScalarWhereInput = {
   objectType?: Prisma.StringFilter<"GoogleWalletObject"> | string
   insertedAt?: Prisma.DateTimeFilter<"GoogleWalletObject"> | Date | string
   syncedAt?: Prisma.DateTimeFilter<"GoogleWalletObject"> | Date | string
+  lastMessage?: Prisma.StringNullableFilter<"GoogleWalletObject"> | string | null
+  notifiedAt?: Prisma.DateTimeNullableListFilter<"GoogleWalletObject">
 }
 
 export type GoogleWalletObjectCreateWithoutPassInput = {
@@ -479,6 +540,8 @@ export type GoogleWalletObjectCreateWithoutPassInput = {
   objectType: string
   insertedAt: Date | string
   syncedAt: Date | string
+  lastMessage?: string | null
+  notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
   account: Prisma.AccountCreateNestedOneWithoutGoogleWalletObjectsInput
 }
 
@@ -488,6 +551,8 @@ export type GoogleWalletObjectUncheckedCreateWithoutPassInput = {
   objectType: string
   insertedAt: Date | string
   syncedAt: Date | string
+  lastMessage?: string | null
+  notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
 }
 
 export type GoogleWalletObjectCreateOrConnectWithoutPassInput = {
@@ -511,6 +576,8 @@ export type GoogleWalletObjectUpdateWithoutPassInput = {
   objectType?: Prisma.StringFieldUpdateOperationsInput | string
   insertedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
   account?: Prisma.AccountUpdateOneRequiredWithoutGoogleWalletObjectsNestedInput
 }
 
@@ -520,6 +587,8 @@ export type GoogleWalletObjectUncheckedUpdateWithoutPassInput = {
   objectType?: Prisma.StringFieldUpdateOperationsInput | string
   insertedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
 }
 
 export type GoogleWalletObjectCreateManyAccountInput = {
@@ -528,6 +597,8 @@ export type GoogleWalletObjectCreateManyAccountInput = {
   objectType: string
   insertedAt: Date | string
   syncedAt: Date | string
+  lastMessage?: string | null
+  notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
 }
 
 export type GoogleWalletObjectUpdateWithoutAccountInput = {
@@ -535,6 +606,8 @@ export type GoogleWalletObjectUpdateWithoutAccountInput = {
   objectType?: Prisma.StringFieldUpdateOperationsInput | string
   insertedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
   pass?: Prisma.PassUpdateOneRequiredWithoutGoogleWalletObjectNestedInput
 }
 
@@ -544,6 +617,8 @@ export type GoogleWalletObjectUncheckedUpdateWithoutAccountInput = {
   objectType?: Prisma.StringFieldUpdateOperationsInput | string
   insertedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
 }
 
 export type GoogleWalletObjectUncheckedUpdateManyWithoutAccountInput = {
@@ -552,6 +627,8 @@ export type GoogleWalletObjectUncheckedUpdateManyWithoutAccountInput = {
   objectType?: Prisma.StringFieldUpdateOperationsInput | string
   insertedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
 }
 
 
@@ -563,6 +640,8 @@ export type GoogleWalletObjectSelect<ExtArgs extends runtime.Types.Extensions.In
   objectType?: boolean
   insertedAt?: boolean
   syncedAt?: boolean
+  lastMessage?: boolean
+  notifiedAt?: boolean
   pass?: boolean | Prisma.PassDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["googleWalletObject"]>
@@ -574,6 +653,8 @@ export type GoogleWalletObjectSelectCreateManyAndReturn<ExtArgs extends runtime.
   objectType?: boolean
   insertedAt?: boolean
   syncedAt?: boolean
+  lastMessage?: boolean
+  notifiedAt?: boolean
   pass?: boolean | Prisma.PassDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["googleWalletObject"]>
@@ -585,6 +666,8 @@ export type GoogleWalletObjectSelectUpdateManyAndReturn<ExtArgs extends runtime.
   objectType?: boolean
   insertedAt?: boolean
   syncedAt?: boolean
+  lastMessage?: boolean
+  notifiedAt?: boolean
   pass?: boolean | Prisma.PassDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["googleWalletObject"]>
@@ -596,9 +679,11 @@ export type GoogleWalletObjectSelectScalar = {
   objectType?: boolean
   insertedAt?: boolean
   syncedAt?: boolean
+  lastMessage?: boolean
+  notifiedAt?: boolean
 }
 
-export type GoogleWalletObjectOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"passId" | "accountId" | "objectId" | "objectType" | "insertedAt" | "syncedAt", ExtArgs["result"]["googleWalletObject"]>
+export type GoogleWalletObjectOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"passId" | "accountId" | "objectId" | "objectType" | "insertedAt" | "syncedAt" | "lastMessage" | "notifiedAt", ExtArgs["result"]["googleWalletObject"]>
 export type GoogleWalletObjectInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   pass?: boolean | Prisma.PassDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
@@ -631,6 +716,15 @@ export type $GoogleWalletObjectPayload<ExtArgs extends runtime.Types.Extensions.
     objectType: string
     insertedAt: Date
     syncedAt: Date
+    /**
+     * The pass's `latestMessage` last added to the object (addMessage), to add each message once.
+     */
+    lastMessage: string | null
+    /**
+     * When the latest messages that notified the holder (TEXT_AND_NOTIFY) were added, at most 3:
+     * Google allows 3 per object per 24 hours.
+     */
+    notifiedAt: Date[]
   }, ExtArgs["result"]["googleWalletObject"]>
   composites: {}
 }
@@ -1062,6 +1156,8 @@ export interface GoogleWalletObjectFieldRefs {
   readonly objectType: Prisma.FieldRef<"GoogleWalletObject", 'String'>
   readonly insertedAt: Prisma.FieldRef<"GoogleWalletObject", 'DateTime'>
   readonly syncedAt: Prisma.FieldRef<"GoogleWalletObject", 'DateTime'>
+  readonly lastMessage: Prisma.FieldRef<"GoogleWalletObject", 'String'>
+  readonly notifiedAt: Prisma.FieldRef<"GoogleWalletObject", 'DateTime[]'>
 }
     
 

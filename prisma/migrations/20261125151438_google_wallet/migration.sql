@@ -32,8 +32,19 @@ CREATE TABLE "google_wallet_objects" (
     "object_type" VARCHAR(40) NOT NULL,
     "inserted_at" TIMESTAMPTZ(3) NOT NULL,
     "synced_at" TIMESTAMPTZ(3) NOT NULL,
+    "last_message" VARCHAR(350),
+    "notified_at" TIMESTAMPTZ(3)[],
 
     CONSTRAINT "google_wallet_objects_pkey" PRIMARY KEY ("pass_id")
+);
+
+-- CreateTable
+CREATE TABLE "google_rate_limits" (
+    "key" VARCHAR(255) NOT NULL,
+    "points" INTEGER NOT NULL,
+    "expire" TIMESTAMPTZ(3),
+
+    CONSTRAINT "google_rate_limits_pkey" PRIMARY KEY ("key")
 );
 
 -- CreateIndex
