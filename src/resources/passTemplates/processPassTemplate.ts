@@ -102,8 +102,11 @@ export async function processTemplateVersion(
  * @throws RetryLater when Google must be asked again.
  */
 async function writeGoogleClass(runtime: JobScope<Runtime>, templateId: string): Promise<string> {
-  const template = await runtime.db.prisma.passTemplate.findUnique({ where: { id: templateId }, select: { accountId: true } });
+  const [template] = await runtime.db.prisma.$queryRaw<{ accountId: string; google: boolean }[]>`
+    SELECT t.account_id::text AS "accountId", EXISTS (SELECT 1 FROM google_configurations g WHERE g.account_id = t.account_id) AS google
+      FROM pass_templates t WHERE t.id = ${templateId}::uuid`;
   if (!template) return 'gone';
+  if (!template.google) return 'notConfigured';
   const result = await syncGoogleClass(runtime, templateId, template.accountId);
   if (result.outcome === 'retry') throw new RetryLater(`The Google Wallet class of template ${templateId} must be written again (${result.reason ?? 'no answer'}).`);
   if (result.outcome === 'rejected') runtime.log.warn({ templateId, reason: result.reason }, 'Google Wallet refused the template\'s class');
