@@ -215,3 +215,34 @@ describe('without Google credentials', () => {
     expect(fake.calls.slice(before).filter((c) => JSON.stringify(c).includes(otherTemplate) || JSON.stringify(c).includes(pass.id))).toEqual([]);
   });
 });
+
+describe('wallet-messaging batches', () => {
+  it('add the message to each recipient\'s Google object, counted as delivered', async () => {
+    const entityId = await service.createEntity(tenant.accountId);
+    const passes = [await issuePass(service, tenant.token, templateId, { pass: { member: 'Ada' } }), await issuePass(service, tenant.token, templateId, { pass: { member: 'Grace' } })];
+    for (const pass of passes) await callsOf((c) => call('POST', '/loyaltyObject')(c) && c.body.id === `${ISSUER_ID}.${pass.id}`);
+    const created = await service.api
+      .post(`/api/v1/entities/${entityId}/messaging/wallet`)
+      .set(auth())
+      .send({ batch: { message: 'Hi %{member}, double points today.', scheduledAt: new Date(Date.now() + 3600_000).toISOString(), recipients: passes.map((p) => ({ passId: p.id })) } })
+      .expect(202);
+    const batchId = created.body.data.id as string;
+    let status = 'validating';
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+      status = (await service.api.get(`/api/v1/batches/${batchId}`).set(auth()).expect(200)).body.data.attributes.status;
+      if (status === 'scheduled') break;
+    }
+    await service.api.post(`/api/v1/batches/${batchId}/send-now`).set(auth()).expect(200);
+    let attributes: Record<string, unknown> = {};
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+      attributes = (await service.api.get(`/api/v1/batches/${batchId}`).set(auth()).expect(200)).body.data.attributes;
+      if (!['scheduled', 'sending'].includes(attributes.status as string)) break;
+    }
+    expect(attributes).toMatchObject({ status: 'successful', recipientCount: 2 });
+    for (const [i, pass] of passes.entries()) {
+      const [message] = await callsOf(call('POST', `${objectPath(pass.id)}/addMessage`));
+      expect(message!.body.message).toMatchObject({ body: `Hi ${['Ada', 'Grace'][i]}, double points today.`, messageType: 'TEXT_AND_NOTIFY' });
+      expect((await attempts(pass.id)).map((a) => a.attributes)).toContainEqual(expect.objectContaining({ operation: 'addNotifyingMessage', outcome: 'delivered', batchId }));
+    }
+  });
+});

@@ -228,3 +228,68 @@ export async function googleSaveLink(deps: Pick<GoogleDependencies, 'db' | 'secr
     now: deps.clock.now(),
   });
 }
+
+/** Attempts and first wait of {@link messageGooglePasses}: 3 attempts, 1 s then 2 s apart. */
+const BATCH_MESSAGE_ATTEMPTS = 3;
+const BATCH_MESSAGE_BACKOFF_MS = 1000;
+
+/** What adding a batch's message achieved for one pass (as src/delivery/applePush.ts `PassPushResult`). */
+export interface GoogleMessageResult {
+  passId: string;
+  /** 1 when the message is on the pass's Google object (this run or an earlier one), else 0. */
+  devices: number;
+  /** Why it could not be added, when the pass has an object and it was not; else null. */
+  error: string | null;
+}
+
+/**
+ * Adds a wallet-messaging batch's message (each pass's `latestMessage`, stored by the batch) to
+ * the Google objects of a chunk's passes, calls made one pass after another within the issuer's
+ * rate, those Google asks to retry (429, 5xx, no answer) tried up to 3 times with doubling
+ * waits. A pass whose object already has the message (an earlier run) counts as reached; a pass
+ * without an object (not written to Google yet) is skipped.
+ */
+export async function messageGooglePasses(
+  deps: GoogleDependencies,
+  batchId: string,
+  passIds: string[],
+  sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+): Promise<GoogleMessageResult[]> {
+  const issuers = new Map<string, AccountIssuer | null>();
+  const results = new Map<string, GoogleMessageResult>();
+  let pending = passIds;
+  for (let attempt = 1; attempt <= BATCH_MESSAGE_ATTEMPTS && pending.length; attempt++) {
+    if (attempt > 1) await sleep(BATCH_MESSAGE_BACKOFF_MS * 2 ** (attempt - 2));
+    const retry: string[] = [];
+    for (const passId of pending) {
+      const pass = await selectGooglePass(deps.db.prisma, passId);
+      if (!pass?.object || !pass.latestMessage) {
+        results.set(passId, { passId, devices: 0, error: null });
+        continue;
+      }
+      if (pass.object.lastMessage === pass.latestMessage) {
+        results.set(passId, { passId, devices: 1, error: null });
+        continue;
+      }
+      if (!issuers.has(pass.accountId)) issuers.set(pass.accountId, await selectAccountIssuer(deps.db.prisma, deps.secrets, pass.accountId));
+      const issuer = issuers.get(pass.accountId);
+      if (!issuer) {
+        results.set(passId, { passId, devices: 0, error: null });
+        continue;
+      }
+      const version = await selectClassVersion(deps.db.prisma, pass.templateId);
+      const objectType = version ? objectTypeOf(version.artefact.classType) : 'genericObject';
+      const result = await addGoogleMessage(
+        deps,
+        issuer,
+        { passId, objectType, objectId: pass.object.objectId, notifiedAt: pass.object.notifiedAt },
+        { header: null, body: pass.latestMessage },
+        { passId, accountId: pass.accountId, context: { jobId: null, attempt, batchId } },
+      );
+      results.set(passId, { passId, devices: result.outcome === 'delivered' ? 1 : 0, error: result.outcome === 'delivered' ? null : `Google Wallet: ${result.reason ?? result.outcome}` });
+      if (result.outcome === 'retry') retry.push(passId);
+    }
+    pending = retry;
+  }
+  return passIds.map((passId) => results.get(passId) ?? { passId, devices: 0, error: null });
+}
