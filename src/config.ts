@@ -255,6 +255,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     googleWalletApiUrl: url(env, 'GOOGLE_WALLET_API_URL', ['http:', 'https:']) ?? 'https://walletobjects.googleapis.com/walletobjects/v1',
     googleOauthTokenUrl: url(env, 'GOOGLE_OAUTH_TOKEN_URL', ['http:', 'https:']) ?? 'https://oauth2.googleapis.com/token',
     googleSaveOrigins: origins(env, 'GOOGLE_SAVE_ORIGINS'),
-    googleWalletRequestsPerSecond: integer(env, 'GOOGLE_WALLET_REQUESTS_PER_SECOND', 20, 1, 10_000),
+    googleWalletRequestsPerSecond: integer(env, 'GOOGLE_WALLET_REQUESTS_PER_SECOND', 20, 2, 10_000),
   };
 }

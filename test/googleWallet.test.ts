@@ -8,6 +8,7 @@
  * Google fetches are served (getPassTemplateImage); an account without Google credentials is
  * left alone.
  */
+import { createGoogleThrottle } from '../src/delivery/googleRateLimit.ts';
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { startFakeGoogleWallet, type FakeGoogleWallet, type GoogleCall } from './support/fakeGoogleWallet.ts';
 import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyFile, serviceAccountKeyPair } from './support/googleCredentials.ts';
@@ -244,5 +245,27 @@ describe('wallet-messaging batches', () => {
       expect(message!.body.message).toMatchObject({ body: `Hi ${['Ada', 'Grace'][i]}, double points today.`, messageType: 'TEXT_AND_NOTIFY' });
       expect((await attempts(pass.id)).map((a) => a.attributes)).toContainEqual(expect.objectContaining({ operation: 'addNotifyingMessage', outcome: 'delivered', batchId }));
     }
+  });
+});
+
+describe('rate limit', () => {
+  it('holds every second of an issuer\'s calls to the budget (20/s), workers sharing it through PostgreSQL', async () => {
+    // With PostgreSQL two throttles stand for two workers sharing one budget; the embedded
+    // database has one process, and one throttle.
+    const shared = service.runtime.db.kind === 'postgresql';
+    const workers = shared ? [createGoogleThrottle(service.runtime.db, 20), createGoogleThrottle(service.runtime.db, 20)] : [createGoogleThrottle(service.runtime.db, 20)];
+    const issuer = `issuer-${Date.now()}`;
+    const times: number[] = [];
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 60 }, (_, i) => workers[i % workers.length]!(issuer).then(() => times.push(Date.now()))));
+    times.sort((a, b) => a - b);
+    let most = 0;
+    for (let i = 0, j = 0; j < times.length; j++) {
+      while (times[j]! - times[i]! >= 1000) i++;
+      most = Math.max(most, j - i + 1);
+    }
+    expect(most).toBeLessThanOrEqual(20);
+    // 60 calls at 18/s sustained: the first window's 2 at once, then about 3.2 s.
+    expect(Date.now() - started).toBeGreaterThan(2500);
   });
 });

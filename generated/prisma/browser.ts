@@ -180,8 +180,7 @@ export type GoogleWalletClass = Prisma.GoogleWalletClassModel
 export type GoogleWalletObject = Prisma.GoogleWalletObjectModel
 /**
  * Model GoogleRateLimit
- * Request counters of rate-limiter-flexible's Prisma store
- * (https://github.com/animir/node-rate-limiter-flexible/wiki/Prisma): one row per key and
- * window, shared by every worker, e.g. the Google Wallet API calls per second of an issuer.
+ * The current rate window of each Google Wallet issuer (src/delivery/googleRateLimit.ts): calls
+ * counted in it and when it ends, by the database's clock, shared by every worker.
  */
 export type GoogleRateLimit = Prisma.GoogleRateLimitModel

@@ -14,9 +14,8 @@ import type * as Prisma from "../internal/prismaNamespace.ts"
 
 /**
  * Model GoogleRateLimit
- * Request counters of rate-limiter-flexible's Prisma store
- * (https://github.com/animir/node-rate-limiter-flexible/wiki/Prisma): one row per key and
- * window, shared by every worker, e.g. the Google Wallet API calls per second of an issuer.
+ * The current rate window of each Google Wallet issuer (src/delivery/googleRateLimit.ts): calls
+ * counted in it and when it ends, by the database's clock, shared by every worker.
  */
 export type GoogleRateLimitModel = runtime.Types.Result.DefaultSelection<Prisma.$GoogleRateLimitPayload>
 
