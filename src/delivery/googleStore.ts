@@ -7,6 +7,7 @@
  * @module delivery/googleStore
  */
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { PrismaExecutor } from '../db/database.ts';
 import { googleServiceAccountKeyContext } from '../security/secretContexts.ts';
 import type { SecretCipher } from '../security/secrets.ts';
@@ -67,24 +68,37 @@ export interface ProcessedClassVersion {
   syncedVersion: number | null;
 }
 
-/** The newest processed version of a template and what was written to Google of it. */
+/** What never changes of a processed version (its artefact and images), by `<template id>/<version>`. */
+const versionParts = new LRUCache<string, Omit<ProcessedClassVersion, 'syncedVersion'>>({ max: 1000 });
+
+/** The newest processed version of a template and what was written to Google of it (one query while the version's parts are cached). */
 export async function selectClassVersion(prisma: PrismaExecutor, templateId: string): Promise<ProcessedClassVersion | null> {
-  const version = await prisma.passTemplateVersion.findFirst({ where: { templateId, status: 'processed' }, orderBy: { version: 'desc' } });
-  if (!version?.googleClass) return null;
-  const [images, template, synced] = await Promise.all([
-    prisma.passTemplateImage.findMany({ where: { templateId, version: version.version }, select: { name: true } }),
-    prisma.passTemplate.findUnique({ where: { id: templateId }, select: { images: true } }),
-    prisma.googleWalletClass.findUnique({ where: { templateId } }),
-  ]);
-  return {
-    templateId,
-    accountId: version.accountId,
-    version: version.version,
-    artefact: version.googleClass as unknown as GoogleWalletArtefact,
-    imageNames: images.map((i) => i.name),
-    sourceImages: (template?.images ?? {}) as ProcessedClassVersion['sourceImages'],
-    syncedVersion: synced?.version ?? null,
-  };
+  const [latest] = await prisma.$queryRaw<{ version: number; syncedVersion: number | null }[]>`
+    SELECT v.version, c.version AS "syncedVersion"
+      FROM pass_template_versions v LEFT JOIN google_wallet_classes c ON c.template_id = v.template_id
+     WHERE v.template_id = ${templateId}::uuid AND v.status = 'processed'
+     ORDER BY v.version DESC LIMIT 1`;
+  if (!latest) return null;
+  const key = `${templateId}/${latest.version}`;
+  let parts = versionParts.get(key);
+  if (!parts) {
+    const [version, images, template] = await Promise.all([
+      prisma.passTemplateVersion.findUnique({ where: { templateId_version: { templateId, version: latest.version } } }),
+      prisma.passTemplateImage.findMany({ where: { templateId, version: latest.version }, select: { name: true } }),
+      prisma.passTemplate.findUnique({ where: { id: templateId }, select: { images: true } }),
+    ]);
+    if (!version?.googleClass) return null;
+    parts = {
+      templateId,
+      accountId: version.accountId,
+      version: version.version,
+      artefact: version.googleClass as unknown as GoogleWalletArtefact,
+      imageNames: images.map((i) => i.name),
+      sourceImages: (template?.images ?? {}) as ProcessedClassVersion['sourceImages'],
+    };
+    versionParts.set(key, parts);
+  }
+  return { ...parts, syncedVersion: latest.syncedVersion };
 }
 
 /** Records that a template's class now holds a version. */

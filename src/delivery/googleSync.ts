@@ -121,14 +121,19 @@ async function upsert(deps: GoogleDependencies, issuer: AccountIssuer, resource:
 
 /**
  * Writes a template's newest processed design to its Google class, unless the class holds it
- * already.
- * @param target Where to record the calls (a pass sync), or null (template processing: logged by the caller).
+ * already (template processing; the caller logs the outcome).
  */
-export async function syncGoogleClass(deps: GoogleDependencies, templateId: string, issuerOrAccount: AccountIssuer | string, target: RecordTarget | null = null): Promise<GoogleSyncResult> {
-  const issuer = typeof issuerOrAccount === 'string' ? await selectAccountIssuer(deps.db.prisma, deps.secrets, issuerOrAccount) : issuerOrAccount;
+export async function syncGoogleClass(deps: GoogleDependencies, templateId: string, accountId: string): Promise<GoogleSyncResult> {
+  const issuer = await selectAccountIssuer(deps.db.prisma, deps.secrets, accountId);
   if (!issuer) return { outcome: 'notConfigured', reason: null };
   const version = await selectClassVersion(deps.db.prisma, templateId);
   if (!version) return { outcome: 'notProcessed', reason: null };
+  return writeClass(deps, issuer, version, null);
+}
+
+/** Writes a processed version to its class unless the class holds it already. */
+async function writeClass(deps: GoogleDependencies, issuer: AccountIssuer, version: ProcessedClassVersion, target: RecordTarget | null): Promise<GoogleSyncResult> {
+  const { templateId } = version;
   if (version.syncedVersion !== null && version.syncedVersion >= version.version) return { outcome: 'nothingToDo', reason: null };
   const resource = issuerClass(version.artefact, { issuerId: issuer.issuerId, issuerName: issuer.issuerName, templateId, imageUrl: imageUrlOf(deps, version), smartTap: issuer.smartTap });
   const { response } = await upsert(deps, issuer, resource, 'Class', version.syncedVersion !== null, target);
@@ -153,9 +158,10 @@ export async function syncGooglePass(deps: GoogleDependencies, passId: string, c
   if (!issuer) return { outcome: 'notConfigured', reason: null };
   if (pass.status === 'nullified' && !pass.object) return { outcome: 'nothingToDo', reason: null };
   const target: RecordTarget = { passId, accountId: pass.accountId, context };
-  const classResult = await syncGoogleClass(deps, pass.templateId, issuer, target);
-  if (classResult.outcome === 'retry' || classResult.outcome === 'rejected' || classResult.outcome === 'notProcessed') return classResult;
-  const version = (await selectClassVersion(prisma, pass.templateId))!;
+  const version = await selectClassVersion(prisma, pass.templateId);
+  if (!version) return { outcome: 'notProcessed', reason: null };
+  const classResult = await writeClass(deps, issuer, version, target);
+  if (classResult.outcome === 'retry' || classResult.outcome === 'rejected') return classResult;
   const now = deps.clock.now();
   const resource = issuerObject(version.artefact, pass, { issuerId: issuer.issuerId, issuerName: issuer.issuerName, imageUrl: imageUrlOf(deps, version) }, now);
   const { response, inserted } = await upsert(deps, issuer, resource, 'Object', pass.object !== null, target);
