@@ -3516,7 +3516,7 @@ export interface components {
                 /** @description The device library identifier (apns) or the Google Wallet object id. */
                 target: string;
                 /**
-                 * @description `push`, or the Google Wallet call (`upsertObject`, `addMessage`).
+                 * @description `push` (APNs), or the Google Wallet call: `insertClass`, `patchClass`, `insertObject`, `patchObject`, `addNotifyingMessage` (a message with `TEXT_AND_NOTIFY`) or `addMessage` (`TEXT`).
                  * @example push
                  */
                 operation: string;

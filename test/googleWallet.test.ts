@@ -170,6 +170,16 @@ describe('errors', () => {
     expect(record).toEqual(expect.arrayContaining([['insertObject', 'retry', 503, 1], ['insertObject', 'delivered', 200, 2]]));
   });
 
+  it('fetches a new access token when the API refuses the cached one (401)', async () => {
+    const grants = fake.tokenRequests.length;
+    fake.revokeTokens();
+    const pass = await issuePass(service, tenant.token, templateId);
+    const inserts = await callsOf((c) => call('POST', '/loyaltyObject')(c) && c.body.id === `${ISSUER_ID}.${pass.id}`, 2);
+    expect(inserts).toHaveLength(2);
+    expect(fake.tokenRequests.length).toBe(grants + 1);
+    expect((await attempts(pass.id)).map((a) => [a.attributes.operation, a.attributes.outcome])).toEqual([['insertObject', 'delivered']]);
+  });
+
   it('records a 4xx as an error and does not retry it', async () => {
     fake.failNext(400);
     const pass = await issuePass(service, tenant.token, templateId);

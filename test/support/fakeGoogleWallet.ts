@@ -35,6 +35,8 @@ export interface FakeGoogleWallet {
   resources: Map<string, Record<string, any>>;
   /** Answers the next API calls with these statuses (and a Google error body), in order. */
   failNext(...statuses: number[]): void;
+  /** Invalidates every access token handed out (the API then answers 401 until a new grant). */
+  revokeTokens(): void;
   /** Forgets calls, resources and programmed answers. */
   reset(): void;
   close(): Promise<void>;
@@ -126,6 +128,7 @@ export async function startFakeGoogleWallet(options: { publicKey: KeyObject; cli
     failNext: (...statuses) => {
       programmed.push(...statuses);
     },
+    revokeTokens: () => tokens.clear(),
     reset() {
       calls.length = 0;
       tokenRequests.length = 0;
