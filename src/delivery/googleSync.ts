@@ -34,6 +34,7 @@ import {
   selectAccountIssuer,
   selectClassVersion,
   selectGooglePass,
+  selectPassesWithObjects,
   type AccountIssuer,
   type ProcessedClassVersion,
 } from './googleStore.ts';
@@ -263,7 +264,8 @@ export async function messageGooglePasses(
 ): Promise<GoogleMessageResult[]> {
   const issuers = new Map<string, AccountIssuer | null>();
   const results = new Map<string, GoogleMessageResult>();
-  let pending = passIds;
+  // Only passes with a Google object get the message: one query finds them (none without Google credentials).
+  let pending = passIds.length ? await selectPassesWithObjects(deps.db.prisma, passIds) : [];
   for (let attempt = 1; attempt <= BATCH_MESSAGE_ATTEMPTS && pending.length; attempt++) {
     if (attempt > 1) await sleep(BATCH_MESSAGE_BACKOFF_MS * 2 ** (attempt - 2));
     const retry: string[] = [];
