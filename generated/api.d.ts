@@ -1352,7 +1352,8 @@ export interface paths {
          *
          *     - `http_request_duration_seconds{operation,status}`: histogram of request times by
          *       operationId (`unknown` for paths the contract does not have) and status.
-         *     - `wallet_delivery_attempts_total{channel,outcome}`: outcomes of APNs pushes.
+         *     - `wallet_delivery_attempts_total{channel,outcome}`: outcomes of APNs pushes (`apns`),
+         *       Google Wallet calls (`googleWallet`) and webhook requests (`webhook`).
          *     - `db_pool_connections{state}`: PostgreSQL pool connections (`total`, `idle`) and requests
          *       `waiting` for one, summed over the server processes.
          *     - `job_queue_jobs{queue,state}` and `job_queue_oldest_waiting_seconds{queue}`: the job

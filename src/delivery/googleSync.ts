@@ -17,6 +17,7 @@
  * @module delivery/googleSync
  */
 import { createHash } from 'node:crypto';
+import type { ServiceMetrics } from '../metrics.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { PrismaExecutor } from '../db/database.ts';
@@ -46,6 +47,7 @@ export interface GoogleDependencies {
   clock: Clock;
   config: Pick<Config, 'publicBaseUrl' | 'googleSaveOrigins'>;
   googleWallet: GoogleWalletClient;
+  metrics: Pick<ServiceMetrics, 'deliveryAttempts'>;
 }
 
 /** What a sync achieved: a Google outcome, or why nothing was written. */
@@ -77,6 +79,7 @@ interface RecordTarget {
 }
 
 async function record(deps: GoogleDependencies, target: RecordTarget | null, googleId: string, operation: string, response: GoogleResponse): Promise<void> {
+  deps.metrics.deliveryAttempts.inc({ channel: 'googleWallet', outcome: classifyGoogleResponse(response.status) });
   if (!target) return;
   const attempt: AttemptRecord = {
     accountId: target.accountId,
