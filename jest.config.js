@@ -27,7 +27,8 @@ export default process.env.CONTRACT_COVERAGE === 'check'
       // halve the run (measured: 1,049 s → 565 s for both databases).
       maxWorkers: 2,
       // Global option: Jest ignores testTimeout inside `projects`, so hooks fell back to 5 s.
-      testTimeout: 30_000,
+      // 60 s: on a loaded machine a fresh PGlite database with every migration took over 30 s.
+      testTimeout: 60_000,
       // Empties test/artifacts/contract-coverage, where this run's responses are recorded.
       globalSetup: '<rootDir>/test/support/globalSetup.ts',
       projects: [

@@ -85,8 +85,11 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     // The validator loads the contract on the first request it sees (~200 ms) and compiles each
     // operation's schemas on its first request: do both before announcing that we listen.
     await fetch(`${url}/readyz`).catch(() => undefined);
-    const warmUp = await warmUpApp(app);
-    logger.info(warmUp, 'request validators compiled');
+    // Only an optimisation: a failed warm-up leaves the compilation to the first requests.
+    await warmUpApp(app).then(
+      (warmUp) => logger.info(warmUp, 'request validators compiled'),
+      (error: unknown) => logger.warn({ err: error }, 'request validators not compiled ahead; the first requests will compile them'),
+    );
     if (isClusterWorker()) {
       logger.info({ url, pid: process.pid }, 'process listening');
       reportListening(url, runtime.metrics.registry);

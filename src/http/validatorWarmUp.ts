@@ -72,7 +72,9 @@ export async function warmUpValidators(document: OpenApiDocument, validators: Re
   // compiled to find it. A security error means they were not.
   app.use((error: { status?: number }, _req: Request, res: Response, _next: NextFunction) => res.status(error.status === 401 || error.status === 403 ? 401 : 204).end());
   const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // Exclusive: in a cluster's server process a shared port would be handed to any process's
+  // warm-up server (https://nodejs.org/docs/latest-v20.x/api/net.html#serverlistenoptions-callback).
+  await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', exclusive: true }, resolve));
   const { port } = server.address() as AddressInfo;
   const requests = warmUpRequestsOf(document);
   let refused = 0;
