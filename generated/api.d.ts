@@ -856,6 +856,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/accounts/{accountId}/google-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Show the Google Wallet configuration of an account
+         * @description The issuer id and the service account's email and key id; never the key. `404` when the account has none.
+         */
+        get: operations["getGoogleConfiguration"];
+        /**
+         * Set the Google Wallet configuration of an account
+         * @description Stores the account's Google Wallet issuer credentials, or replaces them: from then on every processed template is written to Google Wallet as a class, every pass as an object, and passes get "Save to Google Wallet" links. Validated first (see the request body); the response shows the issuer id and the service account's email, never the key. `npm run admin -- google set …` calls this.
+         */
+        put: operations["setGoogleConfiguration"];
+        post?: never;
+        /**
+         * Delete the Google Wallet configuration of an account
+         * @description Forgets the credentials: nothing more is written to Google Wallet for the account and its passes get no save links until a configuration is set again. Classes and objects already in Google Wallet stay there.
+         */
+        delete: operations["deleteGoogleConfiguration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/passes/{id}/apple": {
         parameters: {
             query?: never;
@@ -886,6 +917,37 @@ export interface paths {
          *     NFC-enabled by Apple, which the service cannot check.
          */
         get: operations["downloadApplePass"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/media/pass-templates/{templateId}/versions/{version}/{imageName}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass template UUID (version 7); with the version and name it is the capability. */
+                templateId: components["schemas"]["Uuid"];
+                /** @description The design version of the template whose processed image this is. */
+                version: number;
+                /** @description The processed image file, as Apple Wallet names it (`logo@3x.png`, `strip.png`, `icon@2x.png` …). */
+                imageName: components["schemas"]["TemplateImageName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a processed pass template image
+         * @description A processed image of a pass template version (PNG, drawn at Apple Wallet's sizes when the
+         *     version was processed). Google Wallet shows a template's logo and banner by URL
+         *     (`Image.sourceUri`, https://developers.google.com/wallet/reference/rest/v1/Image) and
+         *     fetches them from here (`<PUBLIC_BASE_URL>/media/…`), so these URLs need no API key; a
+         *     version's images never change, so they may be cached for ever.
+         */
+        get: operations["getPassTemplateImage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2409,9 +2471,12 @@ export interface components {
          *     passes straight to the holder instead of sending them to the download page. Present only when
          *     asked for with `includePassSource` and the pass is not `active`. The URLs are this service's
          *     holder endpoints (`PUBLIC_BASE_URL`, or the request's base URL):
-         *     `<base>/passes/<passId>/apple` serves the signed Apple Wallet `.pkpass` file,
-         *     `<base>/passes/<passId>/google` redirects to the "Save to Google Wallet" link — the defaults
-         *     of an entity's `passDeeplinks`.
+         *     `<base>/passes/<passId>/apple` serves the signed Apple Wallet `.pkpass` file. For `google`,
+         *     when the account has Google Wallet credentials, the URL is the pass's "Save to Google Wallet"
+         *     link itself, `https://pay.google.com/gp/v/save/<JWT>` (https://developers.google.com/wallet/reference/rest/v1/Jwt):
+         *     a JWT signed with the issuer's service account naming the pass's Google Wallet object by id
+         *     (always under 1,800 characters), which the service writes to Google within seconds of the
+         *     pass's issue; without credentials it is `<base>/passes/<passId>/google`, the holder page's.
          */
         PassSource: {
             /**
@@ -3673,8 +3738,75 @@ export interface components {
         AppleConfigurationSetRequest: {
             appleConfiguration: components["schemas"]["AppleConfigurationInput"];
         };
+        /**
+         * @description A Google Wallet issuer id: the number the Google Pay & Wallet Console shows for the issuer account, the prefix of every class and object id (https://developers.google.com/wallet/generic/getting-started/issuer-onboarding).
+         * @example 3388000000012345678
+         */
+        GoogleIssuerId: string;
+        /** @description An account's Google Wallet issuer credentials, as the operator sees them (never the key). */
+        GoogleConfigurationAttributes: {
+            issuerId: components["schemas"]["GoogleIssuerId"];
+            /**
+             * Format: email
+             * @description The service account's `client_email`, the issuer of save links; add it as a user of the issuer in the Google Pay & Wallet Console.
+             * @example wallet@acme-coffee.iam.gserviceaccount.com
+             */
+            clientEmail: string;
+            /**
+             * @description The key file's `private_key_id`, to tell which key of the service account is in use.
+             * @example 4f1c2a9b8d7e6f50a1b2c3d4e5f60718293a4b5c
+             */
+            privateKeyId: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /** @description A Google configuration resource object (`googleConfiguration`); its id is the issuer id. */
+        GoogleConfiguration: {
+            id: components["schemas"]["GoogleIssuerId"];
+            /** @constant */
+            type: "googleConfiguration";
+            attributes: components["schemas"]["GoogleConfigurationAttributes"];
+        };
+        /** @description A document holding one Google configuration. */
+        GoogleConfigurationDocument: {
+            data: components["schemas"]["GoogleConfiguration"];
+        };
+        /**
+         * @description An account's Google Wallet issuer credentials: the issuer id from the Google Pay & Wallet
+         *     Console and the JSON key of a Google Cloud service account that has the Google Wallet API
+         *     enabled and is a user of that issuer
+         *     (https://developers.google.com/wallet/generic/web/prerequisites).
+         *
+         *     Checked before anything is stored (`422` naming the member, `code` says which check failed):
+         *     `issuerId` is numeric; `serviceAccountKey` is JSON of `type` `service_account` with a
+         *     `client_email` that is an email address and a `private_key` that is a readable RSA private key
+         *     in PEM. The key is stored encrypted and never returned or logged.
+         */
+        GoogleConfigurationInput: {
+            /**
+             * @description The numeric issuer id (a string of digits; checked, `422` otherwise).
+             * @example 3388000000012345678
+             */
+            issuerId: string;
+            /**
+             * @description The service account's JSON key file, as text (what Google Cloud's "Keys → Add key → JSON" downloads).
+             * @example {"type":"service_account","project_id":"acme-coffee","private_key_id":"4f1c…","private_key":"-----BEGIN PRIVATE KEY-----\nMIIEvQ…\n-----END PRIVATE KEY-----\n","client_email":"wallet@acme-coffee.iam.gserviceaccount.com"}
+             */
+            serviceAccountKey: string;
+        };
+        /** @description The body of Set the Google Wallet configuration of an account. */
+        GoogleConfigurationSetRequest: {
+            googleConfiguration: components["schemas"]["GoogleConfigurationInput"];
+        };
         /** @description A signed Apple Wallet pass: a zip of `pass.json`, its images, localisations, `manifest.json` (SHA-1 of every file) and `signature` (a detached CMS signature of the manifest with the Pass Type ID certificate and the WWDR intermediate), as described in https://developer.apple.com/documentation/walletpasses/building-a-pass. */
         Pkpass: string;
+        /**
+         * @description An Apple Wallet image file name of a processed template (`icon`, `logo` or `strip`, at 1x, 2x or 3x).
+         * @example logo@3x.png
+         */
+        TemplateImageName: string;
+        /** @description A PNG image (https://www.w3.org/TR/png/). */
+        PngImage: string;
         /**
          * @description What an attempt achieved: `delivered` (APNs or Google accepted it); `unregistered` (APNs 410:
          *     the device no longer holds the pass — its registration is removed unless it registered again
@@ -3729,7 +3861,7 @@ export interface components {
                 /** @description The device library identifier (apns) or the Google Wallet object id. */
                 target: string;
                 /**
-                 * @description `push`, or the Google Wallet call (`upsertObject`, `addMessage`).
+                 * @description `push` (APNs), or the Google Wallet call: `insertClass`, `patchClass`, `insertObject`, `patchObject`, `addNotifyingMessage` (a message with `TEXT_AND_NOTIFY`) or `addMessage` (`TEXT`).
                  * @example push
                  */
                 operation: string;
@@ -4213,6 +4345,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDocument"];
             };
         };
+        /** @description The credentials cannot be used with Google Wallet: `code` names the check that failed (`issuer_id_not_numeric`, `key_not_json`, `not_service_account`, `client_email_invalid`, `private_key_unreadable`, `private_key_not_rsa`), `detail` what was found and what to do, and `source` the member at fault. Nothing is stored. */
+        UnusableGoogleCredentials: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
         /** @description The pass cannot be built for Apple Wallet yet: the account has no Apple configuration for the template's pass type (the operator sets one with Set the Apple configuration of a pass type, `npm run admin -- apple set`), or the template is being processed again. */
         AppleNotConfigured: {
             headers: {
@@ -4396,6 +4537,8 @@ export interface components {
         LastModified: string;
         /** @description `attachment; filename="<template name>.pkpass"` (RFC 6266): browsers hand the file to Wallet. */
         ContentDispositionPkpass: string;
+        /** @description `public, max-age=31536000, immutable`: the bytes at this URL never change. */
+        CacheControlImmutable: string;
     };
     pathItems: never;
 }
@@ -6011,6 +6154,111 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getGoogleConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoogleConfigurationDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setGoogleConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GoogleConfigurationSetRequest"];
+            };
+        };
+        responses: {
+            /** @description The configuration was replaced. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoogleConfigurationDocument"];
+                };
+            };
+            /** @description The configuration was created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoogleConfigurationDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnusableGoogleCredentials"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteGoogleConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     downloadApplePass: {
         parameters: {
             query?: never;
@@ -6047,6 +6295,39 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["AppleNotConfigured"];
             410: components["responses"]["Gone"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPassTemplateImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass template UUID (version 7); with the version and name it is the capability. */
+                templateId: components["schemas"]["Uuid"];
+                /** @description The design version of the template whose processed image this is. */
+                version: number;
+                /** @description The processed image file, as Apple Wallet names it (`logo@3x.png`, `strip.png`, `icon@2x.png` …). */
+                imageName: components["schemas"]["TemplateImageName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlImmutable"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": components["schemas"]["PngImage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -101,6 +101,25 @@ export interface Config {
   webConcurrency: number;
   /** Largest PostgreSQL connection pool of each process (`DATABASE_POOL_SIZE`, default 10). */
   databasePoolSize: number;
+  /**
+   * The Google Wallet API (`GOOGLE_WALLET_API_URL`, default
+   * `https://walletobjects.googleapis.com/walletobjects/v1`); tests and air-gapped installs point
+   * it at a stand-in.
+   */
+  googleWalletApiUrl: string;
+  /** Google's OAuth 2.0 token endpoint (`GOOGLE_OAUTH_TOKEN_URL`, default `https://oauth2.googleapis.com/token`). */
+  googleOauthTokenUrl: string;
+  /**
+   * The `origins` of "Save to Google Wallet" JWTs (`GOOGLE_SAVE_ORIGINS`, comma-separated
+   * origins such as `https://shop.example.com`; default none): the web pages allowed to show the
+   * save button with the JWT (https://developers.google.com/wallet/reference/rest/v1/Jwt).
+   */
+  googleSaveOrigins: string[];
+  /**
+   * Google Wallet API calls per second per issuer, all workers together
+   * (`GOOGLE_WALLET_REQUESTS_PER_SECOND`, default 20: Google's quota).
+   */
+  googleWalletRequestsPerSecond: number;
 }
 
 /** Thrown when an environment variable has an unusable value; the message names the variable. */
@@ -138,6 +157,25 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string 
     throw new ConfigError(`${name} must use ${protocols.join(' or ')}.`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+/** A comma-separated list of web origins (`https://host[:port]`), each checked. */
+function origins(env: NodeJS.ProcessEnv, name: string): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  return raw.split(',').map((part) => {
+    const text = part.trim();
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(text);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== text.replace(/\/+$/, '')) {
+      throw new ConfigError(`${name} must be comma-separated origins such as https://shop.example.com, got "${text}".`);
+    }
+    return parsed.origin;
+  });
 }
 
 /** Length of the secrets key, in bytes (AES-256). */
@@ -258,5 +296,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     webhookDisableAfterFailures: integer(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 5, 1, 1000),
     webConcurrency: webConcurrency(env, databaseUrl),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    googleWalletApiUrl: url(env, 'GOOGLE_WALLET_API_URL', ['http:', 'https:']) ?? 'https://walletobjects.googleapis.com/walletobjects/v1',
+    googleOauthTokenUrl: url(env, 'GOOGLE_OAUTH_TOKEN_URL', ['http:', 'https:']) ?? 'https://oauth2.googleapis.com/token',
+    googleSaveOrigins: origins(env, 'GOOGLE_SAVE_ORIGINS'),
+    googleWalletRequestsPerSecond: integer(env, 'GOOGLE_WALLET_REQUESTS_PER_SECOND', 20, 2, 10_000),
   };
 }

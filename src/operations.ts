@@ -51,6 +51,10 @@ import { listAppleConfigurations } from './resources/administration/listAppleCon
 import { getAppleConfiguration } from './resources/administration/getAppleConfiguration.ts';
 import { setAppleConfiguration } from './resources/administration/setAppleConfiguration.ts';
 import { deleteAppleConfiguration } from './resources/administration/deleteAppleConfiguration.ts';
+import { setGoogleConfiguration } from './resources/administration/setGoogleConfiguration.ts';
+import { getGoogleConfiguration } from './resources/administration/getGoogleConfiguration.ts';
+import { deleteGoogleConfiguration } from './resources/administration/deleteGoogleConfiguration.ts';
+import { getPassTemplateImage } from './resources/holderPages/getPassTemplateImage.ts';
 import { downloadApplePass } from './resources/holderPages/downloadApplePass.ts';
 import { listPassRegistrations } from './resources/passes/listPassRegistrations.ts';
 import { listPassDeliveryAttempts } from './resources/passes/listPassDeliveryAttempts.ts';
@@ -116,7 +120,11 @@ export const handlers: HandlerMap = {
   getAppleConfiguration,
   setAppleConfiguration,
   deleteAppleConfiguration,
+  setGoogleConfiguration,
+  getGoogleConfiguration,
+  deleteGoogleConfiguration,
   downloadApplePass,
+  getPassTemplateImage,
   listPassRegistrations,
   listPassDeliveryAttempts,
   listAppleDeviceLogs,

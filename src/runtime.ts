@@ -19,6 +19,8 @@ import { queues } from './queues.ts';
 import { ApiTokenCache } from './security/apiTokenCache.ts';
 import { resolveSecretsKey, SecretCipher } from './security/secrets.ts';
 import { createApnsClient, type ApnsClient } from './wallet/apple/apns.ts';
+import { createGoogleWalletClient, type GoogleWalletClient } from './wallet/google/client.ts';
+import { createGoogleThrottle } from './delivery/googleRateLimit.ts';
 
 /** What handlers and jobs run with. */
 export interface Runtime {
@@ -36,6 +38,8 @@ export interface Runtime {
   readonly apiTokens: ApiTokenCache;
   /** What `GET /metrics` reports (src/metrics.ts). */
   readonly metrics: ServiceMetrics;
+  /** Calls the Google Wallet API (`GOOGLE_WALLET_API_URL`), within Google's per-issuer rate. */
+  readonly googleWallet: GoogleWalletClient;
   /** The lock of `DATA_DIR` held while the embedded database is open (src/db/dataDirLock.ts); released by {@link closeRuntime}. */
   readonly dataDirLock?: DataDirLock;
 }
@@ -54,6 +58,8 @@ export interface RuntimeParts {
   jobQueue?: JobQueueOptions;
   /** Defaults to a client of `APNS_URL`; tests pass one that trusts their APNs stand-in. */
   apns?: ApnsClient;
+  /** Defaults to a client of `GOOGLE_WALLET_API_URL`, throttled per issuer across workers. */
+  googleWallet?: GoogleWalletClient;
   /** The data directory's lock, when the database is the embedded one. */
   dataDirLock?: DataDirLock;
   /** Also measure Node's process metrics (default false: tests run many runtimes in one process). */
@@ -73,6 +79,9 @@ export function assembleRuntime(parts: RuntimeParts): Runtime {
     apns: parts.apns ?? createApnsClient({ baseUrl: config.apnsUrl }),
     apiTokens: new ApiTokenCache(db.listen),
     metrics: createMetrics(db, { processMetrics: parts.processMetrics ?? false }),
+    googleWallet:
+      parts.googleWallet ??
+      createGoogleWalletClient({ apiUrl: config.googleWalletApiUrl, tokenUrl: config.googleOauthTokenUrl, throttle: createGoogleThrottle(db, config.googleWalletRequestsPerSecond) }),
     ...(parts.dataDirLock ? { dataDirLock: parts.dataDirLock } : {}),
   };
 }
@@ -129,6 +138,7 @@ export async function closeRuntime(runtime: Runtime): Promise<void> {
   try {
     await runtime.jobs.stop();
     await runtime.apns.close();
+    await runtime.googleWallet.close();
     await runtime.db.close();
   } finally {
     runtime.dataDirLock?.release();

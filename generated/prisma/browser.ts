@@ -188,3 +188,27 @@ export type WebhookDelivery = Prisma.WebhookDeliveryModel
  * One HTTP request made to deliver a webhook, and what came back.
  */
 export type WebhookDeliveryAttempt = Prisma.WebhookDeliveryAttemptModel
+/**
+ * Model GoogleConfiguration
+ * An account's Google Wallet issuer credentials (https://developers.google.com/wallet/generic/web/prerequisites):
+ * the issuer id of its Google Pay & Wallet Console and a service account's JSON key, the key
+ * sealed with the secrets key. One per account.
+ */
+export type GoogleConfiguration = Prisma.GoogleConfigurationModel
+/**
+ * Model GoogleWalletClass
+ * The Google Wallet class of a pass template, as last written to Google: which design version
+ * it holds. Written after a version is processed, and before a pass's object when missing.
+ */
+export type GoogleWalletClass = Prisma.GoogleWalletClassModel
+/**
+ * Model GoogleWalletObject
+ * The Google Wallet object of a pass, once inserted: later changes patch it.
+ */
+export type GoogleWalletObject = Prisma.GoogleWalletObjectModel
+/**
+ * Model GoogleRateLimit
+ * The current rate window of each Google Wallet issuer (src/delivery/googleRateLimit.ts): calls
+ * counted in it and when it ends, by the database's clock, shared by every worker.
+ */
+export type GoogleRateLimit = Prisma.GoogleRateLimitModel

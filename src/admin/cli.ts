@@ -15,6 +15,9 @@
  *   apple show --account <id> --pass-type-id <id>, apple list --account <id>, apple delete …
  *   apple dev-certificate --account <id> [--pass-type-id <id>] [--team-id <id>] [--organization <name>] [--out <dir>]
  *                                          → throw-away development credentials, written to <dir> and set
+ *   google set --account <id> --issuer-id <digits> --key <service account JSON file>
+ *                                          → { "googleConfiguration": { "issuerId", "clientEmail", … } }
+ *   google show --account <id>, google delete --account <id>
  *
  * Environment: `ADMIN_URL` (default http://127.0.0.1:3000); the token from `ADMIN_TOKEN`, else
  * `<DATA_DIR>/admin-token` (DATA_DIR default ./data). Exit codes: 0 success, 1 the API refused or
@@ -54,6 +57,10 @@ Commands:
                                               certificate), write them to <dir> (default
                                               <DATA_DIR>/dev-apple) and set them for the account.
                                               Their passes open in tooling, not on an iPhone.
+  google set --account <accountId> --issuer-id <digits> --key <service account JSON key file>
+                                              Set (or replace) an account's Google Wallet credentials
+  google show --account <accountId>
+  google delete --account <accountId>
 
 Environment: ADMIN_URL (default http://127.0.0.1:3000), ADMIN_TOKEN (default: read
 <DATA_DIR>/admin-token, DATA_DIR default ./data).`;
@@ -120,6 +127,7 @@ export async function runCommand(argv: string[], connect: () => Promise<Client>,
       p12: { type: 'string' },
       'p12-passphrase': { type: 'string' },
       wwdr: { type: 'string' },
+      'issuer-id': { type: 'string' },
       out: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -265,6 +273,32 @@ export async function runCommand(argv: string[], connect: () => Promise<Client>,
         text: `${output.text}\nDevelopment credentials written to ${dir} (root.pem verifies the passes' signatures; private-key.pem is mode 0600). Passes signed with them open in tooling, not on an iPhone.`,
       };
     }
+    case 'google set': {
+      const accountId = required(values.account, 'account');
+      const issuerId = required(values['issuer-id'], 'issuer-id');
+      const serviceAccountKey = await readFile(required(values.key, 'key'), 'utf8');
+      const client = await connect();
+      const data = unwrap(
+        await client.PUT('/admin/v1/accounts/{accountId}/google-configuration', {
+          params: { path: { accountId } },
+          body: { googleConfiguration: { issuerId, serviceAccountKey } },
+        }),
+      );
+      return googleOutput(data.data.attributes, 'Set');
+    }
+    case 'google show': {
+      const accountId = required(values.account, 'account');
+      const client = await connect();
+      const data = unwrap(await client.GET('/admin/v1/accounts/{accountId}/google-configuration', { params: { path: { accountId } } }));
+      return googleOutput(data.data.attributes, 'Google configuration:');
+    }
+    case 'google delete': {
+      const accountId = required(values.account, 'account');
+      const client = await connect();
+      const result = await client.DELETE('/admin/v1/accounts/{accountId}/google-configuration', { params: { path: { accountId } } });
+      if (result.response.status !== 204) unwrap(result);
+      return { json: { deleted: accountId }, text: `Deleted the Google Wallet configuration of account ${accountId}.` };
+    }
     default:
       throw new UsageError(command ? `Unknown command: ${command}` : 'No command given.');
   }
@@ -283,6 +317,14 @@ function appleOutput(configuration: AppleConfigurationResource, verb: string): O
   return {
     json: { appleConfiguration: configuration.attributes },
     text: `${verb} ${configuration.id} (team ${attributes.teamIdentifier}), certificate valid until ${attributes.certificate.notAfter}${notes.length ? ` — ${notes.join('; ')}` : ''}.`,
+  };
+}
+
+/** What the `google` commands print of a configuration (never the key: the API does not return it). */
+function googleOutput(attributes: { issuerId: string; clientEmail: string; privateKeyId: string | null }, verb: string): Output {
+  return {
+    json: { googleConfiguration: attributes },
+    text: `${verb} issuer ${attributes.issuerId}, service account ${attributes.clientEmail}${attributes.privateKeyId ? ` (key ${attributes.privateKeyId})` : ''}.`,
   };
 }
 

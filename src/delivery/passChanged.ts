@@ -1,7 +1,8 @@
 /**
  * After a pass changes: one `pass-changed` job, queued in the transaction of the write that
  * changed it (so a rollback queues nothing and a crash loses nothing), pushes the change to every
- * Apple device registered for the pass (src/delivery/applePush.ts).
+ * Apple device registered for the pass (src/delivery/applePush.ts) and writes it to the pass's
+ * Google Wallet object when the account has Google credentials (src/delivery/googleSync.ts).
  *
  * Coalesced per pass: the queue's `stately` policy keeps at most one queued job per pass (its
  * singleton key), and each job waits a second before it runs, so a burst of changes — ten in a
@@ -18,6 +19,7 @@ import type { JobQueue } from '../jobs/queue.ts';
 import type { Runtime } from '../runtime.ts';
 import { pushToDevices } from './applePush.ts';
 import { selectDeliveredTargets, selectPushTargets } from './deliveryStore.ts';
+import { syncGooglePass } from './googleSync.ts';
 
 /** How long a change waits for more changes of its pass before it is pushed, in seconds. */
 export const COALESCE_SECONDS = 1;
@@ -51,39 +53,47 @@ export const passChangedJob = defineJob<{ passId: string }, Runtime>({
     const { passId } = job.data;
     const reached = await selectDeliveredTargets(runtime.db.prisma, { jobId: job.id });
     const targets = (await selectPushTargets(runtime.db.prisma, [passId])).filter((t) => !reached.has(`${t.passId}/${t.deviceLibraryIdentifier}`));
-    const outcomes = await pushToDevices(runtime, targets, { jobId: job.id, attempt: job.retryCount + 1, batchId: null });
+    const context = { jobId: job.id, attempt: job.retryCount + 1, batchId: null };
+    const [outcomes, google] = await Promise.all([pushToDevices(runtime, targets, context), syncGooglePass(runtime, passId, context)]);
     const retry = outcomes.filter((o) => o.result.outcome === 'retry');
     if (retry.length) throw new RetryLater(`${retry.length} of ${outcomes.length} pushes of pass ${passId} must be tried again (${retry[0]!.result.status} ${retry[0]!.result.reason ?? ''}).`);
-    return { passId, devices: outcomes.length, delivered: outcomes.filter((o) => o.result.outcome === 'delivered').length };
+    if (google.outcome === 'retry') throw new RetryLater(`The Google Wallet object of pass ${passId} must be written again (${google.reason ?? 'no answer'}).`);
+    return { passId, devices: outcomes.length, delivered: outcomes.filter((o) => o.result.outcome === 'delivered').length, google: google.outcome };
   },
   // After the last attempt the failures are in the delivery record; nothing else to mark.
   async onLastAttemptFailed() {},
 });
 
 /**
- * Queues the push of a pass's change, in the caller's transaction (coalesced with a change of
- * the same pass already waiting) — when there is a wallet to push to: a pass no device registered
- * for has nothing to deliver (its next download is current anyway).
- * @returns How many devices the change will be pushed to (0: nothing was queued).
+ * Queues the delivery of a pass's change, in the caller's transaction (coalesced with a change of
+ * the same pass already waiting) — when there is a wallet to deliver to: Apple devices
+ * registered for the pass, or Google Wallet when the account has Google credentials (Google has
+ * no registration: every pass has an object). Otherwise nothing is queued (the next download is
+ * current anyway).
+ * @returns How many Apple devices the change will be pushed to.
  */
 export async function queuePassChange(tx: PrismaExecutor, jobs: JobQueue, passId: string): Promise<number> {
-  const [row] = await tx.$queryRaw<{ devices: number }[]>`SELECT count(*)::int AS devices FROM apple_registrations WHERE pass_id = ${passId}::uuid`;
+  const [row] = await tx.$queryRaw<{ devices: number; google: boolean }[]>`
+    SELECT (SELECT count(*)::int FROM apple_registrations WHERE pass_id = ${passId}::uuid) AS devices,
+           EXISTS (SELECT 1 FROM passes p JOIN google_configurations g ON g.account_id = p.account_id WHERE p.id = ${passId}::uuid) AS google`;
   const devices = row?.devices ?? 0;
-  if (devices) await jobs.send(tx, passChangedJob, { passId }, { singletonKey: passId, startAfterSeconds: COALESCE_SECONDS });
+  if (devices || row?.google) await jobs.send(tx, passChangedJob, { passId }, { singletonKey: passId, startAfterSeconds: COALESCE_SECONDS });
   return devices;
 }
 
 /**
  * {@link queuePassChange} for many passes at once (a template's new design reaching all its
- * passes): one `pass-changed` job per pass that is in a wallet, in one statement, in the
- * caller's transaction.
- * @param passIds The changed passes (any number; those no device registered for are skipped).
+ * passes): one `pass-changed` job per pass that is in a wallet or has a Google object to write,
+ * in one statement, in the caller's transaction.
+ * @param passIds The changed passes (any number; those with nowhere to deliver are skipped).
  * @returns How many passes got a job (or were coalesced into one already waiting).
  */
 export async function queuePassChanges(tx: PrismaExecutor, jobs: JobQueue, passIds: readonly string[]): Promise<number> {
   if (!passIds.length) return 0;
   const rows = await tx.$queryRaw<{ passId: string }[]>`
-    SELECT DISTINCT pass_id::text AS "passId" FROM apple_registrations WHERE pass_id = ANY(${passIds}::uuid[])`;
+    SELECT DISTINCT pass_id::text AS "passId" FROM apple_registrations WHERE pass_id = ANY(${passIds}::uuid[])
+     UNION
+    SELECT p.id::text FROM passes p JOIN google_configurations g ON g.account_id = p.account_id WHERE p.id = ANY(${passIds}::uuid[])`;
   await jobs.sendMany(
     tx,
     passChangedJob,

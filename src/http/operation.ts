@@ -26,7 +26,7 @@ export type OperationId = { [K in keyof operations]: operations[K] extends Webho
 type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : undefined;
 /**
  * A response body: JSON; the text of a `text/csv` or `text/html` response; the bytes of a file
- * (`application/vnd.apple.pkpass`). Non-JSON bodies are sent as they are (src/http/routes.ts).
+ * (`application/vnd.apple.pkpass`, `image/png`). Non-JSON bodies are sent as they are (src/http/routes.ts).
  */
 type ResponseContent<T> = T extends { content: { 'text/csv': infer Body } }
   ? Body
@@ -34,7 +34,7 @@ type ResponseContent<T> = T extends { content: { 'text/csv': infer Body } }
     ? string
     : T extends { content: { 'text/plain': unknown } }
     ? string
-    : T extends { content: { 'application/vnd.apple.pkpass': unknown } }
+    : T extends { content: { 'application/vnd.apple.pkpass': unknown } | { 'image/png': unknown } }
       ? Uint8Array
       : JsonContent<T>;
 type Parameters<K extends OperationId> = operations[K]['parameters'];

@@ -21,3 +21,8 @@ export function appleAuthenticationTokenContext(passId: string): string {
 export function webhookSecretContext(subscriptionId: string): string {
   return `webhookSubscription/${subscriptionId}/secret`;
 }
+
+/** The service account JSON key of a Google configuration (the row's id). */
+export function googleServiceAccountKeyContext(configurationId: string): string {
+  return `googleConfiguration/${configurationId}/serviceAccountKey`;
+}

@@ -63,6 +63,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     webhookDisableAfterFailures: 5,
     webConcurrency: 1,
     databasePoolSize: 10,
+    googleWalletApiUrl: 'http://google-wallet.invalid/walletobjects/v1',
+    googleOauthTokenUrl: 'http://google-oauth.invalid/token',
+    googleSaveOrigins: [],
+    googleWalletRequestsPerSecond: 20,
     ...overrides,
   };
 }

@@ -421,7 +421,11 @@ export const ModelName = {
   WebhookSubscription: 'WebhookSubscription',
   WebhookEvent: 'WebhookEvent',
   WebhookDelivery: 'WebhookDelivery',
-  WebhookDeliveryAttempt: 'WebhookDeliveryAttempt'
+  WebhookDeliveryAttempt: 'WebhookDeliveryAttempt',
+  GoogleConfiguration: 'GoogleConfiguration',
+  GoogleWalletClass: 'GoogleWalletClass',
+  GoogleWalletObject: 'GoogleWalletObject',
+  GoogleRateLimit: 'GoogleRateLimit'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -437,7 +441,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "account" | "apiToken" | "rateLimitCounter" | "entity" | "reader" | "readerConfiguration" | "passTemplate" | "passTemplateVersion" | "pass" | "loyaltyLedgerEntry" | "idempotencyKey" | "scan" | "batch" | "batchRecipient" | "batchDelivery" | "appleConfiguration" | "passTemplateImage" | "appleDevice" | "appleRegistration" | "appleDeviceLog" | "deliveryAttempt" | "webhookSubscription" | "webhookEvent" | "webhookDelivery" | "webhookDeliveryAttempt"
+    modelProps: "account" | "apiToken" | "rateLimitCounter" | "entity" | "reader" | "readerConfiguration" | "passTemplate" | "passTemplateVersion" | "pass" | "loyaltyLedgerEntry" | "idempotencyKey" | "scan" | "batch" | "batchRecipient" | "batchDelivery" | "appleConfiguration" | "passTemplateImage" | "appleDevice" | "appleRegistration" | "appleDeviceLog" | "deliveryAttempt" | "webhookSubscription" | "webhookEvent" | "webhookDelivery" | "webhookDeliveryAttempt" | "googleConfiguration" | "googleWalletClass" | "googleWalletObject" | "googleRateLimit"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2291,6 +2295,302 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    GoogleConfiguration: {
+      payload: Prisma.$GoogleConfigurationPayload<ExtArgs>
+      fields: Prisma.GoogleConfigurationFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.GoogleConfigurationFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.GoogleConfigurationFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload>
+        }
+        findFirst: {
+          args: Prisma.GoogleConfigurationFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.GoogleConfigurationFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload>
+        }
+        findMany: {
+          args: Prisma.GoogleConfigurationFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload>[]
+        }
+        create: {
+          args: Prisma.GoogleConfigurationCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload>
+        }
+        createMany: {
+          args: Prisma.GoogleConfigurationCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.GoogleConfigurationCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload>[]
+        }
+        delete: {
+          args: Prisma.GoogleConfigurationDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload>
+        }
+        update: {
+          args: Prisma.GoogleConfigurationUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload>
+        }
+        deleteMany: {
+          args: Prisma.GoogleConfigurationDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.GoogleConfigurationUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.GoogleConfigurationUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload>[]
+        }
+        upsert: {
+          args: Prisma.GoogleConfigurationUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleConfigurationPayload>
+        }
+        aggregate: {
+          args: Prisma.GoogleConfigurationAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateGoogleConfiguration>
+        }
+        groupBy: {
+          args: Prisma.GoogleConfigurationGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.GoogleConfigurationGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.GoogleConfigurationCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.GoogleConfigurationCountAggregateOutputType> | number
+        }
+      }
+    }
+    GoogleWalletClass: {
+      payload: Prisma.$GoogleWalletClassPayload<ExtArgs>
+      fields: Prisma.GoogleWalletClassFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.GoogleWalletClassFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.GoogleWalletClassFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload>
+        }
+        findFirst: {
+          args: Prisma.GoogleWalletClassFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.GoogleWalletClassFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload>
+        }
+        findMany: {
+          args: Prisma.GoogleWalletClassFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload>[]
+        }
+        create: {
+          args: Prisma.GoogleWalletClassCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload>
+        }
+        createMany: {
+          args: Prisma.GoogleWalletClassCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.GoogleWalletClassCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload>[]
+        }
+        delete: {
+          args: Prisma.GoogleWalletClassDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload>
+        }
+        update: {
+          args: Prisma.GoogleWalletClassUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload>
+        }
+        deleteMany: {
+          args: Prisma.GoogleWalletClassDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.GoogleWalletClassUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.GoogleWalletClassUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload>[]
+        }
+        upsert: {
+          args: Prisma.GoogleWalletClassUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletClassPayload>
+        }
+        aggregate: {
+          args: Prisma.GoogleWalletClassAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateGoogleWalletClass>
+        }
+        groupBy: {
+          args: Prisma.GoogleWalletClassGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.GoogleWalletClassGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.GoogleWalletClassCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.GoogleWalletClassCountAggregateOutputType> | number
+        }
+      }
+    }
+    GoogleWalletObject: {
+      payload: Prisma.$GoogleWalletObjectPayload<ExtArgs>
+      fields: Prisma.GoogleWalletObjectFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.GoogleWalletObjectFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.GoogleWalletObjectFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload>
+        }
+        findFirst: {
+          args: Prisma.GoogleWalletObjectFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.GoogleWalletObjectFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload>
+        }
+        findMany: {
+          args: Prisma.GoogleWalletObjectFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload>[]
+        }
+        create: {
+          args: Prisma.GoogleWalletObjectCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload>
+        }
+        createMany: {
+          args: Prisma.GoogleWalletObjectCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.GoogleWalletObjectCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload>[]
+        }
+        delete: {
+          args: Prisma.GoogleWalletObjectDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload>
+        }
+        update: {
+          args: Prisma.GoogleWalletObjectUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload>
+        }
+        deleteMany: {
+          args: Prisma.GoogleWalletObjectDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.GoogleWalletObjectUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.GoogleWalletObjectUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload>[]
+        }
+        upsert: {
+          args: Prisma.GoogleWalletObjectUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletObjectPayload>
+        }
+        aggregate: {
+          args: Prisma.GoogleWalletObjectAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateGoogleWalletObject>
+        }
+        groupBy: {
+          args: Prisma.GoogleWalletObjectGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.GoogleWalletObjectGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.GoogleWalletObjectCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.GoogleWalletObjectCountAggregateOutputType> | number
+        }
+      }
+    }
+    GoogleRateLimit: {
+      payload: Prisma.$GoogleRateLimitPayload<ExtArgs>
+      fields: Prisma.GoogleRateLimitFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.GoogleRateLimitFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.GoogleRateLimitFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload>
+        }
+        findFirst: {
+          args: Prisma.GoogleRateLimitFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.GoogleRateLimitFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload>
+        }
+        findMany: {
+          args: Prisma.GoogleRateLimitFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload>[]
+        }
+        create: {
+          args: Prisma.GoogleRateLimitCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload>
+        }
+        createMany: {
+          args: Prisma.GoogleRateLimitCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.GoogleRateLimitCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload>[]
+        }
+        delete: {
+          args: Prisma.GoogleRateLimitDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload>
+        }
+        update: {
+          args: Prisma.GoogleRateLimitUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload>
+        }
+        deleteMany: {
+          args: Prisma.GoogleRateLimitDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.GoogleRateLimitUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.GoogleRateLimitUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload>[]
+        }
+        upsert: {
+          args: Prisma.GoogleRateLimitUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleRateLimitPayload>
+        }
+        aggregate: {
+          args: Prisma.GoogleRateLimitAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateGoogleRateLimit>
+        }
+        groupBy: {
+          args: Prisma.GoogleRateLimitGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.GoogleRateLimitGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.GoogleRateLimitCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.GoogleRateLimitCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -2732,6 +3032,55 @@ export const WebhookDeliveryAttemptScalarFieldEnum = {
 } as const
 
 export type WebhookDeliveryAttemptScalarFieldEnum = (typeof WebhookDeliveryAttemptScalarFieldEnum)[keyof typeof WebhookDeliveryAttemptScalarFieldEnum]
+
+
+export const GoogleConfigurationScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  issuerId: 'issuerId',
+  clientEmail: 'clientEmail',
+  privateKeyId: 'privateKeyId',
+  serviceAccountKeyEncrypted: 'serviceAccountKeyEncrypted',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type GoogleConfigurationScalarFieldEnum = (typeof GoogleConfigurationScalarFieldEnum)[keyof typeof GoogleConfigurationScalarFieldEnum]
+
+
+export const GoogleWalletClassScalarFieldEnum = {
+  templateId: 'templateId',
+  accountId: 'accountId',
+  classId: 'classId',
+  classType: 'classType',
+  version: 'version',
+  syncedAt: 'syncedAt'
+} as const
+
+export type GoogleWalletClassScalarFieldEnum = (typeof GoogleWalletClassScalarFieldEnum)[keyof typeof GoogleWalletClassScalarFieldEnum]
+
+
+export const GoogleWalletObjectScalarFieldEnum = {
+  passId: 'passId',
+  accountId: 'accountId',
+  objectId: 'objectId',
+  objectType: 'objectType',
+  insertedAt: 'insertedAt',
+  syncedAt: 'syncedAt',
+  lastMessage: 'lastMessage',
+  notifiedAt: 'notifiedAt'
+} as const
+
+export type GoogleWalletObjectScalarFieldEnum = (typeof GoogleWalletObjectScalarFieldEnum)[keyof typeof GoogleWalletObjectScalarFieldEnum]
+
+
+export const GoogleRateLimitScalarFieldEnum = {
+  key: 'key',
+  points: 'points',
+  expire: 'expire'
+} as const
+
+export type GoogleRateLimitScalarFieldEnum = (typeof GoogleRateLimitScalarFieldEnum)[keyof typeof GoogleRateLimitScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -3306,6 +3655,10 @@ export type GlobalOmitConfig = {
   webhookEvent?: Prisma.WebhookEventOmit
   webhookDelivery?: Prisma.WebhookDeliveryOmit
   webhookDeliveryAttempt?: Prisma.WebhookDeliveryAttemptOmit
+  googleConfiguration?: Prisma.GoogleConfigurationOmit
+  googleWalletClass?: Prisma.GoogleWalletClassOmit
+  googleWalletObject?: Prisma.GoogleWalletObjectOmit
+  googleRateLimit?: Prisma.GoogleRateLimitOmit
 }
 
 /* Types for Logging */

@@ -75,7 +75,11 @@ export const ModelName = {
   WebhookSubscription: 'WebhookSubscription',
   WebhookEvent: 'WebhookEvent',
   WebhookDelivery: 'WebhookDelivery',
-  WebhookDeliveryAttempt: 'WebhookDeliveryAttempt'
+  WebhookDeliveryAttempt: 'WebhookDeliveryAttempt',
+  GoogleConfiguration: 'GoogleConfiguration',
+  GoogleWalletClass: 'GoogleWalletClass',
+  GoogleWalletObject: 'GoogleWalletObject',
+  GoogleRateLimit: 'GoogleRateLimit'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -496,6 +500,55 @@ export const WebhookDeliveryAttemptScalarFieldEnum = {
 } as const
 
 export type WebhookDeliveryAttemptScalarFieldEnum = (typeof WebhookDeliveryAttemptScalarFieldEnum)[keyof typeof WebhookDeliveryAttemptScalarFieldEnum]
+
+
+export const GoogleConfigurationScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  issuerId: 'issuerId',
+  clientEmail: 'clientEmail',
+  privateKeyId: 'privateKeyId',
+  serviceAccountKeyEncrypted: 'serviceAccountKeyEncrypted',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type GoogleConfigurationScalarFieldEnum = (typeof GoogleConfigurationScalarFieldEnum)[keyof typeof GoogleConfigurationScalarFieldEnum]
+
+
+export const GoogleWalletClassScalarFieldEnum = {
+  templateId: 'templateId',
+  accountId: 'accountId',
+  classId: 'classId',
+  classType: 'classType',
+  version: 'version',
+  syncedAt: 'syncedAt'
+} as const
+
+export type GoogleWalletClassScalarFieldEnum = (typeof GoogleWalletClassScalarFieldEnum)[keyof typeof GoogleWalletClassScalarFieldEnum]
+
+
+export const GoogleWalletObjectScalarFieldEnum = {
+  passId: 'passId',
+  accountId: 'accountId',
+  objectId: 'objectId',
+  objectType: 'objectType',
+  insertedAt: 'insertedAt',
+  syncedAt: 'syncedAt',
+  lastMessage: 'lastMessage',
+  notifiedAt: 'notifiedAt'
+} as const
+
+export type GoogleWalletObjectScalarFieldEnum = (typeof GoogleWalletObjectScalarFieldEnum)[keyof typeof GoogleWalletObjectScalarFieldEnum]
+
+
+export const GoogleRateLimitScalarFieldEnum = {
+  key: 'key',
+  points: 'points',
+  expire: 'expire'
+} as const
+
+export type GoogleRateLimitScalarFieldEnum = (typeof GoogleRateLimitScalarFieldEnum)[keyof typeof GoogleRateLimitScalarFieldEnum]
 
 
 export const SortOrder = {

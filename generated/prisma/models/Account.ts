@@ -186,6 +186,9 @@ export type AccountWhereInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptListRelationFilter
   webhookSubscriptions?: Prisma.WebhookSubscriptionListRelationFilter
   webhookEvents?: Prisma.WebhookEventListRelationFilter
+  googleConfiguration?: Prisma.XOR<Prisma.GoogleConfigurationNullableScalarRelationFilter, Prisma.GoogleConfigurationWhereInput> | null
+  googleWalletClasses?: Prisma.GoogleWalletClassListRelationFilter
+  googleWalletObjects?: Prisma.GoogleWalletObjectListRelationFilter
 }
 
 export type AccountOrderByWithRelationInput = {
@@ -212,6 +215,9 @@ export type AccountOrderByWithRelationInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptOrderByRelationAggregateInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionOrderByRelationAggregateInput
   webhookEvents?: Prisma.WebhookEventOrderByRelationAggregateInput
+  googleConfiguration?: Prisma.GoogleConfigurationOrderByWithRelationInput
+  googleWalletClasses?: Prisma.GoogleWalletClassOrderByRelationAggregateInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectOrderByRelationAggregateInput
 }
 
 export type AccountWhereUniqueInput = Prisma.AtLeast<{
@@ -241,6 +247,9 @@ export type AccountWhereUniqueInput = Prisma.AtLeast<{
   deliveryAttempts?: Prisma.DeliveryAttemptListRelationFilter
   webhookSubscriptions?: Prisma.WebhookSubscriptionListRelationFilter
   webhookEvents?: Prisma.WebhookEventListRelationFilter
+  googleConfiguration?: Prisma.XOR<Prisma.GoogleConfigurationNullableScalarRelationFilter, Prisma.GoogleConfigurationWhereInput> | null
+  googleWalletClasses?: Prisma.GoogleWalletClassListRelationFilter
+  googleWalletObjects?: Prisma.GoogleWalletObjectListRelationFilter
 }, "id">
 
 export type AccountOrderByWithAggregationInput = {
@@ -285,6 +294,9 @@ export type AccountCreateInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateInput = {
@@ -311,6 +323,9 @@ export type AccountUncheckedCreateInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUpdateInput = {
@@ -337,6 +352,9 @@ export type AccountUpdateInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateInput = {
@@ -363,6 +381,9 @@ export type AccountUncheckedUpdateInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateManyInput = {
@@ -694,6 +715,48 @@ export type AccountUpdateOneRequiredWithoutWebhookEventsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutWebhookEventsInput, Prisma.AccountUpdateWithoutWebhookEventsInput>, Prisma.AccountUncheckedUpdateWithoutWebhookEventsInput>
 }
 
+export type AccountCreateNestedOneWithoutGoogleConfigurationInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutGoogleConfigurationInput, Prisma.AccountUncheckedCreateWithoutGoogleConfigurationInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutGoogleConfigurationInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutGoogleConfigurationNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutGoogleConfigurationInput, Prisma.AccountUncheckedCreateWithoutGoogleConfigurationInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutGoogleConfigurationInput
+  upsert?: Prisma.AccountUpsertWithoutGoogleConfigurationInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutGoogleConfigurationInput, Prisma.AccountUpdateWithoutGoogleConfigurationInput>, Prisma.AccountUncheckedUpdateWithoutGoogleConfigurationInput>
+}
+
+export type AccountCreateNestedOneWithoutGoogleWalletClassesInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutGoogleWalletClassesInput, Prisma.AccountUncheckedCreateWithoutGoogleWalletClassesInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutGoogleWalletClassesInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutGoogleWalletClassesNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutGoogleWalletClassesInput, Prisma.AccountUncheckedCreateWithoutGoogleWalletClassesInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutGoogleWalletClassesInput
+  upsert?: Prisma.AccountUpsertWithoutGoogleWalletClassesInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutGoogleWalletClassesInput, Prisma.AccountUpdateWithoutGoogleWalletClassesInput>, Prisma.AccountUncheckedUpdateWithoutGoogleWalletClassesInput>
+}
+
+export type AccountCreateNestedOneWithoutGoogleWalletObjectsInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutGoogleWalletObjectsInput, Prisma.AccountUncheckedCreateWithoutGoogleWalletObjectsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutGoogleWalletObjectsInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutGoogleWalletObjectsNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutGoogleWalletObjectsInput, Prisma.AccountUncheckedCreateWithoutGoogleWalletObjectsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutGoogleWalletObjectsInput
+  upsert?: Prisma.AccountUpsertWithoutGoogleWalletObjectsInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutGoogleWalletObjectsInput, Prisma.AccountUpdateWithoutGoogleWalletObjectsInput>, Prisma.AccountUncheckedUpdateWithoutGoogleWalletObjectsInput>
+}
+
 export type AccountCreateWithoutApiTokensInput = {
   id?: string
   name: string
@@ -717,6 +780,9 @@ export type AccountCreateWithoutApiTokensInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutApiTokensInput = {
@@ -742,6 +808,9 @@ export type AccountUncheckedCreateWithoutApiTokensInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutApiTokensInput = {
@@ -783,6 +852,9 @@ export type AccountUpdateWithoutApiTokensInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutApiTokensInput = {
@@ -808,6 +880,9 @@ export type AccountUncheckedUpdateWithoutApiTokensInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutEntitiesInput = {
@@ -833,6 +908,9 @@ export type AccountCreateWithoutEntitiesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutEntitiesInput = {
@@ -858,6 +936,9 @@ export type AccountUncheckedCreateWithoutEntitiesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutEntitiesInput = {
@@ -899,6 +980,9 @@ export type AccountUpdateWithoutEntitiesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutEntitiesInput = {
@@ -924,6 +1008,9 @@ export type AccountUncheckedUpdateWithoutEntitiesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutReadersInput = {
@@ -949,6 +1036,9 @@ export type AccountCreateWithoutReadersInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutReadersInput = {
@@ -974,6 +1064,9 @@ export type AccountUncheckedCreateWithoutReadersInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutReadersInput = {
@@ -1015,6 +1108,9 @@ export type AccountUpdateWithoutReadersInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutReadersInput = {
@@ -1040,6 +1136,9 @@ export type AccountUncheckedUpdateWithoutReadersInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutReaderConfigurationsInput = {
@@ -1065,6 +1164,9 @@ export type AccountCreateWithoutReaderConfigurationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutReaderConfigurationsInput = {
@@ -1090,6 +1192,9 @@ export type AccountUncheckedCreateWithoutReaderConfigurationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutReaderConfigurationsInput = {
@@ -1131,6 +1236,9 @@ export type AccountUpdateWithoutReaderConfigurationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutReaderConfigurationsInput = {
@@ -1156,6 +1264,9 @@ export type AccountUncheckedUpdateWithoutReaderConfigurationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutPassTemplatesInput = {
@@ -1181,6 +1292,9 @@ export type AccountCreateWithoutPassTemplatesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutPassTemplatesInput = {
@@ -1206,6 +1320,9 @@ export type AccountUncheckedCreateWithoutPassTemplatesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutPassTemplatesInput = {
@@ -1247,6 +1364,9 @@ export type AccountUpdateWithoutPassTemplatesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutPassTemplatesInput = {
@@ -1272,6 +1392,9 @@ export type AccountUncheckedUpdateWithoutPassTemplatesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutPassTemplateVersionsInput = {
@@ -1297,6 +1420,9 @@ export type AccountCreateWithoutPassTemplateVersionsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutPassTemplateVersionsInput = {
@@ -1322,6 +1448,9 @@ export type AccountUncheckedCreateWithoutPassTemplateVersionsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutPassTemplateVersionsInput = {
@@ -1363,6 +1492,9 @@ export type AccountUpdateWithoutPassTemplateVersionsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutPassTemplateVersionsInput = {
@@ -1388,6 +1520,9 @@ export type AccountUncheckedUpdateWithoutPassTemplateVersionsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutPassesInput = {
@@ -1413,6 +1548,9 @@ export type AccountCreateWithoutPassesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutPassesInput = {
@@ -1438,6 +1576,9 @@ export type AccountUncheckedCreateWithoutPassesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutPassesInput = {
@@ -1479,6 +1620,9 @@ export type AccountUpdateWithoutPassesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutPassesInput = {
@@ -1504,6 +1648,9 @@ export type AccountUncheckedUpdateWithoutPassesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutLoyaltyLedgerInput = {
@@ -1529,6 +1676,9 @@ export type AccountCreateWithoutLoyaltyLedgerInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutLoyaltyLedgerInput = {
@@ -1554,6 +1704,9 @@ export type AccountUncheckedCreateWithoutLoyaltyLedgerInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutLoyaltyLedgerInput = {
@@ -1595,6 +1748,9 @@ export type AccountUpdateWithoutLoyaltyLedgerInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutLoyaltyLedgerInput = {
@@ -1620,6 +1776,9 @@ export type AccountUncheckedUpdateWithoutLoyaltyLedgerInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutIdempotencyKeysInput = {
@@ -1645,6 +1804,9 @@ export type AccountCreateWithoutIdempotencyKeysInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutIdempotencyKeysInput = {
@@ -1670,6 +1832,9 @@ export type AccountUncheckedCreateWithoutIdempotencyKeysInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutIdempotencyKeysInput = {
@@ -1711,6 +1876,9 @@ export type AccountUpdateWithoutIdempotencyKeysInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutIdempotencyKeysInput = {
@@ -1736,6 +1904,9 @@ export type AccountUncheckedUpdateWithoutIdempotencyKeysInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutScansInput = {
@@ -1761,6 +1932,9 @@ export type AccountCreateWithoutScansInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutScansInput = {
@@ -1786,6 +1960,9 @@ export type AccountUncheckedCreateWithoutScansInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutScansInput = {
@@ -1827,6 +2004,9 @@ export type AccountUpdateWithoutScansInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutScansInput = {
@@ -1852,6 +2032,9 @@ export type AccountUncheckedUpdateWithoutScansInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutBatchesInput = {
@@ -1877,6 +2060,9 @@ export type AccountCreateWithoutBatchesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutBatchesInput = {
@@ -1902,6 +2088,9 @@ export type AccountUncheckedCreateWithoutBatchesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutBatchesInput = {
@@ -1943,6 +2132,9 @@ export type AccountUpdateWithoutBatchesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutBatchesInput = {
@@ -1968,6 +2160,9 @@ export type AccountUncheckedUpdateWithoutBatchesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutBatchRecipientsInput = {
@@ -1993,6 +2188,9 @@ export type AccountCreateWithoutBatchRecipientsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutBatchRecipientsInput = {
@@ -2018,6 +2216,9 @@ export type AccountUncheckedCreateWithoutBatchRecipientsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutBatchRecipientsInput = {
@@ -2059,6 +2260,9 @@ export type AccountUpdateWithoutBatchRecipientsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutBatchRecipientsInput = {
@@ -2084,6 +2288,9 @@ export type AccountUncheckedUpdateWithoutBatchRecipientsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutBatchDeliveriesInput = {
@@ -2109,6 +2316,9 @@ export type AccountCreateWithoutBatchDeliveriesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutBatchDeliveriesInput = {
@@ -2134,6 +2344,9 @@ export type AccountUncheckedCreateWithoutBatchDeliveriesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutBatchDeliveriesInput = {
@@ -2175,6 +2388,9 @@ export type AccountUpdateWithoutBatchDeliveriesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutBatchDeliveriesInput = {
@@ -2200,6 +2416,9 @@ export type AccountUncheckedUpdateWithoutBatchDeliveriesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutAppleConfigurationsInput = {
@@ -2225,6 +2444,9 @@ export type AccountCreateWithoutAppleConfigurationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutAppleConfigurationsInput = {
@@ -2250,6 +2472,9 @@ export type AccountUncheckedCreateWithoutAppleConfigurationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutAppleConfigurationsInput = {
@@ -2291,6 +2516,9 @@ export type AccountUpdateWithoutAppleConfigurationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutAppleConfigurationsInput = {
@@ -2316,6 +2544,9 @@ export type AccountUncheckedUpdateWithoutAppleConfigurationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutPassTemplateImagesInput = {
@@ -2341,6 +2572,9 @@ export type AccountCreateWithoutPassTemplateImagesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutPassTemplateImagesInput = {
@@ -2366,6 +2600,9 @@ export type AccountUncheckedCreateWithoutPassTemplateImagesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutPassTemplateImagesInput = {
@@ -2407,6 +2644,9 @@ export type AccountUpdateWithoutPassTemplateImagesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutPassTemplateImagesInput = {
@@ -2432,6 +2672,9 @@ export type AccountUncheckedUpdateWithoutPassTemplateImagesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutAppleDevicesInput = {
@@ -2457,6 +2700,9 @@ export type AccountCreateWithoutAppleDevicesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutAppleDevicesInput = {
@@ -2482,6 +2728,9 @@ export type AccountUncheckedCreateWithoutAppleDevicesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutAppleDevicesInput = {
@@ -2523,6 +2772,9 @@ export type AccountUpdateWithoutAppleDevicesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutAppleDevicesInput = {
@@ -2548,6 +2800,9 @@ export type AccountUncheckedUpdateWithoutAppleDevicesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutAppleRegistrationsInput = {
@@ -2573,6 +2828,9 @@ export type AccountCreateWithoutAppleRegistrationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutAppleRegistrationsInput = {
@@ -2598,6 +2856,9 @@ export type AccountUncheckedCreateWithoutAppleRegistrationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutAppleRegistrationsInput = {
@@ -2639,6 +2900,9 @@ export type AccountUpdateWithoutAppleRegistrationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutAppleRegistrationsInput = {
@@ -2664,6 +2928,9 @@ export type AccountUncheckedUpdateWithoutAppleRegistrationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutDeliveryAttemptsInput = {
@@ -2689,6 +2956,9 @@ export type AccountCreateWithoutDeliveryAttemptsInput = {
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutDeliveryAttemptsInput = {
@@ -2714,6 +2984,9 @@ export type AccountUncheckedCreateWithoutDeliveryAttemptsInput = {
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutDeliveryAttemptsInput = {
@@ -2755,6 +3028,9 @@ export type AccountUpdateWithoutDeliveryAttemptsInput = {
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutDeliveryAttemptsInput = {
@@ -2780,6 +3056,9 @@ export type AccountUncheckedUpdateWithoutDeliveryAttemptsInput = {
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutWebhookSubscriptionsInput = {
@@ -2805,6 +3084,9 @@ export type AccountCreateWithoutWebhookSubscriptionsInput = {
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutWebhookSubscriptionsInput = {
@@ -2830,6 +3112,9 @@ export type AccountUncheckedCreateWithoutWebhookSubscriptionsInput = {
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutWebhookSubscriptionsInput = {
@@ -2871,6 +3156,9 @@ export type AccountUpdateWithoutWebhookSubscriptionsInput = {
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutWebhookSubscriptionsInput = {
@@ -2896,6 +3184,9 @@ export type AccountUncheckedUpdateWithoutWebhookSubscriptionsInput = {
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutWebhookEventsInput = {
@@ -2921,6 +3212,9 @@ export type AccountCreateWithoutWebhookEventsInput = {
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutWebhookEventsInput = {
@@ -2946,6 +3240,9 @@ export type AccountUncheckedCreateWithoutWebhookEventsInput = {
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutWebhookEventsInput = {
@@ -2987,6 +3284,9 @@ export type AccountUpdateWithoutWebhookEventsInput = {
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutWebhookEventsInput = {
@@ -3012,6 +3312,393 @@ export type AccountUncheckedUpdateWithoutWebhookEventsInput = {
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutGoogleConfigurationInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutGoogleConfigurationInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutGoogleConfigurationInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutGoogleConfigurationInput, Prisma.AccountUncheckedCreateWithoutGoogleConfigurationInput>
+}
+
+export type AccountUpsertWithoutGoogleConfigurationInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutGoogleConfigurationInput, Prisma.AccountUncheckedUpdateWithoutGoogleConfigurationInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutGoogleConfigurationInput, Prisma.AccountUncheckedCreateWithoutGoogleConfigurationInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutGoogleConfigurationInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutGoogleConfigurationInput, Prisma.AccountUncheckedUpdateWithoutGoogleConfigurationInput>
+}
+
+export type AccountUpdateWithoutGoogleConfigurationInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutGoogleConfigurationInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutGoogleWalletClassesInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutGoogleWalletClassesInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutGoogleWalletClassesInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutGoogleWalletClassesInput, Prisma.AccountUncheckedCreateWithoutGoogleWalletClassesInput>
+}
+
+export type AccountUpsertWithoutGoogleWalletClassesInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutGoogleWalletClassesInput, Prisma.AccountUncheckedUpdateWithoutGoogleWalletClassesInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutGoogleWalletClassesInput, Prisma.AccountUncheckedCreateWithoutGoogleWalletClassesInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutGoogleWalletClassesInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutGoogleWalletClassesInput, Prisma.AccountUncheckedUpdateWithoutGoogleWalletClassesInput>
+}
+
+export type AccountUpdateWithoutGoogleWalletClassesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutGoogleWalletClassesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutGoogleWalletObjectsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutGoogleWalletObjectsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutGoogleWalletObjectsInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutGoogleWalletObjectsInput, Prisma.AccountUncheckedCreateWithoutGoogleWalletObjectsInput>
+}
+
+export type AccountUpsertWithoutGoogleWalletObjectsInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutGoogleWalletObjectsInput, Prisma.AccountUncheckedUpdateWithoutGoogleWalletObjectsInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutGoogleWalletObjectsInput, Prisma.AccountUncheckedCreateWithoutGoogleWalletObjectsInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutGoogleWalletObjectsInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutGoogleWalletObjectsInput, Prisma.AccountUncheckedUpdateWithoutGoogleWalletObjectsInput>
+}
+
+export type AccountUpdateWithoutGoogleWalletObjectsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutGoogleWalletObjectsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 
@@ -3040,6 +3727,8 @@ export type AccountCountOutputType = {
   deliveryAttempts: number
   webhookSubscriptions: number
   webhookEvents: number
+  googleWalletClasses: number
+  googleWalletObjects: number
 }
 
 export type AccountCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -3063,6 +3752,8 @@ export type AccountCountOutputTypeSelect<ExtArgs extends runtime.Types.Extension
   deliveryAttempts?: boolean | AccountCountOutputTypeCountDeliveryAttemptsArgs
   webhookSubscriptions?: boolean | AccountCountOutputTypeCountWebhookSubscriptionsArgs
   webhookEvents?: boolean | AccountCountOutputTypeCountWebhookEventsArgs
+  googleWalletClasses?: boolean | AccountCountOutputTypeCountGoogleWalletClassesArgs
+  googleWalletObjects?: boolean | AccountCountOutputTypeCountGoogleWalletObjectsArgs
 }
 
 /**
@@ -3215,6 +3906,20 @@ export type AccountCountOutputTypeCountWebhookEventsArgs<ExtArgs extends runtime
   where?: Prisma.WebhookEventWhereInput
 }
 
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountGoogleWalletClassesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.GoogleWalletClassWhereInput
+}
+
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountGoogleWalletObjectsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.GoogleWalletObjectWhereInput
+}
+
 
 export type AccountSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -3240,6 +3945,9 @@ export type AccountSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   deliveryAttempts?: boolean | Prisma.Account$deliveryAttemptsArgs<ExtArgs>
   webhookSubscriptions?: boolean | Prisma.Account$webhookSubscriptionsArgs<ExtArgs>
   webhookEvents?: boolean | Prisma.Account$webhookEventsArgs<ExtArgs>
+  googleConfiguration?: boolean | Prisma.Account$googleConfigurationArgs<ExtArgs>
+  googleWalletClasses?: boolean | Prisma.Account$googleWalletClassesArgs<ExtArgs>
+  googleWalletObjects?: boolean | Prisma.Account$googleWalletObjectsArgs<ExtArgs>
   _count?: boolean | Prisma.AccountCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["account"]>
 
@@ -3283,6 +3991,9 @@ export type AccountInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs
   deliveryAttempts?: boolean | Prisma.Account$deliveryAttemptsArgs<ExtArgs>
   webhookSubscriptions?: boolean | Prisma.Account$webhookSubscriptionsArgs<ExtArgs>
   webhookEvents?: boolean | Prisma.Account$webhookEventsArgs<ExtArgs>
+  googleConfiguration?: boolean | Prisma.Account$googleConfigurationArgs<ExtArgs>
+  googleWalletClasses?: boolean | Prisma.Account$googleWalletClassesArgs<ExtArgs>
+  googleWalletObjects?: boolean | Prisma.Account$googleWalletObjectsArgs<ExtArgs>
   _count?: boolean | Prisma.AccountCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type AccountIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -3311,6 +4022,9 @@ export type $AccountPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     deliveryAttempts: Prisma.$DeliveryAttemptPayload<ExtArgs>[]
     webhookSubscriptions: Prisma.$WebhookSubscriptionPayload<ExtArgs>[]
     webhookEvents: Prisma.$WebhookEventPayload<ExtArgs>[]
+    googleConfiguration: Prisma.$GoogleConfigurationPayload<ExtArgs> | null
+    googleWalletClasses: Prisma.$GoogleWalletClassPayload<ExtArgs>[]
+    googleWalletObjects: Prisma.$GoogleWalletObjectPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -3730,6 +4444,9 @@ export interface Prisma__AccountClient<T, Null = never, ExtArgs extends runtime.
   deliveryAttempts<T extends Prisma.Account$deliveryAttemptsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$deliveryAttemptsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DeliveryAttemptPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   webhookSubscriptions<T extends Prisma.Account$webhookSubscriptionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$webhookSubscriptionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookSubscriptionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   webhookEvents<T extends Prisma.Account$webhookEventsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$webhookEventsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookEventPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  googleConfiguration<T extends Prisma.Account$googleConfigurationArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$googleConfigurationArgs<ExtArgs>>): Prisma.Prisma__GoogleConfigurationClient<runtime.Types.Result.GetResult<Prisma.$GoogleConfigurationPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
+  googleWalletClasses<T extends Prisma.Account$googleWalletClassesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$googleWalletClassesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$GoogleWalletClassPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  googleWalletObjects<T extends Prisma.Account$googleWalletObjectsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$googleWalletObjectsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$GoogleWalletObjectPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -4632,6 +5349,73 @@ export type Account$webhookEventsArgs<ExtArgs extends runtime.Types.Extensions.I
   take?: number
   skip?: number
   distinct?: Prisma.WebhookEventScalarFieldEnum | Prisma.WebhookEventScalarFieldEnum[]
+}
+
+/**
+ * Account.googleConfiguration
+ */
+export type Account$googleConfigurationArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the GoogleConfiguration
+   */
+  select?: Prisma.GoogleConfigurationSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the GoogleConfiguration
+   */
+  omit?: Prisma.GoogleConfigurationOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.GoogleConfigurationInclude<ExtArgs> | null
+  where?: Prisma.GoogleConfigurationWhereInput
+}
+
+/**
+ * Account.googleWalletClasses
+ */
+export type Account$googleWalletClassesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the GoogleWalletClass
+   */
+  select?: Prisma.GoogleWalletClassSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the GoogleWalletClass
+   */
+  omit?: Prisma.GoogleWalletClassOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.GoogleWalletClassInclude<ExtArgs> | null
+  where?: Prisma.GoogleWalletClassWhereInput
+  orderBy?: Prisma.GoogleWalletClassOrderByWithRelationInput | Prisma.GoogleWalletClassOrderByWithRelationInput[]
+  cursor?: Prisma.GoogleWalletClassWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.GoogleWalletClassScalarFieldEnum | Prisma.GoogleWalletClassScalarFieldEnum[]
+}
+
+/**
+ * Account.googleWalletObjects
+ */
+export type Account$googleWalletObjectsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the GoogleWalletObject
+   */
+  select?: Prisma.GoogleWalletObjectSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the GoogleWalletObject
+   */
+  omit?: Prisma.GoogleWalletObjectOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.GoogleWalletObjectInclude<ExtArgs> | null
+  where?: Prisma.GoogleWalletObjectWhereInput
+  orderBy?: Prisma.GoogleWalletObjectOrderByWithRelationInput | Prisma.GoogleWalletObjectOrderByWithRelationInput[]
+  cursor?: Prisma.GoogleWalletObjectWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.GoogleWalletObjectScalarFieldEnum | Prisma.GoogleWalletObjectScalarFieldEnum[]
 }
 
 /**

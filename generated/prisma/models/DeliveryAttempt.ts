@@ -994,7 +994,8 @@ export type $DeliveryAttemptPayload<ExtArgs extends runtime.Types.Extensions.Int
      */
     target: string
     /**
-     * `push`, or the Google Wallet call (`upsertObject`, `addMessage`).
+     * `push`, or the Google Wallet call (`insertClass`, `patchClass`, `insertObject`,
+     * `patchObject`, `addNotifyingMessage`, `addMessage`).
      */
     operation: string
     /**

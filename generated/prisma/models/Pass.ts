@@ -342,6 +342,7 @@ export type PassWhereInput = {
   batchDeliveries?: Prisma.BatchDeliveryListRelationFilter
   appleRegistrations?: Prisma.AppleRegistrationListRelationFilter
   deliveryAttempts?: Prisma.DeliveryAttemptListRelationFilter
+  googleWalletObject?: Prisma.XOR<Prisma.GoogleWalletObjectNullableScalarRelationFilter, Prisma.GoogleWalletObjectWhereInput> | null
 }
 
 export type PassOrderByWithRelationInput = {
@@ -375,6 +376,7 @@ export type PassOrderByWithRelationInput = {
   batchDeliveries?: Prisma.BatchDeliveryOrderByRelationAggregateInput
   appleRegistrations?: Prisma.AppleRegistrationOrderByRelationAggregateInput
   deliveryAttempts?: Prisma.DeliveryAttemptOrderByRelationAggregateInput
+  googleWalletObject?: Prisma.GoogleWalletObjectOrderByWithRelationInput
 }
 
 export type PassWhereUniqueInput = Prisma.AtLeast<{
@@ -411,6 +413,7 @@ export type PassWhereUniqueInput = Prisma.AtLeast<{
   batchDeliveries?: Prisma.BatchDeliveryListRelationFilter
   appleRegistrations?: Prisma.AppleRegistrationListRelationFilter
   deliveryAttempts?: Prisma.DeliveryAttemptListRelationFilter
+  googleWalletObject?: Prisma.XOR<Prisma.GoogleWalletObjectNullableScalarRelationFilter, Prisma.GoogleWalletObjectWhereInput> | null
 }, "id">
 
 export type PassOrderByWithAggregationInput = {
@@ -500,6 +503,7 @@ export type PassCreateInput = {
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
 }
 
 export type PassUncheckedCreateInput = {
@@ -531,6 +535,7 @@ export type PassUncheckedCreateInput = {
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
 }
 
 export type PassUpdateInput = {
@@ -562,6 +567,7 @@ export type PassUpdateInput = {
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
 }
 
 export type PassUncheckedUpdateInput = {
@@ -593,6 +599,7 @@ export type PassUncheckedUpdateInput = {
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
 }
 
 export type PassCreateManyInput = {
@@ -958,6 +965,20 @@ export type PassUpdateOneRequiredWithoutDeliveryAttemptsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.PassUpdateToOneWithWhereWithoutDeliveryAttemptsInput, Prisma.PassUpdateWithoutDeliveryAttemptsInput>, Prisma.PassUncheckedUpdateWithoutDeliveryAttemptsInput>
 }
 
+export type PassCreateNestedOneWithoutGoogleWalletObjectInput = {
+  create?: Prisma.XOR<Prisma.PassCreateWithoutGoogleWalletObjectInput, Prisma.PassUncheckedCreateWithoutGoogleWalletObjectInput>
+  connectOrCreate?: Prisma.PassCreateOrConnectWithoutGoogleWalletObjectInput
+  connect?: Prisma.PassWhereUniqueInput
+}
+
+export type PassUpdateOneRequiredWithoutGoogleWalletObjectNestedInput = {
+  create?: Prisma.XOR<Prisma.PassCreateWithoutGoogleWalletObjectInput, Prisma.PassUncheckedCreateWithoutGoogleWalletObjectInput>
+  connectOrCreate?: Prisma.PassCreateOrConnectWithoutGoogleWalletObjectInput
+  upsert?: Prisma.PassUpsertWithoutGoogleWalletObjectInput
+  connect?: Prisma.PassWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.PassUpdateToOneWithWhereWithoutGoogleWalletObjectInput, Prisma.PassUpdateWithoutGoogleWalletObjectInput>, Prisma.PassUncheckedUpdateWithoutGoogleWalletObjectInput>
+}
+
 export type PassCreateWithoutAccountInput = {
   id?: string
   extId?: string | null
@@ -986,6 +1007,7 @@ export type PassCreateWithoutAccountInput = {
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
 }
 
 export type PassUncheckedCreateWithoutAccountInput = {
@@ -1016,6 +1038,7 @@ export type PassUncheckedCreateWithoutAccountInput = {
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
 }
 
 export type PassCreateOrConnectWithoutAccountInput = {
@@ -1100,6 +1123,7 @@ export type PassCreateWithoutTemplateInput = {
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
 }
 
 export type PassUncheckedCreateWithoutTemplateInput = {
@@ -1130,6 +1154,7 @@ export type PassUncheckedCreateWithoutTemplateInput = {
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
 }
 
 export type PassCreateOrConnectWithoutTemplateInput = {
@@ -1186,6 +1211,7 @@ export type PassCreateWithoutLedgerInput = {
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
 }
 
 export type PassUncheckedCreateWithoutLedgerInput = {
@@ -1216,6 +1242,7 @@ export type PassUncheckedCreateWithoutLedgerInput = {
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
 }
 
 export type PassCreateOrConnectWithoutLedgerInput = {
@@ -1262,6 +1289,7 @@ export type PassUpdateWithoutLedgerInput = {
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
 }
 
 export type PassUncheckedUpdateWithoutLedgerInput = {
@@ -1292,6 +1320,7 @@ export type PassUncheckedUpdateWithoutLedgerInput = {
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
 }
 
 export type PassCreateWithoutScansInput = {
@@ -1322,6 +1351,7 @@ export type PassCreateWithoutScansInput = {
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
 }
 
 export type PassUncheckedCreateWithoutScansInput = {
@@ -1352,6 +1382,7 @@ export type PassUncheckedCreateWithoutScansInput = {
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
 }
 
 export type PassCreateOrConnectWithoutScansInput = {
@@ -1398,6 +1429,7 @@ export type PassUpdateWithoutScansInput = {
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
 }
 
 export type PassUncheckedUpdateWithoutScansInput = {
@@ -1428,6 +1460,7 @@ export type PassUncheckedUpdateWithoutScansInput = {
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
 }
 
 export type PassCreateWithoutBatchRecipientsInput = {
@@ -1458,6 +1491,7 @@ export type PassCreateWithoutBatchRecipientsInput = {
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
 }
 
 export type PassUncheckedCreateWithoutBatchRecipientsInput = {
@@ -1488,6 +1522,7 @@ export type PassUncheckedCreateWithoutBatchRecipientsInput = {
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
 }
 
 export type PassCreateOrConnectWithoutBatchRecipientsInput = {
@@ -1534,6 +1569,7 @@ export type PassUpdateWithoutBatchRecipientsInput = {
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
 }
 
 export type PassUncheckedUpdateWithoutBatchRecipientsInput = {
@@ -1564,6 +1600,7 @@ export type PassUncheckedUpdateWithoutBatchRecipientsInput = {
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
 }
 
 export type PassCreateWithoutBatchDeliveriesInput = {
@@ -1594,6 +1631,7 @@ export type PassCreateWithoutBatchDeliveriesInput = {
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
 }
 
 export type PassUncheckedCreateWithoutBatchDeliveriesInput = {
@@ -1624,6 +1662,7 @@ export type PassUncheckedCreateWithoutBatchDeliveriesInput = {
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
 }
 
 export type PassCreateOrConnectWithoutBatchDeliveriesInput = {
@@ -1670,6 +1709,7 @@ export type PassUpdateWithoutBatchDeliveriesInput = {
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
 }
 
 export type PassUncheckedUpdateWithoutBatchDeliveriesInput = {
@@ -1700,6 +1740,7 @@ export type PassUncheckedUpdateWithoutBatchDeliveriesInput = {
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
 }
 
 export type PassCreateWithoutAppleRegistrationsInput = {
@@ -1730,6 +1771,7 @@ export type PassCreateWithoutAppleRegistrationsInput = {
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
 }
 
 export type PassUncheckedCreateWithoutAppleRegistrationsInput = {
@@ -1760,6 +1802,7 @@ export type PassUncheckedCreateWithoutAppleRegistrationsInput = {
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
 }
 
 export type PassCreateOrConnectWithoutAppleRegistrationsInput = {
@@ -1806,6 +1849,7 @@ export type PassUpdateWithoutAppleRegistrationsInput = {
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
 }
 
 export type PassUncheckedUpdateWithoutAppleRegistrationsInput = {
@@ -1836,6 +1880,7 @@ export type PassUncheckedUpdateWithoutAppleRegistrationsInput = {
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
 }
 
 export type PassCreateWithoutDeliveryAttemptsInput = {
@@ -1866,6 +1911,7 @@ export type PassCreateWithoutDeliveryAttemptsInput = {
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
 }
 
 export type PassUncheckedCreateWithoutDeliveryAttemptsInput = {
@@ -1896,6 +1942,7 @@ export type PassUncheckedCreateWithoutDeliveryAttemptsInput = {
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
 }
 
 export type PassCreateOrConnectWithoutDeliveryAttemptsInput = {
@@ -1942,6 +1989,7 @@ export type PassUpdateWithoutDeliveryAttemptsInput = {
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
 }
 
 export type PassUncheckedUpdateWithoutDeliveryAttemptsInput = {
@@ -1972,6 +2020,147 @@ export type PassUncheckedUpdateWithoutDeliveryAttemptsInput = {
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
+}
+
+export type PassCreateWithoutGoogleWalletObjectInput = {
+  id?: string
+  extId?: string | null
+  status?: $Enums.PassStatus
+  content: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  nfc?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  locations: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  groupTags?: Prisma.PassCreategroupTagsInput | string[]
+  balance?: number
+  latestMessage?: string | null
+  deviceType?: $Enums.PassDeviceType | null
+  expiresAt?: Date | string | null
+  addedAt?: Date | string | null
+  removedAt?: Date | string | null
+  deactivatedAt?: Date | string | null
+  nullifiedAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
+  account: Prisma.AccountCreateNestedOneWithoutPassesInput
+  template: Prisma.PassTemplateCreateNestedOneWithoutPassesInput
+  ledger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutPassInput
+  scans?: Prisma.ScanCreateNestedManyWithoutPassInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+}
+
+export type PassUncheckedCreateWithoutGoogleWalletObjectInput = {
+  id?: string
+  accountId: string
+  templateId: string
+  extId?: string | null
+  status?: $Enums.PassStatus
+  content: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  nfc?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  locations: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  groupTags?: Prisma.PassCreategroupTagsInput | string[]
+  balance?: number
+  latestMessage?: string | null
+  deviceType?: $Enums.PassDeviceType | null
+  expiresAt?: Date | string | null
+  addedAt?: Date | string | null
+  removedAt?: Date | string | null
+  deactivatedAt?: Date | string | null
+  nullifiedAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
+  ledger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutPassInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutPassInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+}
+
+export type PassCreateOrConnectWithoutGoogleWalletObjectInput = {
+  where: Prisma.PassWhereUniqueInput
+  create: Prisma.XOR<Prisma.PassCreateWithoutGoogleWalletObjectInput, Prisma.PassUncheckedCreateWithoutGoogleWalletObjectInput>
+}
+
+export type PassUpsertWithoutGoogleWalletObjectInput = {
+  update: Prisma.XOR<Prisma.PassUpdateWithoutGoogleWalletObjectInput, Prisma.PassUncheckedUpdateWithoutGoogleWalletObjectInput>
+  create: Prisma.XOR<Prisma.PassCreateWithoutGoogleWalletObjectInput, Prisma.PassUncheckedCreateWithoutGoogleWalletObjectInput>
+  where?: Prisma.PassWhereInput
+}
+
+export type PassUpdateToOneWithWhereWithoutGoogleWalletObjectInput = {
+  where?: Prisma.PassWhereInput
+  data: Prisma.XOR<Prisma.PassUpdateWithoutGoogleWalletObjectInput, Prisma.PassUncheckedUpdateWithoutGoogleWalletObjectInput>
+}
+
+export type PassUpdateWithoutGoogleWalletObjectInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  extId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  status?: Prisma.EnumPassStatusFieldUpdateOperationsInput | $Enums.PassStatus
+  content?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  nfc?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  locations?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  groupTags?: Prisma.PassUpdategroupTagsInput | string[]
+  balance?: Prisma.IntFieldUpdateOperationsInput | number
+  latestMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  deviceType?: Prisma.NullableEnumPassDeviceTypeFieldUpdateOperationsInput | $Enums.PassDeviceType | null
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  addedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  removedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  account?: Prisma.AccountUpdateOneRequiredWithoutPassesNestedInput
+  template?: Prisma.PassTemplateUpdateOneRequiredWithoutPassesNestedInput
+  ledger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutPassNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutPassNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+}
+
+export type PassUncheckedUpdateWithoutGoogleWalletObjectInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  accountId?: Prisma.StringFieldUpdateOperationsInput | string
+  templateId?: Prisma.StringFieldUpdateOperationsInput | string
+  extId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  status?: Prisma.EnumPassStatusFieldUpdateOperationsInput | $Enums.PassStatus
+  content?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  nfc?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  locations?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  groupTags?: Prisma.PassUpdategroupTagsInput | string[]
+  balance?: Prisma.IntFieldUpdateOperationsInput | number
+  latestMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  deviceType?: Prisma.NullableEnumPassDeviceTypeFieldUpdateOperationsInput | $Enums.PassDeviceType | null
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  addedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  removedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  ledger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutPassNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutPassNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
 }
 
 export type PassCreateManyAccountInput = {
@@ -2026,6 +2215,7 @@ export type PassUpdateWithoutAccountInput = {
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
 }
 
 export type PassUncheckedUpdateWithoutAccountInput = {
@@ -2056,6 +2246,7 @@ export type PassUncheckedUpdateWithoutAccountInput = {
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
 }
 
 export type PassUncheckedUpdateManyWithoutAccountInput = {
@@ -2134,6 +2325,7 @@ export type PassUpdateWithoutTemplateInput = {
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
 }
 
 export type PassUncheckedUpdateWithoutTemplateInput = {
@@ -2164,6 +2356,7 @@ export type PassUncheckedUpdateWithoutTemplateInput = {
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
 }
 
 export type PassUncheckedUpdateManyWithoutTemplateInput = {
@@ -2297,6 +2490,7 @@ export type PassSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   batchDeliveries?: boolean | Prisma.Pass$batchDeliveriesArgs<ExtArgs>
   appleRegistrations?: boolean | Prisma.Pass$appleRegistrationsArgs<ExtArgs>
   deliveryAttempts?: boolean | Prisma.Pass$deliveryAttemptsArgs<ExtArgs>
+  googleWalletObject?: boolean | Prisma.Pass$googleWalletObjectArgs<ExtArgs>
   _count?: boolean | Prisma.PassCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["pass"]>
 
@@ -2389,6 +2583,7 @@ export type PassInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   batchDeliveries?: boolean | Prisma.Pass$batchDeliveriesArgs<ExtArgs>
   appleRegistrations?: boolean | Prisma.Pass$appleRegistrationsArgs<ExtArgs>
   deliveryAttempts?: boolean | Prisma.Pass$deliveryAttemptsArgs<ExtArgs>
+  googleWalletObject?: boolean | Prisma.Pass$googleWalletObjectArgs<ExtArgs>
   _count?: boolean | Prisma.PassCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type PassIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -2415,6 +2610,7 @@ export type $PassPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     batchDeliveries: Prisma.$BatchDeliveryPayload<ExtArgs>[]
     appleRegistrations: Prisma.$AppleRegistrationPayload<ExtArgs>[]
     deliveryAttempts: Prisma.$DeliveryAttemptPayload<ExtArgs>[]
+    googleWalletObject: Prisma.$GoogleWalletObjectPayload<ExtArgs> | null
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -2869,6 +3065,7 @@ export interface Prisma__PassClient<T, Null = never, ExtArgs extends runtime.Typ
   batchDeliveries<T extends Prisma.Pass$batchDeliveriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Pass$batchDeliveriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchDeliveryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   appleRegistrations<T extends Prisma.Pass$appleRegistrationsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Pass$appleRegistrationsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AppleRegistrationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   deliveryAttempts<T extends Prisma.Pass$deliveryAttemptsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Pass$deliveryAttemptsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DeliveryAttemptPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  googleWalletObject<T extends Prisma.Pass$googleWalletObjectArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Pass$googleWalletObjectArgs<ExtArgs>>): Prisma.Prisma__GoogleWalletObjectClient<runtime.Types.Result.GetResult<Prisma.$GoogleWalletObjectPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -3462,6 +3659,25 @@ export type Pass$deliveryAttemptsArgs<ExtArgs extends runtime.Types.Extensions.I
   take?: number
   skip?: number
   distinct?: Prisma.DeliveryAttemptScalarFieldEnum | Prisma.DeliveryAttemptScalarFieldEnum[]
+}
+
+/**
+ * Pass.googleWalletObject
+ */
+export type Pass$googleWalletObjectArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the GoogleWalletObject
+   */
+  select?: Prisma.GoogleWalletObjectSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the GoogleWalletObject
+   */
+  omit?: Prisma.GoogleWalletObjectOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.GoogleWalletObjectInclude<ExtArgs> | null
+  where?: Prisma.GoogleWalletObjectWhereInput
 }
 
 /**

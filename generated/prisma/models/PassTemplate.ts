@@ -326,6 +326,7 @@ export type PassTemplateWhereInput = {
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
   versions?: Prisma.PassTemplateVersionListRelationFilter
   passes?: Prisma.PassListRelationFilter
+  googleWalletClass?: Prisma.XOR<Prisma.GoogleWalletClassNullableScalarRelationFilter, Prisma.GoogleWalletClassWhereInput> | null
 }
 
 export type PassTemplateOrderByWithRelationInput = {
@@ -354,6 +355,7 @@ export type PassTemplateOrderByWithRelationInput = {
   account?: Prisma.AccountOrderByWithRelationInput
   versions?: Prisma.PassTemplateVersionOrderByRelationAggregateInput
   passes?: Prisma.PassOrderByRelationAggregateInput
+  googleWalletClass?: Prisma.GoogleWalletClassOrderByWithRelationInput
 }
 
 export type PassTemplateWhereUniqueInput = Prisma.AtLeast<{
@@ -385,6 +387,7 @@ export type PassTemplateWhereUniqueInput = Prisma.AtLeast<{
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
   versions?: Prisma.PassTemplateVersionListRelationFilter
   passes?: Prisma.PassListRelationFilter
+  googleWalletClass?: Prisma.XOR<Prisma.GoogleWalletClassNullableScalarRelationFilter, Prisma.GoogleWalletClassWhereInput> | null
 }, "id">
 
 export type PassTemplateOrderByWithAggregationInput = {
@@ -470,6 +473,7 @@ export type PassTemplateCreateInput = {
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
+  googleWalletClass?: Prisma.GoogleWalletClassCreateNestedOneWithoutTemplateInput
 }
 
 export type PassTemplateUncheckedCreateInput = {
@@ -497,6 +501,7 @@ export type PassTemplateUncheckedCreateInput = {
   applePassTypeIdentifier?: string | null
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
+  googleWalletClass?: Prisma.GoogleWalletClassUncheckedCreateNestedOneWithoutTemplateInput
 }
 
 export type PassTemplateUpdateInput = {
@@ -524,6 +529,7 @@ export type PassTemplateUpdateInput = {
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
+  googleWalletClass?: Prisma.GoogleWalletClassUpdateOneWithoutTemplateNestedInput
 }
 
 export type PassTemplateUncheckedUpdateInput = {
@@ -551,6 +557,7 @@ export type PassTemplateUncheckedUpdateInput = {
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
+  googleWalletClass?: Prisma.GoogleWalletClassUncheckedUpdateOneWithoutTemplateNestedInput
 }
 
 export type PassTemplateCreateManyInput = {
@@ -791,6 +798,20 @@ export type PassTemplateUpdateOneRequiredWithoutPassesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.PassTemplateUpdateToOneWithWhereWithoutPassesInput, Prisma.PassTemplateUpdateWithoutPassesInput>, Prisma.PassTemplateUncheckedUpdateWithoutPassesInput>
 }
 
+export type PassTemplateCreateNestedOneWithoutGoogleWalletClassInput = {
+  create?: Prisma.XOR<Prisma.PassTemplateCreateWithoutGoogleWalletClassInput, Prisma.PassTemplateUncheckedCreateWithoutGoogleWalletClassInput>
+  connectOrCreate?: Prisma.PassTemplateCreateOrConnectWithoutGoogleWalletClassInput
+  connect?: Prisma.PassTemplateWhereUniqueInput
+}
+
+export type PassTemplateUpdateOneRequiredWithoutGoogleWalletClassNestedInput = {
+  create?: Prisma.XOR<Prisma.PassTemplateCreateWithoutGoogleWalletClassInput, Prisma.PassTemplateUncheckedCreateWithoutGoogleWalletClassInput>
+  connectOrCreate?: Prisma.PassTemplateCreateOrConnectWithoutGoogleWalletClassInput
+  upsert?: Prisma.PassTemplateUpsertWithoutGoogleWalletClassInput
+  connect?: Prisma.PassTemplateWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.PassTemplateUpdateToOneWithWhereWithoutGoogleWalletClassInput, Prisma.PassTemplateUpdateWithoutGoogleWalletClassInput>, Prisma.PassTemplateUncheckedUpdateWithoutGoogleWalletClassInput>
+}
+
 export type PassTemplateCreateWithoutAccountInput = {
   id?: string
   name: string
@@ -815,6 +836,7 @@ export type PassTemplateCreateWithoutAccountInput = {
   applePassTypeIdentifier?: string | null
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
+  googleWalletClass?: Prisma.GoogleWalletClassCreateNestedOneWithoutTemplateInput
 }
 
 export type PassTemplateUncheckedCreateWithoutAccountInput = {
@@ -841,6 +863,7 @@ export type PassTemplateUncheckedCreateWithoutAccountInput = {
   applePassTypeIdentifier?: string | null
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
+  googleWalletClass?: Prisma.GoogleWalletClassUncheckedCreateNestedOneWithoutTemplateInput
 }
 
 export type PassTemplateCreateOrConnectWithoutAccountInput = {
@@ -921,6 +944,7 @@ export type PassTemplateCreateWithoutVersionsInput = {
   applePassTypeIdentifier?: string | null
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
+  googleWalletClass?: Prisma.GoogleWalletClassCreateNestedOneWithoutTemplateInput
 }
 
 export type PassTemplateUncheckedCreateWithoutVersionsInput = {
@@ -947,6 +971,7 @@ export type PassTemplateUncheckedCreateWithoutVersionsInput = {
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
+  googleWalletClass?: Prisma.GoogleWalletClassUncheckedCreateNestedOneWithoutTemplateInput
 }
 
 export type PassTemplateCreateOrConnectWithoutVersionsInput = {
@@ -989,6 +1014,7 @@ export type PassTemplateUpdateWithoutVersionsInput = {
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
+  googleWalletClass?: Prisma.GoogleWalletClassUpdateOneWithoutTemplateNestedInput
 }
 
 export type PassTemplateUncheckedUpdateWithoutVersionsInput = {
@@ -1015,6 +1041,7 @@ export type PassTemplateUncheckedUpdateWithoutVersionsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
+  googleWalletClass?: Prisma.GoogleWalletClassUncheckedUpdateOneWithoutTemplateNestedInput
 }
 
 export type PassTemplateCreateWithoutPassesInput = {
@@ -1041,6 +1068,7 @@ export type PassTemplateCreateWithoutPassesInput = {
   applePassTypeIdentifier?: string | null
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
+  googleWalletClass?: Prisma.GoogleWalletClassCreateNestedOneWithoutTemplateInput
 }
 
 export type PassTemplateUncheckedCreateWithoutPassesInput = {
@@ -1067,6 +1095,7 @@ export type PassTemplateUncheckedCreateWithoutPassesInput = {
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
+  googleWalletClass?: Prisma.GoogleWalletClassUncheckedCreateNestedOneWithoutTemplateInput
 }
 
 export type PassTemplateCreateOrConnectWithoutPassesInput = {
@@ -1109,6 +1138,7 @@ export type PassTemplateUpdateWithoutPassesInput = {
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
+  googleWalletClass?: Prisma.GoogleWalletClassUpdateOneWithoutTemplateNestedInput
 }
 
 export type PassTemplateUncheckedUpdateWithoutPassesInput = {
@@ -1135,6 +1165,131 @@ export type PassTemplateUncheckedUpdateWithoutPassesInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
+  googleWalletClass?: Prisma.GoogleWalletClassUncheckedUpdateOneWithoutTemplateNestedInput
+}
+
+export type PassTemplateCreateWithoutGoogleWalletClassInput = {
+  id?: string
+  name: string
+  description?: string | null
+  templateType: $Enums.PassTemplateType
+  transitType?: $Enums.TransitType | null
+  defaultLanguage: string
+  centralTitle?: string | null
+  notificationHeader?: string | null
+  colors: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  images: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  fields: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  appLinking: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  locations: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  designVersion?: number
+  processingStatus?: $Enums.PassTemplateProcessingStatus
+  processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  applePassTypeIdentifier?: string | null
+  account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
+  versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
+  passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
+}
+
+export type PassTemplateUncheckedCreateWithoutGoogleWalletClassInput = {
+  id?: string
+  accountId: string
+  name: string
+  description?: string | null
+  templateType: $Enums.PassTemplateType
+  transitType?: $Enums.TransitType | null
+  defaultLanguage: string
+  centralTitle?: string | null
+  notificationHeader?: string | null
+  colors: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  images: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  fields: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  appLinking: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  locations: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  designVersion?: number
+  processingStatus?: $Enums.PassTemplateProcessingStatus
+  processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  applePassTypeIdentifier?: string | null
+  versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
+}
+
+export type PassTemplateCreateOrConnectWithoutGoogleWalletClassInput = {
+  where: Prisma.PassTemplateWhereUniqueInput
+  create: Prisma.XOR<Prisma.PassTemplateCreateWithoutGoogleWalletClassInput, Prisma.PassTemplateUncheckedCreateWithoutGoogleWalletClassInput>
+}
+
+export type PassTemplateUpsertWithoutGoogleWalletClassInput = {
+  update: Prisma.XOR<Prisma.PassTemplateUpdateWithoutGoogleWalletClassInput, Prisma.PassTemplateUncheckedUpdateWithoutGoogleWalletClassInput>
+  create: Prisma.XOR<Prisma.PassTemplateCreateWithoutGoogleWalletClassInput, Prisma.PassTemplateUncheckedCreateWithoutGoogleWalletClassInput>
+  where?: Prisma.PassTemplateWhereInput
+}
+
+export type PassTemplateUpdateToOneWithWhereWithoutGoogleWalletClassInput = {
+  where?: Prisma.PassTemplateWhereInput
+  data: Prisma.XOR<Prisma.PassTemplateUpdateWithoutGoogleWalletClassInput, Prisma.PassTemplateUncheckedUpdateWithoutGoogleWalletClassInput>
+}
+
+export type PassTemplateUpdateWithoutGoogleWalletClassInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  templateType?: Prisma.EnumPassTemplateTypeFieldUpdateOperationsInput | $Enums.PassTemplateType
+  transitType?: Prisma.NullableEnumTransitTypeFieldUpdateOperationsInput | $Enums.TransitType | null
+  defaultLanguage?: Prisma.StringFieldUpdateOperationsInput | string
+  centralTitle?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  notificationHeader?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  colors?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  images?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  fields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  appLinking?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  locations?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  designVersion?: Prisma.IntFieldUpdateOperationsInput | number
+  processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
+  processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
+  versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
+  passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
+}
+
+export type PassTemplateUncheckedUpdateWithoutGoogleWalletClassInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  accountId?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  templateType?: Prisma.EnumPassTemplateTypeFieldUpdateOperationsInput | $Enums.PassTemplateType
+  transitType?: Prisma.NullableEnumTransitTypeFieldUpdateOperationsInput | $Enums.TransitType | null
+  defaultLanguage?: Prisma.StringFieldUpdateOperationsInput | string
+  centralTitle?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  notificationHeader?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  colors?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  images?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  fields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  appLinking?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  locations?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  designVersion?: Prisma.IntFieldUpdateOperationsInput | number
+  processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
+  processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
 }
 
 export type PassTemplateCreateManyAccountInput = {
@@ -1185,6 +1340,7 @@ export type PassTemplateUpdateWithoutAccountInput = {
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
+  googleWalletClass?: Prisma.GoogleWalletClassUpdateOneWithoutTemplateNestedInput
 }
 
 export type PassTemplateUncheckedUpdateWithoutAccountInput = {
@@ -1211,6 +1367,7 @@ export type PassTemplateUncheckedUpdateWithoutAccountInput = {
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
+  googleWalletClass?: Prisma.GoogleWalletClassUncheckedUpdateOneWithoutTemplateNestedInput
 }
 
 export type PassTemplateUncheckedUpdateManyWithoutAccountInput = {
@@ -1303,6 +1460,7 @@ export type PassTemplateSelect<ExtArgs extends runtime.Types.Extensions.Internal
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.PassTemplate$versionsArgs<ExtArgs>
   passes?: boolean | Prisma.PassTemplate$passesArgs<ExtArgs>
+  googleWalletClass?: boolean | Prisma.PassTemplate$googleWalletClassArgs<ExtArgs>
   _count?: boolean | Prisma.PassTemplateCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["passTemplate"]>
 
@@ -1388,6 +1546,7 @@ export type PassTemplateInclude<ExtArgs extends runtime.Types.Extensions.Interna
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.PassTemplate$versionsArgs<ExtArgs>
   passes?: boolean | Prisma.PassTemplate$passesArgs<ExtArgs>
+  googleWalletClass?: boolean | Prisma.PassTemplate$googleWalletClassArgs<ExtArgs>
   _count?: boolean | Prisma.PassTemplateCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type PassTemplateIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1403,6 +1562,7 @@ export type $PassTemplatePayload<ExtArgs extends runtime.Types.Extensions.Intern
     account: Prisma.$AccountPayload<ExtArgs>
     versions: Prisma.$PassTemplateVersionPayload<ExtArgs>[]
     passes: Prisma.$PassPayload<ExtArgs>[]
+    googleWalletClass: Prisma.$GoogleWalletClassPayload<ExtArgs> | null
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1843,6 +2003,7 @@ export interface Prisma__PassTemplateClient<T, Null = never, ExtArgs extends run
   account<T extends Prisma.AccountDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.AccountDefaultArgs<ExtArgs>>): Prisma.Prisma__AccountClient<runtime.Types.Result.GetResult<Prisma.$AccountPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   versions<T extends Prisma.PassTemplate$versionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.PassTemplate$versionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PassTemplateVersionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   passes<T extends Prisma.PassTemplate$passesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.PassTemplate$passesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PassPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  googleWalletClass<T extends Prisma.PassTemplate$googleWalletClassArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.PassTemplate$googleWalletClassArgs<ExtArgs>>): Prisma.Prisma__GoogleWalletClassClient<runtime.Types.Result.GetResult<Prisma.$GoogleWalletClassPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2340,6 +2501,25 @@ export type PassTemplate$passesArgs<ExtArgs extends runtime.Types.Extensions.Int
   take?: number
   skip?: number
   distinct?: Prisma.PassScalarFieldEnum | Prisma.PassScalarFieldEnum[]
+}
+
+/**
+ * PassTemplate.googleWalletClass
+ */
+export type PassTemplate$googleWalletClassArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the GoogleWalletClass
+   */
+  select?: Prisma.GoogleWalletClassSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the GoogleWalletClass
+   */
+  omit?: Prisma.GoogleWalletClassOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.GoogleWalletClassInclude<ExtArgs> | null
+  where?: Prisma.GoogleWalletClassWhereInput
 }
 
 /**

@@ -11,8 +11,9 @@
  *   picks the next passes not yet delivered to, renders the message for each, and records the
  *   deliveries while setting `latestMessage` (src/resources/batches/batchStore.ts
  *   `recordDeliveries`); then push the chunk to the Apple devices of its passes, where the
- *   message shows through the pass's message field (`changeMessage`), and record each pass's
- *   result. When no pass is left, finish `successful` (every recipient's message stored and, for
+ *   message shows through the pass's message field (`changeMessage`), add it to their Google
+ *   Wallet objects (`addMessage`), and record each pass's result (Apple devices and the Google
+ *   object counted together). When no pass is left, finish `successful` (every recipient's message stored and, for
  *   passes in a wallet, pushed), `completedWithErrors` (some could not be rendered, stored or
  *   pushed: the errors CSV says why) or `failed`. A run sends at most {@link CHUNKS_PER_RUN}
  *   chunks, then enqueues a job for the rest.
@@ -27,6 +28,7 @@
 import type { PrismaExecutor } from '../../db/database.ts';
 import { storableCopy, unstorableReason } from '../../db/storableText.ts';
 import { pushBatchMessage } from '../../delivery/applePush.ts';
+import { messageGooglePasses } from '../../delivery/googleSync.ts';
 import { defineJob } from '../../jobs/jobDefinition.ts';
 import type { Runtime } from '../../runtime.ts';
 import { findPass } from '../passes/passStore.ts';
@@ -61,7 +63,7 @@ export const CHUNKS_PER_RUN = 25;
  * deliveries and `completedAt`), and what pushes to Apple devices (APNs, the secrets the
  * certificates' keys are sealed with).
  */
-export type BatchJobDependencies = Pick<Runtime, 'db' | 'jobs' | 'clock' | 'apns' | 'secrets' | 'metrics' | 'config'>;
+export type BatchJobDependencies = Pick<Runtime, 'db' | 'jobs' | 'clock' | 'apns' | 'secrets' | 'metrics' | 'googleWallet' | 'config'>;
 
 /** Limits of one run (tests make them small to stop a run between chunks). */
 export interface AdvanceOptions {
@@ -195,12 +197,19 @@ async function sendChunk(deps: BatchJobDependencies, batchId: string, chunkSize:
 
 /**
  * Pushes the stored messages of a batch that are not pushed yet (a chunk) to the Apple devices
- * of their passes (src/delivery/applePush.ts) and records each pass's result.
+ * of their passes (src/delivery/applePush.ts), adds them to their Google Wallet objects
+ * (src/delivery/googleSync.ts), and records each pass's result.
  */
 async function pushPending(deps: BatchJobDependencies, batchId: string, limit: number): Promise<void> {
   const passIds = await selectPendingPushes(deps.db.prisma, batchId, limit);
   if (!passIds.length) return;
-  const results = await pushBatchMessage(deps, batchId, passIds);
+  const [apple, google] = await Promise.all([pushBatchMessage(deps, batchId, passIds), messageGooglePasses(deps, batchId, passIds)]);
+  // Apple devices and the Google object count together; an error stands only when neither was reached.
+  const results = apple.map((a, i) => {
+    const g = google[i]!;
+    const devices = a.devices + g.devices;
+    return { passId: a.passId, devices, error: devices > 0 ? null : (a.error ?? g.error) };
+  });
   await recordPushes(deps.db.prisma, batchId, results, deps.clock.now());
 }
 

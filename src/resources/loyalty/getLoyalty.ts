@@ -10,5 +10,5 @@ import { serializeLoyalty } from './serializeLoyalty.ts';
  */
 export const getLoyalty: OperationHandler<'getLoyalty'> = async ({ params, query, ctx }) => {
   const row = await requirePass(ctx.db.prisma, accountOf(ctx), params.id);
-  return { status: 200, body: serializeLoyalty(row, ctx.baseUrl, await passExtras(ctx.db.prisma, row, query)) };
+  return { status: 200, body: serializeLoyalty(row, ctx.baseUrl, await passExtras(ctx.db.prisma, row, query, ctx)) };
 };

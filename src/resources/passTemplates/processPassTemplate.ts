@@ -3,7 +3,8 @@
  * `pass-template-processing` queue: check the design (validateDesign.ts), fetch its images and
  * draw them at Apple's sizes (src/wallet/templateImages.ts), render the Apple Wallet `pass.json`
  * skeleton with its localised strings and the Google Wallet class, and store them with the
- * version. The template then shows the full variant — or `failed` with
+ * version; with Google credentials, the class is then written to Google Wallet (inserted, or
+ * patched with the new version). The template then shows the full variant — or `failed` with
  * `processingErrors`.
  *
  * Idempotent: a version's design is an immutable snapshot, checking and rendering are pure
@@ -16,7 +17,9 @@
  *
  * @module resources/passTemplates/processPassTemplate
  */
-import { defineJob } from '../../jobs/jobDefinition.ts';
+import { RetryLater } from '../../delivery/passChanged.ts';
+import { syncGoogleClass } from '../../delivery/googleSync.ts';
+import { defineJob, type JobScope } from '../../jobs/jobDefinition.ts';
 import type { Runtime } from '../../runtime.ts';
 import { renderApplePass } from '../../wallet/applePass.ts';
 import { renderGoogleWalletClass } from '../../wallet/googleWalletClass.ts';
@@ -94,6 +97,24 @@ export async function processTemplateVersion(
   return recorded ? outcome.status : 'already recorded';
 }
 
+/**
+ * Writes the template's newest processed design to its Google Wallet class when the account has
+ * Google credentials (src/delivery/googleSync.ts). A refusal is logged (a pass's sync tries the
+ * class again); no answer, 429 or 5xx fail the job, which is retried.
+ * @throws RetryLater when Google must be asked again.
+ */
+async function writeGoogleClass(runtime: JobScope<Runtime>, templateId: string): Promise<string> {
+  const [template] = await runtime.db.prisma.$queryRaw<{ accountId: string; google: boolean }[]>`
+    SELECT t.account_id::text AS "accountId", EXISTS (SELECT 1 FROM google_configurations g WHERE g.account_id = t.account_id) AS google
+      FROM pass_templates t WHERE t.id = ${templateId}::uuid`;
+  if (!template) return 'gone';
+  if (!template.google) return 'notConfigured';
+  const result = await syncGoogleClass(runtime, templateId, template.accountId);
+  if (result.outcome === 'retry') throw new RetryLater(`The Google Wallet class of template ${templateId} must be written again (${result.reason ?? 'no answer'}).`);
+  if (result.outcome === 'rejected') runtime.log.warn({ templateId, reason: result.reason }, 'Google Wallet refused the template\'s class');
+  return result.outcome;
+}
+
 /** The outcome recorded when every attempt failed: the template shows `failed` with `internal_error`. */
 const GAVE_UP: VersionOutcome = {
   status: 'failed',
@@ -116,7 +137,9 @@ export const passTemplateProcessingJob = defineJob<{ templateId: string; version
   inFlight: ({ db }) => selectProcessingVersions(db.prisma),
   async run({ data: { templateId, version } }, runtime) {
     const { clock } = runtime;
-    return { templateId, version, result: await processTemplateVersion(runtime, templateId, version, clock.now()) };
+    const result = await processTemplateVersion(runtime, templateId, version, clock.now());
+    if (result === 'gone' || result === 'failed') return { templateId, version, result };
+    return { templateId, version, result, google: await writeGoogleClass(runtime, templateId) };
   },
   async onLastAttemptFailed({ data: { templateId, version } }, _error, runtime) {
     const now = runtime.clock.now();

@@ -10,5 +10,5 @@ import { serializePass } from './serializePass.ts';
  */
 export const getPass: OperationHandler<'getPass'> = async ({ params, query, ctx }) => {
   const row = await requirePass(ctx.db.prisma, accountOf(ctx), params.id);
-  return { status: 200, body: { data: serializePass(row, ctx.baseUrl, await passExtras(ctx.db.prisma, row, query)) } };
+  return { status: 200, body: { data: serializePass(row, ctx.baseUrl, await passExtras(ctx.db.prisma, row, query, ctx)) } };
 };

@@ -11,6 +11,7 @@ import type { components } from '../../../generated/api.d.ts';
 import type { PrismaExecutor } from '../../db/database.ts';
 import { ConflictError } from '../../errors.ts';
 import { queuePassChange } from '../../delivery/passChanged.ts';
+import { googleSaveLink, type GoogleDependencies } from '../../delivery/googleSync.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import { contentOf, selectAccountTemplate, templateNotFound } from '../passTemplates/passTemplateStore.ts';
 import { fullAttributes } from '../passTemplates/serializePassTemplate.ts';
@@ -183,14 +184,20 @@ export async function nullifyStoredPass(tx: PrismaExecutor, jobs: JobQueue, requ
 
 /**
  * Resolves the `include…` parameters of a read into {@link PassExtras}, reading the template's
- * design when `includePassDesign` asks for it.
+ * design when `includePassDesign` asks for it, and signing the pass's "Save to Google Wallet"
+ * link when `includePassSource=google` asks for it and the account has Google credentials.
  */
-export async function passExtras(prisma: PrismaExecutor, row: PassRow, query: IncludeParameters): Promise<PassExtras> {
+export async function passExtras(prisma: PrismaExecutor, row: PassRow, query: IncludeParameters, google: SaveLinkDependencies): Promise<PassExtras> {
   const template = query.includePassDesign ? await selectAccountTemplate(prisma, row.accountId, row.templateId) : null;
+  const saveLink = query.includePassSource === 'google' && row.status !== 'active' ? await googleSaveLink({ ...google, db: { prisma } }, row) : null;
   return {
     ...(template ? { design: passDesignOf(template) } : {}),
     locations: query.includeLocations ?? false,
     beacons: query.includeBeacons ?? false,
     ...(query.includePassSource ? { passSource: query.includePassSource } : {}),
+    ...(saveLink ? { googleSaveUrl: saveLink } : {}),
   };
 }
+
+/** What signing a pass's "Save to Google Wallet" link needs (the request context has it). */
+export type SaveLinkDependencies = Pick<GoogleDependencies, 'secrets' | 'clock' | 'config'>;

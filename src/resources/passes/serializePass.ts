@@ -38,6 +38,8 @@ export interface PassExtras {
   beacons?: boolean;
   /** `includePassSource`: add `passSource` for this wallet unless the pass is `active`. */
   passSource?: PassSourcePlatform;
+  /** The pass's "Save to Google Wallet" link, when the account has Google credentials. */
+  googleSaveUrl?: string;
 }
 
 /** The `include…` query parameters. */
@@ -118,7 +120,7 @@ export function serializePass(row: PassRow, baseUrl: string, extras: PassExtras 
       ...(extras.locations && locations.length ? { locations } : {}),
       ...(extras.beacons && beacons.length ? { beacons } : {}),
       ...(extras.passSource && row.status !== 'active'
-        ? { passSource: { platform: extras.passSource, url: `${downloadUrl}/${extras.passSource}` } }
+        ? { passSource: { platform: extras.passSource, url: (extras.passSource === 'google' ? extras.googleSaveUrl : undefined) ?? `${downloadUrl}/${extras.passSource}` } }
         : {}),
     },
   };

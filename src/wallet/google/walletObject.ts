@@ -1,0 +1,79 @@
+/**
+ * The Google Wallet object of a pass (Google Wallet API v1: `genericObject`, `loyaltyObject`,
+ * `eventTicketObject`, `transitObject`; https://developers.google.com/wallet/reference/rest):
+ * the class's per-pass members (src/wallet/googleWalletClass.ts `objectTemplate`), the field
+ * values as text modules (same ids as the class's), the barcode with its type and
+ * `alternateText`, the loyalty points, the state, and `smartTapRedemptionValue` from the pass's
+ * NFC value. Pure.
+ *
+ * States (https://developers.google.com/wallet/reference/rest/v1/State): `ACTIVE`; `INACTIVE`
+ * for a deactivated pass and for a nullified one (Google has no "voided"; its content is gone
+ * too); `EXPIRED` once `expiresAt` has passed.
+ *
+ * @module wallet/google/walletObject
+ */
+import type { GoogleWalletArtefact } from '../googleWalletClass.ts';
+import { googleResourceId, withIssuer, type ClassIssuerData, type GoogleResource } from './walletClass.ts';
+
+/** The barcode types of Google Wallet per barcode type of the API. */
+export const GOOGLE_BARCODE_TYPE = { qr: 'QR_CODE', code128: 'CODE_128', aztec: 'AZTEC', pdf417: 'PDF_417' } as const;
+
+/** A pass as the object is rendered from. */
+export interface GooglePassData {
+  id: string;
+  extId: string | null;
+  templateId: string;
+  status: 'issued' | 'active' | 'removed' | 'deactivated' | 'nullified';
+  /** Field values by template field id (the loyalty `points` field included). */
+  content: Record<string, string>;
+  /** `enabled`, `type`, `source`, `value` (custom), `displayText` (boolean or caption). */
+  barcode: { enabled: boolean; type: keyof typeof GOOGLE_BARCODE_TYPE; source: 'uuid' | 'extId' | 'custom'; value?: string; displayText?: boolean | string } | null;
+  nfc: { enabled: boolean; source: 'uuid' | 'extId' | 'custom'; customValue?: string } | null;
+  balance: number;
+  expiresAt: Date | null;
+}
+
+/** The value of an identifier source (the pass UUID, its extId, or the custom value). */
+function identifier(source: 'uuid' | 'extId' | 'custom', pass: GooglePassData, custom: string | undefined): string {
+  return source === 'uuid' ? pass.id : source === 'extId' ? (pass.extId ?? '') : (custom ?? '');
+}
+
+/** The object state of a pass at a time. */
+export function googleObjectState(pass: Pick<GooglePassData, 'status' | 'expiresAt'>, now: Date): 'ACTIVE' | 'INACTIVE' | 'EXPIRED' {
+  if (pass.status === 'deactivated' || pass.status === 'nullified') return 'INACTIVE';
+  if (pass.expiresAt && pass.expiresAt <= now) return 'EXPIRED';
+  return 'ACTIVE';
+}
+
+/** The Google object type of a class type (`loyaltyClass` → `loyaltyObject`). */
+export function objectTypeOf(classType: string): string {
+  return classType.replace(/Class$/, 'Object');
+}
+
+/** The object of a pass for an issuer, at `now`. */
+export function issuerObject(artefact: GoogleWalletArtefact, pass: GooglePassData, data: Omit<ClassIssuerData, 'templateId' | 'smartTap'>, now: Date): GoogleResource {
+  const id = googleResourceId(data.issuerId, pass.id);
+  const template = withIssuer(artefact.objectTemplate, data);
+  delete template.barcode;
+  const body: Record<string, unknown> = {
+    ...template,
+    id,
+    classId: googleResourceId(data.issuerId, pass.templateId),
+    state: googleObjectState(pass, now),
+  };
+  if (pass.status !== 'nullified') {
+    const modules = ((artefact.class.textModulesData as { id: string; header?: string }[] | undefined) ?? [])
+      .filter((m) => pass.content[m.id] !== undefined)
+      .map((m) => ({ id: m.id, ...(m.header ? { header: m.header } : {}), body: pass.content[m.id] }));
+    if (modules.length) body.textModulesData = modules;
+    if (pass.barcode?.enabled) {
+      const value = identifier(pass.barcode.source, pass, pass.barcode.value);
+      const caption = pass.barcode.displayText === true ? value : typeof pass.barcode.displayText === 'string' ? pass.barcode.displayText : undefined;
+      body.barcode = { type: GOOGLE_BARCODE_TYPE[pass.barcode.type], value, ...(caption ? { alternateText: caption } : {}) };
+    }
+    if (pass.nfc?.enabled) body.smartTapRedemptionValue = identifier(pass.nfc.source, pass, pass.nfc.customValue);
+    if (artefact.classType === 'loyaltyClass') body.loyaltyPoints = { balance: { int: pass.balance } };
+  }
+  if (pass.expiresAt) body.validTimeInterval = { end: { date: pass.expiresAt.toISOString() } };
+  return { resource: objectTypeOf(artefact.classType), id, body };
+}

@@ -1,0 +1,281 @@
+/**
+ * Google Wallet end to end, through HTTP on a real database with the job workers, against a
+ * stand-in for the Google Wallet API and Google's token endpoint (test/support/fakeGoogleWallet.ts)
+ * that records every call: template processing writes the class (then patches it for a new
+ * design), issuing a pass inserts its object, changes patch it (balance, state, nullify), a
+ * message is added with the right type and falls back to TEXT on Google's quota, 429/5xx are
+ * retried and 4xx recorded; the "Save to Google Wallet" link is verified with jose; the images
+ * Google fetches are served (getPassTemplateImage); an account without Google credentials is
+ * left alone.
+ */
+import { createGoogleThrottle } from '../src/delivery/googleRateLimit.ts';
+import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
+import { startFakeGoogleWallet, type FakeGoogleWallet, type GoogleCall } from './support/fakeGoogleWallet.ts';
+import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyFile, serviceAccountKeyPair } from './support/googleCredentials.ts';
+import { createTemplate, expectError, issuePass, loyaltyTemplate, plainTemplate } from './support/passes.ts';
+import { binary } from './support/simulatedIphone.ts';
+import { startTestService, type TestService } from './support/testService.ts';
+
+let fake: FakeGoogleWallet;
+let service: TestService;
+let tenant: { accountId: string; token: string };
+let templateId: string;
+const ACCOUNT_NAME = 'Coffee Club Ltd';
+
+beforeAll(async () => {
+  fake = await startFakeGoogleWallet({ publicKey: serviceAccountKeyPair().publicKey, clientEmail: CLIENT_EMAIL });
+  service = await startTestService({
+    jobs: 'work',
+    config: { googleWalletApiUrl: fake.apiUrl, googleOauthTokenUrl: fake.tokenUrl, googleSaveOrigins: ['https://shop.example.com'] },
+  });
+  tenant = await service.createAccount(ACCOUNT_NAME);
+  await service.api
+    .put(`/admin/v1/accounts/${tenant.accountId}/google-configuration`)
+    .set(service.adminAuth())
+    .send({ googleConfiguration: { issuerId: ISSUER_ID, serviceAccountKey: serviceAccountKeyFile() } })
+    .expect(201);
+  templateId = await createTemplate(service, tenant.token, loyaltyTemplate());
+});
+afterAll(async () => {
+  await service.close();
+  await fake.close();
+});
+
+const auth = () => service.auth(tenant.token);
+const attempts = async (id: string) => (await service.api.get(`/api/v1/passes/${id}/delivery-attempts`).set(auth()).expect(200)).body.data as { attributes: Record<string, unknown> }[];
+
+/** Waits until the stand-in has `count` calls matching (at most 20 s). */
+async function callsOf(match: (call: GoogleCall) => boolean, count = 1, timeoutMs = 20_000): Promise<GoogleCall[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const calls = fake.calls.filter(match);
+    if (calls.length >= count || Date.now() > deadline) return calls;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+const call = (method: string, path: string) => (c: GoogleCall) => c.method === method && c.path === path;
+const objectPath = (passId: string) => `/loyaltyObject/${ISSUER_ID}.${passId}`;
+
+describe('classes', () => {
+  it('inserts the class of a processed template, with the issuer and images by public URL', async () => {
+    const [insert] = await callsOf(call('POST', '/loyaltyClass'));
+    expect(insert!.body).toMatchObject({
+      id: `${ISSUER_ID}.${templateId}`,
+      issuerName: ACCOUNT_NAME,
+      programName: 'Coffee Club',
+      reviewStatus: 'UNDER_REVIEW',
+      hexBackgroundColor: '#1a2b3c',
+      programLogo: { sourceUri: { uri: `http://wallet.test/media/pass-templates/${templateId}/versions/1/logo@3x.png` } },
+      locations: [{ latitude: 51.5136, longitude: -0.1365 }],
+    });
+    expect(insert!.body.textModulesData.map((m: { id: string }) => m.id)).toEqual(['points', 'member', 'tier', 'since', 'terms']);
+    expect(fake.tokenRequests.length).toBeGreaterThanOrEqual(1);
+    // The access token is cached: one grant for every call so far.
+    expect(fake.tokenRequests.length).toBe(1);
+  });
+
+  it('serves the images Google fetches (getPassTemplateImage), 404 for another', async () => {
+    const res = await service.api.get(`/media/pass-templates/${templateId}/versions/1/logo@3x.png`).buffer(true).parse(binary).expect(200);
+    expect(res.headers['content-type']).toBe('image/png');
+    expect((res.body as Buffer).subarray(1, 4).toString('latin1')).toBe('PNG');
+    expectError(await service.api.get(`/media/pass-templates/${templateId}/versions/9/logo@3x.png`), 404, 'not_found', { parameter: 'imageName' });
+    expectError(await service.api.get(`/media/pass-templates/${templateId}/versions/1/secret.txt`), 400, 'validation_failed', { parameter: 'imageName' });
+  });
+
+  it('patches the class when a new design version is processed', async () => {
+    await service.api.patch(`/api/v1/pass-templates/${templateId}`).set(auth()).send({ passTemplate: { centralTitle: 'Coffee Club Gold' } }).expect((r) => expect([200, 202]).toContain(r.status));
+    const [patch] = await callsOf((c) => c.method === 'PATCH' && c.path === `/loyaltyClass/${ISSUER_ID}.${templateId}`);
+    expect(patch?.body).toMatchObject({ programName: 'Coffee Club Gold', programLogo: { sourceUri: { uri: expect.stringContaining('/versions/2/logo@3x.png') } } });
+  });
+});
+
+describe('objects', () => {
+  let passId: string;
+
+  it('inserts the object of an issued pass with its fields, barcode, points and Smart Tap value', async () => {
+    const pass = await issuePass(service, tenant.token, templateId, {
+      pass: { member: 'Ada', points: '120', barcode: { enabled: true, type: 'code128', source: 'uuid', displayText: true }, nfc: { enabled: true, source: 'custom', customValue: 'NFC-ADA' } },
+    });
+    passId = pass.id;
+    const [insert] = await callsOf(call('POST', '/loyaltyObject'));
+    expect(insert!.body).toMatchObject({
+      id: `${ISSUER_ID}.${passId}`,
+      classId: `${ISSUER_ID}.${templateId}`,
+      state: 'ACTIVE',
+      loyaltyPoints: { balance: { int: 120 } },
+      barcode: { type: 'CODE_128', value: passId, alternateText: passId },
+      smartTapRedemptionValue: 'NFC-ADA',
+    });
+    expect(insert!.body.textModulesData).toContainEqual({ id: 'member', header: 'Member', body: 'Ada' });
+    const record = await attempts(passId);
+    expect(record.map((a) => a.attributes)).toContainEqual(
+      expect.objectContaining({ channel: 'googleWallet', target: `${ISSUER_ID}.${passId}`, operation: 'insertObject', outcome: 'delivered', status: 200 }),
+    );
+  });
+
+  it('patches the object with a new balance', async () => {
+    await service.api.patch(`/api/v1/loyalty/${passId}`).set(auth()).send({ balance: 30 }).expect(200);
+    const [patch] = await callsOf(call('PATCH', objectPath(passId)));
+    expect(patch!.body.loyaltyPoints).toEqual({ balance: { int: 150 } });
+  });
+
+  it('patches the state: INACTIVE when deactivated, ACTIVE again when reactivated', async () => {
+    await service.api.patch(`/api/v1/passes/${passId}`).set(auth()).send({ passAction: 'deactivate' }).expect(200);
+    expect((await callsOf((c) => call('PATCH', objectPath(passId))(c) && c.body.state === 'INACTIVE'))[0]).toBeDefined();
+    await service.api.patch(`/api/v1/passes/${passId}`).set(auth()).send({ passAction: 'reactivate' }).expect(200);
+    expect((await callsOf((c) => call('PATCH', objectPath(passId))(c) && c.body.state === 'ACTIVE', 2)).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('adds messages: TEXT_AND_NOTIFY three times a day, then TEXT', async () => {
+    for (const [i, text] of ['One', 'Two', 'Three', 'Four'].entries()) {
+      await service.api.patch(`/api/v1/passes/${passId}`).set(auth()).send({ message: `Message ${text}` }).expect(200);
+      await callsOf(call('POST', `${objectPath(passId)}/addMessage`), i + 1);
+    }
+    const messages = (await callsOf(call('POST', `${objectPath(passId)}/addMessage`), 4)).map((c) => [c.body.message.body, c.body.message.messageType]);
+    expect(messages).toEqual([
+      ['Message One', 'TEXT_AND_NOTIFY'],
+      ['Message Two', 'TEXT_AND_NOTIFY'],
+      ['Message Three', 'TEXT_AND_NOTIFY'],
+      ['Message Four', 'TEXT'],
+    ]);
+  });
+
+  it('falls back to TEXT when Google answers QuotaExceededException', async () => {
+    // The service's own count lost (e.g. notifications sent by another system): Google refuses.
+    await service.database.db.prisma.googleWalletObject.update({ where: { passId }, data: { notifiedAt: [] } });
+    await service.api.patch(`/api/v1/passes/${passId}`).set(auth()).send({ message: 'Message Five' }).expect(200);
+    const calls = await callsOf((c) => call('POST', `${objectPath(passId)}/addMessage`)(c) && c.body.message.body === 'Message Five', 2);
+    expect(calls.map((c) => c.body.message.messageType)).toEqual(['TEXT_AND_NOTIFY', 'TEXT']);
+    const record = (await attempts(passId)).map((a) => a.attributes);
+    expect(record).toContainEqual(expect.objectContaining({ operation: 'addNotifyingMessage', outcome: 'retry', status: 429, reason: expect.stringContaining('QuotaExceeded') }));
+  });
+
+  it('patches a nullified pass to INACTIVE without its barcode and content', async () => {
+    const before = fake.calls.length;
+    await service.api.post(`/api/v1/passes/${passId}/nullify`).set(auth()).expect(200);
+    const [patch] = await callsOf((c) => fake.calls.indexOf(c) >= before && call('PATCH', objectPath(passId))(c));
+    expect(patch!.body.state).toBe('INACTIVE');
+    expect(patch!.body.barcode).toBeUndefined();
+    expect(patch!.body.smartTapRedemptionValue).toBeUndefined();
+  });
+});
+
+describe('errors', () => {
+  it('retries 429 and 5xx with back-off, recording each attempt', async () => {
+    fake.failNext(503);
+    const pass = await issuePass(service, tenant.token, templateId);
+    const inserts = await callsOf((c) => call('POST', '/loyaltyObject')(c) && c.body.id === `${ISSUER_ID}.${pass.id}`, 2);
+    expect(inserts).toHaveLength(2);
+    const record = (await attempts(pass.id)).map((a) => [a.attributes.operation, a.attributes.outcome, a.attributes.status, a.attributes.attempt]);
+    expect(record).toEqual(expect.arrayContaining([['insertObject', 'retry', 503, 1], ['insertObject', 'delivered', 200, 2]]));
+  });
+
+  it('fetches a new access token when the API refuses the cached one (401)', async () => {
+    const grants = fake.tokenRequests.length;
+    fake.revokeTokens();
+    const pass = await issuePass(service, tenant.token, templateId);
+    const inserts = await callsOf((c) => call('POST', '/loyaltyObject')(c) && c.body.id === `${ISSUER_ID}.${pass.id}`, 2);
+    expect(inserts).toHaveLength(2);
+    expect(fake.tokenRequests.length).toBe(grants + 1);
+    expect((await attempts(pass.id)).map((a) => [a.attributes.operation, a.attributes.outcome])).toEqual([['insertObject', 'delivered']]);
+  });
+
+  it('records a 4xx as an error and does not retry it', async () => {
+    fake.failNext(400);
+    const pass = await issuePass(service, tenant.token, templateId);
+    await callsOf((c) => call('POST', '/loyaltyObject')(c) && c.body.id === `${ISSUER_ID}.${pass.id}`);
+    await new Promise((r) => setTimeout(r, 3500));
+    expect(fake.calls.filter((c) => c.body?.id === `${ISSUER_ID}.${pass.id}`)).toHaveLength(1);
+    const record = (await attempts(pass.id)).map((a) => a.attributes);
+    expect(record).toEqual([expect.objectContaining({ channel: 'googleWallet', operation: 'insertObject', outcome: 'rejected', status: 400, reason: expect.stringContaining('INVALID_ARGUMENT') })]);
+  });
+});
+
+describe('save link', () => {
+  it('is a skinny RS256 JWT naming the object, signed by the service account, under 1,800 characters on the largest pass', async () => {
+    const longest = 'x'.repeat(64);
+    const pass = await issuePass(
+      service,
+      tenant.token,
+      templateId,
+      { pass: { member: 'M'.repeat(100), tier: 'T'.repeat(100), since: 'S'.repeat(100), terms: 'Z'.repeat(100), nfc: { enabled: true, source: 'extId' } }, message: 'm'.repeat(350), groupTags: Array.from({ length: 20 }, (_, i) => `tag-${i}`) },
+      { extId: longest, includePassSource: 'google' },
+    );
+    const url = (pass.attributes.passSource as { platform: string; url: string }).url;
+    expect(url).toMatch(/^https:\/\/pay\.google\.com\/gp\/v\/save\/[\w-]+\.[\w-]+\.[\w-]+$/);
+    const jwt = url.slice('https://pay.google.com/gp/v/save/'.length);
+    expect(jwt.length).toBeLessThan(1800);
+    const { payload } = await jwtVerify(jwt, serviceAccountKeyPair().publicKey, { issuer: CLIENT_EMAIL, audience: 'google', algorithms: ['RS256'] });
+    expect(payload).toMatchObject({ typ: 'savetowallet', origins: ['https://shop.example.com'], payload: { loyaltyObjects: [{ id: `${ISSUER_ID}.${pass.id}` }] } });
+    expect(decodeProtectedHeader(jwt)).toMatchObject({ alg: 'RS256', kid: '0123456789abcdef0123456789abcdef01234567' });
+    // The same link on show.
+    const shown = await service.api.get(`/api/v1/passes/${pass.id}?includePassSource=google`).set(auth()).expect(200);
+    expect(decodeJwt(shown.body.data.attributes.passSource.url.split('/').pop())).toMatchObject({ payload: { loyaltyObjects: [{ id: `${ISSUER_ID}.${pass.id}` }] } });
+  });
+});
+
+describe('without Google credentials', () => {
+  it('issues and changes passes without calling Google; the google pass source is the holder page', async () => {
+    const other = await service.createAccount();
+    const otherTemplate = await createTemplate(service, other.token, plainTemplate());
+    const before = fake.calls.length;
+    const pass = await issuePass(service, other.token, otherTemplate, { pass: {} }, { includePassSource: 'google' });
+    expect(pass.attributes.passSource).toEqual({ platform: 'google', url: `http://wallet.test/passes/${pass.id}/google` });
+    await service.api.patch(`/api/v1/passes/${pass.id}`).set(service.auth(other.token)).send({ passAction: 'deactivate' }).expect(200);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(fake.calls.slice(before).filter((c) => JSON.stringify(c).includes(otherTemplate) || JSON.stringify(c).includes(pass.id))).toEqual([]);
+  });
+});
+
+describe('wallet-messaging batches', () => {
+  it('add the message to each recipient\'s Google object, counted as delivered', async () => {
+    const entityId = await service.createEntity(tenant.accountId);
+    const passes = [await issuePass(service, tenant.token, templateId, { pass: { member: 'Ada' } }), await issuePass(service, tenant.token, templateId, { pass: { member: 'Grace' } })];
+    for (const pass of passes) await callsOf((c) => call('POST', '/loyaltyObject')(c) && c.body.id === `${ISSUER_ID}.${pass.id}`);
+    const created = await service.api
+      .post(`/api/v1/entities/${entityId}/messaging/wallet`)
+      .set(auth())
+      .send({ batch: { message: 'Hi %{member}, double points today.', scheduledAt: new Date(Date.now() + 3600_000).toISOString(), recipients: passes.map((p) => ({ passId: p.id })) } })
+      .expect(202);
+    const batchId = created.body.data.id as string;
+    let status = 'validating';
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+      status = (await service.api.get(`/api/v1/batches/${batchId}`).set(auth()).expect(200)).body.data.attributes.status;
+      if (status === 'scheduled') break;
+    }
+    await service.api.post(`/api/v1/batches/${batchId}/send-now`).set(auth()).expect(200);
+    let attributes: Record<string, unknown> = {};
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+      attributes = (await service.api.get(`/api/v1/batches/${batchId}`).set(auth()).expect(200)).body.data.attributes;
+      if (!['scheduled', 'sending'].includes(attributes.status as string)) break;
+    }
+    expect(attributes).toMatchObject({ status: 'successful', recipientCount: 2 });
+    for (const [i, pass] of passes.entries()) {
+      const [message] = await callsOf(call('POST', `${objectPath(pass.id)}/addMessage`));
+      expect(message!.body.message).toMatchObject({ body: `Hi ${['Ada', 'Grace'][i]}, double points today.`, messageType: 'TEXT_AND_NOTIFY' });
+      expect((await attempts(pass.id)).map((a) => a.attributes)).toContainEqual(expect.objectContaining({ operation: 'addNotifyingMessage', outcome: 'delivered', batchId }));
+    }
+  });
+});
+
+describe('rate limit', () => {
+  it('holds every second of an issuer\'s calls to the budget (20/s), workers sharing it through PostgreSQL', async () => {
+    // With PostgreSQL two throttles stand for two workers sharing one budget; the embedded
+    // database has one process, and one throttle.
+    const shared = service.runtime.db.kind === 'postgresql';
+    const workers = shared ? [createGoogleThrottle(service.runtime.db, 20), createGoogleThrottle(service.runtime.db, 20)] : [createGoogleThrottle(service.runtime.db, 20)];
+    const issuer = `issuer-${Date.now()}`;
+    const times: number[] = [];
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 60 }, (_, i) => workers[i % workers.length]!(issuer).then(() => times.push(Date.now()))));
+    times.sort((a, b) => a - b);
+    let most = 0;
+    for (let i = 0, j = 0; j < times.length; j++) {
+      while (times[j]! - times[i]! >= 1000) i++;
+      most = Math.max(most, j - i + 1);
+    }
+    expect(most).toBeLessThanOrEqual(20);
+    // 60 calls at 18/s sustained: the first window's 2 at once, then about 3.2 s.
+    expect(Date.now() - started).toBeGreaterThan(2500);
+  });
+});

@@ -1,0 +1,141 @@
+/**
+ * A stand-in for the Google Wallet API and Google's OAuth token endpoint, for tests and
+ * benchmarks: plain HTTP on 127.0.0.1, recording every call (method, path, body, time, the
+ * bearer token). The token endpoint checks the JWT bearer grant (RFC 7523) against the service
+ * account's public key and hands out tokens; the API answers only those tokens (401 otherwise)
+ * and keeps classes and objects in memory with Google's semantics: insert (POST) answers 409 for
+ * an existing id, get/patch/update answer 404 for a missing one, patch merges top-level members,
+ * addMessage appends to `messages` and refuses a fourth TEXT_AND_NOTIFY per object within 24 h
+ * (429 QuotaExceededException, https://developers.google.com/wallet/generic/use-cases/trigger-push-notifications).
+ * `failNext` programs answers (429, 5xx, 400) for the next API calls.
+ */
+import { randomBytes, type KeyObject } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { jwtVerify } from 'jose';
+
+/** A call the stand-in received. */
+export interface GoogleCall {
+  method: string;
+  /** Path below the API base (`/loyaltyObject/…`), or `/token`. */
+  path: string;
+  body: any;
+  at: number;
+}
+
+export interface FakeGoogleWallet {
+  /** The API base (`GOOGLE_WALLET_API_URL`). */
+  apiUrl: string;
+  /** The token endpoint (`GOOGLE_OAUTH_TOKEN_URL`). */
+  tokenUrl: string;
+  /** Every API call, in order (token requests are in `tokenRequests`). */
+  calls: GoogleCall[];
+  tokenRequests: GoogleCall[];
+  /** Stored resources by id (classes and objects). */
+  resources: Map<string, Record<string, any>>;
+  /** Answers the next API calls with these statuses (and a Google error body), in order. */
+  failNext(...statuses: number[]): void;
+  /** Invalidates every access token handed out (the API then answers 401 until a new grant). */
+  revokeTokens(): void;
+  /** Forgets calls, resources and programmed answers. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const ERROR_STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 404: 'NOT_FOUND', 409: 'ALREADY_EXISTS', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
+
+/** Starts the stand-in. `publicKey` verifies the service account's assertions. */
+export async function startFakeGoogleWallet(options: { publicKey: KeyObject; clientEmail: string; delayMs?: number }): Promise<FakeGoogleWallet> {
+  const calls: GoogleCall[] = [];
+  const tokenRequests: GoogleCall[] = [];
+  const resources = new Map<string, Record<string, any>>();
+  const tokens = new Set<string>();
+  let programmed: number[] = [];
+  const notifications = new Map<string, number[]>();
+
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const send = (status: number, body: unknown) => {
+          res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+        };
+        const error = (status: number, message: string) => send(status, { error: { code: status, message, status: ERROR_STATUS[status] ?? 'FAILED_PRECONDITION' } });
+        if (req.url === '/token') {
+          const form = new URLSearchParams(text);
+          tokenRequests.push({ method: req.method!, path: '/token', body: Object.fromEntries(form), at: Date.now() });
+          if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer') return send(400, { error: 'unsupported_grant_type' });
+          try {
+            const { payload } = await jwtVerify(form.get('assertion') ?? '', options.publicKey, { issuer: options.clientEmail, audience: `http://127.0.0.1:${port}/token` });
+            if (payload.scope !== 'https://www.googleapis.com/auth/wallet_object.issuer') return send(400, { error: 'invalid_scope' });
+          } catch {
+            return send(400, { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' });
+          }
+          const token = `ya29.${randomBytes(12).toString('hex')}`;
+          tokens.add(token);
+          return send(200, { access_token: token, expires_in: 3599, token_type: 'Bearer' });
+        }
+        const path = (req.url ?? '').replace(/^\/walletobjects\/v1/, '');
+        const body = text ? JSON.parse(text) : null;
+        calls.push({ method: req.method!, path, body, at: Date.now() });
+        if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
+        const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+        if (!bearer || !tokens.has(bearer)) return error(401, 'Request had invalid authentication credentials.');
+        const next = programmed.shift();
+        if (next) return error(next, `Programmed answer ${next}.`);
+        const match = /^\/([A-Za-z]+)(?:\/([^/]+))?(\/addMessage)?$/.exec(path);
+        if (!match) return error(404, 'No such method.');
+        const [, resource, rawId, addMessage] = match;
+        const id = rawId ? decodeURIComponent(rawId) : undefined;
+        if (req.method === 'POST' && !id) {
+          if (!body?.id) return error(400, 'id is required.');
+          if (resources.has(body.id)) return error(409, `Resource ${body.id} already exists.`);
+          resources.set(body.id, { ...body, kind: `walletobjects#${resource}` });
+          return send(200, resources.get(body.id));
+        }
+        const existing = id ? resources.get(id) : undefined;
+        if (!existing) return error(404, `Resource ${id} not found.`);
+        if (req.method === 'GET') return send(200, existing);
+        if (req.method === 'PATCH') return send(200, Object.assign(existing, body));
+        if (req.method === 'PUT') {
+          resources.set(id!, { ...body, kind: existing.kind });
+          return send(200, resources.get(id!));
+        }
+        if (req.method === 'POST' && addMessage) {
+          const message = body?.message;
+          if (message?.messageType === 'TEXT_AND_NOTIFY') {
+            const recent = (notifications.get(id!) ?? []).filter((t) => t > Date.now() - 24 * 3600 * 1000);
+            if (recent.length >= 3) return error(429, 'QuotaExceededException: the object has had 3 notifications in the last 24 hours.');
+            notifications.set(id!, [...recent, Date.now()]);
+          }
+          existing.messages = [...(existing.messages ?? []), message];
+          return send(200, { resource: existing });
+        }
+        return error(400, 'Unsupported call.');
+      })().catch((e: Error) => res.writeHead(500).end(JSON.stringify({ error: { code: 500, message: e.message, status: 'INTERNAL' } })));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    apiUrl: `http://127.0.0.1:${port}/walletobjects/v1`,
+    tokenUrl: `http://127.0.0.1:${port}/token`,
+    calls,
+    tokenRequests,
+    resources,
+    failNext: (...statuses) => {
+      programmed.push(...statuses);
+    },
+    revokeTokens: () => tokens.clear(),
+    reset() {
+      calls.length = 0;
+      tokenRequests.length = 0;
+      resources.clear();
+      notifications.clear();
+      programmed = [];
+    },
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
