@@ -56,6 +56,7 @@ import { getGoogleConfiguration } from './resources/administration/getGoogleConf
 import { deleteGoogleConfiguration } from './resources/administration/deleteGoogleConfiguration.ts';
 import { getPassTemplateImage } from './resources/holderPages/getPassTemplateImage.ts';
 import { downloadApplePass } from './resources/holderPages/downloadApplePass.ts';
+import { getHolderPassPage } from './resources/holderPages/getHolderPassPage.ts';
 import { listPassRegistrations } from './resources/passes/listPassRegistrations.ts';
 import { listPassDeliveryAttempts } from './resources/passes/listPassDeliveryAttempts.ts';
 import { listAppleDeviceLogs } from './resources/administration/listAppleDeviceLogs.ts';
@@ -124,6 +125,7 @@ export const handlers: HandlerMap = {
   getGoogleConfiguration,
   deleteGoogleConfiguration,
   downloadApplePass,
+  getHolderPassPage,
   getPassTemplateImage,
   listPassRegistrations,
   listPassDeliveryAttempts,
