@@ -1398,7 +1398,8 @@ export interface paths {
          *
          *     - `http_request_duration_seconds{operation,status}`: histogram of request times by
          *       operationId (`unknown` for paths the contract does not have) and status.
-         *     - `wallet_delivery_attempts_total{channel,outcome}`: outcomes of APNs pushes.
+         *     - `wallet_delivery_attempts_total{channel,outcome}`: outcomes of APNs pushes (`apns`),
+         *       Google Wallet calls (`googleWallet`) and webhook requests (`webhook`).
          *     - `db_pool_connections{state}`: PostgreSQL pool connections (`total`, `idle`) and requests
          *       `waiting` for one, summed over the server processes.
          *     - `job_queue_jobs{queue,state}` and `job_queue_oldest_waiting_seconds{queue}`: the job
@@ -1523,7 +1524,10 @@ export interface webhooks {
         put?: never;
         /**
          * Pass updated
-         * @description The pass changed: `updatePass` (fields, deactivation, reactivation) or its loyalty balance (`updateLoyalty`). Extension of this service. Sent to every enabled subscription of the account that lists `passUpdated` in
+         * @description The pass changed: `updatePass` (fields, deactivation, reactivation) or its loyalty balance
+         *     (`updateLoyalty`). Extension of this service. A template's new design, which changes how its
+         *     passes look but none of their data, sends `passTemplateProcessed` once rather than one
+         *     `passUpdated` per pass. Sent to every enabled subscription of the account that lists `passUpdated` in
          *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
          *     to). The body is taken when the event happened. Deliveries to one subscription about one
          *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.

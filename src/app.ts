@@ -15,7 +15,6 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Express, type Request, type RequestHandler } from 'express';
-import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Config } from './config.ts';
@@ -24,6 +23,7 @@ import { requestIdOf } from './http/requestId.ts';
 import { errorHandler } from './http/errorHandler.ts';
 import { authenticatedWith, authenticateFirst } from './http/authenticate.ts';
 import { redactUrl } from './http/redact.ts';
+import { securityHeaders } from './http/securityHeaders.ts';
 import { mountOperations, pathMatcher, type OpenApiDocument } from './http/routes.ts';
 import { rateLimit } from './http/rateLimit.ts';
 import { refuseUnstorableInput } from './http/storableInput.ts';
@@ -98,7 +98,7 @@ export function createApp(deps: AppDependencies): Express {
   // Whose X-Forwarded-For names the client (rate limits per address); none unless TRUST_PROXY says.
   app.set('trust proxy', config.trustProxy);
 
-  app.use(helmet());
+  app.use(securityHeaders());
   app.use(
     pinoHttp({
       logger,

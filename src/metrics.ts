@@ -5,8 +5,9 @@
  *
  * - `http_request_duration_seconds{operation,status}`: a histogram of every request's time, by
  *   the contract's operationId (`unknown` for paths the contract does not have).
- * - `wallet_delivery_attempts_total{channel,outcome}`: every push (and sync) attempt's outcome, and
- *   every webhook request's (`channel="webhook"`, outcomes of src/delivery/webhookDelivery.ts).
+ * - `wallet_delivery_attempts_total{channel,outcome}`: every APNs push (`apns`), Google Wallet
+ *   call (`googleWallet`) and webhook request (`webhook`, outcomes of
+ *   src/delivery/webhookDelivery.ts), by outcome.
  * - `db_pool_connections{state}`: the PostgreSQL pool of each process (`total`, `idle`,
  *   `waiting` requests), read at scrape time.
  * - `job_queue_jobs{queue,state}` and `job_queue_oldest_waiting_seconds{queue}`: the job queue
@@ -52,7 +53,7 @@ export function createMetrics(db: Database, options: { processMetrics: boolean }
   });
   const deliveryAttempts = new Counter({
     name: 'wallet_delivery_attempts_total',
-    help: 'Attempts to deliver a pass change (APNs pushes) or a webhook event (webhook requests), by channel and outcome.',
+    help: 'Attempts to deliver a change: APNs pushes, Google Wallet calls and webhook requests, by channel and outcome.',
     labelNames: ['channel', 'outcome'] as const,
     registers: [registry],
   });

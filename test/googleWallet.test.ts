@@ -111,6 +111,8 @@ describe('objects', () => {
     expect(record.map((a) => a.attributes)).toContainEqual(
       expect.objectContaining({ channel: 'googleWallet', target: `${ISSUER_ID}.${passId}`, operation: 'insertObject', outcome: 'delivered', status: 200 }),
     );
+    const metrics = (await service.api.get('/metrics').set(service.adminAuth()).expect(200)).text;
+    expect(Number(/^wallet_delivery_attempts_total\{channel="googleWallet",outcome="delivered"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(2);
   });
 
   it('patches the object with a new balance', async () => {

@@ -10,6 +10,7 @@ import supertest from 'supertest';
 import { createApp, warmUpApp } from '../src/app.ts';
 import { createHttpServer, listen } from '../src/http/listener.ts';
 import { redactUrl } from '../src/http/redact.ts';
+import { helmetHeaders } from '../src/http/securityHeaders.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { contractOperations } from './support/contractOperations.ts';
 import { testDatabaseKind } from './support/testDatabase.ts';
@@ -60,6 +61,23 @@ describe('authentication before the body', () => {
       expect({ status: malformed.status, code: malformed.body.errors[0].code }).toEqual({ status: 401, code: 'unauthorized' });
       const huge = await service.api.post('/admin/v1/accounts').set(auth).send({ account: { name: 'x'.repeat(2 * 1024 * 1024) } });
       expect({ status: huge.status, code: huge.body.errors[0].code }).toEqual({ status: 401, code: 'unauthorized' });
+    }
+  });
+});
+
+describe('security headers', () => {
+  it("sets helmet's headers, with helmet's values, on every response, and no X-Powered-By", async () => {
+    const expected = helmetHeaders();
+    expect(expected.map(([name]) => name)).toEqual(expect.arrayContaining(['Content-Security-Policy', 'Strict-Transport-Security', 'X-Content-Type-Options', 'X-Frame-Options']));
+    const responses = [
+      await service.api.get('/healthz').expect(200),
+      await service.api.get('/api/v1/entities').set(service.auth(token)).expect(200),
+      await service.api.get('/no/such/path').expect(404),
+      await service.api.get('/api/v1/entities').expect(401),
+    ];
+    for (const res of responses) {
+      for (const [name, value] of expected) expect([name, res.headers[name.toLowerCase()]]).toEqual([name, value]);
+      expect(res.headers['x-powered-by']).toBeUndefined();
     }
   });
 });

@@ -35,6 +35,7 @@ import { startFakeApns } from '../../test/support/fakeApns.ts';
 import { ICON_PNG, LOGO_PNG } from '../../test/support/images.ts';
 import { freePort } from '../support/childProcess.ts';
 import { benchRequest as request, startBenchServer } from './support/benchServer.ts';
+import { createThrowAwayDatabase } from './support/throwAwayDatabase.ts';
 
 const TARGET_S = 60;
 const POLL_MS = 100;
@@ -60,19 +61,8 @@ async function pool<T>(items: T[], concurrency: number, work: (item: T) => Promi
   }));
 }
 
-const dbName = `wps_bench_${randomBytes(6).toString('hex')}`;
-const admin = new pg.Client({ connectionString: PG_SERVER });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${dbName}`);
-await admin.end();
-const dbUrl = new URL(PG_SERVER);
-dbUrl.pathname = `/${dbName}`;
-const dropDatabase = async () => {
-  const client = new pg.Client({ connectionString: PG_SERVER });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await client.end();
-};
+const database = await createThrowAwayDatabase(PG_SERVER);
+const dropDatabase = database.drop;
 
 const fake = await startFakeApns();
 const caDir = await mkdtemp(join(tmpdir(), 'wps-bench-apns-'));
@@ -81,7 +71,7 @@ const secretsKey = randomBytes(32);
 const port = await freePort();
 const server = await startBenchServer({
   PORT: String(port),
-  DATABASE_URL: dbUrl.toString(),
+  DATABASE_URL: database.url,
   PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
   SECRETS_KEY: secretsKey.toString('hex'),
   APNS_URL: fake.url,
@@ -91,7 +81,7 @@ const server = await startBenchServer({
   await dropDatabase();
   throw error;
 });
-const db = new pg.Client({ connectionString: dbUrl.toString() });
+const db = new pg.Client({ connectionString: database.url });
 try {
   const { base, adminToken } = server;
   const account = await request(`${base}/admin/v1/accounts`, { method: 'POST', token: adminToken, body: { account: { name: 'Bench' } } });

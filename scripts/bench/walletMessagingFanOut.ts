@@ -24,6 +24,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { benchRequest as request, startBenchServer } from './support/benchServer.ts';
 import { ICON_PNG, LOGO_PNG } from '../../test/support/images.ts';
+import { createThrowAwayDatabase } from './support/throwAwayDatabase.ts';
 
 const TARGET_S = 30;
 const POLL_MS = 100;
@@ -41,28 +42,15 @@ async function poll(url: string, token: string, done: (attributes: Record<string
   }
 }
 
-const dbName = `wps_bench_${randomBytes(6).toString('hex')}`;
-const admin = new pg.Client({ connectionString: PG_SERVER });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${dbName}`);
-await admin.end();
-const dbUrl = new URL(PG_SERVER);
-dbUrl.pathname = `/${dbName}`;
-
-/** Drops the throw-away database (no other database is touched). */
-async function dropDatabase(): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_SERVER });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await client.end();
-}
+const database = await createThrowAwayDatabase(PG_SERVER);
+const dropDatabase = database.drop;
 
 const port = await freePort();
-const server = await startBenchServer({ PORT: String(port), DATABASE_URL: dbUrl.toString(), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, SECRETS_KEY: randomBytes(32).toString('hex') }).catch(async (error: unknown) => {
+const server = await startBenchServer({ PORT: String(port), DATABASE_URL: database.url, PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, SECRETS_KEY: randomBytes(32).toString('hex') }).catch(async (error: unknown) => {
   await dropDatabase();
   throw error;
 });
-const db = new pg.Client({ connectionString: dbUrl.toString() });
+const db = new pg.Client({ connectionString: database.url });
 try {
   const { base, adminToken } = server;
   const account = await request(`${base}/admin/v1/accounts`, { method: 'POST', token: adminToken, body: { account: { name: 'Bench' } } });

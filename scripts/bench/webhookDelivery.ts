@@ -26,6 +26,7 @@ import pg from 'pg';
 import { freePort } from '../support/childProcess.ts';
 import { startWebhookReceiver, verifyWebhookSignature } from '../../test/support/webhookReceiver.ts';
 import { benchRequest as request, startBenchServer } from './support/benchServer.ts';
+import { createThrowAwayDatabase } from './support/throwAwayDatabase.ts';
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
 const KEYS = Math.max(1, Math.min(EVENTS, Number(process.env.BENCH_WEBHOOK_KEYS ?? EVENTS)));
@@ -34,25 +35,14 @@ const PG_SERVER = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0
 const contract = JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8'));
 const example = contract.components.examples.PassCreatedWebhook.value as { data: { id: string; relationships: { pass: { data: { id: string } } } }; included: { id: string }[] };
 
-const dbName = `wps_bench_${randomBytes(6).toString('hex')}`;
-const admin = new pg.Client({ connectionString: PG_SERVER });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${dbName}`);
-await admin.end();
-const dbUrl = new URL(PG_SERVER);
-dbUrl.pathname = `/${dbName}`;
-const dropDatabase = async () => {
-  const client = new pg.Client({ connectionString: PG_SERVER });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await client.end();
-};
+const database = await createThrowAwayDatabase(PG_SERVER);
+const dropDatabase = database.drop;
 
 const receiver = await startWebhookReceiver();
 const port = await freePort();
 const server = await startBenchServer({
   PORT: String(port),
-  DATABASE_URL: dbUrl.toString(),
+  DATABASE_URL: database.url,
   PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
   SECRETS_KEY: randomBytes(32).toString('hex'),
   WEBHOOK_ALLOW_PRIVATE: 'true',
@@ -60,7 +50,7 @@ const server = await startBenchServer({
   await dropDatabase();
   throw error;
 });
-const db = new pg.Client({ connectionString: dbUrl.toString() });
+const db = new pg.Client({ connectionString: database.url });
 let failed = false;
 try {
   await db.connect();

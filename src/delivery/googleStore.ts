@@ -158,3 +158,10 @@ export async function recordObjectSynced(
 export async function recordMessageAdded(prisma: PrismaExecutor, passId: string, message: string, notifiedAt: Date[]): Promise<void> {
   await prisma.googleWalletObject.update({ where: { passId }, data: { lastMessage: message, notifiedAt: notifiedAt.slice(-3) } });
 }
+
+/** Which of these passes have a Google object. */
+export async function selectPassesWithObjects(prisma: PrismaExecutor, passIds: string[]): Promise<string[]> {
+  const rows = await prisma.$queryRaw<{ passId: string }[]>`
+    SELECT pass_id::text AS "passId" FROM google_wallet_objects WHERE pass_id = ANY(${passIds}::uuid[]) ORDER BY pass_id`;
+  return rows.map((r) => r.passId);
+}

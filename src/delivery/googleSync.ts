@@ -17,6 +17,7 @@
  * @module delivery/googleSync
  */
 import { createHash } from 'node:crypto';
+import type { ServiceMetrics } from '../metrics.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { PrismaExecutor } from '../db/database.ts';
@@ -34,6 +35,7 @@ import {
   selectAccountIssuer,
   selectClassVersion,
   selectGooglePass,
+  selectPassesWithObjects,
   type AccountIssuer,
   type ProcessedClassVersion,
 } from './googleStore.ts';
@@ -45,6 +47,7 @@ export interface GoogleDependencies {
   clock: Clock;
   config: Pick<Config, 'publicBaseUrl' | 'googleSaveOrigins'>;
   googleWallet: GoogleWalletClient;
+  metrics: Pick<ServiceMetrics, 'deliveryAttempts'>;
 }
 
 /** What a sync achieved: a Google outcome, or why nothing was written. */
@@ -76,6 +79,7 @@ interface RecordTarget {
 }
 
 async function record(deps: GoogleDependencies, target: RecordTarget | null, googleId: string, operation: string, response: GoogleResponse): Promise<void> {
+  deps.metrics.deliveryAttempts.inc({ channel: 'googleWallet', outcome: classifyGoogleResponse(response.status) });
   if (!target) return;
   const attempt: AttemptRecord = {
     accountId: target.accountId,
@@ -263,7 +267,8 @@ export async function messageGooglePasses(
 ): Promise<GoogleMessageResult[]> {
   const issuers = new Map<string, AccountIssuer | null>();
   const results = new Map<string, GoogleMessageResult>();
-  let pending = passIds;
+  // Only passes with a Google object get the message: one query finds them (none without Google credentials).
+  let pending = passIds.length ? await selectPassesWithObjects(deps.db.prisma, passIds) : [];
   for (let attempt = 1; attempt <= BATCH_MESSAGE_ATTEMPTS && pending.length; attempt++) {
     if (attempt > 1) await sleep(BATCH_MESSAGE_BACKOFF_MS * 2 ** (attempt - 2));
     const retry: string[] = [];
