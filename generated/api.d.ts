@@ -4414,6 +4414,10 @@ export interface components {
         /** @description No pass has this UUID: a page saying so when `Accept` prefers `text/html`, else the JSON:API error. */
         HolderPageNotFound: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
+                "Content-Security-Policy": components["headers"]["ContentSecurityPolicyHolderPage"];
+                "Referrer-Policy": components["headers"]["ReferrerPolicyNoReferrer"];
+                "X-Robots-Tag": components["headers"]["XRobotsTagNoIndex"];
                 [name: string]: unknown;
             };
             content: {
@@ -4424,6 +4428,10 @@ export interface components {
         /** @description The pass was nullified and can no longer be added to a wallet: a page saying "This pass is no longer valid" when `Accept` prefers `text/html`, else the JSON:API error. */
         HolderPageGone: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
+                "Content-Security-Policy": components["headers"]["ContentSecurityPolicyHolderPage"];
+                "Referrer-Policy": components["headers"]["ReferrerPolicyNoReferrer"];
+                "X-Robots-Tag": components["headers"]["XRobotsTagNoIndex"];
                 [name: string]: unknown;
             };
             content: {
@@ -4612,6 +4620,8 @@ export interface components {
         ContentSecurityPolicyHolderPage: string;
         /** @description `no-referrer`: links followed from the page do not carry its URL (the pass UUID is the capability). */
         ReferrerPolicyNoReferrer: "no-referrer";
+        /** @description `noindex, nofollow`: search engines neither index the page nor follow its links (the pass UUID is the capability). */
+        XRobotsTagNoIndex: "noindex, nofollow";
         /** @description An entity tag of this version of the pass (RFC 9110 §8.8.3); send it back in `If-None-Match` to get `304` while it is unchanged. */
         ETag: string;
         /** @description When the pass last changed, as an HTTP-date (RFC 9110 §8.8.2); `If-Modified-Since` compares with it at second precision. */
@@ -6363,6 +6373,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
                     "Content-Security-Policy": components["headers"]["ContentSecurityPolicyHolderPage"];
                     "Referrer-Policy": components["headers"]["ReferrerPolicyNoReferrer"];
+                    "X-Robots-Tag": components["headers"]["XRobotsTagNoIndex"];
                     [name: string]: unknown;
                 };
                 content: {
