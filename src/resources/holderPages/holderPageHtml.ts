@@ -88,6 +88,7 @@ a.action:focus-visible{outline:3px solid #0a84ff;outline-offset:2px}
 .notice{background:#fff;border-left:4px solid #8e8e93;border-radius:6px;padding:.75rem 1rem;margin:0 0 1.25rem}
 .other{font-size:.9rem}
 .other a{color:#0a5fd6}
+.other img{height:40px;vertical-align:middle}
 `;
 
 function styleFor(colors: PassPageView['colors'] | null): string {
