@@ -971,6 +971,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/passes/{id}/google": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass UUID (version 7, 74 random bits). It is the capability: whoever has the link can add the pass to a wallet, so it is shared only with the holder (an extId is never accepted here). */
+                id: components["parameters"]["HolderPassId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the Google Wallet holder page of a pass
+         * @description The holder page of the pass (as `/passes/{id}`, its `downloadUrl`) with "Add to Google
+         *     Wallet" as its primary action whatever the device: the pass's "Save to Google Wallet" link
+         *     when the account has Google Wallet credentials. It is the `passSource` URL for `google` of an
+         *     account without credentials; the page then shows only the actions that work. States, error
+         *     pages, headers and content negotiation are those of the holder page.
+         */
+        get: operations["getGoogleHolderPassPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/media/pass-templates/{templateId}/versions/{version}/{imageName}": {
         parameters: {
             query?: never;
@@ -6424,6 +6451,42 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["AppleNotConfigured"];
             410: components["responses"]["Gone"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getGoogleHolderPassPage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Picks the template localisation of the preview (RFC 9110 §12.5.4). */
+                "Accept-Language"?: string;
+            };
+            path: {
+                /** @description The pass UUID (version 7, 74 random bits). It is the capability: whoever has the link can add the pass to a wallet, so it is shared only with the holder (an extId is never accepted here). */
+                id: components["parameters"]["HolderPassId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The holder page. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "Content-Security-Policy": components["headers"]["ContentSecurityPolicyHolderPage"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicyNoReferrer"];
+                    "X-Robots-Tag": components["headers"]["XRobotsTagNoIndex"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["HolderPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["HolderPageNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            410: components["responses"]["HolderPageGone"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -57,6 +57,7 @@ import { deleteGoogleConfiguration } from './resources/administration/deleteGoog
 import { getPassTemplateImage } from './resources/holderPages/getPassTemplateImage.ts';
 import { downloadApplePass } from './resources/holderPages/downloadApplePass.ts';
 import { getHolderPassPage } from './resources/holderPages/getHolderPassPage.ts';
+import { getGoogleHolderPassPage } from './resources/holderPages/getGoogleHolderPassPage.ts';
 import { listPassRegistrations } from './resources/passes/listPassRegistrations.ts';
 import { listPassDeliveryAttempts } from './resources/passes/listPassDeliveryAttempts.ts';
 import { listAppleDeviceLogs } from './resources/administration/listAppleDeviceLogs.ts';
@@ -126,6 +127,7 @@ export const handlers: HandlerMap = {
   deleteGoogleConfiguration,
   downloadApplePass,
   getHolderPassPage,
+  getGoogleHolderPassPage,
   getPassTemplateImage,
   listPassRegistrations,
   listPassDeliveryAttempts,

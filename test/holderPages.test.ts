@@ -420,4 +420,40 @@ describe('getHolderPassPage', () => {
     expect(none.text).toContain('This pass cannot be added to a wallet yet.');
     expect(none.text).not.toContain('id="qr"');
   });
+
+  describe('getGoogleHolderPassPage', () => {
+    it('puts Add to Google Wallet first whatever the device', async () => {
+      const pass = await issuePass(badgeService, both.token, bothTemplate);
+      for (const ua of [UA.iphoneSafari, UA.windowsChrome]) {
+        const res = await badgeService.api.get(`/passes/${pass.id}/google`).set('Accept', BROWSER_ACCEPT).set('User-Agent', ua).expect(200);
+        expectPageHeaders(res);
+        const actions = actionsOf(res.text);
+        expect(actions.google!.primary).toBe(true);
+        expect(decodeJwt(actions.google!.href.split('/').pop()!)).toMatchObject({ payload: { loyaltyObjects: [{ id: `${ISSUER_ID}.${pass.id}` }] } });
+        expect(actions.apple).toEqual({ href: `/passes/${pass.id}/apple`, primary: false });
+        expect(res.text).not.toContain('id="qr"');
+      }
+    });
+
+    it('is the google passSource of an account without Google credentials, showing only what works', async () => {
+      const pass = await issuePass(service, tenant.token, templateId);
+      const shown = await service.api.get(`/api/v1/passes/${pass.id}?includePassSource=google`).set(service.auth(tenant.token)).expect(200);
+      const url = shown.body.data.attributes.passSource.url as string;
+      expect(url).toBe(`${BASE}/passes/${pass.id}/google`);
+      const res = await service.api.get(new URL(url).pathname).set('Accept', BROWSER_ACCEPT).set('User-Agent', UA.android).expect(200);
+      expect(actionsOf(res.text)).toEqual({ apple: { href: `/passes/${pass.id}/apple`, primary: false } });
+    });
+
+    it('answers the 404 and 410 pages, or JSON errors to clients that prefer JSON', async () => {
+      const unknown = await service.api.get('/passes/0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10/google').set('Accept', BROWSER_ACCEPT).expect(404);
+      expect(unknown.text).toContain('<h1 data-state="notFound">Pass not found</h1>');
+      expectError(await service.api.get('/passes/0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10/google'), 404, 'not_found', { parameter: 'id' });
+      const pass = await issuePass(service, tenant.token, templateId);
+      await service.api.post(`/api/v1/passes/${pass.id}/nullify`).set(service.auth(tenant.token)).expect(200);
+      const gone = await service.api.get(`/passes/${pass.id}/google`).set('Accept', BROWSER_ACCEPT).expect(410);
+      expect(gone.text).toContain('This pass is no longer valid');
+      expectError(await service.api.get(`/passes/${pass.id}/google`), 410, 'pass_nullified', { parameter: 'id' });
+      await service.api.get('/passes/CC-1042/google').expect(400);
+    });
+  });
 });

@@ -1,6 +1,6 @@
 import Negotiator from 'negotiator';
 import QRCode from 'qrcode';
-import type { OperationHandler } from '../../http/operation.ts';
+import type { OperationHandler, OperationInput } from '../../http/operation.ts';
 import { GoneError, NotFoundError } from '../../errors.ts';
 import { googleSaveLink } from '../../delivery/googleSync.ts';
 import type { TemplateField } from '../../wallet/templateDesign.ts';
@@ -11,7 +11,7 @@ import { barcodeCaption, identifierValue, type BarcodeSettings } from '../passes
 import { findPassByUuid } from '../passes/passStore.ts';
 import { passContentOf, passDownloadUrl } from '../passes/serializePass.ts';
 import { renderNoticePage, renderPassPage, type PreviewField, type RenderedPage } from './holderPageHtml.ts';
-import { platformOf } from './holderPlatform.ts';
+import { platformOf, type HolderPlatform } from './holderPlatform.ts';
 import { walletBadges } from './walletBadges.ts';
 
 /** Headers of every holder page: no cache, no referrer, the page's own CSP. */
@@ -44,7 +44,23 @@ function languageOf(acceptLanguage: string | undefined, defaultLanguage: string,
  * @throws NotFoundError (unknown UUID) and GoneError (nullified pass) when the client prefers JSON;
  *   a browser gets the 404 and 410 pages instead.
  */
-export const getHolderPassPage: OperationHandler<'getHolderPassPage'> = async ({ params, headers, ctx }) => {
+export const getHolderPassPage: OperationHandler<'getHolderPassPage'> = (input) => holderPassPage(input, null);
+
+/** What a holder page answers: the page (200), or the 404 and 410 pages. */
+type HolderPageResult =
+  | { status: 200; headers: Record<string, string>; body: string }
+  | { status: 404; headers: Record<string, string>; body: string }
+  | { status: 410; headers: Record<string, string>; body: string };
+
+/**
+ * Builds a holder page (getHolderPassPage, getGoogleHolderPassPage).
+ * @param platformOverride The platform whose action comes first; null: from `User-Agent`.
+ * @throws NotFoundError (unknown UUID) and GoneError (nullified pass) when the client prefers JSON.
+ */
+export async function holderPassPage(
+  { params, headers, ctx }: Pick<OperationInput<'getHolderPassPage' | 'getGoogleHolderPassPage'>, 'params' | 'headers' | 'ctx'>,
+  platformOverride: HolderPlatform | null,
+): Promise<HolderPageResult> {
   const prisma = ctx.db.prisma;
   const pass = await findPassByUuid(prisma, params.id);
   if (!pass || pass.status === 'nullified') {
@@ -86,7 +102,7 @@ export const getHolderPassPage: OperationHandler<'getHolderPassPage'> = async ({
         walletBadges(ctx.config.holderPageBadgesDir),
       ])
     : [null, null, { apple: null, google: null }];
-  const platform = platformOf(typeof headers['user-agent'] === 'string' ? headers['user-agent'] : undefined);
+  const platform = platformOverride ?? platformOf(typeof headers['user-agent'] === 'string' ? headers['user-agent'] : undefined);
   const pageUrl = passDownloadUrl(ctx.baseUrl, pass.id);
   const hasAction = appleConfiguration !== null || saveLink !== null;
   const qrSvg =
@@ -110,4 +126,4 @@ export const getHolderPassPage: OperationHandler<'getHolderPassPage'> = async ({
     qrSvg,
   });
   return { status: 200, headers: pageHeaders(rendered), body: rendered.html };
-};
+}
