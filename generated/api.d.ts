@@ -887,6 +887,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/passes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass UUID (version 7, 74 random bits). It is the capability: whoever has the link can add the pass to a wallet, so it is shared only with the holder (an extId is never accepted here). */
+                id: components["parameters"]["HolderPassId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the holder page of a pass
+         * @description The page behind a pass's `downloadUrl`, for the holder: it puts the pass in a wallet on any
+         *     device. The platform is decided on the server from `User-Agent`, so the page works without
+         *     JavaScript:
+         *
+         *     - iPhone, iPad (Safari, Chrome, the in-app browsers of mail apps) and Safari or Chrome on
+         *       macOS: "Add to Apple Wallet", which downloads the signed `.pkpass` (`/passes/{id}/apple`).
+         *     - Android: "Add to Google Wallet", which opens the pass's "Save to Google Wallet" link.
+         *     - Anything else: a QR code of the page's own URL (SVG, drawn by the server) to scan with a
+         *       phone, and both actions.
+         *
+         *     The other platform's action stays reachable by a link. An action shows only when the account
+         *     can serve it: an Apple configuration for the template's pass type, a Google configuration.
+         *     The page previews the pass: the template's colours and logo (served by this service), its
+         *     fields with the pass's values, the barcode's text when `displayText` asks for it, and the
+         *     pass's `latestMessage`. Labels come in the template localisation `Accept-Language` prefers,
+         *     when the template has one; the page's own text is English.
+         *
+         *     Apple's and Google's brand rules forbid home-made badges: with `HOLDER_PAGE_BADGES_DIR` the
+         *     page shows the official artwork put there by the operator, otherwise plain labelled buttons.
+         *
+         *     A deactivated pass shows "This pass is currently inactive" without actions. A nullified pass
+         *     answers `410` and an unknown one `404`: an HTML page when `Accept` prefers `text/html` (as
+         *     browsers send), else the JSON:API error. The page sets no cookie, makes no request to another
+         *     host (`Content-Security-Policy`), is not indexed and sends no referrer.
+         */
+        get: operations["getHolderPassPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/passes/{id}/apple": {
         parameters: {
             query?: never;
@@ -917,6 +963,33 @@ export interface paths {
          *     NFC-enabled by Apple, which the service cannot check.
          */
         get: operations["downloadApplePass"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/passes/{id}/google": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass UUID (version 7, 74 random bits). It is the capability: whoever has the link can add the pass to a wallet, so it is shared only with the holder (an extId is never accepted here). */
+                id: components["parameters"]["HolderPassId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the Google Wallet holder page of a pass
+         * @description The holder page of the pass (as `/passes/{id}`, its `downloadUrl`) with "Add to Google
+         *     Wallet" as its primary action whatever the device: the pass's "Save to Google Wallet" link
+         *     when the account has Google Wallet credentials. It is the `passSource` URL for `google` of an
+         *     account without credentials; the page then shows only the actions that work. States, error
+         *     pages, headers and content negotiation are those of the holder page.
+         */
+        get: operations["getGoogleHolderPassPage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3802,6 +3875,13 @@ export interface components {
         GoogleConfigurationSetRequest: {
             googleConfiguration: components["schemas"]["GoogleConfigurationInput"];
         };
+        /**
+         * @description An HTML5 document (UTF-8) for the holder of a pass, readable without JavaScript: the actions
+         *     that put the pass in a wallet, a preview of the pass, or the page of a pass that is unknown or
+         *     no longer valid. Every value from the pass or its template is escaped.
+         * @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>Coffee Club Card</title></head><body>…</body></html>
+         */
+        HolderPage: string;
         /** @description A signed Apple Wallet pass: a zip of `pass.json`, its images, localisations, `manifest.json` (SHA-1 of every file) and `signature` (a detached CMS signature of the manifest with the Pass Type ID certificate and the WWDR intermediate), as described in https://developer.apple.com/documentation/walletpasses/building-a-pass. */
         Pkpass: string;
         /**
@@ -4358,6 +4438,34 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDocument"];
             };
         };
+        /** @description No pass has this UUID: a page saying so when `Accept` prefers `text/html`, else the JSON:API error. */
+        HolderPageNotFound: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
+                "Content-Security-Policy": components["headers"]["ContentSecurityPolicyHolderPage"];
+                "Referrer-Policy": components["headers"]["ReferrerPolicyNoReferrer"];
+                "X-Robots-Tag": components["headers"]["XRobotsTagNoIndex"];
+                [name: string]: unknown;
+            };
+            content: {
+                "text/html": components["schemas"]["HolderPage"];
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
+        /** @description The pass was nullified and can no longer be added to a wallet: a page saying "This pass is no longer valid" when `Accept` prefers `text/html`, else the JSON:API error. */
+        HolderPageGone: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
+                "Content-Security-Policy": components["headers"]["ContentSecurityPolicyHolderPage"];
+                "Referrer-Policy": components["headers"]["ReferrerPolicyNoReferrer"];
+                "X-Robots-Tag": components["headers"]["XRobotsTagNoIndex"];
+                [name: string]: unknown;
+            };
+            content: {
+                "text/html": components["schemas"]["HolderPage"];
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
         /** @description The pass cannot be built for Apple Wallet yet: the account has no Apple configuration for the template's pass type (the operator sets one with Set the Apple configuration of a pass type, `npm run admin -- apple set`), or the template is being processed again. */
         AppleNotConfigured: {
             headers: {
@@ -4535,6 +4643,12 @@ export interface components {
         IdempotentReplayed: "true";
         /** @description `no-store`: the response carries a secret, so no cache may keep it (RFC 9111 §5.2.2.5). */
         CacheControlNoStore: "no-store";
+        /** @description The page's policy: nothing loads but its own images (this origin and `data:` badges) and its one inline style block (by hash); no script, no frame, no form, no other host. */
+        ContentSecurityPolicyHolderPage: string;
+        /** @description `no-referrer`: links followed from the page do not carry its URL (the pass UUID is the capability). */
+        ReferrerPolicyNoReferrer: "no-referrer";
+        /** @description `noindex, nofollow`: search engines neither index the page nor follow its links (the pass UUID is the capability). */
+        XRobotsTagNoIndex: "noindex, nofollow";
         /** @description An entity tag of this version of the pass (RFC 9110 §8.8.3); send it back in `If-None-Match` to get `304` while it is unchanged. */
         ETag: string;
         /** @description When the pass last changed, as an HTTP-date (RFC 9110 §8.8.2); `If-Modified-Since` compares with it at second precision. */
@@ -6263,6 +6377,44 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getHolderPassPage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Decides the primary action (see above). */
+                "User-Agent"?: string;
+                /** @description Picks the template localisation of the preview (RFC 9110 §12.5.4). */
+                "Accept-Language"?: string;
+            };
+            path: {
+                /** @description The pass UUID (version 7, 74 random bits). It is the capability: whoever has the link can add the pass to a wallet, so it is shared only with the holder (an extId is never accepted here). */
+                id: components["parameters"]["HolderPassId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The holder page. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "Content-Security-Policy": components["headers"]["ContentSecurityPolicyHolderPage"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicyNoReferrer"];
+                    "X-Robots-Tag": components["headers"]["XRobotsTagNoIndex"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["HolderPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["HolderPageNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            410: components["responses"]["HolderPageGone"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     downloadApplePass: {
         parameters: {
             query?: never;
@@ -6299,6 +6451,42 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["AppleNotConfigured"];
             410: components["responses"]["Gone"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getGoogleHolderPassPage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Picks the template localisation of the preview (RFC 9110 §12.5.4). */
+                "Accept-Language"?: string;
+            };
+            path: {
+                /** @description The pass UUID (version 7, 74 random bits). It is the capability: whoever has the link can add the pass to a wallet, so it is shared only with the holder (an extId is never accepted here). */
+                id: components["parameters"]["HolderPassId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The holder page. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "Content-Security-Policy": components["headers"]["ContentSecurityPolicyHolderPage"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicyNoReferrer"];
+                    "X-Robots-Tag": components["headers"]["XRobotsTagNoIndex"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["HolderPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["HolderPageNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            410: components["responses"]["HolderPageGone"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

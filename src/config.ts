@@ -120,6 +120,14 @@ export interface Config {
    * (`GOOGLE_WALLET_REQUESTS_PER_SECOND`, default 20: Google's quota).
    */
   googleWalletRequestsPerSecond: number;
+  /**
+   * Where the operator puts the official wallet badges the holder page shows
+   * (`HOLDER_PAGE_BADGES_DIR`, default none: plain labelled buttons): `add-to-apple-wallet.svg`
+   * (Apple: https://developer.apple.com/wallet/add-to-apple-wallet-guidelines/) and
+   * `add-to-google-wallet.svg` (Google: https://developers.google.com/wallet/generic/resources/brand-guidelines),
+   * or the same names in `.png`.
+   */
+  holderPageBadgesDir: string | null;
 }
 
 /** Thrown when an environment variable has an unusable value; the message names the variable. */
@@ -300,5 +308,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     googleOauthTokenUrl: url(env, 'GOOGLE_OAUTH_TOKEN_URL', ['http:', 'https:']) ?? 'https://oauth2.googleapis.com/token',
     googleSaveOrigins: origins(env, 'GOOGLE_SAVE_ORIGINS'),
     googleWalletRequestsPerSecond: integer(env, 'GOOGLE_WALLET_REQUESTS_PER_SECOND', 20, 2, 10_000),
+    holderPageBadgesDir: env.HOLDER_PAGE_BADGES_DIR ? resolve(env.HOLDER_PAGE_BADGES_DIR) : null,
   };
 }

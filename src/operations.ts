@@ -56,6 +56,8 @@ import { getGoogleConfiguration } from './resources/administration/getGoogleConf
 import { deleteGoogleConfiguration } from './resources/administration/deleteGoogleConfiguration.ts';
 import { getPassTemplateImage } from './resources/holderPages/getPassTemplateImage.ts';
 import { downloadApplePass } from './resources/holderPages/downloadApplePass.ts';
+import { getHolderPassPage } from './resources/holderPages/getHolderPassPage.ts';
+import { getGoogleHolderPassPage } from './resources/holderPages/getGoogleHolderPassPage.ts';
 import { listPassRegistrations } from './resources/passes/listPassRegistrations.ts';
 import { listPassDeliveryAttempts } from './resources/passes/listPassDeliveryAttempts.ts';
 import { listAppleDeviceLogs } from './resources/administration/listAppleDeviceLogs.ts';
@@ -124,6 +126,8 @@ export const handlers: HandlerMap = {
   getGoogleConfiguration,
   deleteGoogleConfiguration,
   downloadApplePass,
+  getHolderPassPage,
+  getGoogleHolderPassPage,
   getPassTemplateImage,
   listPassRegistrations,
   listPassDeliveryAttempts,

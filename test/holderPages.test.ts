@@ -5,7 +5,18 @@
  * `openssl cms -verify` against the test chain, the signer's UID and OU, `pass.json` keys per
  * Apple's reference, images and their sizes, localisations.
  */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeJwt } from 'jose';
+import jsQRModule from 'jsqr';
+import sharp from 'sharp';
+import { startFakeGoogleWallet, type FakeGoogleWallet } from './support/fakeGoogleWallet.ts';
+import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyFile, serviceAccountKeyPair } from './support/googleCredentials.ts';
 import { inspectPkpass } from './support/pkpassInspection.ts';
+import { binary } from './support/simulatedIphone.ts';
 import { PASS_TYPE_ID, setAppleConfiguration, TEAM_ID, testCertificates } from './support/appleCredentials.ts';
 import { createTemplate, expectError, issuePass, loyaltyTemplate } from './support/passes.ts';
 import { startTestService, type TestService } from './support/testService.ts';
@@ -14,6 +25,11 @@ const BASE = 'http://wallet.test';
 let service: TestService;
 let tenant: { accountId: string; token: string };
 let templateId: string;
+let badgeService: TestService;
+/** An operator's badge directory with Apple's badge only (a stand-in file: the official artwork is not redistributable). */
+const APPLE_BADGE = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="110" height="34"><rect width="110" height="34" rx="6"/></svg>');
+const badgeDir = mkdtempSync(join(tmpdir(), 'holder-badges-'));
+writeFileSync(join(badgeDir, 'add-to-apple-wallet.svg'), APPLE_BADGE);
 
 beforeAll(async () => {
   service = await startTestService({ jobs: 'work' });
@@ -39,6 +55,8 @@ const download = (id: string) => service.api.get(`/passes/${id}/apple`).buffer(t
   res.on('data', (c: Buffer) => chunks.push(c));
   res.on('end', () => done(null, Buffer.concat(chunks)));
 });
+/** jsQR is a UMD bundle: its default export is the module object. */
+const jsQR = jsQRModule.default;
 const root = () => testCertificates().rootCertificatePem;
 
 describe('downloadApplePass', () => {
@@ -150,5 +168,292 @@ describe('downloadApplePass', () => {
   it('answers 404 for an unknown pass, and takes no extId', async () => {
     expectError(await service.api.get('/passes/0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10/apple'), 404, 'not_found', { parameter: 'id' });
     await service.api.get('/passes/CC-1042/apple').expect(400);
+  });
+});
+
+/**
+ * getHolderPassPage (`GET /passes/{id}`, the pass's `downloadUrl`): the HTML is read through
+ * stable markers (`data-action`, `data-primary`, `data-state`, `id="qr"`): no HTML parser is a
+ * dependency. The Apple action's download is verified as above, the Google link's JWT decoded,
+ * and the desktop QR code rasterised (sharp) and decoded (jsQR) back to the page URL.
+ */
+const UA = {
+  iphoneSafari: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+  ipadGmail: 'Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 GoogleGmail/6.0',
+  iphoneChrome: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/126.0.6478.54 Mobile/15E148 Safari/604.1',
+  macSafari: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15',
+  macChrome: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
+  macFirefox: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:127.0) Gecko/20100101 Firefox/127.0',
+  android: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.6478.71 Mobile Safari/537.36',
+  windowsChrome: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
+  linuxFirefox: 'Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0',
+} as const;
+const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+
+describe('getHolderPassPage', () => {
+  let fake: FakeGoogleWallet;
+  let both: { accountId: string; token: string };
+  let bothTemplate: string;
+
+  beforeAll(async () => {
+    fake = await startFakeGoogleWallet({ publicKey: serviceAccountKeyPair().publicKey, clientEmail: CLIENT_EMAIL });
+    // A second service: Google's API at the stand-in, and an operator's badge directory holding Apple's badge only.
+    badgeService = await startTestService({
+      jobs: 'work',
+      config: { googleWalletApiUrl: fake.apiUrl, googleOauthTokenUrl: fake.tokenUrl, holderPageBadgesDir: badgeDir },
+    });
+    both = await badgeService.createAccount('Coffee Club Ltd');
+    await badgeService.createEntity(both.accountId);
+    await setAppleConfiguration(badgeService, both.accountId);
+    await badgeService.api
+      .put(`/admin/v1/accounts/${both.accountId}/google-configuration`)
+      .set(badgeService.adminAuth())
+      .send({ googleConfiguration: { issuerId: ISSUER_ID, serviceAccountKey: serviceAccountKeyFile() } })
+      .expect(201);
+    bothTemplate = await createTemplate(badgeService, both.token, loyaltyTemplate());
+  });
+  afterAll(async () => {
+    await badgeService.close();
+    await fake.close();
+    await rm(badgeDir, { recursive: true, force: true });
+  });
+
+  const page = (svc: TestService, id: string, userAgent: string | undefined, extra: Record<string, string> = {}) => {
+    const req = svc.api.get(`/passes/${id}`).set('Accept', BROWSER_ACCEPT);
+    for (const [name, value] of Object.entries({ ...(userAgent ? { 'User-Agent': userAgent } : {}), ...extra })) req.set(name, value);
+    return req;
+  };
+  /** The actions of a page: kind → { href, primary }. */
+  const actionsOf = (html: string) =>
+    Object.fromEntries(
+      [...html.matchAll(/<a class="[^"]*" data-action="(apple|google)"( data-primary)? href="([^"]*)"/g)].map((m) => [m[1], { href: m[3]!.replace(/&amp;/g, '&'), primary: m[2] !== undefined }]),
+    ) as Record<string, { href: string; primary: boolean }>;
+
+  function expectPageHeaders(res: { headers: Record<string, string> }) {
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['referrer-policy']).toBe('no-referrer');
+    expect(res.headers['x-robots-tag']).toBe('noindex, nofollow');
+    expect(res.headers['set-cookie']).toBeUndefined();
+    const csp = res.headers['content-security-policy']!;
+    expect(csp).toMatch(/^default-src 'none'; img-src 'self' data:; style-src 'sha256-[A-Za-z0-9+/]+=*'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/);
+    expect(csp).not.toMatch(/unsafe|script-src|https?:/);
+  }
+  /** The page's one style block hashes to the CSP's hash, and nothing else could load: no script, no remote URL. */
+  function expectSelfContained(html: string, csp: string) {
+    const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1]!);
+    expect(styles).toHaveLength(1);
+    expect(csp).toContain(`'sha256-${createHash('sha256').update(styles[0]!, 'utf8').digest('base64')}'`);
+    // Tags only: a `<` from data is escaped, so every `<` here opens a tag the page wrote.
+    expect(html).not.toMatch(/<script|<[^>]*\s(?:style|on\w+)=/i);
+    expect(html).toContain('<meta name="robots" content="noindex, nofollow">');
+    const urls = [...html.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((m) => m[1]!);
+    for (const url of urls) expect(url).toMatch(/^(\/|data:image\/|https:\/\/pay\.google\.com\/gp\/v\/save\/)/);
+  }
+
+  it.each([
+    ['iphoneSafari', 'apple'],
+    ['ipadGmail', 'apple'],
+    ['iphoneChrome', 'apple'],
+    ['macSafari', 'apple'],
+    ['macChrome', 'apple'],
+    ['android', 'google'],
+    ['macFirefox', 'other'],
+    ['windowsChrome', 'other'],
+    ['linuxFirefox', 'other'],
+    ['none', 'other'],
+  ] as const)('%s gets the %s action first', async (ua, expected) => {
+    const pass = await issuePass(badgeService, both.token, bothTemplate);
+    const res = await page(badgeService, pass.id, ua === 'none' ? undefined : UA[ua]).expect(200);
+    expectPageHeaders(res);
+    expectSelfContained(res.text, res.headers['content-security-policy']!);
+    const actions = actionsOf(res.text);
+    expect(Object.keys(actions).sort()).toEqual(['apple', 'google']);
+    if (expected === 'other') {
+      expect(actions.apple!.primary || actions.google!.primary).toBe(false);
+      expect(res.text).toContain('<figure class="qr" id="qr"><svg role="img" aria-label="QR code of this page"');
+    } else {
+      expect(actions[expected]!.primary).toBe(true);
+      expect(actions[expected === 'apple' ? 'google' : 'apple']!.primary).toBe(false);
+      expect(res.text).not.toContain('id="qr"');
+    }
+  });
+
+  it('leads an iPhone to the signed .pkpass, with the operator’s Apple badge', async () => {
+    const pass = await issuePass(badgeService, both.token, bothTemplate, { pass: { member: 'Ada' } });
+    const res = await page(badgeService, pass.id, UA.iphoneSafari).expect(200);
+    const { apple } = actionsOf(res.text);
+    expect(apple!.href).toBe(`/passes/${pass.id}/apple`);
+    expect(res.text).toContain(`<img src="data:image/svg+xml;base64,${APPLE_BADGE.toString('base64')}" alt="Add to Apple Wallet">`);
+    const file = await badgeService.api.get(apple!.href).buffer(true).parse(binary).expect(200);
+    expect(file.headers['content-type']).toBe('application/vnd.apple.pkpass');
+    expect(file.headers['content-disposition']).toMatch(/^attachment; filename="Coffee Club Card\.pkpass"/);
+    const inspected = await inspectPkpass(file.body as Buffer, root());
+    expect(inspected.signatureVerified).toBe(true);
+    expect(inspected.passJson.serialNumber).toBe(pass.id);
+  });
+
+  it('leads an Android phone to the save link of this pass’s object, a plain button without Google’s badge', async () => {
+    const pass = await issuePass(badgeService, both.token, bothTemplate);
+    const res = await page(badgeService, pass.id, UA.android).expect(200);
+    const { google } = actionsOf(res.text);
+    expect(google!.href).toMatch(/^https:\/\/pay\.google\.com\/gp\/v\/save\/[\w-]+\.[\w-]+\.[\w-]+$/);
+    const payload = decodeJwt(google!.href.slice('https://pay.google.com/gp/v/save/'.length));
+    expect(payload).toMatchObject({ iss: CLIENT_EMAIL, aud: 'google', typ: 'savetowallet', payload: { loyaltyObjects: [{ id: `${ISSUER_ID}.${pass.id}` }] } });
+    expect(res.text).toMatch(/data-action="google" data-primary href="[^"]+" rel="noreferrer">Add to Google Wallet<\/a>/);
+  });
+
+  it('shows desktops a QR code that decodes to the page’s own URL', async () => {
+    const pass = await issuePass(badgeService, both.token, bothTemplate);
+    const res = await page(badgeService, pass.id, UA.windowsChrome).expect(200);
+    const svg = /<svg[\s\S]*?<\/svg>/.exec(res.text)![0];
+    const { data, info } = await sharp(Buffer.from(svg), { density: 600 }).flatten({ background: '#ffffff' }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    const decoded = jsQR(new Uint8ClampedArray(data.buffer, data.byteOffset, data.byteLength), info.width, info.height);
+    expect(decoded?.data).toBe(`${BASE}/passes/${pass.id}`);
+    expect(pass.attributes.downloadUrl).toBe(`${BASE}/passes/${pass.id}`);
+  });
+
+  it('previews the pass: colours, the logo served here, fields, barcode text, latest message', async () => {
+    const pass = await issuePass(
+      badgeService,
+      both.token,
+      bothTemplate,
+      { pass: { member: 'Ada', tier: 'Gold', barcode: { enabled: true, source: 'uuid', displayText: 'Member 1042' } } },
+    );
+    await badgeService.api.patch(`/api/v1/loyalty/${pass.id}`).set(badgeService.auth(both.token)).send({ balance: 120, message: 'Double points this week' }).expect(200);
+    const res = await page(badgeService, pass.id, UA.iphoneSafari).expect(200);
+    expect(res.text).toContain('.card{background:#1A2B3C;color:#FFFFFF}');
+    expect(res.text).toContain('.card dt{color:#F5D76E}');
+    const logo = /<img class="logo" src="([^"]+)" alt="Coffee Club Card">/.exec(res.text)![1]!;
+    expect(logo).toBe(`/media/pass-templates/${bothTemplate}/versions/1/logo@2x.png`);
+    const image = await badgeService.api.get(logo).buffer(true).parse(binary).expect(200);
+    expect(image.headers['content-type']).toBe('image/png');
+    expect(res.text).toContain('<dl class="header"><div><dt>Points</dt><dd>120</dd></div></dl>');
+    expect(res.text).toContain('<dl class="central"><div><dt>Member</dt><dd>Ada</dd></div></dl>');
+    expect(res.text).toContain('<div><dt>Tier</dt><dd>Gold</dd></div>');
+    expect(res.text).toContain('<div><dt>Terms</dt><dd>One stamp per drink.</dd></div>');
+    expect(res.text).toContain('<p class="barcode" data-barcode-text>Member 1042</p>');
+    expect(res.text).toContain('<section class="message" data-latest-message><h2>Coffee Club news</h2><p>Double points this week</p></section>');
+    expect(res.text).toContain('<title>Coffee Club Card</title>');
+  });
+
+  it('shows no barcode text unless displayText asks for it', async () => {
+    const pass = await issuePass(badgeService, both.token, bothTemplate);
+    const res = await page(badgeService, pass.id, UA.iphoneSafari).expect(200);
+    expect(res.text).not.toContain('data-barcode-text');
+    expect(res.text).not.toContain('COFFEE-CLUB');
+  });
+
+  it('picks the template localisation Accept-Language prefers, and English text otherwise', async () => {
+    const pass = await issuePass(service, tenant.token, templateId);
+    const de = await page(service, pass.id, UA.iphoneSafari, { 'Accept-Language': 'de-CH, de;q=0.9, en;q=0.5' }).expect(200);
+    expect(de.text).toContain('<section class="card" lang="de"');
+    expect(de.text).toContain('<dt>Punkte</dt>');
+    expect(de.text).toContain('<dt>Mitglied</dt><dd>Gast</dd>');
+    expect(de.text).toContain('Add to Apple Wallet');
+    const fr = await page(service, pass.id, UA.iphoneSafari, { 'Accept-Language': 'fr-FR, fr;q=0.9' }).expect(200);
+    expect(fr.text).toContain('<section class="card" lang="en"');
+    expect(fr.text).toContain('<dt>Member</dt><dd>Guest</dd>');
+    const named = await issuePass(service, tenant.token, templateId, { pass: { member: 'Ada' } });
+    const own = await page(service, named.id, UA.iphoneSafari, { 'Accept-Language': 'de' }).expect(200);
+    expect(own.text).toContain('<dt>Mitglied</dt><dd>Ada</dd>');
+  });
+
+  it('escapes holder data: a script in a field value stays text', async () => {
+    const attack = '<script>alert(1)</script>"><img src=x onerror=alert(1)>';
+    const pass = await issuePass(badgeService, both.token, bothTemplate, { pass: { member: attack } });
+    await badgeService.api.patch(`/api/v1/loyalty/${pass.id}`).set(badgeService.auth(both.token)).send({ balance: 1, message: `</p><script>alert(2)</script>` }).expect(200);
+    const res = await page(badgeService, pass.id, UA.windowsChrome).expect(200);
+    expect(res.text).not.toContain('<script');
+    expect(res.text).not.toContain('<img src=x');
+    expect(res.text).toContain('<dd>&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(1)&gt;</dd>');
+    expect(res.text).toContain('<p>&lt;/p&gt;&lt;script&gt;alert(2)&lt;/script&gt;</p>');
+    expectSelfContained(res.text, res.headers['content-security-policy']!);
+  });
+
+  it('says a deactivated pass is inactive, without actions or QR code', async () => {
+    const pass = await issuePass(badgeService, both.token, bothTemplate);
+    await badgeService.api.patch(`/api/v1/passes/${pass.id}`).set(badgeService.auth(both.token)).send({ passAction: 'deactivate' }).expect(200);
+    for (const ua of [UA.iphoneSafari, UA.android, UA.windowsChrome]) {
+      const res = await page(badgeService, pass.id, ua).expect(200);
+      expectPageHeaders(res);
+      expect(res.text).toContain('<p class="notice" data-state="inactive">This pass is currently inactive</p>');
+      expect(actionsOf(res.text)).toEqual({});
+      expect(res.text).not.toContain('id="qr"');
+      expect(res.text).not.toContain('/apple"');
+    }
+  });
+
+  it('answers a nullified pass with the 410 page, or the JSON error to a client that prefers JSON', async () => {
+    const pass = await issuePass(badgeService, both.token, bothTemplate);
+    await badgeService.api.post(`/api/v1/passes/${pass.id}/nullify`).set(badgeService.auth(both.token)).expect(200);
+    const res = await page(badgeService, pass.id, UA.iphoneSafari).expect(410);
+    expectPageHeaders(res);
+    expectSelfContained(res.text, res.headers['content-security-policy']!);
+    expect(res.text).toContain('<h1 data-state="gone">This pass is no longer valid</h1>');
+    expect(res.text).not.toContain('data-action');
+    expectError(await badgeService.api.get(`/passes/${pass.id}`), 410, 'pass_nullified', { parameter: 'id' });
+  });
+
+  it('answers an unknown pass with the 404 page (JSON without Accept), and 400 for a non-UUID', async () => {
+    const res = await page(service, '0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10', UA.android).expect(404);
+    expectPageHeaders(res);
+    expect(res.text).toContain('<h1 data-state="notFound">Pass not found</h1>');
+    expectError(await service.api.get('/passes/0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10'), 404, 'not_found', { parameter: 'id' });
+    await service.api.get('/passes/CC-1042').set('Accept', BROWSER_ACCEPT).expect(400);
+  });
+
+  it('shows only what works: no Google action without Google credentials, none at all without credentials', async () => {
+    const pass = await issuePass(service, tenant.token, templateId);
+    const android = await page(service, pass.id, UA.android).expect(200);
+    expect(actionsOf(android.text)).toEqual({ apple: { href: `/passes/${pass.id}/apple`, primary: false } });
+    expect(android.text).toMatch(/data-action="apple" href="[^"]+" rel="noreferrer">Add to Apple Wallet<\/a>/); // no badge directory here
+    const desktop = await page(service, pass.id, UA.linuxFirefox).expect(200);
+    expect(Object.keys(actionsOf(desktop.text))).toEqual(['apple']);
+    expect(desktop.text).toContain('id="qr"');
+
+    const other = await service.createAccount();
+    const otherTemplate = await createTemplate(service, other.token, loyaltyTemplate());
+    const bare = await issuePass(service, other.token, otherTemplate);
+    const none = await page(service, bare.id, UA.windowsChrome).expect(200);
+    expect(actionsOf(none.text)).toEqual({});
+    expect(none.text).toContain('This pass cannot be added to a wallet yet.');
+    expect(none.text).not.toContain('id="qr"');
+  });
+
+  describe('getGoogleHolderPassPage', () => {
+    it('puts Add to Google Wallet first whatever the device', async () => {
+      const pass = await issuePass(badgeService, both.token, bothTemplate);
+      for (const ua of [UA.iphoneSafari, UA.windowsChrome]) {
+        const res = await badgeService.api.get(`/passes/${pass.id}/google`).set('Accept', BROWSER_ACCEPT).set('User-Agent', ua).expect(200);
+        expectPageHeaders(res);
+        const actions = actionsOf(res.text);
+        expect(actions.google!.primary).toBe(true);
+        expect(decodeJwt(actions.google!.href.split('/').pop()!)).toMatchObject({ payload: { loyaltyObjects: [{ id: `${ISSUER_ID}.${pass.id}` }] } });
+        expect(actions.apple).toEqual({ href: `/passes/${pass.id}/apple`, primary: false });
+        expect(res.text).not.toContain('id="qr"');
+      }
+    });
+
+    it('is the google passSource of an account without Google credentials, showing only what works', async () => {
+      const pass = await issuePass(service, tenant.token, templateId);
+      const shown = await service.api.get(`/api/v1/passes/${pass.id}?includePassSource=google`).set(service.auth(tenant.token)).expect(200);
+      const url = shown.body.data.attributes.passSource.url as string;
+      expect(url).toBe(`${BASE}/passes/${pass.id}/google`);
+      const res = await service.api.get(new URL(url).pathname).set('Accept', BROWSER_ACCEPT).set('User-Agent', UA.android).expect(200);
+      expect(actionsOf(res.text)).toEqual({ apple: { href: `/passes/${pass.id}/apple`, primary: false } });
+    });
+
+    it('answers the 404 and 410 pages, or JSON errors to clients that prefer JSON', async () => {
+      const unknown = await service.api.get('/passes/0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10/google').set('Accept', BROWSER_ACCEPT).expect(404);
+      expect(unknown.text).toContain('<h1 data-state="notFound">Pass not found</h1>');
+      expectError(await service.api.get('/passes/0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10/google'), 404, 'not_found', { parameter: 'id' });
+      const pass = await issuePass(service, tenant.token, templateId);
+      await service.api.post(`/api/v1/passes/${pass.id}/nullify`).set(service.auth(tenant.token)).expect(200);
+      const gone = await service.api.get(`/passes/${pass.id}/google`).set('Accept', BROWSER_ACCEPT).expect(410);
+      expect(gone.text).toContain('This pass is no longer valid');
+      expectError(await service.api.get(`/passes/${pass.id}/google`), 410, 'pass_nullified', { parameter: 'id' });
+      await service.api.get('/passes/CC-1042/google').expect(400);
+    });
   });
 });

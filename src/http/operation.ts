@@ -51,7 +51,11 @@ export type RequestBody<K extends OperationId> = operations[K] extends { request
     : undefined;
 
 type Responses<K extends OperationId> = operations[K]['responses'];
-type ResultStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 201 | 202 | 204 | 302 | 304 | 503>;
+/** Error statuses documented with an HTML page (holder pages): handlers return those pages; JSON errors are thrown. */
+type HtmlPageStatus<K extends OperationId> = {
+  [S in keyof Responses<K>]: Responses<K>[S] extends { content: { 'text/html': unknown } } ? S : never;
+}[keyof Responses<K>];
+type ResultStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 201 | 202 | 204 | 302 | 304 | 503> | Extract<HtmlPageStatus<K>, number>;
 
 /** What a handler returns: a documented status with its documented body. */
 export type OperationResult<K extends OperationId> = {

@@ -66,6 +66,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     googleWalletApiUrl: 'http://google-wallet.invalid/walletobjects/v1',
     googleOauthTokenUrl: 'http://google-oauth.invalid/token',
     googleSaveOrigins: [],
+    holderPageBadgesDir: null,
     googleWalletRequestsPerSecond: 20,
     ...overrides,
   };
