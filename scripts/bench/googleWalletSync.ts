@@ -30,6 +30,7 @@ import { startFakeGoogleWallet } from '../../test/support/fakeGoogleWallet.ts';
 import { ICON_PNG, LOGO_PNG } from '../../test/support/images.ts';
 import { freePort } from '../support/childProcess.ts';
 import { benchRequest as request, startBenchServer } from './support/benchServer.ts';
+import { createThrowAwayDatabase } from './support/throwAwayDatabase.ts';
 
 const PASSES = Number(process.env.BENCH_PASSES ?? 10_000);
 const RPS = Number(process.env.BENCH_GOOGLE_RPS ?? 1000);
@@ -57,26 +58,15 @@ function busiestSecond(times: number[]): number {
   return most;
 }
 
-const dbName = `wps_bench_${randomBytes(6).toString('hex')}`;
-const admin = new pg.Client({ connectionString: PG_SERVER });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${dbName}`);
-await admin.end();
-const dbUrl = new URL(PG_SERVER);
-dbUrl.pathname = `/${dbName}`;
-const dropDatabase = async () => {
-  const client = new pg.Client({ connectionString: PG_SERVER });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await client.end();
-};
+const database = await createThrowAwayDatabase(PG_SERVER);
+const dropDatabase = database.drop;
 
 const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const fake = await startFakeGoogleWallet({ publicKey: keys.publicKey, clientEmail: CLIENT_EMAIL });
 const port = await freePort();
 const server = await startBenchServer({
   PORT: String(port),
-  DATABASE_URL: dbUrl.toString(),
+  DATABASE_URL: database.url,
   PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
   SECRETS_KEY: randomBytes(32).toString('hex'),
   GOOGLE_WALLET_API_URL: fake.apiUrl,
@@ -86,7 +76,7 @@ const server = await startBenchServer({
   await dropDatabase();
   throw error;
 });
-const db = new pg.Client({ connectionString: dbUrl.toString() });
+const db = new pg.Client({ connectionString: database.url });
 try {
   const { base, adminToken } = server;
   const account = await request(`${base}/admin/v1/accounts`, { method: 'POST', token: adminToken, body: { account: { name: 'Bench' } } });
