@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, pgliteDirOf, type Database } from '../src/db/database.ts';
 import { createTestDatabase, testDatabaseKind, type TestDatabase } from './support/testDatabase.ts';
-import { startServer, stopServer, type Started } from './support/serverProcess.ts';
+import { call, startServer, stopServer, type Started } from './support/serverProcess.ts';
 import { loyaltyTemplate } from './support/passes.ts';
 
 const RESUME_WITHIN_MS = 10_000;
@@ -53,16 +53,6 @@ async function deployment(): Promise<Deployment> {
     query: (read) => read(database.db),
     drop: () => database.drop(),
   };
-}
-
-/** A JSON request to the server; returns status and body. */
-async function call(server: Started, token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
 /** Creates an account with an entity; returns the API key and the entity id. */

@@ -10,7 +10,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, testDatabaseKind, type TestDatabase } from './support/testDatabase.ts';
-import { startServer, stopServer, type Started } from './support/serverProcess.ts';
+import { call, startServer, stopServer, type Started } from './support/serverProcess.ts';
 import { startWebhookReceiver, verifyWebhookSignature, type WebhookReceiver } from './support/webhookReceiver.ts';
 
 const RETRY_BASE_MS = 4000;
@@ -34,15 +34,6 @@ afterAll(async () => {
   await receiver?.close();
   await database?.drop();
 });
-
-async function call(server: Started, token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
-}
 
 it('retries after a kill -9 and restart a delivery that was waiting for its retry', async () => {
   let server = await startServer(env);

@@ -59,3 +59,13 @@ export async function stopServer(server: Started): Promise<number | null> {
   server.child.kill('SIGTERM');
   return server.exited;
 }
+
+/** A JSON request to a started server with a bearer token; returns status and parsed body. */
+export async function call(server: Started, token: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
