@@ -24,7 +24,7 @@ import { errorHandler } from './http/errorHandler.ts';
 import { authenticatedWith, authenticateFirst } from './http/authenticate.ts';
 import { redactUrl } from './http/redact.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
-import { mountOperations, pathMatcher, type OpenApiDocument } from './http/routes.ts';
+import { operationHandlers, pathMatcher, type OpenApiDocument } from './http/routes.ts';
 import { rateLimit } from './http/rateLimit.ts';
 import { refuseUnstorableInput } from './http/storableInput.ts';
 import { loadServedContract } from './http/servedContract.ts';
@@ -190,9 +190,7 @@ export function createApp(deps: AppDependencies): Express {
   validatorsOf.set(app, { document, validators });
   app.use(rateLimit(config.rateLimitPerSecond, db));
 
-  const router = express.Router();
-  mountOperations(router, document, handlers);
-  app.use(router);
+  app.use(operationHandlers(document, handlers));
   const handleError = errorHandler((path) => contractPath(path)?.methods);
   app.use(handleError);
   // With VALIDATE_RESPONSES, an error document that breaks the contract is reported by the

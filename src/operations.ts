@@ -1,6 +1,6 @@
 /**
  * The handler of every operationId in the contract. The {@link HandlerMap} type makes the
- * compiler reject a missing or unknown operation; `mountOperations` checks the same at start.
+ * compiler reject a missing or unknown operation; `operationHandlers` (src/http/routes.ts) checks the same at start.
  *
  * @module operations
  */

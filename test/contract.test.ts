@@ -1,10 +1,9 @@
 /**
  * Routing follows the contract: one handler per operationId, no handler without an operation.
  */
-import express from 'express';
 import { loadApiDocument } from '../src/app.ts';
 import { handlers } from '../src/operations.ts';
-import { documentOperations, handlerCoverage, mountOperations } from '../src/http/routes.ts';
+import { documentOperations, handlerCoverage, operationHandlers } from '../src/http/routes.ts';
 import type { HandlerMap } from '../src/http/operation.ts';
 
 const document = loadApiDocument();
@@ -16,9 +15,9 @@ it('has a handler for every operation and an operation for every handler', () =>
 
 it('refuses to mount when a handler is missing or unknown', () => {
   const { getEntity: _dropped, ...missing } = handlers;
-  expect(() => mountOperations(express.Router(), document, missing as HandlerMap)).toThrow(/Without handler: getEntity/);
+  expect(() => operationHandlers(document, missing as HandlerMap)).toThrow(/Without handler: getEntity/);
   const extra = { ...handlers, deleteEverything: handlers.getHealth } as unknown as HandlerMap;
-  expect(() => mountOperations(express.Router(), document, extra)).toThrow(/Without operation: deleteEverything/);
+  expect(() => operationHandlers(document, extra)).toThrow(/Without operation: deleteEverything/);
 });
 
 it('gives every operation a unique camelCase operationId, a tag and error responses', () => {

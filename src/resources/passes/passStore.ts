@@ -5,7 +5,7 @@
  *
  * @module resources/passes/passStore
  */
-import type { PrismaExecutor } from '../../db/database.ts';
+import type { Database, PrismaExecutor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/prismaErrors.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import { pageWindow, type PageRequest } from '../../http/pagination.ts';
@@ -40,9 +40,9 @@ type PassSqlRow = Pass & { templateName: string; templateType: PassTemplateType 
  * One statement that finds a pass of an account by UUID or extId, with its template's name and
  * type (one round trip: this lookup serves every read of a pass).
  */
-function selectPassSql(prisma: PrismaExecutor, accountId: string, idOrExtId: string, lock: boolean) {
+function selectPassSql(accountId: string, idOrExtId: string, lock: boolean): Prisma.Sql {
   const id = UUID.test(idOrExtId) ? idOrExtId.toLowerCase() : null;
-  return prisma.$queryRaw<PassSqlRow[]>`
+  return Prisma.sql`
     SELECT ${PASS_COLUMNS},
            t.name AS "templateName", t.template_type AS "templateType"
       FROM passes p JOIN pass_templates t ON t.id = p.template_id
@@ -71,8 +71,22 @@ function passRowOf(row: PassSqlRow | undefined): PassRow | null {
  * @returns The pass with its template's name and type, or null (also for another account's pass).
  */
 export async function findPass(prisma: PrismaExecutor, accountId: string, idOrExtId: string): Promise<PassRow | null> {
-  const [row] = await selectPassSql(prisma, accountId, idOrExtId, false);
+  const [row] = await prisma.$queryRaw<PassSqlRow[]>(selectPassSql(accountId, idOrExtId, false));
   return passRowOf(row);
+}
+
+/**
+ * {@link requirePass} for a read outside any transaction (the pass and loyalty shows), through
+ * the driver rather than Prisma (`Database.read`: the same statement for ≈ 100 µs less CPU;
+ * issue 18, the hot path). Same rules, row and errors as {@link requirePass}.
+ * @throws NotFoundError when the account has no such pass.
+ */
+export async function readPass(db: Database, accountId: string, idOrExtId: string): Promise<PassRow> {
+  const statement = selectPassSql(accountId, idOrExtId, false);
+  const [row] = await db.read<PassSqlRow>(statement.text, statement.values);
+  const pass = passRowOf(row);
+  if (!pass) throw passNotFound(idOrExtId);
+  return pass;
 }
 
 /**
@@ -111,7 +125,7 @@ export async function requirePass(prisma: PrismaExecutor, accountId: string, idO
  * @throws NotFoundError when the account has no such pass.
  */
 export async function lockPass(tx: PrismaExecutor, accountId: string, idOrExtId: string): Promise<PassRow> {
-  const [row] = await selectPassSql(tx, accountId, idOrExtId, true);
+  const [row] = await tx.$queryRaw<PassSqlRow[]>(selectPassSql(accountId, idOrExtId, true));
   const pass = passRowOf(row);
   if (!pass) throw passNotFound(idOrExtId);
   return pass;
