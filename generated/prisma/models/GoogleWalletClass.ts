@@ -41,6 +41,7 @@ export type GoogleWalletClassMinAggregateOutputType = {
   classId: string | null
   classType: string | null
   version: number | null
+  callbackUrl: string | null
   syncedAt: Date | null
 }
 
@@ -50,6 +51,7 @@ export type GoogleWalletClassMaxAggregateOutputType = {
   classId: string | null
   classType: string | null
   version: number | null
+  callbackUrl: string | null
   syncedAt: Date | null
 }
 
@@ -59,6 +61,7 @@ export type GoogleWalletClassCountAggregateOutputType = {
   classId: number
   classType: number
   version: number
+  callbackUrl: number
   syncedAt: number
   _all: number
 }
@@ -78,6 +81,7 @@ export type GoogleWalletClassMinAggregateInputType = {
   classId?: true
   classType?: true
   version?: true
+  callbackUrl?: true
   syncedAt?: true
 }
 
@@ -87,6 +91,7 @@ export type GoogleWalletClassMaxAggregateInputType = {
   classId?: true
   classType?: true
   version?: true
+  callbackUrl?: true
   syncedAt?: true
 }
 
@@ -96,6 +101,7 @@ export type GoogleWalletClassCountAggregateInputType = {
   classId?: true
   classType?: true
   version?: true
+  callbackUrl?: true
   syncedAt?: true
   _all?: true
 }
@@ -192,6 +198,7 @@ export type GoogleWalletClassGroupByOutputType = {
   classId: string
   classType: string
   version: number
+  callbackUrl: string | null
   syncedAt: Date
   _count: GoogleWalletClassCountAggregateOutputType | null
   _avg: GoogleWalletClassAvgAggregateOutputType | null
@@ -224,6 +231,7 @@ export type GoogleWalletClassWhereInput = {
   classId?: Prisma.StringFilter<"GoogleWalletClass"> | string
   classType?: Prisma.StringFilter<"GoogleWalletClass"> | string
   version?: Prisma.IntFilter<"GoogleWalletClass"> | number
+  callbackUrl?: Prisma.StringNullableFilter<"GoogleWalletClass"> | string | null
   syncedAt?: Prisma.DateTimeFilter<"GoogleWalletClass"> | Date | string
   template?: Prisma.XOR<Prisma.PassTemplateScalarRelationFilter, Prisma.PassTemplateWhereInput>
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
@@ -235,6 +243,7 @@ export type GoogleWalletClassOrderByWithRelationInput = {
   classId?: Prisma.SortOrder
   classType?: Prisma.SortOrder
   version?: Prisma.SortOrder
+  callbackUrl?: Prisma.SortOrderInput | Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
   template?: Prisma.PassTemplateOrderByWithRelationInput
   account?: Prisma.AccountOrderByWithRelationInput
@@ -249,6 +258,7 @@ export type GoogleWalletClassWhereUniqueInput = Prisma.AtLeast<{
   classId?: Prisma.StringFilter<"GoogleWalletClass"> | string
   classType?: Prisma.StringFilter<"GoogleWalletClass"> | string
   version?: Prisma.IntFilter<"GoogleWalletClass"> | number
+  callbackUrl?: Prisma.StringNullableFilter<"GoogleWalletClass"> | string | null
   syncedAt?: Prisma.DateTimeFilter<"GoogleWalletClass"> | Date | string
   template?: Prisma.XOR<Prisma.PassTemplateScalarRelationFilter, Prisma.PassTemplateWhereInput>
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
@@ -260,6 +270,7 @@ export type GoogleWalletClassOrderByWithAggregationInput = {
   classId?: Prisma.SortOrder
   classType?: Prisma.SortOrder
   version?: Prisma.SortOrder
+  callbackUrl?: Prisma.SortOrderInput | Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
   _count?: Prisma.GoogleWalletClassCountOrderByAggregateInput
   _avg?: Prisma.GoogleWalletClassAvgOrderByAggregateInput
@@ -277,6 +288,7 @@ export type GoogleWalletClassScalarWhereWithAggregatesInput = {
   classId?: Prisma.StringWithAggregatesFilter<"GoogleWalletClass"> | string
   classType?: Prisma.StringWithAggregatesFilter<"GoogleWalletClass"> | string
   version?: Prisma.IntWithAggregatesFilter<"GoogleWalletClass"> | number
+  callbackUrl?: Prisma.StringNullableWithAggregatesFilter<"GoogleWalletClass"> | string | null
   syncedAt?: Prisma.DateTimeWithAggregatesFilter<"GoogleWalletClass"> | Date | string
 }
 
@@ -284,6 +296,7 @@ export type GoogleWalletClassCreateInput = {
   classId: string
   classType: string
   version: number
+  callbackUrl?: string | null
   syncedAt: Date | string
   template: Prisma.PassTemplateCreateNestedOneWithoutGoogleWalletClassInput
   account: Prisma.AccountCreateNestedOneWithoutGoogleWalletClassesInput
@@ -295,6 +308,7 @@ export type GoogleWalletClassUncheckedCreateInput = {
   classId: string
   classType: string
   version: number
+  callbackUrl?: string | null
   syncedAt: Date | string
 }
 
@@ -302,6 +316,7 @@ export type GoogleWalletClassUpdateInput = {
   classId?: Prisma.StringFieldUpdateOperationsInput | string
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   template?: Prisma.PassTemplateUpdateOneRequiredWithoutGoogleWalletClassNestedInput
   account?: Prisma.AccountUpdateOneRequiredWithoutGoogleWalletClassesNestedInput
@@ -313,6 +328,7 @@ export type GoogleWalletClassUncheckedUpdateInput = {
   classId?: Prisma.StringFieldUpdateOperationsInput | string
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -322,6 +338,7 @@ export type GoogleWalletClassCreateManyInput = {
   classId: string
   classType: string
   version: number
+  callbackUrl?: string | null
   syncedAt: Date | string
 }
 
@@ -329,6 +346,7 @@ export type GoogleWalletClassUpdateManyMutationInput = {
   classId?: Prisma.StringFieldUpdateOperationsInput | string
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -338,6 +356,7 @@ export type GoogleWalletClassUncheckedUpdateManyInput = {
   classId?: Prisma.StringFieldUpdateOperationsInput | string
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -362,6 +381,7 @@ export type GoogleWalletClassCountOrderByAggregateInput = {
   classId?: Prisma.SortOrder
   classType?: Prisma.SortOrder
   version?: Prisma.SortOrder
+  callbackUrl?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
 }
 
@@ -375,6 +395,7 @@ export type GoogleWalletClassMaxOrderByAggregateInput = {
   classId?: Prisma.SortOrder
   classType?: Prisma.SortOrder
   version?: Prisma.SortOrder
+  callbackUrl?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
 }
 
@@ -384,6 +405,7 @@ export type GoogleWalletClassMinOrderByAggregateInput = {
   classId?: Prisma.SortOrder
   classType?: Prisma.SortOrder
   version?: Prisma.SortOrder
+  callbackUrl?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
 }
 
@@ -469,6 +491,7 @@ export type GoogleWalletClassCreateWithoutAccountInput = {
   classId: string
   classType: string
   version: number
+  callbackUrl?: string | null
   syncedAt: Date | string
   template: Prisma.PassTemplateCreateNestedOneWithoutGoogleWalletClassInput
 }
@@ -478,6 +501,7 @@ export type GoogleWalletClassUncheckedCreateWithoutAccountInput = {
   classId: string
   classType: string
   version: number
+  callbackUrl?: string | null
   syncedAt: Date | string
 }
 
@@ -516,6 +540,7 @@ export type GoogleWalletClassScalarWhereInput = {
   classId?: Prisma.StringFilter<"GoogleWalletClass"> | string
   classType?: Prisma.StringFilter<"GoogleWalletClass"> | string
   version?: Prisma.IntFilter<"GoogleWalletClass"> | number
+  callbackUrl?: Prisma.StringNullableFilter<"GoogleWalletClass"> | string | null
   syncedAt?: Prisma.DateTimeFilter<"GoogleWalletClass"> | Date | string
 }
 
@@ -523,6 +548,7 @@ export type GoogleWalletClassCreateWithoutTemplateInput = {
   classId: string
   classType: string
   version: number
+  callbackUrl?: string | null
   syncedAt: Date | string
   account: Prisma.AccountCreateNestedOneWithoutGoogleWalletClassesInput
 }
@@ -532,6 +558,7 @@ export type GoogleWalletClassUncheckedCreateWithoutTemplateInput = {
   classId: string
   classType: string
   version: number
+  callbackUrl?: string | null
   syncedAt: Date | string
 }
 
@@ -555,6 +582,7 @@ export type GoogleWalletClassUpdateWithoutTemplateInput = {
   classId?: Prisma.StringFieldUpdateOperationsInput | string
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   account?: Prisma.AccountUpdateOneRequiredWithoutGoogleWalletClassesNestedInput
 }
@@ -564,6 +592,7 @@ export type GoogleWalletClassUncheckedUpdateWithoutTemplateInput = {
   classId?: Prisma.StringFieldUpdateOperationsInput | string
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -572,6 +601,7 @@ export type GoogleWalletClassCreateManyAccountInput = {
   classId: string
   classType: string
   version: number
+  callbackUrl?: string | null
   syncedAt: Date | string
 }
 
@@ -579,6 +609,7 @@ export type GoogleWalletClassUpdateWithoutAccountInput = {
   classId?: Prisma.StringFieldUpdateOperationsInput | string
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   template?: Prisma.PassTemplateUpdateOneRequiredWithoutGoogleWalletClassNestedInput
 }
@@ -588,6 +619,7 @@ export type GoogleWalletClassUncheckedUpdateWithoutAccountInput = {
   classId?: Prisma.StringFieldUpdateOperationsInput | string
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -596,6 +628,7 @@ export type GoogleWalletClassUncheckedUpdateManyWithoutAccountInput = {
   classId?: Prisma.StringFieldUpdateOperationsInput | string
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -607,6 +640,7 @@ export type GoogleWalletClassSelect<ExtArgs extends runtime.Types.Extensions.Int
   classId?: boolean
   classType?: boolean
   version?: boolean
+  callbackUrl?: boolean
   syncedAt?: boolean
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
@@ -618,6 +652,7 @@ export type GoogleWalletClassSelectCreateManyAndReturn<ExtArgs extends runtime.T
   classId?: boolean
   classType?: boolean
   version?: boolean
+  callbackUrl?: boolean
   syncedAt?: boolean
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
@@ -629,6 +664,7 @@ export type GoogleWalletClassSelectUpdateManyAndReturn<ExtArgs extends runtime.T
   classId?: boolean
   classType?: boolean
   version?: boolean
+  callbackUrl?: boolean
   syncedAt?: boolean
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
@@ -640,10 +676,11 @@ export type GoogleWalletClassSelectScalar = {
   classId?: boolean
   classType?: boolean
   version?: boolean
+  callbackUrl?: boolean
   syncedAt?: boolean
 }
 
-export type GoogleWalletClassOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"templateId" | "accountId" | "classId" | "classType" | "version" | "syncedAt", ExtArgs["result"]["googleWalletClass"]>
+export type GoogleWalletClassOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"templateId" | "accountId" | "classId" | "classType" | "version" | "callbackUrl" | "syncedAt", ExtArgs["result"]["googleWalletClass"]>
 export type GoogleWalletClassInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
@@ -678,6 +715,10 @@ export type $GoogleWalletClassPayload<ExtArgs extends runtime.Types.Extensions.I
      * The template design version the class was last written with.
      */
     version: number
+    /**
+     * The `callbackOptions.url` the class was last written with; null: none (callbacks off).
+     */
+    callbackUrl: string | null
     syncedAt: Date
   }, ExtArgs["result"]["googleWalletClass"]>
   composites: {}
@@ -1109,6 +1150,7 @@ export interface GoogleWalletClassFieldRefs {
   readonly classId: Prisma.FieldRef<"GoogleWalletClass", 'String'>
   readonly classType: Prisma.FieldRef<"GoogleWalletClass", 'String'>
   readonly version: Prisma.FieldRef<"GoogleWalletClass", 'Int'>
+  readonly callbackUrl: Prisma.FieldRef<"GoogleWalletClass", 'String'>
   readonly syncedAt: Prisma.FieldRef<"GoogleWalletClass", 'DateTime'>
 }
     
