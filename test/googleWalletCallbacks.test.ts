@@ -8,6 +8,7 @@
  * once a minute) when Google rotates them.
  */
 import type { Clock } from '../src/clock.ts';
+import { loadConfig } from '../src/config.ts';
 import { startFakeGoogleCallbacks, type CallbackOptions, type FakeGoogleCallbacks } from './support/fakeGoogleCallbacks.ts';
 import { startFakeGoogleWallet, type FakeGoogleWallet, type GoogleCall } from './support/fakeGoogleWallet.ts';
 import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyFile, serviceAccountKeyPair } from './support/googleCredentials.ts';
@@ -104,6 +105,19 @@ const post = (body: unknown) => service.api.post('/wallet/google/v1/callbacks').
 const passAttributes = async (passId: string) => (await service.api.get(`/api/v1/passes/${passId}`).set(auth()).expect(200)).body.data.attributes as Record<string, unknown>;
 /** The webhooks received about a pass, by type. */
 const webhooksOf = (passId: string) => hooks.received.filter((r) => r.body.data.relationships.pass?.data.id === passId).map((r) => r.body.data.attributes.webhookType as string);
+
+describe('configuration', () => {
+  it('is off by default, with Google key list URL; on, it needs an https PUBLIC_BASE_URL', () => {
+    expect(loadConfig({})).toMatchObject({ googleWalletCallbacks: false, googleWalletCallbackKeysUrl: 'https://pay.google.com/gp/m/issuer/keys' });
+    expect(loadConfig({ GOOGLE_WALLET_CALLBACKS: 'true', PUBLIC_BASE_URL: 'https://wallet.example.com', GOOGLE_WALLET_CALLBACK_KEYS_URL: 'http://127.0.0.1:9/keys' })).toMatchObject({
+      googleWalletCallbacks: true,
+      googleWalletCallbackKeysUrl: 'http://127.0.0.1:9/keys',
+    });
+    expect(() => loadConfig({ GOOGLE_WALLET_CALLBACKS: 'true' })).toThrow(/GOOGLE_WALLET_CALLBACKS=true needs an https PUBLIC_BASE_URL/);
+    expect(() => loadConfig({ GOOGLE_WALLET_CALLBACKS: 'true', PUBLIC_BASE_URL: 'http://wallet.example.com' })).toThrow(/https PUBLIC_BASE_URL/);
+    expect(() => loadConfig({ GOOGLE_WALLET_CALLBACK_KEYS_URL: 'ftp://keys' })).toThrow(/GOOGLE_WALLET_CALLBACK_KEYS_URL/);
+  });
+});
 
 describe('classes', () => {
   it('carry callbackOptions.url, the public callback endpoint, when callbacks are on', async () => {
