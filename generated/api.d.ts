@@ -1249,7 +1249,9 @@ export interface paths {
          *     before are written again with it at their template's next sync (the next change of the
          *     template or of one of its passes). Only saves made after that are reported. Without the
          *     switch, classes carry no callback and `addedAt` and `deviceType` are not set for Google
-         *     Wallet. `GOOGLE_WALLET_CALLBACK_KEYS_URL` (default Google's
+         *     Wallet; switched off again, classes are written with `callbackOptions: null` at their next
+         *     sync, and callbacks that still arrive meanwhile are verified and applied as usual.
+         *     `GOOGLE_WALLET_CALLBACK_KEYS_URL` (default Google's
          *     `https://pay.google.com/gp/m/issuer/keys`) is where Google's root signing keys are fetched;
          *     the service must be able to reach it.
          *

@@ -29,6 +29,16 @@ const clock = new (class implements Clock {
 const PUBLIC_BASE_URL = 'https://wallet.test';
 const CALLBACK_URL = `${PUBLIC_BASE_URL}/wallet/google/v1/callbacks`;
 
+/** The service's configuration, callbacks on or off. */
+const configWithCallbacks = (on: boolean) => ({
+  publicBaseUrl: PUBLIC_BASE_URL,
+  googleWalletApiUrl: wallet.apiUrl,
+  googleOauthTokenUrl: wallet.tokenUrl,
+  googleWalletCallbacks: on,
+  googleWalletCallbackKeysUrl: google.keysUrl,
+  webhookAllowPrivate: true,
+});
+
 let wallet: FakeGoogleWallet;
 let google: FakeGoogleCallbacks;
 let hooks: WebhookReceiver;
@@ -40,18 +50,7 @@ beforeAll(async () => {
   wallet = await startFakeGoogleWallet({ publicKey: serviceAccountKeyPair().publicKey, clientEmail: CLIENT_EMAIL });
   google = await startFakeGoogleCallbacks({ now: () => clock.now().getTime() });
   hooks = await startWebhookReceiver();
-  service = await startTestService({
-    jobs: 'work',
-    clock,
-    config: {
-      publicBaseUrl: PUBLIC_BASE_URL,
-      googleWalletApiUrl: wallet.apiUrl,
-      googleOauthTokenUrl: wallet.tokenUrl,
-      googleWalletCallbacks: true,
-      googleWalletCallbackKeysUrl: google.keysUrl,
-      webhookAllowPrivate: true,
-    },
-  });
+  service = await startTestService({ jobs: 'work', clock, persistent: true, config: configWithCallbacks(true) });
   tenant = await service.createAccount('Coffee Club Ltd');
   await service.api
     .put(`/admin/v1/accounts/${tenant.accountId}/google-configuration`)
@@ -283,5 +282,20 @@ describe('key rotation', () => {
     // A bad signature right after: no fetch.
     await post(google.callback(forPass(passId, 'del', { unknownRootKey: true }))).expect(422);
     expect(google.keyRequests).toBe(fetched + 1);
+  });
+});
+
+describe('switching callbacks off', () => {
+  it('writes the class again with callbackOptions null at its next sync, once', async () => {
+    service = await service.restart({ jobs: 'work', clock, persistent: true, config: configWithCallbacks(false) });
+    const classPath = `/loyaltyClass/${ISSUER_ID}.${templateId}`;
+    const before = wallet.calls.length;
+    await passInGoogle();
+    const patch = await googleCall((c) => wallet.calls.indexOf(c) >= before && c.method === 'PATCH' && c.path === classPath);
+    expect(patch?.body).toHaveProperty('callbackOptions', null);
+    expect(wallet.resources.get(`${ISSUER_ID}.${templateId}`)?.callbackOptions).toBeNull();
+    const after = wallet.calls.length;
+    await passInGoogle();
+    expect(wallet.calls.slice(after).filter((c) => c.path === classPath)).toEqual([]);
   });
 });

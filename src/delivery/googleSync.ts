@@ -149,13 +149,14 @@ export async function syncGoogleClass(deps: GoogleDependencies, templateId: stri
 /**
  * Writes a processed version to its class unless the class holds it already, with the callback
  * URL of the configuration (a class written before callbacks were switched on or off is written
- * again, so switching takes effect with the next sync of each template's class or passes).
+ * again, so switching takes effect with the next sync of each template's class or passes; switched
+ * off, `callbackOptions: null` clears the URL the class had).
  */
 async function writeClass(deps: GoogleDependencies, issuer: AccountIssuer, version: ProcessedClassVersion, target: RecordTarget | null): Promise<GoogleSyncResult> {
   const { templateId } = version;
   const callbackUrl = googleCallbackUrl(deps.config);
   if (version.syncedVersion !== null && version.syncedVersion >= version.version && version.syncedCallbackUrl === callbackUrl) return { outcome: 'nothingToDo', reason: null };
-  const resource = issuerClass(version.artefact, { issuerId: issuer.issuerId, issuerName: issuer.issuerName, templateId, imageUrl: imageUrlOf(deps, version), smartTap: issuer.smartTap, callbackUrl });
+  const resource = issuerClass(version.artefact, { issuerId: issuer.issuerId, issuerName: issuer.issuerName, templateId, imageUrl: imageUrlOf(deps, version), smartTap: issuer.smartTap, callbackUrl, clearCallback: version.syncedCallbackUrl !== null });
   const { response } = await upsert(deps, issuer, resource, 'Class', version.syncedVersion !== null, target);
   const outcome = classifyGoogleResponse(response.status);
   if (outcome === 'delivered') {

@@ -30,6 +30,11 @@ export interface ClassIssuerData {
   smartTap: boolean;
   /** Where Google calls back on saves and deletions of the class's objects; null: no callbacks. */
   callbackUrl: string | null;
+  /**
+   * Without `callbackUrl`, send `callbackOptions: null` to clear a callback the class was written
+   * with before (a patch leaves members it does not name as they are).
+   */
+  clearCallback?: boolean;
 }
 
 /** A class or object ready to write: its resource (`loyaltyClass`), id and body. */
@@ -62,5 +67,6 @@ export function issuerClass(artefact: GoogleWalletArtefact, data: ClassIssuerDat
   const body: Record<string, unknown> = withIssuer({ ...artefact.class, id }, data);
   if (data.smartTap) Object.assign(body, { enableSmartTap: true, redemptionIssuers: [data.issuerId] });
   if (data.callbackUrl) body.callbackOptions = { url: data.callbackUrl };
+  else if (data.clearCallback) body.callbackOptions = null;
   return { resource: artefact.classType, id, body };
 }
