@@ -523,8 +523,8 @@ export const GoogleWalletClassScalarFieldEnum = {
   classId: 'classId',
   classType: 'classType',
   version: 'version',
-  callbackUrl: 'callbackUrl',
-  syncedAt: 'syncedAt'
+  syncedAt: 'syncedAt',
+  callbackUrl: 'callbackUrl'
 } as const
 
 export type GoogleWalletClassScalarFieldEnum = (typeof GoogleWalletClassScalarFieldEnum)[keyof typeof GoogleWalletClassScalarFieldEnum]

@@ -41,8 +41,8 @@ export type GoogleWalletClassMinAggregateOutputType = {
   classId: string | null
   classType: string | null
   version: number | null
-  callbackUrl: string | null
   syncedAt: Date | null
+  callbackUrl: string | null
 }
 
 export type GoogleWalletClassMaxAggregateOutputType = {
@@ -51,8 +51,8 @@ export type GoogleWalletClassMaxAggregateOutputType = {
   classId: string | null
   classType: string | null
   version: number | null
-  callbackUrl: string | null
   syncedAt: Date | null
+  callbackUrl: string | null
 }
 
 export type GoogleWalletClassCountAggregateOutputType = {
@@ -61,8 +61,8 @@ export type GoogleWalletClassCountAggregateOutputType = {
   classId: number
   classType: number
   version: number
-  callbackUrl: number
   syncedAt: number
+  callbackUrl: number
   _all: number
 }
 
@@ -81,8 +81,8 @@ export type GoogleWalletClassMinAggregateInputType = {
   classId?: true
   classType?: true
   version?: true
-  callbackUrl?: true
   syncedAt?: true
+  callbackUrl?: true
 }
 
 export type GoogleWalletClassMaxAggregateInputType = {
@@ -91,8 +91,8 @@ export type GoogleWalletClassMaxAggregateInputType = {
   classId?: true
   classType?: true
   version?: true
-  callbackUrl?: true
   syncedAt?: true
+  callbackUrl?: true
 }
 
 export type GoogleWalletClassCountAggregateInputType = {
@@ -101,8 +101,8 @@ export type GoogleWalletClassCountAggregateInputType = {
   classId?: true
   classType?: true
   version?: true
-  callbackUrl?: true
   syncedAt?: true
+  callbackUrl?: true
   _all?: true
 }
 
@@ -198,8 +198,8 @@ export type GoogleWalletClassGroupByOutputType = {
   classId: string
   classType: string
   version: number
-  callbackUrl: string | null
   syncedAt: Date
+  callbackUrl: string | null
   _count: GoogleWalletClassCountAggregateOutputType | null
   _avg: GoogleWalletClassAvgAggregateOutputType | null
   _sum: GoogleWalletClassSumAggregateOutputType | null
@@ -231,8 +231,8 @@ export type GoogleWalletClassWhereInput = {
   classId?: Prisma.StringFilter<"GoogleWalletClass"> | string
   classType?: Prisma.StringFilter<"GoogleWalletClass"> | string
   version?: Prisma.IntFilter<"GoogleWalletClass"> | number
-  callbackUrl?: Prisma.StringNullableFilter<"GoogleWalletClass"> | string | null
   syncedAt?: Prisma.DateTimeFilter<"GoogleWalletClass"> | Date | string
+  callbackUrl?: Prisma.StringNullableFilter<"GoogleWalletClass"> | string | null
   template?: Prisma.XOR<Prisma.PassTemplateScalarRelationFilter, Prisma.PassTemplateWhereInput>
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
 }
@@ -243,8 +243,8 @@ export type GoogleWalletClassOrderByWithRelationInput = {
   classId?: Prisma.SortOrder
   classType?: Prisma.SortOrder
   version?: Prisma.SortOrder
-  callbackUrl?: Prisma.SortOrderInput | Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
+  callbackUrl?: Prisma.SortOrderInput | Prisma.SortOrder
   template?: Prisma.PassTemplateOrderByWithRelationInput
   account?: Prisma.AccountOrderByWithRelationInput
 }
@@ -258,8 +258,8 @@ export type GoogleWalletClassWhereUniqueInput = Prisma.AtLeast<{
   classId?: Prisma.StringFilter<"GoogleWalletClass"> | string
   classType?: Prisma.StringFilter<"GoogleWalletClass"> | string
   version?: Prisma.IntFilter<"GoogleWalletClass"> | number
-  callbackUrl?: Prisma.StringNullableFilter<"GoogleWalletClass"> | string | null
   syncedAt?: Prisma.DateTimeFilter<"GoogleWalletClass"> | Date | string
+  callbackUrl?: Prisma.StringNullableFilter<"GoogleWalletClass"> | string | null
   template?: Prisma.XOR<Prisma.PassTemplateScalarRelationFilter, Prisma.PassTemplateWhereInput>
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
 }, "templateId">
@@ -270,8 +270,8 @@ export type GoogleWalletClassOrderByWithAggregationInput = {
   classId?: Prisma.SortOrder
   classType?: Prisma.SortOrder
   version?: Prisma.SortOrder
-  callbackUrl?: Prisma.SortOrderInput | Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
+  callbackUrl?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.GoogleWalletClassCountOrderByAggregateInput
   _avg?: Prisma.GoogleWalletClassAvgOrderByAggregateInput
   _max?: Prisma.GoogleWalletClassMaxOrderByAggregateInput
@@ -288,16 +288,16 @@ export type GoogleWalletClassScalarWhereWithAggregatesInput = {
   classId?: Prisma.StringWithAggregatesFilter<"GoogleWalletClass"> | string
   classType?: Prisma.StringWithAggregatesFilter<"GoogleWalletClass"> | string
   version?: Prisma.IntWithAggregatesFilter<"GoogleWalletClass"> | number
-  callbackUrl?: Prisma.StringNullableWithAggregatesFilter<"GoogleWalletClass"> | string | null
   syncedAt?: Prisma.DateTimeWithAggregatesFilter<"GoogleWalletClass"> | Date | string
+  callbackUrl?: Prisma.StringNullableWithAggregatesFilter<"GoogleWalletClass"> | string | null
 }
 
 export type GoogleWalletClassCreateInput = {
   classId: string
   classType: string
   version: number
-  callbackUrl?: string | null
   syncedAt: Date | string
+  callbackUrl?: string | null
   template: Prisma.PassTemplateCreateNestedOneWithoutGoogleWalletClassInput
   account: Prisma.AccountCreateNestedOneWithoutGoogleWalletClassesInput
 }
@@ -308,16 +308,16 @@ export type GoogleWalletClassUncheckedCreateInput = {
   classId: string
   classType: string
   version: number
-  callbackUrl?: string | null
   syncedAt: Date | string
+  callbackUrl?: string | null
 }
 
 export type GoogleWalletClassUpdateInput = {
   classId?: Prisma.StringFieldUpdateOperationsInput | string
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
-  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   template?: Prisma.PassTemplateUpdateOneRequiredWithoutGoogleWalletClassNestedInput
   account?: Prisma.AccountUpdateOneRequiredWithoutGoogleWalletClassesNestedInput
 }
@@ -328,8 +328,8 @@ export type GoogleWalletClassUncheckedUpdateInput = {
   classId?: Prisma.StringFieldUpdateOperationsInput | string
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
-  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type GoogleWalletClassCreateManyInput = {
@@ -338,16 +338,16 @@ export type GoogleWalletClassCreateManyInput = {
   classId: string
   classType: string
   version: number
-  callbackUrl?: string | null
   syncedAt: Date | string
+  callbackUrl?: string | null
 }
 
 export type GoogleWalletClassUpdateManyMutationInput = {
   classId?: Prisma.StringFieldUpdateOperationsInput | string
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
-  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type GoogleWalletClassUncheckedUpdateManyInput = {
@@ -356,8 +356,8 @@ export type GoogleWalletClassUncheckedUpdateManyInput = {
   classId?: Prisma.StringFieldUpdateOperationsInput | string
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
-  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type GoogleWalletClassListRelationFilter = {
@@ -381,8 +381,8 @@ export type GoogleWalletClassCountOrderByAggregateInput = {
   classId?: Prisma.SortOrder
   classType?: Prisma.SortOrder
   version?: Prisma.SortOrder
-  callbackUrl?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
+  callbackUrl?: Prisma.SortOrder
 }
 
 export type GoogleWalletClassAvgOrderByAggregateInput = {
@@ -395,8 +395,8 @@ export type GoogleWalletClassMaxOrderByAggregateInput = {
   classId?: Prisma.SortOrder
   classType?: Prisma.SortOrder
   version?: Prisma.SortOrder
-  callbackUrl?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
+  callbackUrl?: Prisma.SortOrder
 }
 
 export type GoogleWalletClassMinOrderByAggregateInput = {
@@ -405,8 +405,8 @@ export type GoogleWalletClassMinOrderByAggregateInput = {
   classId?: Prisma.SortOrder
   classType?: Prisma.SortOrder
   version?: Prisma.SortOrder
-  callbackUrl?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
+  callbackUrl?: Prisma.SortOrder
 }
 
 export type GoogleWalletClassSumOrderByAggregateInput = {
@@ -491,8 +491,8 @@ export type GoogleWalletClassCreateWithoutAccountInput = {
   classId: string
   classType: string
   version: number
-  callbackUrl?: string | null
   syncedAt: Date | string
+  callbackUrl?: string | null
   template: Prisma.PassTemplateCreateNestedOneWithoutGoogleWalletClassInput
 }
 
@@ -501,8 +501,8 @@ export type GoogleWalletClassUncheckedCreateWithoutAccountInput = {
   classId: string
   classType: string
   version: number
-  callbackUrl?: string | null
   syncedAt: Date | string
+  callbackUrl?: string | null
 }
 
 export type GoogleWalletClassCreateOrConnectWithoutAccountInput = {
@@ -540,16 +540,16 @@ export type GoogleWalletClassScalarWhereInput = {
   classId?: Prisma.StringFilter<"GoogleWalletClass"> | string
   classType?: Prisma.StringFilter<"GoogleWalletClass"> | string
   version?: Prisma.IntFilter<"GoogleWalletClass"> | number
-  callbackUrl?: Prisma.StringNullableFilter<"GoogleWalletClass"> | string | null
   syncedAt?: Prisma.DateTimeFilter<"GoogleWalletClass"> | Date | string
+  callbackUrl?: Prisma.StringNullableFilter<"GoogleWalletClass"> | string | null
 }
 
 export type GoogleWalletClassCreateWithoutTemplateInput = {
   classId: string
   classType: string
   version: number
-  callbackUrl?: string | null
   syncedAt: Date | string
+  callbackUrl?: string | null
   account: Prisma.AccountCreateNestedOneWithoutGoogleWalletClassesInput
 }
 
@@ -558,8 +558,8 @@ export type GoogleWalletClassUncheckedCreateWithoutTemplateInput = {
   classId: string
   classType: string
   version: number
-  callbackUrl?: string | null
   syncedAt: Date | string
+  callbackUrl?: string | null
 }
 
 export type GoogleWalletClassCreateOrConnectWithoutTemplateInput = {
@@ -582,8 +582,8 @@ export type GoogleWalletClassUpdateWithoutTemplateInput = {
   classId?: Prisma.StringFieldUpdateOperationsInput | string
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
-  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account?: Prisma.AccountUpdateOneRequiredWithoutGoogleWalletClassesNestedInput
 }
 
@@ -592,8 +592,8 @@ export type GoogleWalletClassUncheckedUpdateWithoutTemplateInput = {
   classId?: Prisma.StringFieldUpdateOperationsInput | string
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
-  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type GoogleWalletClassCreateManyAccountInput = {
@@ -601,16 +601,16 @@ export type GoogleWalletClassCreateManyAccountInput = {
   classId: string
   classType: string
   version: number
-  callbackUrl?: string | null
   syncedAt: Date | string
+  callbackUrl?: string | null
 }
 
 export type GoogleWalletClassUpdateWithoutAccountInput = {
   classId?: Prisma.StringFieldUpdateOperationsInput | string
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
-  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   template?: Prisma.PassTemplateUpdateOneRequiredWithoutGoogleWalletClassNestedInput
 }
 
@@ -619,8 +619,8 @@ export type GoogleWalletClassUncheckedUpdateWithoutAccountInput = {
   classId?: Prisma.StringFieldUpdateOperationsInput | string
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
-  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type GoogleWalletClassUncheckedUpdateManyWithoutAccountInput = {
@@ -628,8 +628,8 @@ export type GoogleWalletClassUncheckedUpdateManyWithoutAccountInput = {
   classId?: Prisma.StringFieldUpdateOperationsInput | string
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
-  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 
@@ -640,8 +640,8 @@ export type GoogleWalletClassSelect<ExtArgs extends runtime.Types.Extensions.Int
   classId?: boolean
   classType?: boolean
   version?: boolean
-  callbackUrl?: boolean
   syncedAt?: boolean
+  callbackUrl?: boolean
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["googleWalletClass"]>
@@ -652,8 +652,8 @@ export type GoogleWalletClassSelectCreateManyAndReturn<ExtArgs extends runtime.T
   classId?: boolean
   classType?: boolean
   version?: boolean
-  callbackUrl?: boolean
   syncedAt?: boolean
+  callbackUrl?: boolean
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["googleWalletClass"]>
@@ -664,8 +664,8 @@ export type GoogleWalletClassSelectUpdateManyAndReturn<ExtArgs extends runtime.T
   classId?: boolean
   classType?: boolean
   version?: boolean
-  callbackUrl?: boolean
   syncedAt?: boolean
+  callbackUrl?: boolean
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["googleWalletClass"]>
@@ -676,11 +676,11 @@ export type GoogleWalletClassSelectScalar = {
   classId?: boolean
   classType?: boolean
   version?: boolean
-  callbackUrl?: boolean
   syncedAt?: boolean
+  callbackUrl?: boolean
 }
 
-export type GoogleWalletClassOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"templateId" | "accountId" | "classId" | "classType" | "version" | "callbackUrl" | "syncedAt", ExtArgs["result"]["googleWalletClass"]>
+export type GoogleWalletClassOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"templateId" | "accountId" | "classId" | "classType" | "version" | "syncedAt" | "callbackUrl", ExtArgs["result"]["googleWalletClass"]>
 export type GoogleWalletClassInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
@@ -715,11 +715,11 @@ export type $GoogleWalletClassPayload<ExtArgs extends runtime.Types.Extensions.I
      * The template design version the class was last written with.
      */
     version: number
+    syncedAt: Date
     /**
      * The `callbackOptions.url` the class was last written with; null: none (callbacks off).
      */
     callbackUrl: string | null
-    syncedAt: Date
   }, ExtArgs["result"]["googleWalletClass"]>
   composites: {}
 }
@@ -1150,8 +1150,8 @@ export interface GoogleWalletClassFieldRefs {
   readonly classId: Prisma.FieldRef<"GoogleWalletClass", 'String'>
   readonly classType: Prisma.FieldRef<"GoogleWalletClass", 'String'>
   readonly version: Prisma.FieldRef<"GoogleWalletClass", 'Int'>
-  readonly callbackUrl: Prisma.FieldRef<"GoogleWalletClass", 'String'>
   readonly syncedAt: Prisma.FieldRef<"GoogleWalletClass", 'DateTime'>
+  readonly callbackUrl: Prisma.FieldRef<"GoogleWalletClass", 'String'>
 }
     
 
