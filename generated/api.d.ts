@@ -1131,8 +1131,9 @@ export interface paths {
          * Unregister a device from a pass's updates
          * @description Called by Apple Wallet when the pass is removed from a device
          *     (https://developer.apple.com/documentation/walletpasses/unregister-a-pass-for-update-notifications).
-         *     When no device holds the pass any more, its `removedAt` is set and its status becomes
-         *     `removed` (a deactivated or nullified pass keeps its status).
+         *     When no device holds the pass any more — no Apple device, and its Google Wallet object is not
+         *     saved ([Google Wallet callbacks](#tag/Google-Wallet-callbacks)) — its `removedAt` is set and
+         *     its status becomes `removed` (a deactivated or nullified pass keeps its status).
          */
         delete: operations["unregisterDevice"];
         options?: never;
@@ -1217,6 +1218,70 @@ export interface paths {
          *     messages from Apple Wallet devices; nothing else is done with them.
          */
         post: operations["logAppleDeviceMessages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/google/v1/callbacks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log a Google Wallet save or deletion
+         * @description Called by Google, not by API clients, for every save of a pass's Google Wallet object to a
+         *     holder's Google Wallet and every deletion from it (Google, "Add and delete callbacks",
+         *     https://developers.google.com/wallet/generic/use-cases/use-callbacks-for-saves-and-deletions).
+         *     Google Wallet has no device registration: these callbacks are how the service learns that a
+         *     pass is on an Android phone. No API key: the signature is the authentication.
+         *
+         *     **What the operator sets up.** `GOOGLE_WALLET_CALLBACKS=true` with a `PUBLIC_BASE_URL` on
+         *     HTTPS that Google can reach from the internet (a valid public certificate; no
+         *     authentication, IP filter or robots.txt rule in front of this path that would turn Google
+         *     away). Every class the service then writes carries
+         *     `callbackOptions.url` = `<PUBLIC_BASE_URL>/wallet/google/v1/callbacks`; classes written
+         *     before are written again with it at their template's next sync (the next change of the
+         *     template or of one of its passes). Only saves made after that are reported. Without the
+         *     switch, classes carry no callback and `addedAt` and `deviceType` are not set for Google
+         *     Wallet; switched off again, classes are written with `callbackOptions: null` at their next
+         *     sync, and callbacks that still arrive meanwhile are verified and applied as usual.
+         *     `GOOGLE_WALLET_CALLBACK_KEYS_URL` (default Google's
+         *     `https://pay.google.com/gp/m/issuer/keys`) is where Google's root signing keys are fetched;
+         *     the service must be able to reach it.
+         *
+         *     **Verification** (Tink's PaymentMethodTokenRecipient, protocol `ECv2SigningOnly`, sender id
+         *     `GooglePayPasses`, as Google's page describes): the issuer id is the prefix of `objectId`
+         *     and `classId` and must be that of an account's Google configuration; one of the intermediate
+         *     key's signatures must verify with a current root key from Google's key list; the
+         *     intermediate key must not have expired; the message's signature must verify with it for that
+         *     issuer id (the recipient id); and the message must not be past `expTimeMillis`. The key list
+         *     is cached for its `Cache-Control` max-age (an hour without one, never past its keys' expiry)
+         *     and fetched again when no key verifies — at most once a minute, so badly signed requests
+         *     cannot make the service hammer Google.
+         *
+         *     **Effect**, once per `nonce` (Google may deliver an event more than once; a repeated nonce is
+         *     answered `200` and changes nothing):
+         *     - `save`, when the object was not already saved: the pass's `addedAt` becomes now,
+         *       `deviceType` `android`, its status `active` (from `issued` or `removed`; a deactivated or
+         *       nullified pass keeps its status), and `passInstalled` is sent to webhook subscriptions —
+         *       as Apple Wallet's first device registration does.
+         *     - `del`, when the object was saved: it is no longer in a Google Wallet. When no Apple device
+         *       holds the pass either, the pass has left its last wallet: `removedAt` becomes now, status
+         *       `removed` if it was `active`, and `passRemoved` is sent — as Apple Wallet's last device
+         *       unregistration does (which, likewise, marks the pass removed only when it is not saved in
+         *       Google Wallet). A deletion of an object not known as saved changes nothing.
+         *     - An object this service does not know (another system's, a deleted pass) is acknowledged
+         *       with `200`, logged, and changes nothing, so that Google stops retrying.
+         *
+         *     The body is small (at most 16 KiB); `413` beyond.
+         */
+        post: operations["logGoogleWalletEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1482,7 +1547,8 @@ export interface webhooks {
         put?: never;
         /**
          * Pass installed
-         * @description The pass was added to a wallet: the first Apple device registered for its updates. Sent to every enabled subscription of the account that lists `passInstalled` in
+         * @description The pass was added to a wallet: the first Apple device registered for its updates, or a
+         *     holder saved it to Google Wallet (when Google Wallet callbacks are on). Sent to every enabled subscription of the account that lists `passInstalled` in
          *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
          *     to). The body is taken when the event happened. Deliveries to one subscription about one
          *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
@@ -1505,7 +1571,8 @@ export interface webhooks {
         put?: never;
         /**
          * Pass removed
-         * @description The pass was removed from its last wallet: the last Apple device unregistered. Sent to every enabled subscription of the account that lists `passRemoved` in
+         * @description The pass was removed from its last wallet: the last Apple device unregistered, or the holder
+         *     deleted it from Google Wallet (when Google Wallet callbacks are on), and no other wallet holds it. Sent to every enabled subscription of the account that lists `passRemoved` in
          *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
          *     to). The body is taken when the event happened. Deliveries to one subscription about one
          *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
@@ -2171,7 +2238,9 @@ export interface components {
              *     or `detail`. Codes in use: `validation_failed`, `invalid_json`, `unauthorized`, `not_found`,
              *     `method_not_allowed`, `conflict`, `payload_too_large`, `unsupported_media_type`,
              *     `idempotency_key_reused`, `webhook_subscription_limit`, `rate_limited`, `internal_error`,
-             *     `service_unavailable`.
+             *     `service_unavailable`; for Google Wallet callbacks `callback_issuer_unknown`,
+             *     `callback_signature_invalid`, `callback_key_invalid`, `callback_key_expired`,
+             *     `callback_message_expired`.
              * @example not_found
              */
             code: string;
@@ -4012,6 +4081,40 @@ export interface components {
              */
             logs: string[];
         };
+        /** @description Google's intermediate signing key of a callback, signed by one of Google's root signing keys (https://developers.google.com/pay/api/web/guides/resources/payment-data-cryptography, "Intermediate signing key"). */
+        GoogleWalletIntermediateSigningKey: {
+            /**
+             * @description JSON as text: `{ keyValue, keyExpiration }` — the key, base64 DER SubjectPublicKeyInfo of an EC P-256 key, and when it expires (ms since the epoch, as a string).
+             * @example {"keyValue":"MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE/1+3HBVSbdv+j7NaArdgMyoSAM43yRydzqdg1TxodSzA96Dj4Mc1EiKroxxunavVIvdxGnJeFViTzFvzFRxyCw==","keyExpiration":"1796000000000"}
+             */
+            signedKey: string;
+            /**
+             * @description Base64 DER ECDSA signatures of the signed key by root signing keys; one must verify.
+             * @example [
+             *       "MEQCIH6Q4OwQ0jAceFEkGF0JID6sJNXxOEi4r+mA7biRxqBQAiAondqoUpU/bdsrAOpZIsX8tDC8/KLs8jozt6LjwDrTaQ=="
+             *     ]
+             */
+            signatures: string[];
+        };
+        /** @description What Google POSTs for every save and deletion of an object of a class whose `callbackOptions.url` is this service (Google, "Add and delete callbacks", https://developers.google.com/wallet/generic/use-cases/use-callbacks-for-saves-and-deletions): a message signed with the `ECv2SigningOnly` protocol of Google's payment method tokens (https://developers.google.com/pay/api/web/guides/resources/payment-data-cryptography). Exactly these four members, as Tink's PaymentMethodTokenRecipient requires. */
+        GoogleWalletCallback: {
+            /**
+             * @description The signing protocol.
+             * @constant
+             */
+            protocolVersion: "ECv2SigningOnly";
+            /**
+             * @description Base64 DER ECDSA (P-256, SHA-256) signature of the message by the intermediate signing key.
+             * @example MEUCIQDwk2jxGL3VZ6hBzq3wdWRpT3kk0m1aJ5PqzLMp0tGzYwIgX2rPq5gSDlmE9dPp4u2VcmX3F4b7ZkN6q3y0kSmQ4Bk=
+             */
+            signature: string;
+            intermediateSigningKey: components["schemas"]["GoogleWalletIntermediateSigningKey"];
+            /**
+             * @description The event, JSON as text: `{ classId, objectId, expTimeMillis, eventType, nonce }` — the class and object ids (`<issuer id>.<suffix>`), when the message expires (ms since the epoch), `save` or `del`, and a nonce unique to the event (retries carry the same one).
+             * @example {"classId":"3388000000022222222.0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10","objectId":"3388000000022222222.0194f3a2-9b4d-7c2e-8f10-4a5b6c7d8e9f","expTimeMillis":1795000000000,"eventType":"save","nonce":"8c1d3f5e-3a1b-4c2d-9e8f-7a6b5c4d3e2f"}
+             */
+            signedMessage: string;
+        };
         /**
          * Format: uri
          * @description Where events are POSTed: an `https:` URL whose host resolves to public addresses only (no
@@ -4487,6 +4590,25 @@ export interface components {
         /** @description The `ApplePass` token is missing or is not the token of this pass, or no pass has this serial number and pass type identifier. Apple Wallet expects `401` in all these cases. */
         ApplePassUnauthorized: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
+        /** @description The callback is well-formed but is not a message from Google for an issuer of this service: `code` names the check that failed — `callback_issuer_unknown` (no account has the issuer id of `objectId` and `classId`), `callback_signature_invalid` (no current Google root key verifies the intermediate signing key, or the message's signature does not verify for that issuer: a changed message, another recipient), `callback_key_invalid` (the signed intermediate key is not an EC P-256 key with an expiry), `callback_key_expired` (the intermediate key expired), `callback_message_expired` (past `expTimeMillis`) — and `source` the member at fault. Nothing is changed. */
+        UnverifiedGoogleCallback: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
+        /** @description The callback cannot be checked or applied for now: Google's root signing keys (`GOOGLE_WALLET_CALLBACK_KEYS_URL`) could not be fetched and none are at hand, or the database is unavailable. Nothing was changed; Google retries later. */
+        GoogleCallbackUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -6801,6 +6923,36 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    logGoogleWalletEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GoogleWalletCallback"];
+            };
+        };
+        responses: {
+            /** @description The message is Google's and was applied, or had been already (same nonce), or names an object this service does not know. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnverifiedGoogleCallback"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["GoogleCallbackUnavailable"];
         };
     };
     listWebhookSubscriptions: {

@@ -125,6 +125,7 @@ export function createApp(deps: AppDependencies): Express {
       jobs: runtime.jobs,
       apiTokens: runtime.apiTokens,
       metrics: runtime.metrics,
+      googleCallbackKeys: runtime.googleCallbackKeys,
       log: req.log,
       baseUrl: baseUrlOf(req, config),
       accountId: null,
@@ -162,12 +163,20 @@ export function createApp(deps: AppDependencies): Express {
     }),
   );
   // Bodies are read only for operations that take one, so a body sent to any other operation is
-  // ignored rather than answered with a 413 or 400 the contract does not document for it.
-  const parseJson = express.json({ limit: config.bodyLimitBytes, type: ['application/json', 'application/*+json'] });
+  // ignored rather than answered with a 413 or 400 the contract does not document for it. An
+  // operation's `x-body-limit-bytes` lowers the limit for it (Google Wallet callbacks).
+  const jsonParsers = new Map<number, RequestHandler>();
+  const parseJson = (limit: number) => {
+    if (!jsonParsers.has(limit)) jsonParsers.set(limit, express.json({ limit, type: ['application/json', 'application/*+json'] }));
+    return jsonParsers.get(limit)!;
+  };
   app.use((req, res, next) => {
     const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-    if (hasBody && contractPath(req.path)?.operation(req.method)?.operation.requestBody) parseJson(req, res, next);
-    else next();
+    const operation = hasBody ? contractPath(req.path)?.operation(req.method)?.operation : undefined;
+    if (operation?.requestBody) {
+      const own = operation['x-body-limit-bytes'];
+      parseJson(typeof own === 'number' ? Math.min(own, config.bodyLimitBytes) : config.bodyLimitBytes)(req, res, next);
+    } else next();
   });
   app.use(refuseUnstorableInput((req) => contractPath(req.path)?.operation(req.method)?.operation['x-eov-allow-unknown-query-parameters'] === true));
   const validators = OpenApiValidator.middleware({

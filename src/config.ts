@@ -121,6 +121,19 @@ export interface Config {
    */
   googleWalletRequestsPerSecond: number;
   /**
+   * Have Google call the service back when a holder saves or deletes a pass's object
+   * (`GOOGLE_WALLET_CALLBACKS`, default false): every class written carries
+   * `callbackOptions.url` = `<PUBLIC_BASE_URL>/wallet/google/v1/callbacks`
+   * (https://developers.google.com/wallet/generic/use-cases/use-callbacks-for-saves-and-deletions),
+   * which must be HTTPS and reachable from the internet. Needs `PUBLIC_BASE_URL`.
+   */
+  googleWalletCallbacks: boolean;
+  /**
+   * Google's root signing keys of callbacks (`GOOGLE_WALLET_CALLBACK_KEYS_URL`, default
+   * `https://pay.google.com/gp/m/issuer/keys`); tests and air-gapped installs point it at a stand-in.
+   */
+  googleWalletCallbackKeysUrl: string;
+  /**
    * Where the operator puts the official wallet badges the holder page shows
    * (`HOLDER_PAGE_BADGES_DIR`, default none: plain labelled buttons): `add-to-apple-wallet.svg`
    * (Apple: https://developer.apple.com/wallet/add-to-apple-wallet-guidelines/) and
@@ -185,6 +198,9 @@ function origins(env: NodeJS.ProcessEnv, name: string): string[] {
     return parsed.origin;
   });
 }
+
+/** Google's root signing keys of Wallet callbacks (Google, "Add and delete callbacks", `PUBLIC_KEY_URL`). */
+export const GOOGLE_WALLET_CALLBACK_KEYS_URL = 'https://pay.google.com/gp/m/issuer/keys';
 
 /** Length of the secrets key, in bytes (AES-256). */
 export const SECRETS_KEY_BYTES = 32;
@@ -271,6 +287,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     throw new ConfigError(`APPLE_PASS_TYPE_ID must look like pass.com.example.loyalty, got "${applePassTypeId}".`);
   }
   const databaseUrl = url(env, 'DATABASE_URL', ['postgresql:', 'postgres:']);
+  const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']);
+  const googleWalletCallbacks = boolean(env, 'GOOGLE_WALLET_CALLBACKS', false);
+  if (googleWalletCallbacks && !publicBaseUrl?.startsWith('https://')) {
+    throw new ConfigError('GOOGLE_WALLET_CALLBACKS=true needs an https PUBLIC_BASE_URL that Google can reach (e.g. https://wallet.example.com).');
+  }
   const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
   const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
   if (headersTimeoutMs > requestTimeoutMs) {
@@ -281,7 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     host: env.HOST || '127.0.0.1',
     dataDir: resolve(env.DATA_DIR || './data'),
     databaseUrl,
-    publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
+    publicBaseUrl,
     adminToken: env.ADMIN_TOKEN || undefined,
     logLevel,
     validateResponses: boolean(env, 'VALIDATE_RESPONSES', false),
@@ -308,6 +329,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     googleOauthTokenUrl: url(env, 'GOOGLE_OAUTH_TOKEN_URL', ['http:', 'https:']) ?? 'https://oauth2.googleapis.com/token',
     googleSaveOrigins: origins(env, 'GOOGLE_SAVE_ORIGINS'),
     googleWalletRequestsPerSecond: integer(env, 'GOOGLE_WALLET_REQUESTS_PER_SECOND', 20, 2, 10_000),
+    googleWalletCallbacks,
+    googleWalletCallbackKeysUrl: url(env, 'GOOGLE_WALLET_CALLBACK_KEYS_URL', ['http:', 'https:']) ?? GOOGLE_WALLET_CALLBACK_KEYS_URL,
     holderPageBadgesDir: env.HOLDER_PAGE_BADGES_DIR ? resolve(env.HOLDER_PAGE_BADGES_DIR) : null,
   };
 }

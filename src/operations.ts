@@ -66,6 +66,7 @@ import { unregisterDevice } from './resources/appleWalletWebService/unregisterDe
 import { listUpdatedPasses } from './resources/appleWalletWebService/listUpdatedPasses.ts';
 import { getLatestApplePass } from './resources/appleWalletWebService/getLatestApplePass.ts';
 import { logAppleDeviceMessages } from './resources/appleWalletWebService/logAppleDeviceMessages.ts';
+import { logGoogleWalletEvent } from './resources/googleWalletCallbacks/logGoogleWalletEvent.ts';
 import { createWebhookSubscription } from './resources/webhooks/createWebhookSubscription.ts';
 import { listWebhookSubscriptions } from './resources/webhooks/listWebhookSubscriptions.ts';
 import { getWebhookSubscription } from './resources/webhooks/getWebhookSubscription.ts';
@@ -137,6 +138,7 @@ export const handlers: HandlerMap = {
   listUpdatedPasses,
   getLatestApplePass,
   logAppleDeviceMessages,
+  logGoogleWalletEvent,
   createWebhookSubscription,
   listWebhookSubscriptions,
   getWebhookSubscription,

@@ -20,6 +20,7 @@ import { ApiTokenCache } from './security/apiTokenCache.ts';
 import { resolveSecretsKey, SecretCipher } from './security/secrets.ts';
 import { createApnsClient, type ApnsClient } from './wallet/apple/apns.ts';
 import { createGoogleWalletClient, type GoogleWalletClient } from './wallet/google/client.ts';
+import { createGoogleCallbackKeys, type GoogleCallbackKeys } from './wallet/google/callbackKeys.ts';
 import { createGoogleThrottle } from './delivery/googleRateLimit.ts';
 
 /** What handlers and jobs run with. */
@@ -40,6 +41,8 @@ export interface Runtime {
   readonly metrics: ServiceMetrics;
   /** Calls the Google Wallet API (`GOOGLE_WALLET_API_URL`), within Google's per-issuer rate. */
   readonly googleWallet: GoogleWalletClient;
+  /** Google's root keys of Wallet callbacks (`GOOGLE_WALLET_CALLBACK_KEYS_URL`), fetched and cached per process. */
+  readonly googleCallbackKeys: GoogleCallbackKeys;
   /** The lock of `DATA_DIR` held while the embedded database is open (src/db/dataDirLock.ts); released by {@link closeRuntime}. */
   readonly dataDirLock?: DataDirLock;
 }
@@ -82,6 +85,7 @@ export function assembleRuntime(parts: RuntimeParts): Runtime {
     googleWallet:
       parts.googleWallet ??
       createGoogleWalletClient({ apiUrl: config.googleWalletApiUrl, tokenUrl: config.googleOauthTokenUrl, throttle: createGoogleThrottle(db, config.googleWalletRequestsPerSecond) }),
+    googleCallbackKeys: createGoogleCallbackKeys({ url: config.googleWalletCallbackKeysUrl, clock: parts.clock ?? systemClock }),
     ...(parts.dataDirLock ? { dataDirLock: parts.dataDirLock } : {}),
   };
 }

@@ -69,6 +69,8 @@ describe('classes', () => {
       locations: [{ latitude: 51.5136, longitude: -0.1365 }],
     });
     expect(insert!.body.textModulesData.map((m: { id: string }) => m.id)).toEqual(['points', 'member', 'tier', 'since', 'terms']);
+    // Save and delete callbacks are off (GOOGLE_WALLET_CALLBACKS unset): no callbackOptions.
+    expect(insert!.body).not.toHaveProperty('callbackOptions');
     expect(fake.tokenRequests.length).toBeGreaterThanOrEqual(1);
     // The access token is cached: one grant for every call so far.
     expect(fake.tokenRequests.length).toBe(1);

@@ -231,6 +231,12 @@ export type GoogleWalletClass = Prisma.GoogleWalletClassModel
  */
 export type GoogleWalletObject = Prisma.GoogleWalletObjectModel
 /**
+ * Model GoogleWalletCallbackNonce
+ * The nonces of Google Wallet callbacks already applied (Google: "use the nonce to dedupe"),
+ * kept until a day after their message expired (a message past `expTimeMillis` is refused anyway).
+ */
+export type GoogleWalletCallbackNonce = Prisma.GoogleWalletCallbackNonceModel
+/**
  * Model GoogleRateLimit
  * The current rate window of each Google Wallet issuer (src/delivery/googleRateLimit.ts): calls
  * counted in it and when it ends, by the database's clock, shared by every worker.

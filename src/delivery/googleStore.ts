@@ -66,15 +66,17 @@ export interface ProcessedClassVersion {
   sourceImages: { logo?: string | null; banner?: string | null };
   /** The version last written to Google, if any. */
   syncedVersion: number | null;
+  /** The `callbackOptions.url` it was last written with (null: none, or never written). */
+  syncedCallbackUrl: string | null;
 }
 
 /** What never changes of a processed version (its artefact and images), by `<template id>/<version>`. */
-const versionParts = new LRUCache<string, Omit<ProcessedClassVersion, 'syncedVersion'>>({ max: 1000 });
+const versionParts = new LRUCache<string, Omit<ProcessedClassVersion, 'syncedVersion' | 'syncedCallbackUrl'>>({ max: 1000 });
 
 /** The newest processed version of a template and what was written to Google of it (one query while the version's parts are cached). */
 export async function selectClassVersion(prisma: PrismaExecutor, templateId: string): Promise<ProcessedClassVersion | null> {
-  const [latest] = await prisma.$queryRaw<{ version: number; syncedVersion: number | null }[]>`
-    SELECT v.version, c.version AS "syncedVersion"
+  const [latest] = await prisma.$queryRaw<{ version: number; syncedVersion: number | null; syncedCallbackUrl: string | null }[]>`
+    SELECT v.version, c.version AS "syncedVersion", c.callback_url AS "syncedCallbackUrl"
       FROM pass_template_versions v LEFT JOIN google_wallet_classes c ON c.template_id = v.template_id
      WHERE v.template_id = ${templateId}::uuid AND v.status = 'processed'
      ORDER BY v.version DESC LIMIT 1`;
@@ -98,15 +100,19 @@ export async function selectClassVersion(prisma: PrismaExecutor, templateId: str
     };
     versionParts.set(key, parts);
   }
-  return { ...parts, syncedVersion: latest.syncedVersion };
+  return { ...parts, syncedVersion: latest.syncedVersion, syncedCallbackUrl: latest.syncedCallbackUrl };
 }
 
 /** Records that a template's class now holds a version. */
-export async function recordClassSynced(prisma: PrismaExecutor, row: { templateId: string; accountId: string; classId: string; classType: string; version: number }, at: Date): Promise<void> {
+export async function recordClassSynced(
+  prisma: PrismaExecutor,
+  row: { templateId: string; accountId: string; classId: string; classType: string; version: number; callbackUrl: string | null },
+  at: Date,
+): Promise<void> {
   await prisma.googleWalletClass.upsert({
     where: { templateId: row.templateId },
     create: { ...row, syncedAt: at },
-    update: { classId: row.classId, classType: row.classType, version: row.version, syncedAt: at },
+    update: { classId: row.classId, classType: row.classType, version: row.version, callbackUrl: row.callbackUrl, syncedAt: at },
   });
 }
 

@@ -45,7 +45,7 @@ export interface GoogleDependencies {
   db: { prisma: PrismaExecutor };
   secrets: SecretCipher;
   clock: Clock;
-  config: Pick<Config, 'publicBaseUrl' | 'googleSaveOrigins'>;
+  config: Pick<Config, 'publicBaseUrl' | 'googleSaveOrigins' | 'googleWalletCallbacks'>;
   googleWallet: GoogleWalletClient;
   metrics: Pick<ServiceMetrics, 'deliveryAttempts'>;
 }
@@ -56,6 +56,17 @@ export type GoogleSyncResult = { outcome: GoogleOutcome; reason: string | null }
 /** The public path of a processed template image (served by getPassTemplateImage). */
 export function templateImagePath(templateId: string, version: number, name: string): string {
   return `/media/pass-templates/${templateId}/versions/${version}/${name}`;
+}
+
+/** The path of the save and delete callbacks (contract operation logGoogleWalletEvent). */
+export const GOOGLE_CALLBACK_PATH = '/wallet/google/v1/callbacks';
+
+/**
+ * The `callbackOptions.url` of classes: `<PUBLIC_BASE_URL>/wallet/google/v1/callbacks` when
+ * callbacks are on (`GOOGLE_WALLET_CALLBACKS`), else null (classes carry no callback).
+ */
+export function googleCallbackUrl(config: Pick<Config, 'publicBaseUrl' | 'googleWalletCallbacks'>): string | null {
+  return config.googleWalletCallbacks && config.publicBaseUrl ? `${config.publicBaseUrl}${GOOGLE_CALLBACK_PATH}` : null;
 }
 
 /** The Apple bundle file shown by Google for a template image member (the largest drawn). */
@@ -135,15 +146,21 @@ export async function syncGoogleClass(deps: GoogleDependencies, templateId: stri
   return writeClass(deps, issuer, version, null);
 }
 
-/** Writes a processed version to its class unless the class holds it already. */
+/**
+ * Writes a processed version to its class unless the class holds it already, with the callback
+ * URL of the configuration (a class written before callbacks were switched on or off is written
+ * again, so switching takes effect with the next sync of each template's class or passes; switched
+ * off, `callbackOptions: null` clears the URL the class had).
+ */
 async function writeClass(deps: GoogleDependencies, issuer: AccountIssuer, version: ProcessedClassVersion, target: RecordTarget | null): Promise<GoogleSyncResult> {
   const { templateId } = version;
-  if (version.syncedVersion !== null && version.syncedVersion >= version.version) return { outcome: 'nothingToDo', reason: null };
-  const resource = issuerClass(version.artefact, { issuerId: issuer.issuerId, issuerName: issuer.issuerName, templateId, imageUrl: imageUrlOf(deps, version), smartTap: issuer.smartTap });
+  const callbackUrl = googleCallbackUrl(deps.config);
+  if (version.syncedVersion !== null && version.syncedVersion >= version.version && version.syncedCallbackUrl === callbackUrl) return { outcome: 'nothingToDo', reason: null };
+  const resource = issuerClass(version.artefact, { issuerId: issuer.issuerId, issuerName: issuer.issuerName, templateId, imageUrl: imageUrlOf(deps, version), smartTap: issuer.smartTap, callbackUrl, clearCallback: version.syncedCallbackUrl !== null });
   const { response } = await upsert(deps, issuer, resource, 'Class', version.syncedVersion !== null, target);
   const outcome = classifyGoogleResponse(response.status);
   if (outcome === 'delivered') {
-    await recordClassSynced(deps.db.prisma, { templateId, accountId: version.accountId, classId: resource.id, classType: resource.resource, version: version.version }, deps.clock.now());
+    await recordClassSynced(deps.db.prisma, { templateId, accountId: version.accountId, classId: resource.id, classType: resource.resource, version: version.version, callbackUrl }, deps.clock.now());
   }
   return { outcome, reason: response.reason };
 }

@@ -68,6 +68,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     googleSaveOrigins: [],
     holderPageBadgesDir: null,
     googleWalletRequestsPerSecond: 20,
+    googleWalletCallbacks: false,
+    googleWalletCallbackKeysUrl: 'http://google-keys.invalid/gp/m/issuer/keys',
     ...overrides,
   };
 }

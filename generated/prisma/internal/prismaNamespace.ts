@@ -425,6 +425,7 @@ export const ModelName = {
   GoogleConfiguration: 'GoogleConfiguration',
   GoogleWalletClass: 'GoogleWalletClass',
   GoogleWalletObject: 'GoogleWalletObject',
+  GoogleWalletCallbackNonce: 'GoogleWalletCallbackNonce',
   GoogleRateLimit: 'GoogleRateLimit'
 } as const
 
@@ -441,7 +442,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "account" | "apiToken" | "rateLimitCounter" | "entity" | "reader" | "readerConfiguration" | "passTemplate" | "passTemplateVersion" | "pass" | "loyaltyLedgerEntry" | "idempotencyKey" | "scan" | "batch" | "batchRecipient" | "batchDelivery" | "appleConfiguration" | "passTemplateImage" | "appleDevice" | "appleRegistration" | "appleDeviceLog" | "deliveryAttempt" | "webhookSubscription" | "webhookEvent" | "webhookDelivery" | "webhookDeliveryAttempt" | "googleConfiguration" | "googleWalletClass" | "googleWalletObject" | "googleRateLimit"
+    modelProps: "account" | "apiToken" | "rateLimitCounter" | "entity" | "reader" | "readerConfiguration" | "passTemplate" | "passTemplateVersion" | "pass" | "loyaltyLedgerEntry" | "idempotencyKey" | "scan" | "batch" | "batchRecipient" | "batchDelivery" | "appleConfiguration" | "passTemplateImage" | "appleDevice" | "appleRegistration" | "appleDeviceLog" | "deliveryAttempt" | "webhookSubscription" | "webhookEvent" | "webhookDelivery" | "webhookDeliveryAttempt" | "googleConfiguration" | "googleWalletClass" | "googleWalletObject" | "googleWalletCallbackNonce" | "googleRateLimit"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2517,6 +2518,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    GoogleWalletCallbackNonce: {
+      payload: Prisma.$GoogleWalletCallbackNoncePayload<ExtArgs>
+      fields: Prisma.GoogleWalletCallbackNonceFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.GoogleWalletCallbackNonceFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletCallbackNoncePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.GoogleWalletCallbackNonceFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletCallbackNoncePayload>
+        }
+        findFirst: {
+          args: Prisma.GoogleWalletCallbackNonceFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletCallbackNoncePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.GoogleWalletCallbackNonceFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletCallbackNoncePayload>
+        }
+        findMany: {
+          args: Prisma.GoogleWalletCallbackNonceFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletCallbackNoncePayload>[]
+        }
+        create: {
+          args: Prisma.GoogleWalletCallbackNonceCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletCallbackNoncePayload>
+        }
+        createMany: {
+          args: Prisma.GoogleWalletCallbackNonceCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.GoogleWalletCallbackNonceCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletCallbackNoncePayload>[]
+        }
+        delete: {
+          args: Prisma.GoogleWalletCallbackNonceDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletCallbackNoncePayload>
+        }
+        update: {
+          args: Prisma.GoogleWalletCallbackNonceUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletCallbackNoncePayload>
+        }
+        deleteMany: {
+          args: Prisma.GoogleWalletCallbackNonceDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.GoogleWalletCallbackNonceUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.GoogleWalletCallbackNonceUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletCallbackNoncePayload>[]
+        }
+        upsert: {
+          args: Prisma.GoogleWalletCallbackNonceUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GoogleWalletCallbackNoncePayload>
+        }
+        aggregate: {
+          args: Prisma.GoogleWalletCallbackNonceAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateGoogleWalletCallbackNonce>
+        }
+        groupBy: {
+          args: Prisma.GoogleWalletCallbackNonceGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.GoogleWalletCallbackNonceGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.GoogleWalletCallbackNonceCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.GoogleWalletCallbackNonceCountAggregateOutputType> | number
+        }
+      }
+    }
     GoogleRateLimit: {
       payload: Prisma.$GoogleRateLimitPayload<ExtArgs>
       fields: Prisma.GoogleRateLimitFieldRefs
@@ -3054,7 +3129,8 @@ export const GoogleWalletClassScalarFieldEnum = {
   classId: 'classId',
   classType: 'classType',
   version: 'version',
-  syncedAt: 'syncedAt'
+  syncedAt: 'syncedAt',
+  callbackUrl: 'callbackUrl'
 } as const
 
 export type GoogleWalletClassScalarFieldEnum = (typeof GoogleWalletClassScalarFieldEnum)[keyof typeof GoogleWalletClassScalarFieldEnum]
@@ -3068,10 +3144,20 @@ export const GoogleWalletObjectScalarFieldEnum = {
   insertedAt: 'insertedAt',
   syncedAt: 'syncedAt',
   lastMessage: 'lastMessage',
-  notifiedAt: 'notifiedAt'
+  notifiedAt: 'notifiedAt',
+  savedAt: 'savedAt'
 } as const
 
 export type GoogleWalletObjectScalarFieldEnum = (typeof GoogleWalletObjectScalarFieldEnum)[keyof typeof GoogleWalletObjectScalarFieldEnum]
+
+
+export const GoogleWalletCallbackNonceScalarFieldEnum = {
+  nonce: 'nonce',
+  expiresAt: 'expiresAt',
+  receivedAt: 'receivedAt'
+} as const
+
+export type GoogleWalletCallbackNonceScalarFieldEnum = (typeof GoogleWalletCallbackNonceScalarFieldEnum)[keyof typeof GoogleWalletCallbackNonceScalarFieldEnum]
 
 
 export const GoogleRateLimitScalarFieldEnum = {
@@ -3658,6 +3744,7 @@ export type GlobalOmitConfig = {
   googleConfiguration?: Prisma.GoogleConfigurationOmit
   googleWalletClass?: Prisma.GoogleWalletClassOmit
   googleWalletObject?: Prisma.GoogleWalletObjectOmit
+  googleWalletCallbackNonce?: Prisma.GoogleWalletCallbackNonceOmit
   googleRateLimit?: Prisma.GoogleRateLimitOmit
 }
 

@@ -79,6 +79,7 @@ export const ModelName = {
   GoogleConfiguration: 'GoogleConfiguration',
   GoogleWalletClass: 'GoogleWalletClass',
   GoogleWalletObject: 'GoogleWalletObject',
+  GoogleWalletCallbackNonce: 'GoogleWalletCallbackNonce',
   GoogleRateLimit: 'GoogleRateLimit'
 } as const
 
@@ -522,7 +523,8 @@ export const GoogleWalletClassScalarFieldEnum = {
   classId: 'classId',
   classType: 'classType',
   version: 'version',
-  syncedAt: 'syncedAt'
+  syncedAt: 'syncedAt',
+  callbackUrl: 'callbackUrl'
 } as const
 
 export type GoogleWalletClassScalarFieldEnum = (typeof GoogleWalletClassScalarFieldEnum)[keyof typeof GoogleWalletClassScalarFieldEnum]
@@ -536,10 +538,20 @@ export const GoogleWalletObjectScalarFieldEnum = {
   insertedAt: 'insertedAt',
   syncedAt: 'syncedAt',
   lastMessage: 'lastMessage',
-  notifiedAt: 'notifiedAt'
+  notifiedAt: 'notifiedAt',
+  savedAt: 'savedAt'
 } as const
 
 export type GoogleWalletObjectScalarFieldEnum = (typeof GoogleWalletObjectScalarFieldEnum)[keyof typeof GoogleWalletObjectScalarFieldEnum]
+
+
+export const GoogleWalletCallbackNonceScalarFieldEnum = {
+  nonce: 'nonce',
+  expiresAt: 'expiresAt',
+  receivedAt: 'receivedAt'
+} as const
+
+export type GoogleWalletCallbackNonceScalarFieldEnum = (typeof GoogleWalletCallbackNonceScalarFieldEnum)[keyof typeof GoogleWalletCallbackNonceScalarFieldEnum]
 
 
 export const GoogleRateLimitScalarFieldEnum = {

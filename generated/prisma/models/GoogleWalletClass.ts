@@ -42,6 +42,7 @@ export type GoogleWalletClassMinAggregateOutputType = {
   classType: string | null
   version: number | null
   syncedAt: Date | null
+  callbackUrl: string | null
 }
 
 export type GoogleWalletClassMaxAggregateOutputType = {
@@ -51,6 +52,7 @@ export type GoogleWalletClassMaxAggregateOutputType = {
   classType: string | null
   version: number | null
   syncedAt: Date | null
+  callbackUrl: string | null
 }
 
 export type GoogleWalletClassCountAggregateOutputType = {
@@ -60,6 +62,7 @@ export type GoogleWalletClassCountAggregateOutputType = {
   classType: number
   version: number
   syncedAt: number
+  callbackUrl: number
   _all: number
 }
 
@@ -79,6 +82,7 @@ export type GoogleWalletClassMinAggregateInputType = {
   classType?: true
   version?: true
   syncedAt?: true
+  callbackUrl?: true
 }
 
 export type GoogleWalletClassMaxAggregateInputType = {
@@ -88,6 +92,7 @@ export type GoogleWalletClassMaxAggregateInputType = {
   classType?: true
   version?: true
   syncedAt?: true
+  callbackUrl?: true
 }
 
 export type GoogleWalletClassCountAggregateInputType = {
@@ -97,6 +102,7 @@ export type GoogleWalletClassCountAggregateInputType = {
   classType?: true
   version?: true
   syncedAt?: true
+  callbackUrl?: true
   _all?: true
 }
 
@@ -193,6 +199,7 @@ export type GoogleWalletClassGroupByOutputType = {
   classType: string
   version: number
   syncedAt: Date
+  callbackUrl: string | null
   _count: GoogleWalletClassCountAggregateOutputType | null
   _avg: GoogleWalletClassAvgAggregateOutputType | null
   _sum: GoogleWalletClassSumAggregateOutputType | null
@@ -225,6 +232,7 @@ export type GoogleWalletClassWhereInput = {
   classType?: Prisma.StringFilter<"GoogleWalletClass"> | string
   version?: Prisma.IntFilter<"GoogleWalletClass"> | number
   syncedAt?: Prisma.DateTimeFilter<"GoogleWalletClass"> | Date | string
+  callbackUrl?: Prisma.StringNullableFilter<"GoogleWalletClass"> | string | null
   template?: Prisma.XOR<Prisma.PassTemplateScalarRelationFilter, Prisma.PassTemplateWhereInput>
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
 }
@@ -236,6 +244,7 @@ export type GoogleWalletClassOrderByWithRelationInput = {
   classType?: Prisma.SortOrder
   version?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
+  callbackUrl?: Prisma.SortOrderInput | Prisma.SortOrder
   template?: Prisma.PassTemplateOrderByWithRelationInput
   account?: Prisma.AccountOrderByWithRelationInput
 }
@@ -250,6 +259,7 @@ export type GoogleWalletClassWhereUniqueInput = Prisma.AtLeast<{
   classType?: Prisma.StringFilter<"GoogleWalletClass"> | string
   version?: Prisma.IntFilter<"GoogleWalletClass"> | number
   syncedAt?: Prisma.DateTimeFilter<"GoogleWalletClass"> | Date | string
+  callbackUrl?: Prisma.StringNullableFilter<"GoogleWalletClass"> | string | null
   template?: Prisma.XOR<Prisma.PassTemplateScalarRelationFilter, Prisma.PassTemplateWhereInput>
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
 }, "templateId">
@@ -261,6 +271,7 @@ export type GoogleWalletClassOrderByWithAggregationInput = {
   classType?: Prisma.SortOrder
   version?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
+  callbackUrl?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.GoogleWalletClassCountOrderByAggregateInput
   _avg?: Prisma.GoogleWalletClassAvgOrderByAggregateInput
   _max?: Prisma.GoogleWalletClassMaxOrderByAggregateInput
@@ -278,6 +289,7 @@ export type GoogleWalletClassScalarWhereWithAggregatesInput = {
   classType?: Prisma.StringWithAggregatesFilter<"GoogleWalletClass"> | string
   version?: Prisma.IntWithAggregatesFilter<"GoogleWalletClass"> | number
   syncedAt?: Prisma.DateTimeWithAggregatesFilter<"GoogleWalletClass"> | Date | string
+  callbackUrl?: Prisma.StringNullableWithAggregatesFilter<"GoogleWalletClass"> | string | null
 }
 
 export type GoogleWalletClassCreateInput = {
@@ -285,6 +297,7 @@ export type GoogleWalletClassCreateInput = {
   classType: string
   version: number
   syncedAt: Date | string
+  callbackUrl?: string | null
   template: Prisma.PassTemplateCreateNestedOneWithoutGoogleWalletClassInput
   account: Prisma.AccountCreateNestedOneWithoutGoogleWalletClassesInput
 }
@@ -296,6 +309,7 @@ export type GoogleWalletClassUncheckedCreateInput = {
   classType: string
   version: number
   syncedAt: Date | string
+  callbackUrl?: string | null
 }
 
 export type GoogleWalletClassUpdateInput = {
@@ -303,6 +317,7 @@ export type GoogleWalletClassUpdateInput = {
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   template?: Prisma.PassTemplateUpdateOneRequiredWithoutGoogleWalletClassNestedInput
   account?: Prisma.AccountUpdateOneRequiredWithoutGoogleWalletClassesNestedInput
 }
@@ -314,6 +329,7 @@ export type GoogleWalletClassUncheckedUpdateInput = {
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type GoogleWalletClassCreateManyInput = {
@@ -323,6 +339,7 @@ export type GoogleWalletClassCreateManyInput = {
   classType: string
   version: number
   syncedAt: Date | string
+  callbackUrl?: string | null
 }
 
 export type GoogleWalletClassUpdateManyMutationInput = {
@@ -330,6 +347,7 @@ export type GoogleWalletClassUpdateManyMutationInput = {
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type GoogleWalletClassUncheckedUpdateManyInput = {
@@ -339,6 +357,7 @@ export type GoogleWalletClassUncheckedUpdateManyInput = {
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type GoogleWalletClassListRelationFilter = {
@@ -363,6 +382,7 @@ export type GoogleWalletClassCountOrderByAggregateInput = {
   classType?: Prisma.SortOrder
   version?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
+  callbackUrl?: Prisma.SortOrder
 }
 
 export type GoogleWalletClassAvgOrderByAggregateInput = {
@@ -376,6 +396,7 @@ export type GoogleWalletClassMaxOrderByAggregateInput = {
   classType?: Prisma.SortOrder
   version?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
+  callbackUrl?: Prisma.SortOrder
 }
 
 export type GoogleWalletClassMinOrderByAggregateInput = {
@@ -385,6 +406,7 @@ export type GoogleWalletClassMinOrderByAggregateInput = {
   classType?: Prisma.SortOrder
   version?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
+  callbackUrl?: Prisma.SortOrder
 }
 
 export type GoogleWalletClassSumOrderByAggregateInput = {
@@ -470,6 +492,7 @@ export type GoogleWalletClassCreateWithoutAccountInput = {
   classType: string
   version: number
   syncedAt: Date | string
+  callbackUrl?: string | null
   template: Prisma.PassTemplateCreateNestedOneWithoutGoogleWalletClassInput
 }
 
@@ -479,6 +502,7 @@ export type GoogleWalletClassUncheckedCreateWithoutAccountInput = {
   classType: string
   version: number
   syncedAt: Date | string
+  callbackUrl?: string | null
 }
 
 export type GoogleWalletClassCreateOrConnectWithoutAccountInput = {
@@ -517,6 +541,7 @@ export type GoogleWalletClassScalarWhereInput = {
   classType?: Prisma.StringFilter<"GoogleWalletClass"> | string
   version?: Prisma.IntFilter<"GoogleWalletClass"> | number
   syncedAt?: Prisma.DateTimeFilter<"GoogleWalletClass"> | Date | string
+  callbackUrl?: Prisma.StringNullableFilter<"GoogleWalletClass"> | string | null
 }
 
 export type GoogleWalletClassCreateWithoutTemplateInput = {
@@ -524,6 +549,7 @@ export type GoogleWalletClassCreateWithoutTemplateInput = {
   classType: string
   version: number
   syncedAt: Date | string
+  callbackUrl?: string | null
   account: Prisma.AccountCreateNestedOneWithoutGoogleWalletClassesInput
 }
 
@@ -533,6 +559,7 @@ export type GoogleWalletClassUncheckedCreateWithoutTemplateInput = {
   classType: string
   version: number
   syncedAt: Date | string
+  callbackUrl?: string | null
 }
 
 export type GoogleWalletClassCreateOrConnectWithoutTemplateInput = {
@@ -556,6 +583,7 @@ export type GoogleWalletClassUpdateWithoutTemplateInput = {
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account?: Prisma.AccountUpdateOneRequiredWithoutGoogleWalletClassesNestedInput
 }
 
@@ -565,6 +593,7 @@ export type GoogleWalletClassUncheckedUpdateWithoutTemplateInput = {
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type GoogleWalletClassCreateManyAccountInput = {
@@ -573,6 +602,7 @@ export type GoogleWalletClassCreateManyAccountInput = {
   classType: string
   version: number
   syncedAt: Date | string
+  callbackUrl?: string | null
 }
 
 export type GoogleWalletClassUpdateWithoutAccountInput = {
@@ -580,6 +610,7 @@ export type GoogleWalletClassUpdateWithoutAccountInput = {
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   template?: Prisma.PassTemplateUpdateOneRequiredWithoutGoogleWalletClassNestedInput
 }
 
@@ -589,6 +620,7 @@ export type GoogleWalletClassUncheckedUpdateWithoutAccountInput = {
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type GoogleWalletClassUncheckedUpdateManyWithoutAccountInput = {
@@ -597,6 +629,7 @@ export type GoogleWalletClassUncheckedUpdateManyWithoutAccountInput = {
   classType?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 
@@ -608,6 +641,7 @@ export type GoogleWalletClassSelect<ExtArgs extends runtime.Types.Extensions.Int
   classType?: boolean
   version?: boolean
   syncedAt?: boolean
+  callbackUrl?: boolean
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["googleWalletClass"]>
@@ -619,6 +653,7 @@ export type GoogleWalletClassSelectCreateManyAndReturn<ExtArgs extends runtime.T
   classType?: boolean
   version?: boolean
   syncedAt?: boolean
+  callbackUrl?: boolean
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["googleWalletClass"]>
@@ -630,6 +665,7 @@ export type GoogleWalletClassSelectUpdateManyAndReturn<ExtArgs extends runtime.T
   classType?: boolean
   version?: boolean
   syncedAt?: boolean
+  callbackUrl?: boolean
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["googleWalletClass"]>
@@ -641,9 +677,10 @@ export type GoogleWalletClassSelectScalar = {
   classType?: boolean
   version?: boolean
   syncedAt?: boolean
+  callbackUrl?: boolean
 }
 
-export type GoogleWalletClassOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"templateId" | "accountId" | "classId" | "classType" | "version" | "syncedAt", ExtArgs["result"]["googleWalletClass"]>
+export type GoogleWalletClassOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"templateId" | "accountId" | "classId" | "classType" | "version" | "syncedAt" | "callbackUrl", ExtArgs["result"]["googleWalletClass"]>
 export type GoogleWalletClassInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
@@ -679,6 +716,10 @@ export type $GoogleWalletClassPayload<ExtArgs extends runtime.Types.Extensions.I
      */
     version: number
     syncedAt: Date
+    /**
+     * The `callbackOptions.url` the class was last written with; null: none (callbacks off).
+     */
+    callbackUrl: string | null
   }, ExtArgs["result"]["googleWalletClass"]>
   composites: {}
 }
@@ -1110,6 +1151,7 @@ export interface GoogleWalletClassFieldRefs {
   readonly classType: Prisma.FieldRef<"GoogleWalletClass", 'String'>
   readonly version: Prisma.FieldRef<"GoogleWalletClass", 'Int'>
   readonly syncedAt: Prisma.FieldRef<"GoogleWalletClass", 'DateTime'>
+  readonly callbackUrl: Prisma.FieldRef<"GoogleWalletClass", 'String'>
 }
     
 

@@ -32,6 +32,7 @@ export type GoogleWalletObjectMinAggregateOutputType = {
   insertedAt: Date | null
   syncedAt: Date | null
   lastMessage: string | null
+  savedAt: Date | null
 }
 
 export type GoogleWalletObjectMaxAggregateOutputType = {
@@ -42,6 +43,7 @@ export type GoogleWalletObjectMaxAggregateOutputType = {
   insertedAt: Date | null
   syncedAt: Date | null
   lastMessage: string | null
+  savedAt: Date | null
 }
 
 export type GoogleWalletObjectCountAggregateOutputType = {
@@ -53,6 +55,7 @@ export type GoogleWalletObjectCountAggregateOutputType = {
   syncedAt: number
   lastMessage: number
   notifiedAt: number
+  savedAt: number
   _all: number
 }
 
@@ -65,6 +68,7 @@ export type GoogleWalletObjectMinAggregateInputType = {
   insertedAt?: true
   syncedAt?: true
   lastMessage?: true
+  savedAt?: true
 }
 
 export type GoogleWalletObjectMaxAggregateInputType = {
@@ -75,6 +79,7 @@ export type GoogleWalletObjectMaxAggregateInputType = {
   insertedAt?: true
   syncedAt?: true
   lastMessage?: true
+  savedAt?: true
 }
 
 export type GoogleWalletObjectCountAggregateInputType = {
@@ -86,6 +91,7 @@ export type GoogleWalletObjectCountAggregateInputType = {
   syncedAt?: true
   lastMessage?: true
   notifiedAt?: true
+  savedAt?: true
   _all?: true
 }
 
@@ -170,6 +176,7 @@ export type GoogleWalletObjectGroupByOutputType = {
   syncedAt: Date
   lastMessage: string | null
   notifiedAt: Date[]
+  savedAt: Date | null
   _count: GoogleWalletObjectCountAggregateOutputType | null
   _min: GoogleWalletObjectMinAggregateOutputType | null
   _max: GoogleWalletObjectMaxAggregateOutputType | null
@@ -202,6 +209,7 @@ export type GoogleWalletObjectWhereInput = {
   syncedAt?: Prisma.DateTimeFilter<"GoogleWalletObject"> | Date | string
   lastMessage?: Prisma.StringNullableFilter<"GoogleWalletObject"> | string | null
   notifiedAt?: Prisma.DateTimeNullableListFilter<"GoogleWalletObject">
+  savedAt?: Prisma.DateTimeNullableFilter<"GoogleWalletObject"> | Date | string | null
   pass?: Prisma.XOR<Prisma.PassScalarRelationFilter, Prisma.PassWhereInput>
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
 }
@@ -215,6 +223,7 @@ export type GoogleWalletObjectOrderByWithRelationInput = {
   syncedAt?: Prisma.SortOrder
   lastMessage?: Prisma.SortOrderInput | Prisma.SortOrder
   notifiedAt?: Prisma.SortOrder
+  savedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   pass?: Prisma.PassOrderByWithRelationInput
   account?: Prisma.AccountOrderByWithRelationInput
 }
@@ -231,6 +240,7 @@ export type GoogleWalletObjectWhereUniqueInput = Prisma.AtLeast<{
   syncedAt?: Prisma.DateTimeFilter<"GoogleWalletObject"> | Date | string
   lastMessage?: Prisma.StringNullableFilter<"GoogleWalletObject"> | string | null
   notifiedAt?: Prisma.DateTimeNullableListFilter<"GoogleWalletObject">
+  savedAt?: Prisma.DateTimeNullableFilter<"GoogleWalletObject"> | Date | string | null
   pass?: Prisma.XOR<Prisma.PassScalarRelationFilter, Prisma.PassWhereInput>
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
 }, "passId">
@@ -244,6 +254,7 @@ export type GoogleWalletObjectOrderByWithAggregationInput = {
   syncedAt?: Prisma.SortOrder
   lastMessage?: Prisma.SortOrderInput | Prisma.SortOrder
   notifiedAt?: Prisma.SortOrder
+  savedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.GoogleWalletObjectCountOrderByAggregateInput
   _max?: Prisma.GoogleWalletObjectMaxOrderByAggregateInput
   _min?: Prisma.GoogleWalletObjectMinOrderByAggregateInput
@@ -261,6 +272,7 @@ export type GoogleWalletObjectScalarWhereWithAggregatesInput = {
   syncedAt?: Prisma.DateTimeWithAggregatesFilter<"GoogleWalletObject"> | Date | string
   lastMessage?: Prisma.StringNullableWithAggregatesFilter<"GoogleWalletObject"> | string | null
   notifiedAt?: Prisma.DateTimeNullableListFilter<"GoogleWalletObject">
+  savedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"GoogleWalletObject"> | Date | string | null
 }
 
 export type GoogleWalletObjectCreateInput = {
@@ -270,6 +282,7 @@ export type GoogleWalletObjectCreateInput = {
   syncedAt: Date | string
   lastMessage?: string | null
   notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
+  savedAt?: Date | string | null
   pass: Prisma.PassCreateNestedOneWithoutGoogleWalletObjectInput
   account: Prisma.AccountCreateNestedOneWithoutGoogleWalletObjectsInput
 }
@@ -283,6 +296,7 @@ export type GoogleWalletObjectUncheckedCreateInput = {
   syncedAt: Date | string
   lastMessage?: string | null
   notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
+  savedAt?: Date | string | null
 }
 
 export type GoogleWalletObjectUpdateInput = {
@@ -292,6 +306,7 @@ export type GoogleWalletObjectUpdateInput = {
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
+  savedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pass?: Prisma.PassUpdateOneRequiredWithoutGoogleWalletObjectNestedInput
   account?: Prisma.AccountUpdateOneRequiredWithoutGoogleWalletObjectsNestedInput
 }
@@ -305,6 +320,7 @@ export type GoogleWalletObjectUncheckedUpdateInput = {
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
+  savedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type GoogleWalletObjectCreateManyInput = {
@@ -316,6 +332,7 @@ export type GoogleWalletObjectCreateManyInput = {
   syncedAt: Date | string
   lastMessage?: string | null
   notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
+  savedAt?: Date | string | null
 }
 
 export type GoogleWalletObjectUpdateManyMutationInput = {
@@ -325,6 +342,7 @@ export type GoogleWalletObjectUpdateManyMutationInput = {
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
+  savedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type GoogleWalletObjectUncheckedUpdateManyInput = {
@@ -336,6 +354,7 @@ export type GoogleWalletObjectUncheckedUpdateManyInput = {
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
+  savedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type GoogleWalletObjectListRelationFilter = {
@@ -370,6 +389,7 @@ export type GoogleWalletObjectCountOrderByAggregateInput = {
   syncedAt?: Prisma.SortOrder
   lastMessage?: Prisma.SortOrder
   notifiedAt?: Prisma.SortOrder
+  savedAt?: Prisma.SortOrder
 }
 
 export type GoogleWalletObjectMaxOrderByAggregateInput = {
@@ -380,6 +400,7 @@ export type GoogleWalletObjectMaxOrderByAggregateInput = {
   insertedAt?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
   lastMessage?: Prisma.SortOrder
+  savedAt?: Prisma.SortOrder
 }
 
 export type GoogleWalletObjectMinOrderByAggregateInput = {
@@ -390,6 +411,7 @@ export type GoogleWalletObjectMinOrderByAggregateInput = {
   insertedAt?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
   lastMessage?: Prisma.SortOrder
+  savedAt?: Prisma.SortOrder
 }
 
 export type GoogleWalletObjectCreateNestedManyWithoutAccountInput = {
@@ -482,6 +504,7 @@ export type GoogleWalletObjectCreateWithoutAccountInput = {
   syncedAt: Date | string
   lastMessage?: string | null
   notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
+  savedAt?: Date | string | null
   pass: Prisma.PassCreateNestedOneWithoutGoogleWalletObjectInput
 }
 
@@ -493,6 +516,7 @@ export type GoogleWalletObjectUncheckedCreateWithoutAccountInput = {
   syncedAt: Date | string
   lastMessage?: string | null
   notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
+  savedAt?: Date | string | null
 }
 
 export type GoogleWalletObjectCreateOrConnectWithoutAccountInput = {
@@ -533,6 +557,7 @@ export type GoogleWalletObjectScalarWhereInput = {
   syncedAt?: Prisma.DateTimeFilter<"GoogleWalletObject"> | Date | string
   lastMessage?: Prisma.StringNullableFilter<"GoogleWalletObject"> | string | null
   notifiedAt?: Prisma.DateTimeNullableListFilter<"GoogleWalletObject">
+  savedAt?: Prisma.DateTimeNullableFilter<"GoogleWalletObject"> | Date | string | null
 }
 
 export type GoogleWalletObjectCreateWithoutPassInput = {
@@ -542,6 +567,7 @@ export type GoogleWalletObjectCreateWithoutPassInput = {
   syncedAt: Date | string
   lastMessage?: string | null
   notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
+  savedAt?: Date | string | null
   account: Prisma.AccountCreateNestedOneWithoutGoogleWalletObjectsInput
 }
 
@@ -553,6 +579,7 @@ export type GoogleWalletObjectUncheckedCreateWithoutPassInput = {
   syncedAt: Date | string
   lastMessage?: string | null
   notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
+  savedAt?: Date | string | null
 }
 
 export type GoogleWalletObjectCreateOrConnectWithoutPassInput = {
@@ -578,6 +605,7 @@ export type GoogleWalletObjectUpdateWithoutPassInput = {
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
+  savedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   account?: Prisma.AccountUpdateOneRequiredWithoutGoogleWalletObjectsNestedInput
 }
 
@@ -589,6 +617,7 @@ export type GoogleWalletObjectUncheckedUpdateWithoutPassInput = {
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
+  savedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type GoogleWalletObjectCreateManyAccountInput = {
@@ -599,6 +628,7 @@ export type GoogleWalletObjectCreateManyAccountInput = {
   syncedAt: Date | string
   lastMessage?: string | null
   notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
+  savedAt?: Date | string | null
 }
 
 export type GoogleWalletObjectUpdateWithoutAccountInput = {
@@ -608,6 +638,7 @@ export type GoogleWalletObjectUpdateWithoutAccountInput = {
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
+  savedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pass?: Prisma.PassUpdateOneRequiredWithoutGoogleWalletObjectNestedInput
 }
 
@@ -619,6 +650,7 @@ export type GoogleWalletObjectUncheckedUpdateWithoutAccountInput = {
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
+  savedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type GoogleWalletObjectUncheckedUpdateManyWithoutAccountInput = {
@@ -629,6 +661,7 @@ export type GoogleWalletObjectUncheckedUpdateManyWithoutAccountInput = {
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
+  savedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 
@@ -642,6 +675,7 @@ export type GoogleWalletObjectSelect<ExtArgs extends runtime.Types.Extensions.In
   syncedAt?: boolean
   lastMessage?: boolean
   notifiedAt?: boolean
+  savedAt?: boolean
   pass?: boolean | Prisma.PassDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["googleWalletObject"]>
@@ -655,6 +689,7 @@ export type GoogleWalletObjectSelectCreateManyAndReturn<ExtArgs extends runtime.
   syncedAt?: boolean
   lastMessage?: boolean
   notifiedAt?: boolean
+  savedAt?: boolean
   pass?: boolean | Prisma.PassDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["googleWalletObject"]>
@@ -668,6 +703,7 @@ export type GoogleWalletObjectSelectUpdateManyAndReturn<ExtArgs extends runtime.
   syncedAt?: boolean
   lastMessage?: boolean
   notifiedAt?: boolean
+  savedAt?: boolean
   pass?: boolean | Prisma.PassDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["googleWalletObject"]>
@@ -681,9 +717,10 @@ export type GoogleWalletObjectSelectScalar = {
   syncedAt?: boolean
   lastMessage?: boolean
   notifiedAt?: boolean
+  savedAt?: boolean
 }
 
-export type GoogleWalletObjectOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"passId" | "accountId" | "objectId" | "objectType" | "insertedAt" | "syncedAt" | "lastMessage" | "notifiedAt", ExtArgs["result"]["googleWalletObject"]>
+export type GoogleWalletObjectOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"passId" | "accountId" | "objectId" | "objectType" | "insertedAt" | "syncedAt" | "lastMessage" | "notifiedAt" | "savedAt", ExtArgs["result"]["googleWalletObject"]>
 export type GoogleWalletObjectInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   pass?: boolean | Prisma.PassDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
@@ -725,6 +762,11 @@ export type $GoogleWalletObjectPayload<ExtArgs extends runtime.Types.Extensions.
      * Google allows 3 per object per 24 hours.
      */
     notifiedAt: Date[]
+    /**
+     * When a holder saved the object to Google Wallet (Google's save callback); null when it is in
+     * no Google Wallet (never saved as far as callbacks told, or deleted since).
+     */
+    savedAt: Date | null
   }, ExtArgs["result"]["googleWalletObject"]>
   composites: {}
 }
@@ -1158,6 +1200,7 @@ export interface GoogleWalletObjectFieldRefs {
   readonly syncedAt: Prisma.FieldRef<"GoogleWalletObject", 'DateTime'>
   readonly lastMessage: Prisma.FieldRef<"GoogleWalletObject", 'String'>
   readonly notifiedAt: Prisma.FieldRef<"GoogleWalletObject", 'DateTime[]'>
+  readonly savedAt: Prisma.FieldRef<"GoogleWalletObject", 'DateTime'>
 }
     
 

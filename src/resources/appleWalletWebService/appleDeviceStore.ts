@@ -53,8 +53,10 @@ export async function registerDeviceForPass(
 }
 
 /**
- * Ends a device's registration for a pass. When no device holds the pass any more it is marked
- * removed: `removedAt`, and `removed` if it was `active`.
+ * Ends a device's registration for a pass. When no device holds the pass any more — no Apple
+ * device, and its Google Wallet object not saved (Google's save callbacks,
+ * src/resources/googleWalletCallbacks/googleCallbackStore.ts) — it is marked removed:
+ * `removedAt`, and `removed` if it was `active`.
  * @returns Whether this was the pass's last registration (the pass was just removed from its last wallet).
  */
 export async function unregisterDeviceFromPass(tx: PrismaExecutor, registration: { accountId: string; passId: string; deviceLibraryIdentifier: string; now: Date }): Promise<boolean> {
@@ -67,7 +69,8 @@ export async function unregisterDeviceFromPass(tx: PrismaExecutor, registration:
   if (!deleted) return false;
   const removed = await tx.$executeRaw`
     UPDATE passes SET removed_at = ${now}, status = CASE WHEN status = 'active' THEN 'removed'::pass_status ELSE status END
-     WHERE id = ${passId}::uuid AND NOT EXISTS (SELECT 1 FROM apple_registrations WHERE pass_id = ${passId}::uuid)`;
+     WHERE id = ${passId}::uuid AND NOT EXISTS (SELECT 1 FROM apple_registrations WHERE pass_id = ${passId}::uuid)
+       AND NOT EXISTS (SELECT 1 FROM google_wallet_objects WHERE pass_id = ${passId}::uuid AND saved_at IS NOT NULL)`;
   return removed > 0;
 }
 

@@ -4,7 +4,9 @@
  * placeholders, images as public URLs (Google fetches them: "Image.sourceUri",
  * https://developers.google.com/wallet/reference/rest/v1/Image), and Smart Tap
  * (`enableSmartTap`, `redemptionIssuers`, https://developers.google.com/wallet/smart-tap) when
- * the account's readers have a collector id. Pure.
+ * the account's readers have a collector id, and `callbackOptions.url` when save and delete
+ * callbacks are on (https://developers.google.com/wallet/generic/use-cases/use-callbacks-for-saves-and-deletions;
+ * `callbackOptions` of every class type, https://developers.google.com/wallet/reference/rest/v1/CallbackOptions). Pure.
  *
  * @module wallet/google/walletClass
  */
@@ -26,6 +28,13 @@ export interface ClassIssuerData {
   imageUrl: (member: 'logo' | 'banner') => string | null;
   /** Whether the issuer's readers redeem passes by Smart Tap. */
   smartTap: boolean;
+  /** Where Google calls back on saves and deletions of the class's objects; null: no callbacks. */
+  callbackUrl: string | null;
+  /**
+   * Without `callbackUrl`, send `callbackOptions: null` to clear a callback the class was written
+   * with before (a patch leaves members it does not name as they are).
+   */
+  clearCallback?: boolean;
 }
 
 /** A class or object ready to write: its resource (`loyaltyClass`), id and body. */
@@ -55,7 +64,9 @@ export function withIssuer<T extends Record<string, unknown>>(rendered: T, data:
 /** The class of a template version for an issuer. */
 export function issuerClass(artefact: GoogleWalletArtefact, data: ClassIssuerData): GoogleResource {
   const id = googleResourceId(data.issuerId, data.templateId);
-  const body = withIssuer({ ...artefact.class, id }, data);
+  const body: Record<string, unknown> = withIssuer({ ...artefact.class, id }, data);
   if (data.smartTap) Object.assign(body, { enableSmartTap: true, redemptionIssuers: [data.issuerId] });
+  if (data.callbackUrl) body.callbackOptions = { url: data.callbackUrl };
+  else if (data.clearCallback) body.callbackOptions = null;
   return { resource: artefact.classType, id, body };
 }

@@ -51,7 +51,7 @@ export function objectTypeOf(classType: string): string {
 }
 
 /** The object of a pass for an issuer, at `now`. */
-export function issuerObject(artefact: GoogleWalletArtefact, pass: GooglePassData, data: Omit<ClassIssuerData, 'templateId' | 'smartTap'>, now: Date): GoogleResource {
+export function issuerObject(artefact: GoogleWalletArtefact, pass: GooglePassData, data: Omit<ClassIssuerData, 'templateId' | 'smartTap' | 'callbackUrl' | 'clearCallback'>, now: Date): GoogleResource {
   const id = googleResourceId(data.issuerId, pass.id);
   const template = withIssuer(artefact.objectTemplate, data);
   delete template.barcode;
