@@ -33,10 +33,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import sharp from 'sharp';
 // Inside this repository; another project imports the same from the package:
 //   import { createWalletPassClient, WalletPassApiError, type components, type ErrorDocument } from 'wallet-pass-service/client';
-import { createWalletPassClient, WalletPassApiError, type components, type ErrorDocument } from '../src/client/index.ts';
+import { WalletPassApiError, type components, type ErrorDocument } from '../src/client/index.ts';
+import { brandImage, exampleEnvironment } from './exampleEnvironment.ts';
 import { checkPkpass, passFieldValue } from './pkpass.ts';
 import { SimulatedWallet, WebServiceRequestFailed } from './simulatedWallet.ts';
 
@@ -70,23 +70,7 @@ function report(step: string, details: Record<string, unknown>): void {
   console.log(`✔ ${step}: ${text}`);
 }
 
-const baseUrl = process.env.BASE_URL || 'http://127.0.0.1:3000';
-const token = process.env.API_TOKEN;
-if (!token) {
-  console.error('API_TOKEN is not set: give the API key of an account (npm run admin -- account create --name <name>).');
-  process.exit(2);
-}
-const client = createWalletPassClient({ baseUrl, token });
-
-/**
- * A brand image as a `data:` URL. Templates take https URLs (fetched when the template is
- * processed) or the image itself as a `data:` URL; this example draws solid colours so that it
- * needs no image host.
- */
-async function brandImage(width: number, height: number, colour: string): Promise<string> {
-  const png = await sharp({ create: { width, height, channels: 3, background: colour } }).png().toBuffer();
-  return `data:image/png;base64,${png.toString('base64')}`;
-}
+const { baseUrl, client } = exampleEnvironment();
 
 /** The loyalty card design: every member a template can have (colours, images, all field areas, app links, barcode, place, beacon). */
 const coffeeClubCard: PassTemplateCreate = {
