@@ -105,12 +105,16 @@ export function createApp(deps: AppDependencies): Express {
       genReqId: requestIdOf,
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
       autoLogging: { ignore: (req) => ['/healthz', '/readyz'].includes((req.url ?? '').split('?')[0]!) },
+      // The serializers take the request and response themselves (no pino-std-serializers copy of
+      // every header, the query and the params first, made for each request's child logger and
+      // then thrown away) and log the same four request fields and the status.
+      wrapSerializers: false,
       serializers: {
-        req: (req: { id: unknown; method: string; url: string; remoteAddress?: string }) => ({
+        req: (req: Request) => ({
           id: req.id,
           method: req.method,
-          url: redactUrl(req.url),
-          remoteAddress: req.remoteAddress,
+          url: redactUrl(req.originalUrl ?? req.url),
+          remoteAddress: req.socket?.remoteAddress,
         }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
