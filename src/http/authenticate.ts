@@ -11,12 +11,17 @@
  * credentials or not, so that guessing keys costs time (OWASP Authentication Cheat Sheet,
  * "Protect against automated attacks"). The 429 carries `Retry-After` (RFC 9110 §10.2.3, whole
  * seconds) and the `x-rate-limit-*` headers of PassEntry's rate limit. The failures are counted
- * where every process and node shares them (src/db/rateLimiters.ts).
+ * where every process and node shares them (src/db/rateLimiters.ts). What the shared count says
+ * of an address is remembered by the process for up to a second (a block until it ends), so that
+ * a busy client costs one read of the count per second, not one per request (issue 18, the hot
+ * path): a block counted by another process or node reaches this one within a second, one set
+ * here at once.
  *
  * @module http/authenticate
  */
 import type { Request, RequestHandler } from 'express';
-import { RateLimiterRes } from 'rate-limiter-flexible';
+import { LRUCache } from 'lru-cache';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { createRateLimiter } from '../db/rateLimiters.ts';
@@ -83,6 +88,45 @@ function throttleHeaders(limit: number, msBeforeNext: number): Record<string, st
   };
 }
 
+/** How long a process trusts what it read of an address's failure count, in ms. */
+const FAILURE_COUNT_MEMORY_MS = 1_000;
+
+/**
+ * The failed authentications per address, read from the shared limiter and remembered per
+ * process: an address under the limit for {@link FAILURE_COUNT_MEMORY_MS}, a blocked one until
+ * its block ends. At most 10,000 addresses are remembered (the least recent are forgotten and
+ * read again).
+ */
+class FailureCounts {
+  readonly #limiter: RateLimiterAbstract;
+  readonly #limit: number;
+  /** Per address: when its block ends (ms since the epoch), or 0 when it is not blocked. */
+  readonly #known = new LRUCache<string, { blockedUntil: number }>({ max: 10_000, ttl: FAILURE_COUNT_MEMORY_MS });
+
+  constructor(limiter: RateLimiterAbstract, limit: number) {
+    this.#limiter = limiter;
+    this.#limit = limit;
+  }
+
+  /** When the address's block ends (ms since the epoch), or 0 when it is not blocked. */
+  async blockedUntil(address: string): Promise<number> {
+    const known = this.#known.get(address);
+    if (known && (known.blockedUntil === 0 || known.blockedUntil > Date.now())) return known.blockedUntil;
+    const counted = await this.#limiter.get(address);
+    const blockedUntil = counted && counted.consumedPoints >= this.#limit ? Date.now() + counted.msBeforeNext : 0;
+    this.#known.set(address, { blockedUntil }, blockedUntil ? { ttl: blockedUntil - Date.now() } : {});
+    return blockedUntil;
+  }
+
+  /** Counts one failure of the address (and forgets what was known of it, so the next request reads the count). */
+  async fail(address: string): Promise<void> {
+    this.#known.delete(address);
+    await this.#limiter.penalty(address, 1).catch((rejection: unknown) => {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    });
+  }
+}
+
 /**
  * Express middleware; runs before the body parser. Requests to paths or methods the contract does
  * not have, and operations without security, pass untouched (the validator answers 404/405).
@@ -90,21 +134,23 @@ function throttleHeaders(limit: number, msBeforeNext: number): Record<string, st
  */
 export function authenticateFirst(options: AuthenticationOptions): RequestHandler {
   const { document, match, db, clock, adminToken, failuresPerMinute, apiTokens } = options;
-  const failures = failuresPerMinute > 0 ? createRateLimiter(db, { keyPrefix: 'auth-failures', points: failuresPerMinute, durationSeconds: WINDOW_S }) : undefined;
+  const failures =
+    failuresPerMinute > 0
+      ? new FailureCounts(createRateLimiter(db, { keyPrefix: 'auth-failures', points: failuresPerMinute, durationSeconds: WINDOW_S }), failuresPerMinute)
+      : undefined;
   return async (req, _res, next) => {
     const served = match(req.path)?.operation(req.method);
     const scheme = served && schemeOf(document, served.operation);
     if (!scheme) return next();
     const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     try {
-      if (failures) {
-        const counted = await failures.get(address);
-        if (counted && counted.consumedPoints >= failuresPerMinute) {
-          throw new RateLimitError(
-            `Too many failed authentications from this address; retry after ${Math.ceil(counted.msBeforeNext / 1000)} s.`,
-            throttleHeaders(failuresPerMinute, counted.msBeforeNext),
-          );
-        }
+      const blockedUntil = failures ? await failures.blockedUntil(address) : 0;
+      if (blockedUntil) {
+        const msBeforeNext = Math.max(blockedUntil - Date.now(), 0);
+        throw new RateLimitError(
+          `Too many failed authentications from this address; retry after ${Math.ceil(msBeforeNext / 1000)} s.`,
+          throttleHeaders(failuresPerMinute, msBeforeNext),
+        );
       }
       try {
         if (scheme === 'adminAuth') {
@@ -118,11 +164,7 @@ export function authenticateFirst(options: AuthenticationOptions): RequestHandle
           req.ctx.accountId = await authenticateApiToken(db.prisma, bearerCredential(req.headers.authorization), clock.now(), apiTokens);
         }
       } catch (error) {
-        if (error instanceof AuthenticationError && failures) {
-          await failures.penalty(address, 1).catch((rejection: unknown) => {
-            if (!(rejection instanceof RateLimiterRes)) throw rejection;
-          });
-        }
+        if (error instanceof AuthenticationError && failures) await failures.fail(address);
         throw error;
       }
       next();
