@@ -32,10 +32,12 @@ export const updateLoyalty: OperationHandler<'updateLoyalty'> = async ({ params,
   const now = ctx.clock.now();
   return write(async (tx) => {
     const pass = await requirePass(tx, accountId, params.id);
-    const { balance } = await changeLoyaltyBalance(tx, { accountId, passId: pass.id, change, source: 'api', message: body.message, now });
+    // The push is queued before the balance changes: the change locks the pass's row until the
+    // transaction ends, so the less that follows it, the less concurrent changes of the pass wait.
     await queuePassChange(tx, ctx.jobs, pass.id);
-    await recordPassEvent(tx, ctx, { type: 'passUpdated', accountId, pass: pass.id, at: now });
-    const updated = { ...pass, balance, latestMessage: body.message ?? pass.latestMessage };
+    const { balance } = await changeLoyaltyBalance(tx, { accountId, passId: pass.id, change, source: 'api', message: body.message, now });
+    const updated = { ...pass, balance, latestMessage: body.message ?? pass.latestMessage, updatedAt: now };
+    await recordPassEvent(tx, ctx, { type: 'passUpdated', accountId, pass: updated, at: now });
     return { status: 200 as const, body: serializeLoyalty(updated, ctx.baseUrl) };
   });
 };
