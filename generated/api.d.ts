@@ -820,6 +820,13 @@ export interface paths {
          *     (pointing at `/batch/scheduledAt`), both or neither of `segments` and `recipients`
          *     (pointing at `/batch`). An entity of another account is `404`. Send an `Idempotency-Key` so
          *     that a retried request schedules one batch.
+         *
+         *     The recipients may also come as a CSV file (PassEntry's CSV recipients): send
+         *     `multipart/form-data` with the file in `recipients` and the other members as form fields
+         *     (`WalletMessagingBatchCsvRequest`; no `segments`). The file is read as it arrives (at most
+         *     10 MB, `413` above); a file that cannot be read is `400` naming `recipients`. The batch then
+         *     goes the same way as one with listed recipients. The `Idempotency-Key` applies to JSON
+         *     bodies only (a multipart request is not replayed by it).
          */
         post: operations["createWalletMessagingBatch"];
         delete?: never;
@@ -3912,6 +3919,31 @@ export interface components {
             batch: components["schemas"]["WalletMessagingBatchCreate"];
         };
         /**
+         * @description The form of `createWalletMessagingBatch` with its recipients as a CSV file
+         *     (`multipart/form-data`; PassEntry's CSV recipients): the members of `WalletMessagingBatchCreate`
+         *     as form fields, `recipients` as a file. The CSV (rules of the pass batch files: UTF-8 with or
+         *     without BOM, at most 10 MB, a header row) has a `pass_id` column (a pass UUID or extId); every
+         *     other column is a message variable of that name for the row's pass (`%{column}` in `message`,
+         *     e.g. a `first_name` column fills `%{first_name}`); empty cells give no variable. Rows are the
+         *     recipients in file order, like `recipients` of the JSON body (without its limit of 500).
+         *     The file is refused as a whole (`400` naming `recipients` and the row) when it cannot be read,
+         *     has no `pass_id` column, a column name that is not a variable name, no data row, a row without
+         *     `pass_id` or with one that is no UUID or extId, more than 50 variables, or a value over 350
+         *     characters (the limits of `BatchRecipient`). Recipients that are no pass of the account, listed
+         *     twice or nullified are reported in the errors CSV, as for JSON recipients.
+         */
+        WalletMessagingBatchCsvRequest: {
+            /**
+             * Format: binary
+             * @description The recipients, as a CSV file with a `pass_id` column.
+             */
+            recipients: string;
+            message: components["schemas"]["WalletMessageTemplate"];
+            scheduledAt: components["schemas"]["DateTime"];
+            name?: components["schemas"]["BatchName"];
+            tag?: components["schemas"]["BatchTag"];
+        };
+        /**
          * @description Body of `updateReaderConfiguration`: the Google collector id and/or the validation
          *     configuration. Members left out keep their values.
          */
@@ -6355,6 +6387,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WalletMessagingBatchCreateRequest"];
+                "multipart/form-data": components["schemas"]["WalletMessagingBatchCsvRequest"];
             };
         };
         responses: {
@@ -6375,8 +6408,8 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
+            413: components["responses"]["FileTooLarge"];
+            415: components["responses"]["UnsupportedUploadMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];

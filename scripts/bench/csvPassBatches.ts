@@ -23,7 +23,6 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { freePort } from '../support/childProcess.ts';
 import { benchRequest as request, startBenchServer } from './support/benchServer.ts';
 import { ICON_PNG, LOGO_PNG } from '../../test/support/images.ts';
 import { createThrowAwayDatabase } from './support/throwAwayDatabase.ts';
@@ -47,20 +46,21 @@ function csvOf(rows: number, prefix: string): Buffer {
   return Buffer.from(`${lines.join('\r\n')}\r\n`);
 }
 
+console.log('Creating the throw-away database …');
 const database = await createThrowAwayDatabase(PG_SERVER);
-const port = await freePort();
+console.log('Starting the server …');
+// The server picks its port (PORT=0); links in answers use PUBLIC_BASE_URL, requests go to `base`.
 const server = await startBenchServer({
-  PORT: String(port),
   DATABASE_URL: database.url,
-  PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+  PUBLIC_BASE_URL: 'http://127.0.0.1',
   SECRETS_KEY: randomBytes(32).toString('hex'),
   WEB_CONCURRENCY: '1',
-  LOG_LEVEL: 'warn',
 }).catch(async (error: unknown) => {
   await database.drop();
   throw error;
 });
 const db = new pg.Client({ connectionString: database.url });
+console.log(`Server ${server.base} (pid ${server.pid}).`);
 try {
   const { base, adminToken } = server;
   const account = await request(`${base}/admin/v1/accounts`, { method: 'POST', token: adminToken, body: { account: { name: 'Bench' } } });
@@ -79,9 +79,10 @@ try {
     },
   });
   for (;;) {
-    const { data } = await request(template.meta.links.self, { token });
-    if (data.attributes.processingStatus === 'processed') break;
+    const { data } = await request(`${base}/api/v1/pass-templates/${template.id}`, { token });
     if (data.attributes.processingStatus === 'failed') throw new Error('The bench template failed processing.');
+    // A processed template's answer has no processingStatus (only a pending or failed one has).
+    if (data.attributes.processingStatus !== 'processing') break;
     await new Promise((r) => setTimeout(r, 50));
   }
   await db.connect();
@@ -100,7 +101,7 @@ try {
     const accepted = performance.now();
     let attributes: Record<string, any>;
     for (;;) {
-      attributes = (await request(body.links.self, { token })).data.attributes;
+      attributes = (await request(`${base}/api/v1/batches/${body.data.id}`, { token })).data.attributes;
       if (FINAL.includes(attributes.status)) break;
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -31,7 +31,7 @@ import { hasWebhookSubscribers, serviceBaseUrl } from '../../delivery/webhookEve
 import { ConflictError } from '../../errors.ts';
 import { defineJob } from '../../jobs/jobDefinition.ts';
 import type { Runtime } from '../../runtime.ts';
-import { recordStartingBalance } from '../loyalty/loyaltyLedger.ts';
+import { recordStartingBalances } from '../loyalty/loyaltyLedger.ts';
 import { issuingDesign, modifyPass, newPassOf, nullifyStoredPass, requireIssuingTemplate } from '../passes/passService.ts';
 import { insertPass, insertPasses, type NewPass, type PassRow } from '../passes/passStore.ts';
 import { recordPassEvent } from '../passes/passWebhooks.ts';
@@ -106,8 +106,7 @@ async function createRows(tx: PrismaExecutor, deps: PassBatchDependencies, batch
       }
     }
   }
-  const balances = created.filter((c) => c.pass.balance !== 0);
-  for (const { pass } of balances) await recordStartingBalance(tx, pass, now);
+  await recordStartingBalances(tx, created.map((c) => c.pass), now);
   if (created.length && (await hasWebhookSubscribers(tx, batch.accountId, 'passCreated'))) {
     const scope = { jobs: deps.jobs, baseUrl: serviceBaseUrl(deps.config) };
     for (const { pass } of created) {
