@@ -115,6 +115,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/passes/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create passes from a CSV file
+         * @description Issues one pass per data row of a CSV file from a processed pass template (PassEntry "CSV pass
+         *     creation": batch type `passCreation`). The request is `multipart/form-data` with the file in
+         *     `csv` (columns in `PassBatchCsvFile`), `passTemplate` and an optional `name`.
+         *
+         *     The file is read and every row checked before anything is created, as it arrives: rows are
+         *     stored with what is wrong with each (an unknown field id, a bad enum, an extId given twice or
+         *     already in use…). Then `202` with the batch, `processing`, and its `progress`. A background job
+         *     creates the passes of the valid rows chunk by chunk, each chunk in one transaction, updating
+         *     `progress`; each row behaves exactly as `createPass` with the same values would, including
+         *     its `passCreated` webhook and its delivery to Google Wallet. The batch ends `successful`,
+         *     `completedWithErrors` (see `errorsCsvUrl`) or `failed` (no pass created), with a
+         *     `batchCompleted` webhook. The job is durable: a restart resumes it from its last committed
+         *     chunk, and a row never creates two passes (its pass is recorded with the row in the same
+         *     transaction). `resultsCsvUrl` lists the created passes with their `downloadUrl`.
+         *
+         *     Refused as a whole, with nothing stored: a file that cannot be read as CSV, or whose header
+         *     is wrong (`400` naming `csv`, see `PassBatchCsvFile`); a missing field or a field of the wrong
+         *     form (`400` naming it); a file over 10 MB (`413`); a body that is not `multipart/form-data`
+         *     (`415`); a template the account does not have (`404`, `passTemplate`) or that is not
+         *     processed (`409`, `passTemplate`).
+         */
+        post: operations["createPassCreationBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/passes/batch/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update passes from a CSV file at a scheduled time
+         * @description Changes many passes at `scheduledAt` from the rows of a CSV file (PassEntry "CSV pass
+         *     update": batch type `passUpdate`). The request is `multipart/form-data` with the file in
+         *     `csv` (a `pass_id` column naming each row's pass by UUID or extId, the columns of
+         *     `PassBatchCsvFile`, and `pass_action`), `scheduledAt` and an optional `name`.
+         *
+         *     The file is read and each row's cells checked as it arrives (bad values become row errors),
+         *     then `202` with the batch, `scheduled`. At `scheduledAt` (or at `sendBatchNow`; `cancelBatch`
+         *     cancels it before) the batch is `sending` and a background job applies the rows chunk by
+         *     chunk: each row behaves exactly as `updatePass` with the same values — or, for
+         *     `pass_action` `nullify`, as `nullifyPass` — including the `passUpdated` webhook and the
+         *     push of the changed pass to its Apple devices and Google Wallet object (coalesced like any
+         *     change). `pass_action` `deactivate` and `reactivate` are `updatePass`'s `passAction`.
+         *     Rows whose pass does not exist, is nullified, or refuses the change are row errors. The
+         *     batch ends `successful`, `completedWithErrors` or `failed` (no row applied) with a
+         *     `batchCompleted` webhook; `progress`, `resultsCsvUrl` and `errorsCsvUrl` as for
+         *     `createPassCreationBatch`. Durable and resumable the same way: a row is applied at most once.
+         *
+         *     Refused as a whole, with nothing stored: a file that cannot be read, without `pass_id`
+         *     column, or with a wrong header (`400` naming `csv`); a `scheduledAt` that is not in the
+         *     future (`400`); a file over 10 MB (`413`); a body that is not `multipart/form-data` (`415`).
+         */
+        post: operations["createPassUpdateBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/passes/{id}": {
         parameters: {
             query?: never;
@@ -687,6 +765,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/batches/{id}/results.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch id. */
+                id: components["parameters"]["BatchId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Download the results of a pass batch as CSV
+         * @description The passes a pass batch (`passCreation`, `passUpdate`) created or changed so far, as CSV (the
+         *     batch's `resultsCsvUrl`; columns in `BatchResultsCsv`), in file order, with each pass's
+         *     `downloadUrl`. Rows appear as their chunk commits. A wallet messaging batch has no results:
+         *     `404`. Formula-like cells are escaped as in the errors CSV. Errors are JSON documents.
+         */
+        get: operations["getBatchResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/entities/{entity_id}/messaging/wallet": {
         parameters: {
             query?: never;
@@ -716,6 +820,13 @@ export interface paths {
          *     (pointing at `/batch/scheduledAt`), both or neither of `segments` and `recipients`
          *     (pointing at `/batch`). An entity of another account is `404`. Send an `Idempotency-Key` so
          *     that a retried request schedules one batch.
+         *
+         *     The recipients may also come as a CSV file (PassEntry's CSV recipients): send
+         *     `multipart/form-data` with the file in `recipients` and the other members as form fields
+         *     (`WalletMessagingBatchCsvRequest`; no `segments`). The file is read as it arrives (at most
+         *     10 MB, `413` above); a file that cannot be read is `400` naming `recipients`. The batch then
+         *     goes the same way as one with listed recipients. The `Idempotency-Key` applies to JSON
+         *     bodies only (a multipart request is not replayed by it).
          */
         post: operations["createWalletMessagingBatch"];
         delete?: never;
@@ -2842,6 +2953,247 @@ export interface components {
             data: components["schemas"]["Pass"];
         };
         /**
+         * Format: binary
+         * @description The rows, as a CSV file (RFC 4180: comma-separated, values with commas, quotes or line breaks in
+         *     double quotes, `""` for a quote), UTF-8 with or without a byte order mark, at most 10 MB
+         *     (10,485,760 bytes). The first row is the header: column names in any order, each at most once.
+         *     One data row per pass; an empty cell means "not given" (on update: "unchanged"). Columns
+         *     (PassEntry's CSV columns):
+         *
+         *     | column | value | as in the JSON API |
+         *     |---|---|---|
+         *     | `ext_id` | the pass's extId (`ExtId`) | `extId` parameter |
+         *     | `group_tags` | group tags separated by commas, e.g. `gold, soho` (a tag with a comma cannot be given here) | `groupTags` |
+         *     | `nfc_enabled` | `true` or `false` | `pass.nfc.enabled` |
+         *     | `nfc_source` | `uuid`, `extId` or `custom` | `pass.nfc.source` |
+         *     | `nfc_custom_value` | text | `pass.nfc.customValue` |
+         *     | `barcode_enabled` | `true` or `false` | `pass.barcode.enabled` |
+         *     | `barcode_type` | `qr`, `code128`, `aztec` or `pdf417` | `pass.barcode.type` |
+         *     | `barcode_source` | `uuid`, `extId` or `custom` | `pass.barcode.source` |
+         *     | `barcode_value` | text (source `custom`) | `pass.barcode.value` |
+         *     | `barcode_display_text` | `true` or `false` (show the encoded value), or the caption text | `pass.barcode.displayText` |
+         *     | `expires_at` | an RFC 3339 date-time, e.g. `2027-01-31T23:59:59Z` | `expiresAt` |
+         *     | `passfield_<fieldId>` | the value of the template field `<fieldId>` (≤ 500 characters) | `pass.<fieldId>` |
+         *     | `pass_id` | update batches only, required: the pass UUID or extId | the `{id}` of `updatePass` |
+         *     | `pass_action` | update batches only: `deactivate`, `reactivate` (as `passAction` of `updatePass`) or `nullify` (as `nullifyPass`) | `passAction` |
+         *
+         *     `true`/`false` are case-insensitive; `1`/`0` and `yes`/`no` are accepted too. The `nfc_*` and
+         *     `barcode_*` cells of a row are merged like the members of `pass.nfc` and `pass.barcode` (a row
+         *     that gives any `barcode_*` cell but not `barcode_enabled` keeps the barcode enabled).
+         *
+         *     **The whole request is refused (`400` naming this field, nothing stored)** when the file cannot
+         *     be read as a table: it is not a file part, its part's type is not CSV-like (`text/csv`,
+         *     `text/plain`, `application/csv`, `application/vnd.ms-excel`, `application/octet-stream`), it
+         *     is not UTF-8 or contains NUL bytes (a binary file), its quoting is broken (an unclosed
+         *     quote), it has no header or no data row, a header names an unknown column (a typo would
+         *     otherwise drop a value on every row) or a column twice, or (update batches) has no `pass_id`
+         *     column. More than 10 MB is `413`. A row with more cells than the header is a row error.
+         *
+         *     **Everything else is a row error**: the row is refused and listed in the batch's errors CSV with
+         *     its row number, column and reason, and every other row is done. Row errors: a cell that is not
+         *     one of its column's values (a bad enum, boolean or date), an unknown `passfield_` field id
+         *     for the template, text too long, an inconsistent barcode or NFC (e.g. `custom` without value),
+         *     an `ext_id` given on two rows (both refused) or already used by a live pass of the account,
+         *     a `pass_id` that is no pass of the account (update), a `pass_action` the pass's status does not
+         *     allow, a nullified pass (update), and anything `createPass` or `updatePass` would refuse for
+         *     the same values.
+         */
+        PassBatchCsvFile: string;
+        /**
+         * @description A name for the batch, 1–100 characters. When not given, one is made from the creation time, e.g. `Wallet message 2026-11-21 09:30 UTC`.
+         * @example Weekend double points
+         */
+        BatchName: string;
+        /**
+         * @description The form of `createPassCreationBatch` (`multipart/form-data`): the CSV file and the template to
+         *     issue its passes from. The fields may come in any order. The file is stored as it arrives (on
+         *     disk, then row by row in the database: memory does not grow with the file).
+         */
+        PassCreationBatchRequest: {
+            csv: components["schemas"]["PassBatchCsvFile"];
+            /** @description The id of a `processed` pass template of the account (as the `passTemplate` parameter of `createPass`). */
+            passTemplate: components["schemas"]["Uuid"];
+            name?: components["schemas"]["BatchName"];
+        };
+        /**
+         * @description The kind of a batch (PassEntry API reference, List batches and PassEntry's batch types):
+         *     `walletMessaging` — a message to the holders of many passes (`createWalletMessagingBatch`);
+         *     `passCreation` — passes issued from the rows of a CSV file (`createPassCreationBatch`);
+         *     `passUpdate` — passes changed by the rows of a CSV file at a scheduled time
+         *     (`createPassUpdateBatch`).
+         * @example walletMessaging
+         * @enum {string}
+         */
+        BatchType: "walletMessaging" | "passCreation" | "passUpdate";
+        /**
+         * @description Where a batch is in its life (PassEntry API reference, the batch resource; pass template processing; PassEntry's status flow).
+         *
+         *     A `passCreation` batch is `processing` from the moment it is accepted (its rows were read and
+         *     checked when the file was uploaded) until it ends `successful` (every row made a pass),
+         *     `completedWithErrors` (some rows did, the others are in the errors CSV) or `failed` (no row
+         *     did, or an internal error stopped it; see `statusDetail`). `sendBatchNow` and `cancelBatch`
+         *     answer `409`.
+         *
+         *     A `passUpdate` batch follows the wallet messaging flow: `scheduled` until `scheduledAt` (or
+         *     `sendBatchNow`), then `sending` while its rows are applied, then `successful`,
+         *     `completedWithErrors` or `failed` (no row applied); `cancelBatch` cancels it while `scheduled`.
+         *
+         *     Wallet messaging batches:
+         *
+         *     - `validating`: accepted; its recipients are being resolved (a background job, right away);
+         *     - `scheduled`: validated, waiting for `scheduledAt`;
+         *     - `sending`: the message is being rendered for and set on each pass;
+         *     - `successful`: every recipient got the message;
+         *     - `completedWithErrors`: some recipients got it, some did not (see `errorsCsvUrl`);
+         *     - `failed`: no recipient got it (see `statusDetail` and `errorsCsvUrl`);
+         *     - `cancelled`: cancelled before sending began.
+         *
+         *     | from | job | `sendBatchNow` | `cancelBatch` |
+         *     |---|---|---|---|
+         *     | `validating` | → `scheduled`, or `failed` when no recipient is a pass of the account | 409 | → `cancelled` |
+         *     | `scheduled` | → `sending` at `scheduledAt` | → `sending` | → `cancelled` |
+         *     | `sending` | → `successful`, `completedWithErrors` or `failed` | 409 | 409 |
+         *     | `successful`, `completedWithErrors`, `failed`, `cancelled` | — | 409 | 409 |
+         * @example scheduled
+         * @enum {string}
+         */
+        BatchStatus: "validating" | "processing" | "scheduled" | "sending" | "successful" | "completedWithErrors" | "failed" | "cancelled";
+        /**
+         * @description A free label of the client's, for its own bookkeeping, 1–100 characters.
+         * @example campaign-2026-11
+         */
+        BatchTag: string;
+        /**
+         * @description The message for the holders, 1–350 characters (PassEntry's limit), with optional placeholders
+         *     `%{name}`, where `name` is a letter followed by up to 63 letters, digits, `_` or `-`. For
+         *     each pass a placeholder is replaced by the recipient's variable of that name, else by the
+         *     pass's field value of that field id; when neither exists the pass is not messaged and the
+         *     batch reports the error for it. Text such as `%{ }` that is not a placeholder stays as it is.
+         *     The rendered message must also fit 350 characters. It becomes the pass's `latestMessage`.
+         * @example Hi %{firstName}, you have %{points} points: double points this weekend!
+         */
+        WalletMessageTemplate: string;
+        /**
+         * @description How far a pass batch (`passCreation`, `passUpdate`) has come through the rows of its file
+         *     (PassEntry's batch progress): `total` data rows (the header row not counted), of which
+         *     `processed` have a known outcome — a pass created or changed, or the row refused (then it is in
+         *     the errors CSV) — and `pending` (`total − processed`) are still to do. Rows refused when the
+         *     file was read count as processed from the start. Updated as each chunk of rows commits.
+         */
+        BatchProgress: {
+            /** @example 1200 */
+            total: number;
+            /** @example 500 */
+            processed: number;
+            /** @example 700 */
+            pending: number;
+        };
+        /**
+         * @description Attributes of a batch (PassEntry API reference, the batch resource, plus PassEntry's progress members). `content` is the message
+         *     as given, placeholders included (null for pass batches, which carry no message). Pass batches
+         *     (`passCreation`, `passUpdate`) also have `progress` and `resultsCsvUrl`; wallet messaging
+         *     batches do not. For a `passCreation` batch `scheduledAt` is when it was accepted (it starts at
+         *     once), `tag` and `recipientCount` are null.
+         */
+        BatchAttributes: {
+            name: components["schemas"]["BatchName"];
+            status: components["schemas"]["BatchStatus"];
+            /** @description Why the batch finished as it did, in words, once it has (`failed`, `completedWithErrors`, `successful`); null before. */
+            statusDetail: string | null;
+            tag: components["schemas"]["BatchTag"] | null;
+            content: components["schemas"]["WalletMessageTemplate"] | null;
+            scheduledAt: components["schemas"]["Timestamp"];
+            /**
+             * @description The passes the batch addresses: null while `validating`; after validation, the listed
+             *     recipients that can be messaged, or the passes in the segments at that time (counted again
+             *     when the job starts sending); once the batch has finished, the passes it was sent to or
+             *     failed for.
+             */
+            recipientCount: number | null;
+            /** @description When the batch became `successful`, `completedWithErrors` or `failed`; null before and for a cancelled batch. */
+            completedAt: components["schemas"]["Timestamp"] | null;
+            progress?: components["schemas"]["BatchProgress"];
+            /**
+             * Format: uri
+             * @description Pass batches only: the CSV of the passes the batch created or changed so far
+             *     (`getBatchResults`), one row per done row of the file.
+             * @example http://127.0.0.1:3000/api/v1/batches/0194f3e0-5b7a-7c21-8d3e-9f0a1b2c3d4e/results.csv
+             */
+            resultsCsvUrl?: string;
+            /**
+             * @description The CSV of the recipients that could not be messaged, or of the rows of a pass batch that
+             *     were refused (`getBatchErrors`), once there is at least one — recipients refused by
+             *     validation from then on, passes whose message could not be rendered as sending reaches
+             *     them, rows refused when the file was read or when they were applied; null while there is
+             *     none.
+             */
+            errorsCsvUrl: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        /** @description A to-one relationship to an entity. */
+        EntityRelationship: {
+            data: {
+                id: components["schemas"]["Uuid"];
+                /** @constant */
+                type: "entity";
+            };
+        };
+        /** @description A to-one relationship to a pass template. */
+        PassTemplateRelationship: {
+            data: {
+                id: components["schemas"]["Uuid"];
+                /** @constant */
+                type: "passTemplate";
+            };
+        };
+        /** @description The entity a wallet messaging batch was created for (`entity`, wallet messaging batches only), or the pass template a `passCreation` batch issues passes from (`passTemplate`). A `passUpdate` batch has neither: each row names its pass. */
+        BatchRelationships: {
+            entity?: components["schemas"]["EntityRelationship"];
+            passTemplate?: components["schemas"]["PassTemplateRelationship"];
+        };
+        /**
+         * @description A batch resource object (PassEntry API reference, the batch resource). Its `type` is the batch type
+         *     (`BatchType`): `walletMessaging`, `passCreation` or `passUpdate`.
+         */
+        Batch: {
+            id: components["schemas"]["Uuid"];
+            type: components["schemas"]["BatchType"];
+            attributes: components["schemas"]["BatchAttributes"];
+            relationships: components["schemas"]["BatchRelationships"];
+        };
+        /** @description Where to follow a batch. */
+        BatchLinks: {
+            /**
+             * Format: uri
+             * @description The batch's URL (`getBatch`).
+             * @example http://127.0.0.1:3000/api/v1/batches/0194f3e0-5b7a-7c21-8d3e-9f0a1b2c3d4e
+             */
+            self: string;
+        };
+        /** @description Answer of `createWalletMessagingBatch` (PassEntry): the batch, `validating`, and its URL. */
+        BatchCreatedDocument: {
+            data: components["schemas"]["Batch"];
+            links: components["schemas"]["BatchLinks"];
+        };
+        /**
+         * Format: date-time
+         * @description A point in time given by the client: an RFC 3339 date-time with any offset and optional
+         *     fractions of a second, e.g. `2026-12-01T09:00:00Z` or `2026-12-01T10:00:00.5+01:00`.
+         *     Responses always use the `Timestamp` form (UTC, whole seconds).
+         * @example 2026-12-01T09:00:00Z
+         */
+        DateTime: string;
+        /**
+         * @description The form of `createPassUpdateBatch` (`multipart/form-data`): the CSV file (with a `pass_id`
+         *     column) and when to apply it. The fields may come in any order.
+         */
+        PassUpdateBatchRequest: {
+            csv: components["schemas"]["PassBatchCsvFile"];
+            /** @description When to apply the rows; must be in the future (`400` otherwise). `sendBatchNow` applies them earlier. */
+            scheduledAt: components["schemas"]["DateTime"];
+            name?: components["schemas"]["BatchName"];
+        };
+        /**
          * @description A pass UUID or a pass's extId (PassEntry API reference, Show loyalty; Show a pass). A value shaped like a UUID is looked up as a
          *     pass id first and, when no pass of the account has that id, as an extId; any other value only
          *     as an extId. Among passes sharing an extId, the one that is not `nullified` is meant; when all
@@ -3370,14 +3722,6 @@ export interface components {
          */
         ScanStatus: "successful" | "failed";
         /**
-         * Format: date-time
-         * @description A point in time given by the client: an RFC 3339 date-time with any offset and optional
-         *     fractions of a second, e.g. `2026-12-01T09:00:00Z` or `2026-12-01T10:00:00.5+01:00`.
-         *     Responses always use the `Timestamp` form (UTC, whole seconds).
-         * @example 2026-12-01T09:00:00Z
-         */
-        DateTime: string;
-        /**
          * @description How the pass was read (PassEntry API reference, the scan resource; PassEntry's values): from its NFC payload or its barcode.
          * @example nfc
          * @enum {string}
@@ -3563,108 +3907,6 @@ export interface components {
             data: components["schemas"]["Scan"];
             included: components["schemas"]["ScanIncluded"][];
         };
-        /**
-         * @description The kind of a batch (PassEntry API reference, List batches and PassEntry's batch types): `walletMessaging` — a message to
-         *     the holders of many passes (`createWalletMessagingBatch`). `passCreation` and `passUpdate`
-         *     (CSV pass creation and update) are reserved for a later version: no batch of those types
-         *     exists yet, so filtering on them lists nothing.
-         * @example walletMessaging
-         * @enum {string}
-         */
-        BatchType: "walletMessaging" | "passCreation" | "passUpdate";
-        /**
-         * @description A name for the batch, 1–100 characters. When not given, one is made from the creation time, e.g. `Wallet message 2026-11-21 09:30 UTC`.
-         * @example Weekend double points
-         */
-        BatchName: string;
-        /**
-         * @description Where a wallet messaging batch is in its life (PassEntry API reference, the batch resource; pass template processing; PassEntry's status flow):
-         *
-         *     - `validating`: accepted; its recipients are being resolved (a background job, right away);
-         *     - `scheduled`: validated, waiting for `scheduledAt`;
-         *     - `sending`: the message is being rendered for and set on each pass;
-         *     - `successful`: every recipient got the message;
-         *     - `completedWithErrors`: some recipients got it, some did not (see `errorsCsvUrl`);
-         *     - `failed`: no recipient got it (see `statusDetail` and `errorsCsvUrl`);
-         *     - `cancelled`: cancelled before sending began.
-         *
-         *     | from | job | `sendBatchNow` | `cancelBatch` |
-         *     |---|---|---|---|
-         *     | `validating` | → `scheduled`, or `failed` when no recipient is a pass of the account | 409 | → `cancelled` |
-         *     | `scheduled` | → `sending` at `scheduledAt` | → `sending` | → `cancelled` |
-         *     | `sending` | → `successful`, `completedWithErrors` or `failed` | 409 | 409 |
-         *     | `successful`, `completedWithErrors`, `failed`, `cancelled` | — | 409 | 409 |
-         * @example scheduled
-         * @enum {string}
-         */
-        BatchStatus: "validating" | "scheduled" | "sending" | "successful" | "completedWithErrors" | "failed" | "cancelled";
-        /**
-         * @description A free label of the client's, for its own bookkeeping, 1–100 characters.
-         * @example campaign-2026-11
-         */
-        BatchTag: string;
-        /**
-         * @description The message for the holders, 1–350 characters (PassEntry's limit), with optional placeholders
-         *     `%{name}`, where `name` is a letter followed by up to 63 letters, digits, `_` or `-`. For
-         *     each pass a placeholder is replaced by the recipient's variable of that name, else by the
-         *     pass's field value of that field id; when neither exists the pass is not messaged and the
-         *     batch reports the error for it. Text such as `%{ }` that is not a placeholder stays as it is.
-         *     The rendered message must also fit 350 characters. It becomes the pass's `latestMessage`.
-         * @example Hi %{firstName}, you have %{points} points: double points this weekend!
-         */
-        WalletMessageTemplate: string;
-        /**
-         * @description Attributes of a batch (PassEntry API reference, the batch resource, plus PassEntry's progress members). `content` is the message
-         *     as given, placeholders included.
-         */
-        BatchAttributes: {
-            name: components["schemas"]["BatchName"];
-            status: components["schemas"]["BatchStatus"];
-            /** @description Why the batch finished as it did, in words, once it has (`failed`, `completedWithErrors`, `successful`); null before. */
-            statusDetail: string | null;
-            tag: components["schemas"]["BatchTag"] | null;
-            content: components["schemas"]["WalletMessageTemplate"];
-            scheduledAt: components["schemas"]["Timestamp"];
-            /**
-             * @description The passes the batch addresses: null while `validating`; after validation, the listed
-             *     recipients that can be messaged, or the passes in the segments at that time (counted again
-             *     when the job starts sending); once the batch has finished, the passes it was sent to or
-             *     failed for.
-             */
-            recipientCount: number | null;
-            /** @description When the batch became `successful`, `completedWithErrors` or `failed`; null before and for a cancelled batch. */
-            completedAt: components["schemas"]["Timestamp"] | null;
-            /**
-             * @description The CSV of the recipients that could not be messaged (`getBatchErrors`), once there is at
-             *     least one — recipients refused by validation from then on, passes whose message could not
-             *     be rendered as sending reaches them; null while there is none.
-             */
-            errorsCsvUrl: string | null;
-            createdAt: components["schemas"]["Timestamp"];
-        };
-        /** @description A to-one relationship to an entity. */
-        EntityRelationship: {
-            data: {
-                id: components["schemas"]["Uuid"];
-                /** @constant */
-                type: "entity";
-            };
-        };
-        /** @description The entity the batch was created for. */
-        BatchRelationships: {
-            entity: components["schemas"]["EntityRelationship"];
-        };
-        /**
-         * @description A batch resource object (PassEntry API reference, the batch resource). Its `type` is the batch type; only `walletMessaging`
-         *     batches exist so far.
-         */
-        Batch: {
-            id: components["schemas"]["Uuid"];
-            /** @constant */
-            type: "walletMessaging";
-            attributes: components["schemas"]["BatchAttributes"];
-            relationships: components["schemas"]["BatchRelationships"];
-        };
         /** @description A page of batches, newest first, with the pagination envelope of PassEntry API reference, pagination. */
         BatchCollectionDocument: {
             data: components["schemas"]["Batch"][];
@@ -3680,10 +3922,27 @@ export interface components {
          *     that was not messaged, in recipient order: `recipient` (the `passId` as given, or the pass
          *     UUID for a segment's pass), `pass_id` (the pass UUID, empty when no pass was found),
          *     `ext_id` (empty when none), `error` (in words). Only the header row while there is none.
+         *
+         *     Pass batches (`passCreation`, `passUpdate`) have other columns, one row per refused row of the
+         *     file, in file order: `row` (the row's number as a spreadsheet shows it: the header is row 1),
+         *     `column` (the column at fault, e.g. `barcode_type` or `passfield_points`; empty when the row as
+         *     a whole is at fault), `pass_id` (update batches: the `pass_id` cell as given), `ext_id` (the
+         *     `ext_id` cell as given) and `error` (in words).
          * @example recipient,pass_id,ext_id,error
          *     member-9999,,,No pass of this account has the id or extId member-9999.
          */
         BatchErrorsCsv: string;
+        /**
+         * @description RFC 4180 CSV (UTF-8, CRLF line ends, a header row) with one row per row of a pass batch's file
+         *     that created (`passCreation`) or changed (`passUpdate`) a pass, in file order: `row` (its number
+         *     as a spreadsheet shows it: the header is row 1), `pass_id` (the pass UUID), `ext_id` (empty
+         *     when the pass has none) and `download_url` (the pass's `downloadUrl`, what to send to the
+         *     holder). Rows appear as their chunk commits; only the header row before. Cells that a
+         *     spreadsheet would run as a formula get a leading `'`, as in the errors CSV.
+         * @example row,pass_id,ext_id,download_url
+         *     2,0194f3e0-5b7a-7c21-8d3e-9f0a1b2c3d4e,member-1042,http://127.0.0.1:3000/passes/0194f3e0-5b7a-7c21-8d3e-9f0a1b2c3d4e
+         */
+        BatchResultsCsv: string;
         /** @description A segment of recipients: every pass of the account that carries the group tag and is not `nullified`, found when sending starts. */
         BatchSegment: {
             groupTag: components["schemas"]["GroupTag"];
@@ -3728,19 +3987,30 @@ export interface components {
         WalletMessagingBatchCreateRequest: {
             batch: components["schemas"]["WalletMessagingBatchCreate"];
         };
-        /** @description Where to follow a batch. */
-        BatchLinks: {
+        /**
+         * @description The form of `createWalletMessagingBatch` with its recipients as a CSV file
+         *     (`multipart/form-data`; PassEntry's CSV recipients): the members of `WalletMessagingBatchCreate`
+         *     as form fields, `recipients` as a file. The CSV (rules of the pass batch files: UTF-8 with or
+         *     without BOM, at most 10 MB, a header row) has a `pass_id` column (a pass UUID or extId); every
+         *     other column is a message variable of that name for the row's pass (`%{column}` in `message`,
+         *     e.g. a `first_name` column fills `%{first_name}`); empty cells give no variable. Rows are the
+         *     recipients in file order, like `recipients` of the JSON body (without its limit of 500).
+         *     The file is refused as a whole (`400` naming `recipients` and the row) when it cannot be read,
+         *     has no `pass_id` column, a column name that is not a variable name, no data row, a row without
+         *     `pass_id` or with one that is no UUID or extId, more than 50 variables, or a value over 350
+         *     characters (the limits of `BatchRecipient`). Recipients that are no pass of the account, listed
+         *     twice or nullified are reported in the errors CSV, as for JSON recipients.
+         */
+        WalletMessagingBatchCsvRequest: {
             /**
-             * Format: uri
-             * @description The batch's URL (`getBatch`).
-             * @example http://127.0.0.1:3000/api/v1/batches/0194f3e0-5b7a-7c21-8d3e-9f0a1b2c3d4e
+             * Format: binary
+             * @description The recipients, as a CSV file with a `pass_id` column.
              */
-            self: string;
-        };
-        /** @description Answer of `createWalletMessagingBatch` (PassEntry): the batch, `validating`, and its URL. */
-        BatchCreatedDocument: {
-            data: components["schemas"]["Batch"];
-            links: components["schemas"]["BatchLinks"];
+            recipients: string;
+            message: components["schemas"]["WalletMessageTemplate"];
+            scheduledAt: components["schemas"]["DateTime"];
+            name?: components["schemas"]["BatchName"];
+            tag?: components["schemas"]["BatchTag"];
         };
         /**
          * @description Body of `updateReaderConfiguration`: the Google collector id and/or the validation
@@ -4362,8 +4632,7 @@ export interface components {
         BatchRelationship: {
             data: {
                 id: components["schemas"]["Uuid"];
-                /** @constant */
-                type: "walletMessaging";
+                type: components["schemas"]["BatchType"];
             };
         };
         /** @description The `webhook` resource object of `batchCompleted`; the batch is in `relationships.batch` and in `included`. */
@@ -4380,14 +4649,6 @@ export interface components {
         BatchWebhookDocument: {
             data: components["schemas"]["BatchWebhook"];
             included: components["schemas"]["Batch"][];
-        };
-        /** @description A to-one relationship to a pass template. */
-        PassTemplateRelationship: {
-            data: {
-                id: components["schemas"]["Uuid"];
-                /** @constant */
-                type: "passTemplate";
-            };
         };
         /** @description The `webhook` resource object of `passTemplateProcessed`; the template is in `relationships.passTemplate` and in `included`. */
         PassTemplateWebhook: {
@@ -4516,6 +4777,24 @@ export interface components {
         };
         /** @description The request is well-formed but cannot be processed as sent: its `Idempotency-Key` was used in the last 24 hours for a different request (another method, path, query or body). Use a new key for a new request. */
         UnprocessableContent: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
+        /** @description The uploaded file is larger than 10 MB (10,485,760 bytes), or the form is larger than that plus its fields; nothing was stored. `source.pointer` names the file field. */
+        FileTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
+        /** @description The request body is not `multipart/form-data` (or, where the operation takes JSON too, not `application/json`). */
+        UnsupportedUploadMediaType: {
             headers: {
                 [name: string]: unknown;
             };
@@ -5072,6 +5351,78 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPassCreationBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["PassCreationBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The file was read and stored; its passes are being created. */
+            202: {
+                headers: {
+                    /** @description URL of the batch (`getBatch`). */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchCreatedDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["FileTooLarge"];
+            415: components["responses"]["UnsupportedUploadMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPassUpdateBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["PassUpdateBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The file was read and stored; the batch waits for `scheduledAt`. */
+            202: {
+                headers: {
+                    /** @description URL of the batch (`getBatch`). */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchCreatedDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["FileTooLarge"];
+            415: components["responses"]["UnsupportedUploadMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6100,6 +6451,38 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getBatchResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch id. */
+                id: components["parameters"]["BatchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The results, one row per done row of the file. */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="batch-<id>-results.csv"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["BatchResultsCsv"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     createWalletMessagingBatch: {
         parameters: {
             query?: never;
@@ -6126,6 +6509,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WalletMessagingBatchCreateRequest"];
+                "multipart/form-data": components["schemas"]["WalletMessagingBatchCsvRequest"];
             };
         };
         responses: {
@@ -6146,8 +6530,8 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
+            413: components["responses"]["FileTooLarge"];
+            415: components["responses"]["UnsupportedUploadMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];

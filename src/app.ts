@@ -6,7 +6,7 @@
  * secret-looking parameters redacted) → docs and document → authentication of the operations
  * the contract secures, before any body is read (failed attempts throttled per address) → JSON
  * body of the operations that take one (size-limited) → refusal of text the database cannot
- * store → contract validation (its security handlers confirm the authentication) → rate limit →
+ * store → contract validation (multipart files streamed to temporary files, src/http/csvUpload.ts) (its security handlers confirm the authentication) → rate limit →
  * one handler per operationId → the error handler.
  *
  * @module app
@@ -29,6 +29,7 @@ import { rateLimit } from './http/rateLimit.ts';
 import { refuseUnstorableInput } from './http/storableInput.ts';
 import { loadServedContract } from './http/servedContract.ts';
 import { warmUpValidators, type WarmUpReport } from './http/validatorWarmUp.ts';
+import { removeUploads, uploadOptions } from './http/csvUpload.ts';
 import { handlers } from './operations.ts';
 
 const generatedDir = resolve(fileURLToPath(import.meta.url), '../../generated');
@@ -183,8 +184,12 @@ export function createApp(deps: AppDependencies): Express {
     } else next();
   });
   app.use(refuseUnstorableInput((req) => contractPath(req.path)?.operation(req.method)?.operation['x-eov-allow-unknown-query-parameters'] === true));
+  // Uploaded files are streamed to temporary files (src/http/csvUpload.ts), removed when the response ends.
+  app.use(removeUploads);
   const validators = OpenApiValidator.middleware({
     apiSpec: structuredClone(document) as never,
+    // multer's disk storage, not its default memory storage: a 10 MB CSV never sits in memory.
+    fileUploader: uploadOptions,
     validateRequests: { allowUnknownQueryParameters: false },
     validateResponses: config.validateResponses,
     validateFormats: true,

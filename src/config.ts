@@ -94,6 +94,8 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Deliveries failing in a row after which a subscription is disabled (`WEBHOOK_DISABLE_AFTER_FAILURES`, default 5). */
   webhookDisableAfterFailures: number;
+  /** Rows of a CSV pass batch per chunk transaction (`PASS_BATCH_CHUNK_SIZE`, default 1000; smaller shows progress in finer steps). */
+  passBatchChunkSize: number;
   /**
    * Server processes (`WEB_CONCURRENCY`, src/cluster.ts; default: the number of CPUs with
    * `DATABASE_URL`, 1 on the embedded database, which one process owns).
@@ -323,6 +325,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     webhookRetryWindowMs: integer(env, 'WEBHOOK_RETRY_WINDOW_MS', 86_400_000, 1000, 7 * 86_400_000),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     webhookDisableAfterFailures: integer(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 5, 1, 1000),
+    passBatchChunkSize: integer(env, 'PASS_BATCH_CHUNK_SIZE', 1000, 1, 10_000),
     webConcurrency: webConcurrency(env, databaseUrl),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     googleWalletApiUrl: url(env, 'GOOGLE_WALLET_API_URL', ['http:', 'https:']) ?? 'https://walletobjects.googleapis.com/walletobjects/v1',

@@ -47,6 +47,9 @@ import { createWalletMessagingBatch } from './resources/batches/createWalletMess
 import { sendBatchNow } from './resources/batches/sendBatchNow.ts';
 import { cancelBatch } from './resources/batches/cancelBatch.ts';
 import { getBatchErrors } from './resources/batches/getBatchErrors.ts';
+import { getBatchResults } from './resources/batches/getBatchResults.ts';
+import { createPassCreationBatch } from './resources/batches/createPassCreationBatch.ts';
+import { createPassUpdateBatch } from './resources/batches/createPassUpdateBatch.ts';
 import { listAppleConfigurations } from './resources/administration/listAppleConfigurations.ts';
 import { getAppleConfiguration } from './resources/administration/getAppleConfiguration.ts';
 import { setAppleConfiguration } from './resources/administration/setAppleConfiguration.ts';
@@ -119,6 +122,9 @@ export const handlers: HandlerMap = {
   sendBatchNow,
   cancelBatch,
   getBatchErrors,
+  getBatchResults,
+  createPassCreationBatch,
+  createPassUpdateBatch,
   listAppleConfigurations,
   getAppleConfiguration,
   setAppleConfiguration,

@@ -8,8 +8,9 @@
 import { passChangedJob } from './delivery/passChanged.ts';
 import { webhookDeliveryJob } from './delivery/webhookDelivery.ts';
 import { walletMessagingJob } from './resources/batches/batchSender.ts';
+import { passBatchJob } from './resources/batches/passBatchRunner.ts';
 import { passTemplateProcessingJob } from './resources/passTemplates/processPassTemplate.ts';
 import { templateRefreshJob } from './resources/passTemplates/refreshTemplatePasses.ts';
 
 /** The job definitions, in no particular order. */
-export const queues = [passTemplateProcessingJob, templateRefreshJob, walletMessagingJob, passChangedJob, webhookDeliveryJob] as const;
+export const queues = [passTemplateProcessingJob, templateRefreshJob, walletMessagingJob, passBatchJob, passChangedJob, webhookDeliveryJob] as const;

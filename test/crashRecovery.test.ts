@@ -2,7 +2,8 @@
  * Recovery after a `kill -9` of the server, on the embedded database and on PostgreSQL: work that
  * was in flight resumes within 10 s of the restart (counted from the restarted server's readiness,
  * so that a slow start-up of the process on a busy machine does not count) instead of when the dead process's job claims
- * expire (60 s for templates, 300 s for batches), and nothing is sent twice. The server runs as a
+ * expire (60 s for templates, 300 s for batches), and nothing is sent twice (nor, for a CSV pass
+ * batch, created twice). The server runs as a
  * real process; the test reads the database itself (on PGlite once the server is gone: the data
  * directory is one process's).
  */
@@ -162,4 +163,44 @@ it('goes on with a batch that was sending when the server was killed within 10 s
   expect(row!.before).toBeGreaterThan(0);
   expect(row!.before).toBeLessThan(PASSES);
   expect(row!.firstAfter!.getTime() - restarted.listeningAt).toBeLessThan(RESUME_WITHIN_MS);
+}, 240_000);
+
+it('goes on with a CSV pass creation batch that was processing when the server was killed, creating no pass twice', async () => {
+  const ROWS = 20_000;
+  // Chunks of 200 rows: the kill falls between committed chunks and chunks still to create.
+  const env = { ...deployed.env, PASS_BATCH_CHUNK_SIZE: '200' };
+  let { server } = await start(env);
+  const { token } = await tenant(server, deployed.adminToken);
+  const template = await call(server, token, 'POST', '/api/v1/pass-templates', { passTemplate: loyaltyTemplate() });
+  while ((await call(server, token, 'GET', `/api/v1/pass-templates/${template.body.id}`)).body.data.attributes.processingStatus) await sleep(50);
+  const csv = ['ext_id,passfield_member', ...Array.from({ length: ROWS }, (_, i) => `crash-${i},Member ${i}`)].join('\n');
+  const form = new FormData();
+  form.set('passTemplate', template.body.id);
+  form.set('csv', new Blob([csv], { type: 'text/csv' }), 'members.csv');
+  const res = await fetch(`${server.url}/api/v1/passes/batch`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form });
+  expect(res.status).toBe(202);
+  const batchId = ((await res.json()) as { data: { id: string } }).data.id;
+  let progress: { processed: number; total: number };
+  do {
+    await sleep(20);
+    progress = (await call(server, token, 'GET', `/api/v1/batches/${batchId}`)).body.data.attributes.progress;
+  } while (progress.processed === 0);
+  await kill(server);
+  expect(progress.processed).toBeLessThan(ROWS);
+
+  ({ server } = await start(env));
+  let attributes: Record<string, any>;
+  do {
+    await sleep(200);
+    attributes = (await call(server, token, 'GET', `/api/v1/batches/${batchId}`)).body.data.attributes;
+  } while (attributes.status === 'processing');
+  expect(attributes).toMatchObject({ status: 'successful', progress: { total: ROWS, processed: ROWS, pending: 0 } });
+  expect(await stopServer(server)).toBe(0);
+  const [counts] = await deployed.query((db) =>
+    db.prisma.$queryRaw<{ passes: number; extIds: number; rows: number }[]>`
+      SELECT (SELECT count(*)::int FROM passes WHERE ext_id LIKE 'crash-%') AS passes,
+             (SELECT count(DISTINCT ext_id)::int FROM passes WHERE ext_id LIKE 'crash-%') AS "extIds",
+             (SELECT count(DISTINCT pass_id)::int FROM batch_rows WHERE batch_id = ${batchId}::uuid) AS rows`,
+  );
+  expect(counts).toEqual({ passes: ROWS, extIds: ROWS, rows: ROWS });
 }, 240_000);

@@ -11,7 +11,8 @@ import type { Database } from '../src/db/database.ts';
 import { createHttpServer, listen } from '../src/http/listener.ts';
 import type { OpenApiDocument } from '../src/http/routes.ts';
 import { recordingContractHits } from './support/contractCoverage.ts';
-import { contractOperations, validRequest, type ContractOperation, UNKNOWN_APPLE_PASS_AUTHORIZATION } from './support/contractOperations.ts';
+import { UPLOAD_LIMIT_BYTES } from '../src/http/csvUpload.ts';
+import { contractOperations, multipartForm, validRequest, type ContractOperation, UNKNOWN_APPLE_PASS_AUTHORIZATION } from './support/contractOperations.ts';
 import { startTestService, testConfig, type TestService } from './support/testService.ts';
 import { testDatabaseKind } from './support/testDatabase.ts';
 
@@ -283,7 +284,9 @@ describe('generic errors of every operation, walked from the contract', () => {
   });
 
   test.each(documenting(413))('%s answers 413 for a body over the limit', async (_id, op) => {
-    const res = await send(service, token, op, { body: { filler: 'x'.repeat(testConfig().bodyLimitBytes) } });
+    // An upload: a file over its limit (src/http/csvUpload.ts); JSON: a body over BODY_LIMIT.
+    const form = op.multipartFile && multipartForm({}, { field: op.multipartFile, content: Buffer.alloc(UPLOAD_LIMIT_BYTES + 1, 'x') });
+    const res = await send(service, token, op, form ? { body: form.body, contentType: form.contentType } : { body: { filler: 'x'.repeat(testConfig().bodyLimitBytes) } });
     expectError(res, 413, 'payload_too_large');
   });
 

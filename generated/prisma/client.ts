@@ -128,11 +128,21 @@ export type IdempotencyKey = Prisma.IdempotencyKeyModel
 export type Scan = Prisma.ScanModel
 /**
  * Model Batch
- * A wallet messaging batch (spec §2.8): a message for the passes of `segmentTags` (group tags,
+ * A batch. Wallet messaging (spec §2.8): a message for the passes of `segmentTags` (group tags,
  * resolved when sending starts) or of its BatchRecipient rows (resolved when it is validated),
- * sent by the `wallet-messaging` job (src/resources/batches/batchSender.ts).
+ * sent by the `wallet-messaging` job (src/resources/batches/batchSender.ts). CSV pass creation
+ * and update (`passCreation`, `passUpdate`): the rows of the uploaded file in BatchRow, worked
+ * through by the `pass-batch` job (src/resources/batches/passBatchRunner.ts).
  */
 export type Batch = Prisma.BatchModel
+/**
+ * Model BatchRow
+ * One data row of a pass batch's CSV file, stored when the file is uploaded (its cells as
+ * given), with its outcome. `passId` is written in the same transaction as the pass it
+ * created or changed: the primary key (batch, row) with `processedAt` is the row's idempotency
+ * key, so a run that restarts never applies a row twice.
+ */
+export type BatchRow = Prisma.BatchRowModel
 /**
  * Model BatchRecipient
  * One listed recipient of a batch, in request order. `passId` and `error` are set when the

@@ -124,7 +124,8 @@ export const BatchStatus = {
   successful: 'successful',
   completedWithErrors: 'completedWithErrors',
   failed: 'failed',
-  cancelled: 'cancelled'
+  cancelled: 'cancelled',
+  processing: 'processing'
 } as const
 
 export type BatchStatus = (typeof BatchStatus)[keyof typeof BatchStatus]

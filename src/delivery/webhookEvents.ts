@@ -36,7 +36,7 @@ export type WebhookType = components['schemas']['WebhookType'];
 /** The subject of an event, as its relationship in the webhook resource object names it. */
 export type WebhookSubject =
   | { relationship: 'pass'; type: 'pass'; id: string }
-  | { relationship: 'batch'; type: 'walletMessaging'; id: string }
+  | { relationship: 'batch'; type: 'walletMessaging' | 'passCreation' | 'passUpdate'; id: string }
   | { relationship: 'passTemplate'; type: 'passTemplate'; id: string };
 
 /** An event to record. */
@@ -71,6 +71,16 @@ export function webhookTimestamp(at: Date): string {
  */
 export function serviceBaseUrl(config: Pick<Config, 'publicBaseUrl' | 'host' | 'port'>): string {
   return config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
+}
+
+/**
+ * Whether any enabled subscription of the account (of any scope) listens to `type`: a cheap
+ * check before recording many events (a CSV batch's passes), which can skip them all when none does.
+ */
+export async function hasWebhookSubscribers(tx: PrismaExecutor, accountId: string, type: WebhookType): Promise<boolean> {
+  const [row] = await tx.$queryRaw<{ any: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM webhook_subscriptions WHERE account_id = ${accountId}::uuid AND enabled AND ${type} = ANY(subscribed_events)) AS any`;
+  return row?.any ?? false;
 }
 
 /**

@@ -8,6 +8,7 @@
 import type { ErrorRequestHandler } from 'express';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { ConflictError, DomainError, NotFoundError, type Problem } from '../errors.ts';
+import { UPLOAD_FIELDS, UPLOAD_LIMIT_BYTES } from './csvUpload.ts';
 import { HttpError, httpErrorOf, ServiceUnavailableError } from './errors.ts';
 
 /** A JSON:API error object as sent. */
@@ -57,7 +58,7 @@ function describe(issue: ValidatorIssue): string {
 }
 
 /** Maps an error of any origin to an {@link HttpError}, or null when unexpected. */
-function classify(err: unknown): HttpError | null {
+function classify(err: unknown, operationId?: string): HttpError | null {
   if (err instanceof HttpError) return err;
   if (err instanceof DomainError) return httpErrorOf(err);
   if (isDatabaseUnavailable(err)) return new ServiceUnavailableError('The database is unavailable; retry later.');
@@ -102,10 +103,21 @@ function classify(err: unknown): HttpError | null {
       return httpErrorOf(new NotFoundError('No operation is documented at this path; see /docs.'));
     case 405:
       return new HttpError(405, 'method_not_allowed', 'Method not allowed', [{ detail: `${e.message ?? 'This method is not allowed on this path'}.`.replace(/\.\.$/, '.') }], e.headers ?? {});
-    case 413:
+    case 413: {
+      // multer (src/http/csvUpload.ts): a file over the limit, or too many parts.
+      const field = operationId ? UPLOAD_FIELDS[operationId] : undefined;
+      if (field) {
+        return new HttpError(413, 'payload_too_large', 'Request body too large', [
+          { detail: `The file ${field} is larger than the limit of ${UPLOAD_LIMIT_BYTES} bytes, or the form has too many parts (${e.message ?? 'too large'}).`, source: { pointer: `/${field}` } },
+        ]);
+      }
       return new HttpError(413, 'payload_too_large', 'Request body too large', [{ detail: e.message ?? 'The request body is too large.' }]);
-    case 415:
-      return new HttpError(415, 'unsupported_media_type', 'Unsupported media type', [{ detail: 'Request bodies must be sent as application/json.', source: { header: 'Content-Type' } }]);
+    }
+    case 415: {
+      const field = operationId ? UPLOAD_FIELDS[operationId] : undefined;
+      const types = !field ? 'application/json' : operationId === 'createWalletMessagingBatch' ? 'application/json or multipart/form-data' : 'multipart/form-data';
+      return new HttpError(415, 'unsupported_media_type', 'Unsupported media type', [{ detail: `Request bodies must be sent as ${types}.`, source: { header: 'Content-Type' } }]);
+    }
     default:
       return new HttpError(status, 'invalid_request', 'Invalid request', issues.map((i) => ({ detail: describe(i) })));
   }
@@ -144,7 +156,7 @@ export function errorHandler(allowedMethods: (path: string) => string[] | undefi
     });
   };
   return (err, req, res, _next) => {
-    const known = classify(err);
+    const known = classify(err, (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId);
     if (!known) return internalError(req, res, err);
     if (known.status === 503) req.log?.warn({ err }, 'database unavailable');
     else req.log?.info({ status: known.status, code: known.code, detail: known.message }, 'request refused');

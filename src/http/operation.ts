@@ -14,6 +14,7 @@ import type { operations, webhooks } from '../../generated/api.d.ts';
 import type { PrismaExecutor } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
 import type { Runtime } from '../runtime.ts';
+import type { UploadedFile } from './csvUpload.ts';
 
 export type { operations };
 
@@ -23,7 +24,11 @@ type WebhookOperation = webhooks[keyof webhooks]['post'];
 /** Every operationId the service serves: those of the contract's paths (not of its webhooks). */
 export type OperationId = { [K in keyof operations]: operations[K] extends WebhookOperation ? never : K }[keyof operations];
 
-type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : undefined;
+type JsonContent<T> = T extends { content: { 'application/json': infer Body } }
+  ? Body
+  : T extends { content: { 'multipart/form-data': infer Form } }
+    ? Form
+    : undefined;
 /**
  * A response body: JSON; the text of a `text/csv` or `text/html` response; the bytes of a file
  * (`application/vnd.apple.pkpass`, `image/png`). Non-JSON bodies are sent as they are (src/http/routes.ts).
@@ -90,6 +95,8 @@ export interface OperationInput<K extends OperationId> {
   query: QueryParams<K>;
   body: RequestBody<K>;
   headers: IncomingHttpHeaders;
+  /** Files of a `multipart/form-data` body, stored on disk while the request lasts, by form field (src/http/csvUpload.ts). */
+  uploads: Record<string, UploadedFile>;
   /** The request path and query as received, for building pagination links. */
   url: string;
   ctx: RequestContext;

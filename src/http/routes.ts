@@ -8,6 +8,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { LRUCache } from 'lru-cache';
 import { idempotencyKeyOf, runIdempotent } from './idempotency.ts';
+import { uploadsOf } from './csvUpload.ts';
 import { accountOf, type HandlerMap, type OperationId, type OperationInput, type WriteScope } from './operation.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -188,10 +189,12 @@ export function operationHandlers(document: OpenApiDocument, handlers: HandlerMa
         query: req.query as never,
         body: req.body as never,
         headers: req.headers,
+        uploads: uploadsOf(req),
         url: req.originalUrl,
         ctx,
       };
-      const key = idempotent ? idempotencyKeyOf(req.headers) : undefined;
+      // A multipart upload is not replayed by its key: the key's fingerprint would miss the file.
+      const key = idempotent && !req.is('multipart/form-data') ? idempotencyKeyOf(req.headers) : undefined;
       const ownTransaction: WriteScope = (work, options) => (options?.atomic ? work(ctx.db.prisma) : ctx.db.write(work));
       const result =
         key === undefined

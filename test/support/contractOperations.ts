@@ -48,6 +48,11 @@ export interface ContractOperation extends DocumentOperation {
   parameters: ParameterObject[];
   /** Whether the operation documents a request body. */
   hasBody: boolean;
+  /**
+   * For an operation whose body is `multipart/form-data` only: the form field that carries the
+   * file (the member `encoding` gives a content type); the example's value for it is the file's text.
+   */
+  multipartFile?: string;
   /** The first example of the `application/json` request body (undefined without a body). */
   bodyExample: unknown;
 }
@@ -91,7 +96,9 @@ export function contractOperations(document: Document = loadApiDocument()): Cont
       const example = firstExample(document, parameter);
       return { ...parameter, schema: resolveRef<SchemaObject>(document, parameter.schema), ...(example === undefined ? {} : { example }) };
     });
-    const json = operation.requestBody ? resolveRef<OperationObject['requestBody']>(document, operation.requestBody)?.content['application/json'] : undefined;
+    const content = operation.requestBody ? resolveRef<OperationObject['requestBody']>(document, operation.requestBody)?.content : undefined;
+    const form = content?.['application/json'] ? undefined : (content?.['multipart/form-data'] as (MediaTypeObject & { encoding?: Record<string, unknown> }) | undefined);
+    const json = content?.['application/json'] ?? form;
     return {
       ...op,
       statuses: Object.keys(operation.responses)
@@ -103,6 +110,7 @@ export function contractOperations(document: Document = loadApiDocument()): Cont
       parameters,
       hasBody: operation.requestBody !== undefined,
       bodyExample: json ? firstExample(document, json) : undefined,
+      ...(form?.encoding ? { multipartFile: Object.keys(form.encoding)[0] } : {}),
     };
   });
 }
@@ -152,7 +160,26 @@ export function validRequest(op: ContractOperation, extraQuery: Record<string, s
   for (const [name, value] of Object.entries(extraQuery)) query.set(name, value);
   if (op.hasBody && op.bodyExample === undefined) throw new Error(`${op.operationId}: the request body has no example`);
   const search = query.toString();
+  if (op.multipartFile) {
+    const { [op.multipartFile]: file, ...fields } = op.bodyExample as Record<string, string>;
+    const form = multipartForm(fields, { field: op.multipartFile, content: Buffer.from(file ?? '') });
+    return { method: op.method, url: search ? `${path}?${search}` : path, headers: { ...headers, 'Content-Type': form.contentType }, body: form.body };
+  }
   return { method: op.method, url: search ? `${path}?${search}` : path, headers, body: op.bodyExample };
+}
+
+/**
+ * A `multipart/form-data` body (RFC 7578) with text fields and one CSV file part, as bytes, and
+ * its `Content-Type` header (with the boundary).
+ */
+export function multipartForm(fields: Record<string, string>, file: { field: string; content: Buffer }): { contentType: string; body: Buffer } {
+  const boundary = `----contract-${randomUUID()}`;
+  const parts = Object.entries(fields).map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.field}.csv"\r\nContent-Type: text/csv\r\n\r\n`;
+  return {
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    body: Buffer.concat([Buffer.from(parts.join('') + head), file.content, Buffer.from(`\r\n--${boundary}--\r\n`)]),
+  };
 }
 
 /**

@@ -61,6 +61,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     webhookRetryWindowMs: 86_400_000,
     webhookTimeoutMs: 10_000,
     webhookDisableAfterFailures: 5,
+    passBatchChunkSize: 1000,
     webConcurrency: 1,
     databasePoolSize: 10,
     googleWalletApiUrl: 'http://google-wallet.invalid/walletobjects/v1',

@@ -410,6 +410,7 @@ export const ModelName = {
   IdempotencyKey: 'IdempotencyKey',
   Scan: 'Scan',
   Batch: 'Batch',
+  BatchRow: 'BatchRow',
   BatchRecipient: 'BatchRecipient',
   BatchDelivery: 'BatchDelivery',
   AppleConfiguration: 'AppleConfiguration',
@@ -442,7 +443,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "account" | "apiToken" | "rateLimitCounter" | "entity" | "reader" | "readerConfiguration" | "passTemplate" | "passTemplateVersion" | "pass" | "loyaltyLedgerEntry" | "idempotencyKey" | "scan" | "batch" | "batchRecipient" | "batchDelivery" | "appleConfiguration" | "passTemplateImage" | "appleDevice" | "appleRegistration" | "appleDeviceLog" | "deliveryAttempt" | "webhookSubscription" | "webhookEvent" | "webhookDelivery" | "webhookDeliveryAttempt" | "googleConfiguration" | "googleWalletClass" | "googleWalletObject" | "googleWalletCallbackNonce" | "googleRateLimit"
+    modelProps: "account" | "apiToken" | "rateLimitCounter" | "entity" | "reader" | "readerConfiguration" | "passTemplate" | "passTemplateVersion" | "pass" | "loyaltyLedgerEntry" | "idempotencyKey" | "scan" | "batch" | "batchRow" | "batchRecipient" | "batchDelivery" | "appleConfiguration" | "passTemplateImage" | "appleDevice" | "appleRegistration" | "appleDeviceLog" | "deliveryAttempt" | "webhookSubscription" | "webhookEvent" | "webhookDelivery" | "webhookDeliveryAttempt" | "googleConfiguration" | "googleWalletClass" | "googleWalletObject" | "googleWalletCallbackNonce" | "googleRateLimit"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1405,6 +1406,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.BatchCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.BatchCountAggregateOutputType> | number
+        }
+      }
+    }
+    BatchRow: {
+      payload: Prisma.$BatchRowPayload<ExtArgs>
+      fields: Prisma.BatchRowFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.BatchRowFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRowPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.BatchRowFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRowPayload>
+        }
+        findFirst: {
+          args: Prisma.BatchRowFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRowPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.BatchRowFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRowPayload>
+        }
+        findMany: {
+          args: Prisma.BatchRowFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRowPayload>[]
+        }
+        create: {
+          args: Prisma.BatchRowCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRowPayload>
+        }
+        createMany: {
+          args: Prisma.BatchRowCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.BatchRowCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRowPayload>[]
+        }
+        delete: {
+          args: Prisma.BatchRowDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRowPayload>
+        }
+        update: {
+          args: Prisma.BatchRowUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRowPayload>
+        }
+        deleteMany: {
+          args: Prisma.BatchRowDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.BatchRowUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.BatchRowUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRowPayload>[]
+        }
+        upsert: {
+          args: Prisma.BatchRowUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchRowPayload>
+        }
+        aggregate: {
+          args: Prisma.BatchRowAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateBatchRow>
+        }
+        groupBy: {
+          args: Prisma.BatchRowGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.BatchRowGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.BatchRowCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.BatchRowCountAggregateOutputType> | number
         }
       }
     }
@@ -2923,10 +2998,28 @@ export const BatchScalarFieldEnum = {
   errorCount: 'errorCount',
   completedAt: 'completedAt',
   createdAt: 'createdAt',
-  updatedAt: 'updatedAt'
+  updatedAt: 'updatedAt',
+  processedCount: 'processedCount',
+  rowCount: 'rowCount',
+  templateId: 'templateId'
 } as const
 
 export type BatchScalarFieldEnum = (typeof BatchScalarFieldEnum)[keyof typeof BatchScalarFieldEnum]
+
+
+export const BatchRowScalarFieldEnum = {
+  batchId: 'batchId',
+  rowNumber: 'rowNumber',
+  accountId: 'accountId',
+  cells: 'cells',
+  ref: 'ref',
+  error: 'error',
+  errorColumn: 'errorColumn',
+  passId: 'passId',
+  processedAt: 'processedAt'
+} as const
+
+export type BatchRowScalarFieldEnum = (typeof BatchRowScalarFieldEnum)[keyof typeof BatchRowScalarFieldEnum]
 
 
 export const BatchRecipientScalarFieldEnum = {
@@ -3729,6 +3822,7 @@ export type GlobalOmitConfig = {
   idempotencyKey?: Prisma.IdempotencyKeyOmit
   scan?: Prisma.ScanOmit
   batch?: Prisma.BatchOmit
+  batchRow?: Prisma.BatchRowOmit
   batchRecipient?: Prisma.BatchRecipientOmit
   batchDelivery?: Prisma.BatchDeliveryOmit
   appleConfiguration?: Prisma.AppleConfigurationOmit

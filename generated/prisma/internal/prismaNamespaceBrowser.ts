@@ -64,6 +64,7 @@ export const ModelName = {
   IdempotencyKey: 'IdempotencyKey',
   Scan: 'Scan',
   Batch: 'Batch',
+  BatchRow: 'BatchRow',
   BatchRecipient: 'BatchRecipient',
   BatchDelivery: 'BatchDelivery',
   AppleConfiguration: 'AppleConfiguration',
@@ -317,10 +318,28 @@ export const BatchScalarFieldEnum = {
   errorCount: 'errorCount',
   completedAt: 'completedAt',
   createdAt: 'createdAt',
-  updatedAt: 'updatedAt'
+  updatedAt: 'updatedAt',
+  processedCount: 'processedCount',
+  rowCount: 'rowCount',
+  templateId: 'templateId'
 } as const
 
 export type BatchScalarFieldEnum = (typeof BatchScalarFieldEnum)[keyof typeof BatchScalarFieldEnum]
+
+
+export const BatchRowScalarFieldEnum = {
+  batchId: 'batchId',
+  rowNumber: 'rowNumber',
+  accountId: 'accountId',
+  cells: 'cells',
+  ref: 'ref',
+  error: 'error',
+  errorColumn: 'errorColumn',
+  passId: 'passId',
+  processedAt: 'processedAt'
+} as const
+
+export type BatchRowScalarFieldEnum = (typeof BatchRowScalarFieldEnum)[keyof typeof BatchRowScalarFieldEnum]
 
 
 export const BatchRecipientScalarFieldEnum = {

@@ -177,6 +177,7 @@ export type AccountWhereInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyListRelationFilter
   scans?: Prisma.ScanListRelationFilter
   batches?: Prisma.BatchListRelationFilter
+  batchRows?: Prisma.BatchRowListRelationFilter
   batchRecipients?: Prisma.BatchRecipientListRelationFilter
   batchDeliveries?: Prisma.BatchDeliveryListRelationFilter
   appleConfigurations?: Prisma.AppleConfigurationListRelationFilter
@@ -206,6 +207,7 @@ export type AccountOrderByWithRelationInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyOrderByRelationAggregateInput
   scans?: Prisma.ScanOrderByRelationAggregateInput
   batches?: Prisma.BatchOrderByRelationAggregateInput
+  batchRows?: Prisma.BatchRowOrderByRelationAggregateInput
   batchRecipients?: Prisma.BatchRecipientOrderByRelationAggregateInput
   batchDeliveries?: Prisma.BatchDeliveryOrderByRelationAggregateInput
   appleConfigurations?: Prisma.AppleConfigurationOrderByRelationAggregateInput
@@ -238,6 +240,7 @@ export type AccountWhereUniqueInput = Prisma.AtLeast<{
   idempotencyKeys?: Prisma.IdempotencyKeyListRelationFilter
   scans?: Prisma.ScanListRelationFilter
   batches?: Prisma.BatchListRelationFilter
+  batchRows?: Prisma.BatchRowListRelationFilter
   batchRecipients?: Prisma.BatchRecipientListRelationFilter
   batchDeliveries?: Prisma.BatchDeliveryListRelationFilter
   appleConfigurations?: Prisma.AppleConfigurationListRelationFilter
@@ -285,6 +288,7 @@ export type AccountCreateInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
@@ -314,6 +318,7 @@ export type AccountUncheckedCreateInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
@@ -343,6 +348,7 @@ export type AccountUpdateInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
@@ -372,6 +378,7 @@ export type AccountUncheckedUpdateInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
@@ -589,6 +596,20 @@ export type AccountUpdateOneRequiredWithoutBatchesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutBatchesInput, Prisma.AccountUpdateWithoutBatchesInput>, Prisma.AccountUncheckedUpdateWithoutBatchesInput>
 }
 
+export type AccountCreateNestedOneWithoutBatchRowsInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutBatchRowsInput, Prisma.AccountUncheckedCreateWithoutBatchRowsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutBatchRowsInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutBatchRowsNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutBatchRowsInput, Prisma.AccountUncheckedCreateWithoutBatchRowsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutBatchRowsInput
+  upsert?: Prisma.AccountUpsertWithoutBatchRowsInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutBatchRowsInput, Prisma.AccountUpdateWithoutBatchRowsInput>, Prisma.AccountUncheckedUpdateWithoutBatchRowsInput>
+}
+
 export type AccountCreateNestedOneWithoutBatchRecipientsInput = {
   create?: Prisma.XOR<Prisma.AccountCreateWithoutBatchRecipientsInput, Prisma.AccountUncheckedCreateWithoutBatchRecipientsInput>
   connectOrCreate?: Prisma.AccountCreateOrConnectWithoutBatchRecipientsInput
@@ -771,6 +792,7 @@ export type AccountCreateWithoutApiTokensInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
@@ -799,6 +821,7 @@ export type AccountUncheckedCreateWithoutApiTokensInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
@@ -843,6 +866,7 @@ export type AccountUpdateWithoutApiTokensInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
@@ -871,6 +895,7 @@ export type AccountUncheckedUpdateWithoutApiTokensInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
@@ -899,6 +924,7 @@ export type AccountCreateWithoutEntitiesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
@@ -927,6 +953,7 @@ export type AccountUncheckedCreateWithoutEntitiesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
@@ -971,6 +998,7 @@ export type AccountUpdateWithoutEntitiesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
@@ -999,6 +1027,7 @@ export type AccountUncheckedUpdateWithoutEntitiesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
@@ -1027,6 +1056,7 @@ export type AccountCreateWithoutReadersInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
@@ -1055,6 +1085,7 @@ export type AccountUncheckedCreateWithoutReadersInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
@@ -1099,6 +1130,7 @@ export type AccountUpdateWithoutReadersInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
@@ -1127,6 +1159,7 @@ export type AccountUncheckedUpdateWithoutReadersInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
@@ -1155,6 +1188,7 @@ export type AccountCreateWithoutReaderConfigurationsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
@@ -1183,6 +1217,7 @@ export type AccountUncheckedCreateWithoutReaderConfigurationsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
@@ -1227,6 +1262,7 @@ export type AccountUpdateWithoutReaderConfigurationsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
@@ -1255,6 +1291,7 @@ export type AccountUncheckedUpdateWithoutReaderConfigurationsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
@@ -1283,6 +1320,7 @@ export type AccountCreateWithoutPassTemplatesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
@@ -1311,6 +1349,7 @@ export type AccountUncheckedCreateWithoutPassTemplatesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
@@ -1355,6 +1394,7 @@ export type AccountUpdateWithoutPassTemplatesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
@@ -1383,6 +1423,7 @@ export type AccountUncheckedUpdateWithoutPassTemplatesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
@@ -1411,6 +1452,7 @@ export type AccountCreateWithoutPassTemplateVersionsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
@@ -1439,6 +1481,7 @@ export type AccountUncheckedCreateWithoutPassTemplateVersionsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
@@ -1483,6 +1526,7 @@ export type AccountUpdateWithoutPassTemplateVersionsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
@@ -1511,6 +1555,7 @@ export type AccountUncheckedUpdateWithoutPassTemplateVersionsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
@@ -1539,6 +1584,7 @@ export type AccountCreateWithoutPassesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
@@ -1567,6 +1613,7 @@ export type AccountUncheckedCreateWithoutPassesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
@@ -1611,6 +1658,7 @@ export type AccountUpdateWithoutPassesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
@@ -1639,6 +1687,7 @@ export type AccountUncheckedUpdateWithoutPassesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
@@ -1667,6 +1716,7 @@ export type AccountCreateWithoutLoyaltyLedgerInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
@@ -1695,6 +1745,7 @@ export type AccountUncheckedCreateWithoutLoyaltyLedgerInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
@@ -1739,6 +1790,7 @@ export type AccountUpdateWithoutLoyaltyLedgerInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
@@ -1767,6 +1819,7 @@ export type AccountUncheckedUpdateWithoutLoyaltyLedgerInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
@@ -1795,6 +1848,7 @@ export type AccountCreateWithoutIdempotencyKeysInput = {
   loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
@@ -1823,6 +1877,7 @@ export type AccountUncheckedCreateWithoutIdempotencyKeysInput = {
   loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
@@ -1867,6 +1922,7 @@ export type AccountUpdateWithoutIdempotencyKeysInput = {
   loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
@@ -1895,6 +1951,7 @@ export type AccountUncheckedUpdateWithoutIdempotencyKeysInput = {
   loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
@@ -1923,6 +1980,7 @@ export type AccountCreateWithoutScansInput = {
   loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
@@ -1951,6 +2009,7 @@ export type AccountUncheckedCreateWithoutScansInput = {
   loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
@@ -1995,6 +2054,7 @@ export type AccountUpdateWithoutScansInput = {
   loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
@@ -2023,6 +2083,7 @@ export type AccountUncheckedUpdateWithoutScansInput = {
   loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
@@ -2051,6 +2112,7 @@ export type AccountCreateWithoutBatchesInput = {
   loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
@@ -2079,6 +2141,7 @@ export type AccountUncheckedCreateWithoutBatchesInput = {
   loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
@@ -2123,6 +2186,7 @@ export type AccountUpdateWithoutBatchesInput = {
   loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
@@ -2151,6 +2215,139 @@ export type AccountUncheckedUpdateWithoutBatchesInput = {
   loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutBatchRowsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutBatchRowsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutBatchRowsInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutBatchRowsInput, Prisma.AccountUncheckedCreateWithoutBatchRowsInput>
+}
+
+export type AccountUpsertWithoutBatchRowsInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutBatchRowsInput, Prisma.AccountUncheckedUpdateWithoutBatchRowsInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutBatchRowsInput, Prisma.AccountUncheckedCreateWithoutBatchRowsInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutBatchRowsInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutBatchRowsInput, Prisma.AccountUncheckedUpdateWithoutBatchRowsInput>
+}
+
+export type AccountUpdateWithoutBatchRowsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutBatchRowsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
@@ -2180,6 +2377,7 @@ export type AccountCreateWithoutBatchRecipientsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
   passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
@@ -2208,6 +2406,7 @@ export type AccountUncheckedCreateWithoutBatchRecipientsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
   passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
@@ -2252,6 +2451,7 @@ export type AccountUpdateWithoutBatchRecipientsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
   passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
@@ -2280,6 +2480,7 @@ export type AccountUncheckedUpdateWithoutBatchRecipientsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
   passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
@@ -2308,6 +2509,7 @@ export type AccountCreateWithoutBatchDeliveriesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
   passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
@@ -2336,6 +2538,7 @@ export type AccountUncheckedCreateWithoutBatchDeliveriesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
   passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
@@ -2380,6 +2583,7 @@ export type AccountUpdateWithoutBatchDeliveriesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
   passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
@@ -2408,6 +2612,7 @@ export type AccountUncheckedUpdateWithoutBatchDeliveriesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
   passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
@@ -2436,6 +2641,7 @@ export type AccountCreateWithoutAppleConfigurationsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
@@ -2464,6 +2670,7 @@ export type AccountUncheckedCreateWithoutAppleConfigurationsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
@@ -2508,6 +2715,7 @@ export type AccountUpdateWithoutAppleConfigurationsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
@@ -2536,6 +2744,7 @@ export type AccountUncheckedUpdateWithoutAppleConfigurationsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
@@ -2564,6 +2773,7 @@ export type AccountCreateWithoutPassTemplateImagesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
@@ -2592,6 +2802,7 @@ export type AccountUncheckedCreateWithoutPassTemplateImagesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
@@ -2636,6 +2847,7 @@ export type AccountUpdateWithoutPassTemplateImagesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
@@ -2664,6 +2876,7 @@ export type AccountUncheckedUpdateWithoutPassTemplateImagesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
@@ -2692,6 +2905,7 @@ export type AccountCreateWithoutAppleDevicesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
@@ -2720,6 +2934,7 @@ export type AccountUncheckedCreateWithoutAppleDevicesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
@@ -2764,6 +2979,7 @@ export type AccountUpdateWithoutAppleDevicesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
@@ -2792,6 +3008,7 @@ export type AccountUncheckedUpdateWithoutAppleDevicesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
@@ -2820,6 +3037,7 @@ export type AccountCreateWithoutAppleRegistrationsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
@@ -2848,6 +3066,7 @@ export type AccountUncheckedCreateWithoutAppleRegistrationsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
@@ -2892,6 +3111,7 @@ export type AccountUpdateWithoutAppleRegistrationsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
@@ -2920,6 +3140,7 @@ export type AccountUncheckedUpdateWithoutAppleRegistrationsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
@@ -2948,6 +3169,7 @@ export type AccountCreateWithoutDeliveryAttemptsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
@@ -2976,6 +3198,7 @@ export type AccountUncheckedCreateWithoutDeliveryAttemptsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
@@ -3020,6 +3243,7 @@ export type AccountUpdateWithoutDeliveryAttemptsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
@@ -3048,6 +3272,7 @@ export type AccountUncheckedUpdateWithoutDeliveryAttemptsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
@@ -3076,6 +3301,7 @@ export type AccountCreateWithoutWebhookSubscriptionsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
@@ -3104,6 +3330,7 @@ export type AccountUncheckedCreateWithoutWebhookSubscriptionsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
@@ -3148,6 +3375,7 @@ export type AccountUpdateWithoutWebhookSubscriptionsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
@@ -3176,6 +3404,7 @@ export type AccountUncheckedUpdateWithoutWebhookSubscriptionsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
@@ -3204,6 +3433,7 @@ export type AccountCreateWithoutWebhookEventsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
@@ -3232,6 +3462,7 @@ export type AccountUncheckedCreateWithoutWebhookEventsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
@@ -3276,6 +3507,7 @@ export type AccountUpdateWithoutWebhookEventsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
@@ -3304,6 +3536,7 @@ export type AccountUncheckedUpdateWithoutWebhookEventsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
@@ -3332,6 +3565,7 @@ export type AccountCreateWithoutGoogleConfigurationInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
@@ -3360,6 +3594,7 @@ export type AccountUncheckedCreateWithoutGoogleConfigurationInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
@@ -3404,6 +3639,7 @@ export type AccountUpdateWithoutGoogleConfigurationInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
@@ -3432,6 +3668,7 @@ export type AccountUncheckedUpdateWithoutGoogleConfigurationInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
@@ -3460,6 +3697,7 @@ export type AccountCreateWithoutGoogleWalletClassesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
@@ -3488,6 +3726,7 @@ export type AccountUncheckedCreateWithoutGoogleWalletClassesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
@@ -3532,6 +3771,7 @@ export type AccountUpdateWithoutGoogleWalletClassesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
@@ -3560,6 +3800,7 @@ export type AccountUncheckedUpdateWithoutGoogleWalletClassesInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
@@ -3588,6 +3829,7 @@ export type AccountCreateWithoutGoogleWalletObjectsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
@@ -3616,6 +3858,7 @@ export type AccountUncheckedCreateWithoutGoogleWalletObjectsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
@@ -3660,6 +3903,7 @@ export type AccountUpdateWithoutGoogleWalletObjectsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
@@ -3688,6 +3932,7 @@ export type AccountUncheckedUpdateWithoutGoogleWalletObjectsInput = {
   idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
   appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
@@ -3718,6 +3963,7 @@ export type AccountCountOutputType = {
   idempotencyKeys: number
   scans: number
   batches: number
+  batchRows: number
   batchRecipients: number
   batchDeliveries: number
   appleConfigurations: number
@@ -3743,6 +3989,7 @@ export type AccountCountOutputTypeSelect<ExtArgs extends runtime.Types.Extension
   idempotencyKeys?: boolean | AccountCountOutputTypeCountIdempotencyKeysArgs
   scans?: boolean | AccountCountOutputTypeCountScansArgs
   batches?: boolean | AccountCountOutputTypeCountBatchesArgs
+  batchRows?: boolean | AccountCountOutputTypeCountBatchRowsArgs
   batchRecipients?: boolean | AccountCountOutputTypeCountBatchRecipientsArgs
   batchDeliveries?: boolean | AccountCountOutputTypeCountBatchDeliveriesArgs
   appleConfigurations?: boolean | AccountCountOutputTypeCountAppleConfigurationsArgs
@@ -3846,6 +4093,13 @@ export type AccountCountOutputTypeCountBatchesArgs<ExtArgs extends runtime.Types
 /**
  * AccountCountOutputType without action
  */
+export type AccountCountOutputTypeCountBatchRowsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.BatchRowWhereInput
+}
+
+/**
+ * AccountCountOutputType without action
+ */
 export type AccountCountOutputTypeCountBatchRecipientsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.BatchRecipientWhereInput
 }
@@ -3936,6 +4190,7 @@ export type AccountSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   idempotencyKeys?: boolean | Prisma.Account$idempotencyKeysArgs<ExtArgs>
   scans?: boolean | Prisma.Account$scansArgs<ExtArgs>
   batches?: boolean | Prisma.Account$batchesArgs<ExtArgs>
+  batchRows?: boolean | Prisma.Account$batchRowsArgs<ExtArgs>
   batchRecipients?: boolean | Prisma.Account$batchRecipientsArgs<ExtArgs>
   batchDeliveries?: boolean | Prisma.Account$batchDeliveriesArgs<ExtArgs>
   appleConfigurations?: boolean | Prisma.Account$appleConfigurationsArgs<ExtArgs>
@@ -3982,6 +4237,7 @@ export type AccountInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs
   idempotencyKeys?: boolean | Prisma.Account$idempotencyKeysArgs<ExtArgs>
   scans?: boolean | Prisma.Account$scansArgs<ExtArgs>
   batches?: boolean | Prisma.Account$batchesArgs<ExtArgs>
+  batchRows?: boolean | Prisma.Account$batchRowsArgs<ExtArgs>
   batchRecipients?: boolean | Prisma.Account$batchRecipientsArgs<ExtArgs>
   batchDeliveries?: boolean | Prisma.Account$batchDeliveriesArgs<ExtArgs>
   appleConfigurations?: boolean | Prisma.Account$appleConfigurationsArgs<ExtArgs>
@@ -4013,6 +4269,7 @@ export type $AccountPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     idempotencyKeys: Prisma.$IdempotencyKeyPayload<ExtArgs>[]
     scans: Prisma.$ScanPayload<ExtArgs>[]
     batches: Prisma.$BatchPayload<ExtArgs>[]
+    batchRows: Prisma.$BatchRowPayload<ExtArgs>[]
     batchRecipients: Prisma.$BatchRecipientPayload<ExtArgs>[]
     batchDeliveries: Prisma.$BatchDeliveryPayload<ExtArgs>[]
     appleConfigurations: Prisma.$AppleConfigurationPayload<ExtArgs>[]
@@ -4435,6 +4692,7 @@ export interface Prisma__AccountClient<T, Null = never, ExtArgs extends runtime.
   idempotencyKeys<T extends Prisma.Account$idempotencyKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$idempotencyKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$IdempotencyKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   scans<T extends Prisma.Account$scansArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$scansArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ScanPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   batches<T extends Prisma.Account$batchesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$batchesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  batchRows<T extends Prisma.Account$batchRowsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$batchRowsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchRowPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   batchRecipients<T extends Prisma.Account$batchRecipientsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$batchRecipientsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchRecipientPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   batchDeliveries<T extends Prisma.Account$batchDeliveriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$batchDeliveriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchDeliveryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   appleConfigurations<T extends Prisma.Account$appleConfigurationsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$appleConfigurationsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AppleConfigurationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -5133,6 +5391,30 @@ export type Account$batchesArgs<ExtArgs extends runtime.Types.Extensions.Interna
   take?: number
   skip?: number
   distinct?: Prisma.BatchScalarFieldEnum | Prisma.BatchScalarFieldEnum[]
+}
+
+/**
+ * Account.batchRows
+ */
+export type Account$batchRowsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the BatchRow
+   */
+  select?: Prisma.BatchRowSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the BatchRow
+   */
+  omit?: Prisma.BatchRowOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.BatchRowInclude<ExtArgs> | null
+  where?: Prisma.BatchRowWhereInput
+  orderBy?: Prisma.BatchRowOrderByWithRelationInput | Prisma.BatchRowOrderByWithRelationInput[]
+  cursor?: Prisma.BatchRowWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.BatchRowScalarFieldEnum | Prisma.BatchRowScalarFieldEnum[]
 }
 
 /**

@@ -14,9 +14,11 @@ import type * as Prisma from "../internal/prismaNamespace.ts"
 
 /**
  * Model Batch
- * A wallet messaging batch (spec §2.8): a message for the passes of `segmentTags` (group tags,
+ * A batch. Wallet messaging (spec §2.8): a message for the passes of `segmentTags` (group tags,
  * resolved when sending starts) or of its BatchRecipient rows (resolved when it is validated),
- * sent by the `wallet-messaging` job (src/resources/batches/batchSender.ts).
+ * sent by the `wallet-messaging` job (src/resources/batches/batchSender.ts). CSV pass creation
+ * and update (`passCreation`, `passUpdate`): the rows of the uploaded file in BatchRow, worked
+ * through by the `pass-batch` job (src/resources/batches/passBatchRunner.ts).
  */
 export type BatchModel = runtime.Types.Result.DefaultSelection<Prisma.$BatchPayload>
 
@@ -31,11 +33,15 @@ export type AggregateBatch = {
 export type BatchAvgAggregateOutputType = {
   recipientCount: number | null
   errorCount: number | null
+  processedCount: number | null
+  rowCount: number | null
 }
 
 export type BatchSumAggregateOutputType = {
   recipientCount: number | null
   errorCount: number | null
+  processedCount: number | null
+  rowCount: number | null
 }
 
 export type BatchMinAggregateOutputType = {
@@ -54,6 +60,9 @@ export type BatchMinAggregateOutputType = {
   completedAt: Date | null
   createdAt: Date | null
   updatedAt: Date | null
+  processedCount: number | null
+  rowCount: number | null
+  templateId: string | null
 }
 
 export type BatchMaxAggregateOutputType = {
@@ -72,6 +81,9 @@ export type BatchMaxAggregateOutputType = {
   completedAt: Date | null
   createdAt: Date | null
   updatedAt: Date | null
+  processedCount: number | null
+  rowCount: number | null
+  templateId: string | null
 }
 
 export type BatchCountAggregateOutputType = {
@@ -91,6 +103,9 @@ export type BatchCountAggregateOutputType = {
   completedAt: number
   createdAt: number
   updatedAt: number
+  processedCount: number
+  rowCount: number
+  templateId: number
   _all: number
 }
 
@@ -98,11 +113,15 @@ export type BatchCountAggregateOutputType = {
 export type BatchAvgAggregateInputType = {
   recipientCount?: true
   errorCount?: true
+  processedCount?: true
+  rowCount?: true
 }
 
 export type BatchSumAggregateInputType = {
   recipientCount?: true
   errorCount?: true
+  processedCount?: true
+  rowCount?: true
 }
 
 export type BatchMinAggregateInputType = {
@@ -121,6 +140,9 @@ export type BatchMinAggregateInputType = {
   completedAt?: true
   createdAt?: true
   updatedAt?: true
+  processedCount?: true
+  rowCount?: true
+  templateId?: true
 }
 
 export type BatchMaxAggregateInputType = {
@@ -139,6 +161,9 @@ export type BatchMaxAggregateInputType = {
   completedAt?: true
   createdAt?: true
   updatedAt?: true
+  processedCount?: true
+  rowCount?: true
+  templateId?: true
 }
 
 export type BatchCountAggregateInputType = {
@@ -158,6 +183,9 @@ export type BatchCountAggregateInputType = {
   completedAt?: true
   createdAt?: true
   updatedAt?: true
+  processedCount?: true
+  rowCount?: true
+  templateId?: true
   _all?: true
 }
 
@@ -250,11 +278,11 @@ export type BatchGroupByArgs<ExtArgs extends runtime.Types.Extensions.InternalAr
 export type BatchGroupByOutputType = {
   id: string
   accountId: string
-  entityId: string
+  entityId: string | null
   type: $Enums.BatchType
   name: string
   tag: string | null
-  content: string
+  content: string | null
   status: $Enums.BatchStatus
   statusDetail: string | null
   scheduledAt: Date
@@ -264,6 +292,9 @@ export type BatchGroupByOutputType = {
   completedAt: Date | null
   createdAt: Date
   updatedAt: Date
+  processedCount: number
+  rowCount: number | null
+  templateId: string | null
   _count: BatchCountAggregateOutputType | null
   _avg: BatchAvgAggregateOutputType | null
   _sum: BatchSumAggregateOutputType | null
@@ -292,11 +323,11 @@ export type BatchWhereInput = {
   NOT?: Prisma.BatchWhereInput | Prisma.BatchWhereInput[]
   id?: Prisma.UuidFilter<"Batch"> | string
   accountId?: Prisma.UuidFilter<"Batch"> | string
-  entityId?: Prisma.UuidFilter<"Batch"> | string
+  entityId?: Prisma.UuidNullableFilter<"Batch"> | string | null
   type?: Prisma.EnumBatchTypeFilter<"Batch"> | $Enums.BatchType
   name?: Prisma.StringFilter<"Batch"> | string
   tag?: Prisma.StringNullableFilter<"Batch"> | string | null
-  content?: Prisma.StringFilter<"Batch"> | string
+  content?: Prisma.StringNullableFilter<"Batch"> | string | null
   status?: Prisma.EnumBatchStatusFilter<"Batch"> | $Enums.BatchStatus
   statusDetail?: Prisma.StringNullableFilter<"Batch"> | string | null
   scheduledAt?: Prisma.DateTimeFilter<"Batch"> | Date | string
@@ -306,20 +337,25 @@ export type BatchWhereInput = {
   completedAt?: Prisma.DateTimeNullableFilter<"Batch"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Batch"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Batch"> | Date | string
+  processedCount?: Prisma.IntFilter<"Batch"> | number
+  rowCount?: Prisma.IntNullableFilter<"Batch"> | number | null
+  templateId?: Prisma.UuidNullableFilter<"Batch"> | string | null
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
-  entity?: Prisma.XOR<Prisma.EntityScalarRelationFilter, Prisma.EntityWhereInput>
+  entity?: Prisma.XOR<Prisma.EntityNullableScalarRelationFilter, Prisma.EntityWhereInput> | null
+  template?: Prisma.XOR<Prisma.PassTemplateNullableScalarRelationFilter, Prisma.PassTemplateWhereInput> | null
   recipients?: Prisma.BatchRecipientListRelationFilter
   deliveries?: Prisma.BatchDeliveryListRelationFilter
+  rows?: Prisma.BatchRowListRelationFilter
 }
 
 export type BatchOrderByWithRelationInput = {
   id?: Prisma.SortOrder
   accountId?: Prisma.SortOrder
-  entityId?: Prisma.SortOrder
+  entityId?: Prisma.SortOrderInput | Prisma.SortOrder
   type?: Prisma.SortOrder
   name?: Prisma.SortOrder
   tag?: Prisma.SortOrderInput | Prisma.SortOrder
-  content?: Prisma.SortOrder
+  content?: Prisma.SortOrderInput | Prisma.SortOrder
   status?: Prisma.SortOrder
   statusDetail?: Prisma.SortOrderInput | Prisma.SortOrder
   scheduledAt?: Prisma.SortOrder
@@ -329,10 +365,15 @@ export type BatchOrderByWithRelationInput = {
   completedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  processedCount?: Prisma.SortOrder
+  rowCount?: Prisma.SortOrderInput | Prisma.SortOrder
+  templateId?: Prisma.SortOrderInput | Prisma.SortOrder
   account?: Prisma.AccountOrderByWithRelationInput
   entity?: Prisma.EntityOrderByWithRelationInput
+  template?: Prisma.PassTemplateOrderByWithRelationInput
   recipients?: Prisma.BatchRecipientOrderByRelationAggregateInput
   deliveries?: Prisma.BatchDeliveryOrderByRelationAggregateInput
+  rows?: Prisma.BatchRowOrderByRelationAggregateInput
 }
 
 export type BatchWhereUniqueInput = Prisma.AtLeast<{
@@ -341,11 +382,11 @@ export type BatchWhereUniqueInput = Prisma.AtLeast<{
   OR?: Prisma.BatchWhereInput[]
   NOT?: Prisma.BatchWhereInput | Prisma.BatchWhereInput[]
   accountId?: Prisma.UuidFilter<"Batch"> | string
-  entityId?: Prisma.UuidFilter<"Batch"> | string
+  entityId?: Prisma.UuidNullableFilter<"Batch"> | string | null
   type?: Prisma.EnumBatchTypeFilter<"Batch"> | $Enums.BatchType
   name?: Prisma.StringFilter<"Batch"> | string
   tag?: Prisma.StringNullableFilter<"Batch"> | string | null
-  content?: Prisma.StringFilter<"Batch"> | string
+  content?: Prisma.StringNullableFilter<"Batch"> | string | null
   status?: Prisma.EnumBatchStatusFilter<"Batch"> | $Enums.BatchStatus
   statusDetail?: Prisma.StringNullableFilter<"Batch"> | string | null
   scheduledAt?: Prisma.DateTimeFilter<"Batch"> | Date | string
@@ -355,20 +396,25 @@ export type BatchWhereUniqueInput = Prisma.AtLeast<{
   completedAt?: Prisma.DateTimeNullableFilter<"Batch"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Batch"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Batch"> | Date | string
+  processedCount?: Prisma.IntFilter<"Batch"> | number
+  rowCount?: Prisma.IntNullableFilter<"Batch"> | number | null
+  templateId?: Prisma.UuidNullableFilter<"Batch"> | string | null
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
-  entity?: Prisma.XOR<Prisma.EntityScalarRelationFilter, Prisma.EntityWhereInput>
+  entity?: Prisma.XOR<Prisma.EntityNullableScalarRelationFilter, Prisma.EntityWhereInput> | null
+  template?: Prisma.XOR<Prisma.PassTemplateNullableScalarRelationFilter, Prisma.PassTemplateWhereInput> | null
   recipients?: Prisma.BatchRecipientListRelationFilter
   deliveries?: Prisma.BatchDeliveryListRelationFilter
+  rows?: Prisma.BatchRowListRelationFilter
 }, "id">
 
 export type BatchOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
   accountId?: Prisma.SortOrder
-  entityId?: Prisma.SortOrder
+  entityId?: Prisma.SortOrderInput | Prisma.SortOrder
   type?: Prisma.SortOrder
   name?: Prisma.SortOrder
   tag?: Prisma.SortOrderInput | Prisma.SortOrder
-  content?: Prisma.SortOrder
+  content?: Prisma.SortOrderInput | Prisma.SortOrder
   status?: Prisma.SortOrder
   statusDetail?: Prisma.SortOrderInput | Prisma.SortOrder
   scheduledAt?: Prisma.SortOrder
@@ -378,6 +424,9 @@ export type BatchOrderByWithAggregationInput = {
   completedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  processedCount?: Prisma.SortOrder
+  rowCount?: Prisma.SortOrderInput | Prisma.SortOrder
+  templateId?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.BatchCountOrderByAggregateInput
   _avg?: Prisma.BatchAvgOrderByAggregateInput
   _max?: Prisma.BatchMaxOrderByAggregateInput
@@ -391,11 +440,11 @@ export type BatchScalarWhereWithAggregatesInput = {
   NOT?: Prisma.BatchScalarWhereWithAggregatesInput | Prisma.BatchScalarWhereWithAggregatesInput[]
   id?: Prisma.UuidWithAggregatesFilter<"Batch"> | string
   accountId?: Prisma.UuidWithAggregatesFilter<"Batch"> | string
-  entityId?: Prisma.UuidWithAggregatesFilter<"Batch"> | string
+  entityId?: Prisma.UuidNullableWithAggregatesFilter<"Batch"> | string | null
   type?: Prisma.EnumBatchTypeWithAggregatesFilter<"Batch"> | $Enums.BatchType
   name?: Prisma.StringWithAggregatesFilter<"Batch"> | string
   tag?: Prisma.StringNullableWithAggregatesFilter<"Batch"> | string | null
-  content?: Prisma.StringWithAggregatesFilter<"Batch"> | string
+  content?: Prisma.StringNullableWithAggregatesFilter<"Batch"> | string | null
   status?: Prisma.EnumBatchStatusWithAggregatesFilter<"Batch"> | $Enums.BatchStatus
   statusDetail?: Prisma.StringNullableWithAggregatesFilter<"Batch"> | string | null
   scheduledAt?: Prisma.DateTimeWithAggregatesFilter<"Batch"> | Date | string
@@ -405,6 +454,9 @@ export type BatchScalarWhereWithAggregatesInput = {
   completedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Batch"> | Date | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Batch"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Batch"> | Date | string
+  processedCount?: Prisma.IntWithAggregatesFilter<"Batch"> | number
+  rowCount?: Prisma.IntNullableWithAggregatesFilter<"Batch"> | number | null
+  templateId?: Prisma.UuidNullableWithAggregatesFilter<"Batch"> | string | null
 }
 
 export type BatchCreateInput = {
@@ -412,7 +464,7 @@ export type BatchCreateInput = {
   type?: $Enums.BatchType
   name: string
   tag?: string | null
-  content: string
+  content?: string | null
   status?: $Enums.BatchStatus
   statusDetail?: string | null
   scheduledAt: Date | string
@@ -422,20 +474,24 @@ export type BatchCreateInput = {
   completedAt?: Date | string | null
   createdAt: Date | string
   updatedAt: Date | string
+  processedCount?: number
+  rowCount?: number | null
   account: Prisma.AccountCreateNestedOneWithoutBatchesInput
-  entity: Prisma.EntityCreateNestedOneWithoutBatchesInput
+  entity?: Prisma.EntityCreateNestedOneWithoutBatchesInput
+  template?: Prisma.PassTemplateCreateNestedOneWithoutBatchesInput
   recipients?: Prisma.BatchRecipientCreateNestedManyWithoutBatchInput
   deliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutBatchInput
+  rows?: Prisma.BatchRowCreateNestedManyWithoutBatchInput
 }
 
 export type BatchUncheckedCreateInput = {
   id?: string
   accountId: string
-  entityId: string
+  entityId?: string | null
   type?: $Enums.BatchType
   name: string
   tag?: string | null
-  content: string
+  content?: string | null
   status?: $Enums.BatchStatus
   statusDetail?: string | null
   scheduledAt: Date | string
@@ -445,8 +501,12 @@ export type BatchUncheckedCreateInput = {
   completedAt?: Date | string | null
   createdAt: Date | string
   updatedAt: Date | string
+  processedCount?: number
+  rowCount?: number | null
+  templateId?: string | null
   recipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutBatchInput
   deliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutBatchInput
+  rows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutBatchInput
 }
 
 export type BatchUpdateInput = {
@@ -454,7 +514,7 @@ export type BatchUpdateInput = {
   type?: Prisma.EnumBatchTypeFieldUpdateOperationsInput | $Enums.BatchType
   name?: Prisma.StringFieldUpdateOperationsInput | string
   tag?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  content?: Prisma.StringFieldUpdateOperationsInput | string
+  content?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   status?: Prisma.EnumBatchStatusFieldUpdateOperationsInput | $Enums.BatchStatus
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -464,20 +524,24 @@ export type BatchUpdateInput = {
   completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  processedCount?: Prisma.IntFieldUpdateOperationsInput | number
+  rowCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   account?: Prisma.AccountUpdateOneRequiredWithoutBatchesNestedInput
-  entity?: Prisma.EntityUpdateOneRequiredWithoutBatchesNestedInput
+  entity?: Prisma.EntityUpdateOneWithoutBatchesNestedInput
+  template?: Prisma.PassTemplateUpdateOneWithoutBatchesNestedInput
   recipients?: Prisma.BatchRecipientUpdateManyWithoutBatchNestedInput
   deliveries?: Prisma.BatchDeliveryUpdateManyWithoutBatchNestedInput
+  rows?: Prisma.BatchRowUpdateManyWithoutBatchNestedInput
 }
 
 export type BatchUncheckedUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   accountId?: Prisma.StringFieldUpdateOperationsInput | string
-  entityId?: Prisma.StringFieldUpdateOperationsInput | string
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   type?: Prisma.EnumBatchTypeFieldUpdateOperationsInput | $Enums.BatchType
   name?: Prisma.StringFieldUpdateOperationsInput | string
   tag?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  content?: Prisma.StringFieldUpdateOperationsInput | string
+  content?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   status?: Prisma.EnumBatchStatusFieldUpdateOperationsInput | $Enums.BatchStatus
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -487,18 +551,22 @@ export type BatchUncheckedUpdateInput = {
   completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  processedCount?: Prisma.IntFieldUpdateOperationsInput | number
+  rowCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  templateId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   recipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutBatchNestedInput
   deliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutBatchNestedInput
+  rows?: Prisma.BatchRowUncheckedUpdateManyWithoutBatchNestedInput
 }
 
 export type BatchCreateManyInput = {
   id?: string
   accountId: string
-  entityId: string
+  entityId?: string | null
   type?: $Enums.BatchType
   name: string
   tag?: string | null
-  content: string
+  content?: string | null
   status?: $Enums.BatchStatus
   statusDetail?: string | null
   scheduledAt: Date | string
@@ -508,6 +576,9 @@ export type BatchCreateManyInput = {
   completedAt?: Date | string | null
   createdAt: Date | string
   updatedAt: Date | string
+  processedCount?: number
+  rowCount?: number | null
+  templateId?: string | null
 }
 
 export type BatchUpdateManyMutationInput = {
@@ -515,7 +586,7 @@ export type BatchUpdateManyMutationInput = {
   type?: Prisma.EnumBatchTypeFieldUpdateOperationsInput | $Enums.BatchType
   name?: Prisma.StringFieldUpdateOperationsInput | string
   tag?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  content?: Prisma.StringFieldUpdateOperationsInput | string
+  content?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   status?: Prisma.EnumBatchStatusFieldUpdateOperationsInput | $Enums.BatchStatus
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -525,16 +596,18 @@ export type BatchUpdateManyMutationInput = {
   completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  processedCount?: Prisma.IntFieldUpdateOperationsInput | number
+  rowCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 export type BatchUncheckedUpdateManyInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   accountId?: Prisma.StringFieldUpdateOperationsInput | string
-  entityId?: Prisma.StringFieldUpdateOperationsInput | string
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   type?: Prisma.EnumBatchTypeFieldUpdateOperationsInput | $Enums.BatchType
   name?: Prisma.StringFieldUpdateOperationsInput | string
   tag?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  content?: Prisma.StringFieldUpdateOperationsInput | string
+  content?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   status?: Prisma.EnumBatchStatusFieldUpdateOperationsInput | $Enums.BatchStatus
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -544,6 +617,9 @@ export type BatchUncheckedUpdateManyInput = {
   completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  processedCount?: Prisma.IntFieldUpdateOperationsInput | number
+  rowCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  templateId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type BatchListRelationFilter = {
@@ -573,11 +649,16 @@ export type BatchCountOrderByAggregateInput = {
   completedAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  processedCount?: Prisma.SortOrder
+  rowCount?: Prisma.SortOrder
+  templateId?: Prisma.SortOrder
 }
 
 export type BatchAvgOrderByAggregateInput = {
   recipientCount?: Prisma.SortOrder
   errorCount?: Prisma.SortOrder
+  processedCount?: Prisma.SortOrder
+  rowCount?: Prisma.SortOrder
 }
 
 export type BatchMaxOrderByAggregateInput = {
@@ -596,6 +677,9 @@ export type BatchMaxOrderByAggregateInput = {
   completedAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  processedCount?: Prisma.SortOrder
+  rowCount?: Prisma.SortOrder
+  templateId?: Prisma.SortOrder
 }
 
 export type BatchMinOrderByAggregateInput = {
@@ -614,11 +698,16 @@ export type BatchMinOrderByAggregateInput = {
   completedAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  processedCount?: Prisma.SortOrder
+  rowCount?: Prisma.SortOrder
+  templateId?: Prisma.SortOrder
 }
 
 export type BatchSumOrderByAggregateInput = {
   recipientCount?: Prisma.SortOrder
   errorCount?: Prisma.SortOrder
+  processedCount?: Prisma.SortOrder
+  rowCount?: Prisma.SortOrder
 }
 
 export type BatchScalarRelationFilter = {
@@ -710,6 +799,48 @@ export type BatchUncheckedUpdateManyWithoutEntityNestedInput = {
   deleteMany?: Prisma.BatchScalarWhereInput | Prisma.BatchScalarWhereInput[]
 }
 
+export type BatchCreateNestedManyWithoutTemplateInput = {
+  create?: Prisma.XOR<Prisma.BatchCreateWithoutTemplateInput, Prisma.BatchUncheckedCreateWithoutTemplateInput> | Prisma.BatchCreateWithoutTemplateInput[] | Prisma.BatchUncheckedCreateWithoutTemplateInput[]
+  connectOrCreate?: Prisma.BatchCreateOrConnectWithoutTemplateInput | Prisma.BatchCreateOrConnectWithoutTemplateInput[]
+  createMany?: Prisma.BatchCreateManyTemplateInputEnvelope
+  connect?: Prisma.BatchWhereUniqueInput | Prisma.BatchWhereUniqueInput[]
+}
+
+export type BatchUncheckedCreateNestedManyWithoutTemplateInput = {
+  create?: Prisma.XOR<Prisma.BatchCreateWithoutTemplateInput, Prisma.BatchUncheckedCreateWithoutTemplateInput> | Prisma.BatchCreateWithoutTemplateInput[] | Prisma.BatchUncheckedCreateWithoutTemplateInput[]
+  connectOrCreate?: Prisma.BatchCreateOrConnectWithoutTemplateInput | Prisma.BatchCreateOrConnectWithoutTemplateInput[]
+  createMany?: Prisma.BatchCreateManyTemplateInputEnvelope
+  connect?: Prisma.BatchWhereUniqueInput | Prisma.BatchWhereUniqueInput[]
+}
+
+export type BatchUpdateManyWithoutTemplateNestedInput = {
+  create?: Prisma.XOR<Prisma.BatchCreateWithoutTemplateInput, Prisma.BatchUncheckedCreateWithoutTemplateInput> | Prisma.BatchCreateWithoutTemplateInput[] | Prisma.BatchUncheckedCreateWithoutTemplateInput[]
+  connectOrCreate?: Prisma.BatchCreateOrConnectWithoutTemplateInput | Prisma.BatchCreateOrConnectWithoutTemplateInput[]
+  upsert?: Prisma.BatchUpsertWithWhereUniqueWithoutTemplateInput | Prisma.BatchUpsertWithWhereUniqueWithoutTemplateInput[]
+  createMany?: Prisma.BatchCreateManyTemplateInputEnvelope
+  set?: Prisma.BatchWhereUniqueInput | Prisma.BatchWhereUniqueInput[]
+  disconnect?: Prisma.BatchWhereUniqueInput | Prisma.BatchWhereUniqueInput[]
+  delete?: Prisma.BatchWhereUniqueInput | Prisma.BatchWhereUniqueInput[]
+  connect?: Prisma.BatchWhereUniqueInput | Prisma.BatchWhereUniqueInput[]
+  update?: Prisma.BatchUpdateWithWhereUniqueWithoutTemplateInput | Prisma.BatchUpdateWithWhereUniqueWithoutTemplateInput[]
+  updateMany?: Prisma.BatchUpdateManyWithWhereWithoutTemplateInput | Prisma.BatchUpdateManyWithWhereWithoutTemplateInput[]
+  deleteMany?: Prisma.BatchScalarWhereInput | Prisma.BatchScalarWhereInput[]
+}
+
+export type BatchUncheckedUpdateManyWithoutTemplateNestedInput = {
+  create?: Prisma.XOR<Prisma.BatchCreateWithoutTemplateInput, Prisma.BatchUncheckedCreateWithoutTemplateInput> | Prisma.BatchCreateWithoutTemplateInput[] | Prisma.BatchUncheckedCreateWithoutTemplateInput[]
+  connectOrCreate?: Prisma.BatchCreateOrConnectWithoutTemplateInput | Prisma.BatchCreateOrConnectWithoutTemplateInput[]
+  upsert?: Prisma.BatchUpsertWithWhereUniqueWithoutTemplateInput | Prisma.BatchUpsertWithWhereUniqueWithoutTemplateInput[]
+  createMany?: Prisma.BatchCreateManyTemplateInputEnvelope
+  set?: Prisma.BatchWhereUniqueInput | Prisma.BatchWhereUniqueInput[]
+  disconnect?: Prisma.BatchWhereUniqueInput | Prisma.BatchWhereUniqueInput[]
+  delete?: Prisma.BatchWhereUniqueInput | Prisma.BatchWhereUniqueInput[]
+  connect?: Prisma.BatchWhereUniqueInput | Prisma.BatchWhereUniqueInput[]
+  update?: Prisma.BatchUpdateWithWhereUniqueWithoutTemplateInput | Prisma.BatchUpdateWithWhereUniqueWithoutTemplateInput[]
+  updateMany?: Prisma.BatchUpdateManyWithWhereWithoutTemplateInput | Prisma.BatchUpdateManyWithWhereWithoutTemplateInput[]
+  deleteMany?: Prisma.BatchScalarWhereInput | Prisma.BatchScalarWhereInput[]
+}
+
 export type BatchCreatesegmentTagsInput = {
   set: string[]
 }
@@ -725,6 +856,20 @@ export type EnumBatchStatusFieldUpdateOperationsInput = {
 export type BatchUpdatesegmentTagsInput = {
   set?: string[]
   push?: string | string[]
+}
+
+export type BatchCreateNestedOneWithoutRowsInput = {
+  create?: Prisma.XOR<Prisma.BatchCreateWithoutRowsInput, Prisma.BatchUncheckedCreateWithoutRowsInput>
+  connectOrCreate?: Prisma.BatchCreateOrConnectWithoutRowsInput
+  connect?: Prisma.BatchWhereUniqueInput
+}
+
+export type BatchUpdateOneRequiredWithoutRowsNestedInput = {
+  create?: Prisma.XOR<Prisma.BatchCreateWithoutRowsInput, Prisma.BatchUncheckedCreateWithoutRowsInput>
+  connectOrCreate?: Prisma.BatchCreateOrConnectWithoutRowsInput
+  upsert?: Prisma.BatchUpsertWithoutRowsInput
+  connect?: Prisma.BatchWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.BatchUpdateToOneWithWhereWithoutRowsInput, Prisma.BatchUpdateWithoutRowsInput>, Prisma.BatchUncheckedUpdateWithoutRowsInput>
 }
 
 export type BatchCreateNestedOneWithoutRecipientsInput = {
@@ -760,7 +905,7 @@ export type BatchCreateWithoutAccountInput = {
   type?: $Enums.BatchType
   name: string
   tag?: string | null
-  content: string
+  content?: string | null
   status?: $Enums.BatchStatus
   statusDetail?: string | null
   scheduledAt: Date | string
@@ -770,18 +915,22 @@ export type BatchCreateWithoutAccountInput = {
   completedAt?: Date | string | null
   createdAt: Date | string
   updatedAt: Date | string
-  entity: Prisma.EntityCreateNestedOneWithoutBatchesInput
+  processedCount?: number
+  rowCount?: number | null
+  entity?: Prisma.EntityCreateNestedOneWithoutBatchesInput
+  template?: Prisma.PassTemplateCreateNestedOneWithoutBatchesInput
   recipients?: Prisma.BatchRecipientCreateNestedManyWithoutBatchInput
   deliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutBatchInput
+  rows?: Prisma.BatchRowCreateNestedManyWithoutBatchInput
 }
 
 export type BatchUncheckedCreateWithoutAccountInput = {
   id?: string
-  entityId: string
+  entityId?: string | null
   type?: $Enums.BatchType
   name: string
   tag?: string | null
-  content: string
+  content?: string | null
   status?: $Enums.BatchStatus
   statusDetail?: string | null
   scheduledAt: Date | string
@@ -791,8 +940,12 @@ export type BatchUncheckedCreateWithoutAccountInput = {
   completedAt?: Date | string | null
   createdAt: Date | string
   updatedAt: Date | string
+  processedCount?: number
+  rowCount?: number | null
+  templateId?: string | null
   recipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutBatchInput
   deliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutBatchInput
+  rows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutBatchInput
 }
 
 export type BatchCreateOrConnectWithoutAccountInput = {
@@ -827,11 +980,11 @@ export type BatchScalarWhereInput = {
   NOT?: Prisma.BatchScalarWhereInput | Prisma.BatchScalarWhereInput[]
   id?: Prisma.UuidFilter<"Batch"> | string
   accountId?: Prisma.UuidFilter<"Batch"> | string
-  entityId?: Prisma.UuidFilter<"Batch"> | string
+  entityId?: Prisma.UuidNullableFilter<"Batch"> | string | null
   type?: Prisma.EnumBatchTypeFilter<"Batch"> | $Enums.BatchType
   name?: Prisma.StringFilter<"Batch"> | string
   tag?: Prisma.StringNullableFilter<"Batch"> | string | null
-  content?: Prisma.StringFilter<"Batch"> | string
+  content?: Prisma.StringNullableFilter<"Batch"> | string | null
   status?: Prisma.EnumBatchStatusFilter<"Batch"> | $Enums.BatchStatus
   statusDetail?: Prisma.StringNullableFilter<"Batch"> | string | null
   scheduledAt?: Prisma.DateTimeFilter<"Batch"> | Date | string
@@ -841,6 +994,9 @@ export type BatchScalarWhereInput = {
   completedAt?: Prisma.DateTimeNullableFilter<"Batch"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Batch"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Batch"> | Date | string
+  processedCount?: Prisma.IntFilter<"Batch"> | number
+  rowCount?: Prisma.IntNullableFilter<"Batch"> | number | null
+  templateId?: Prisma.UuidNullableFilter<"Batch"> | string | null
 }
 
 export type BatchCreateWithoutEntityInput = {
@@ -848,7 +1004,7 @@ export type BatchCreateWithoutEntityInput = {
   type?: $Enums.BatchType
   name: string
   tag?: string | null
-  content: string
+  content?: string | null
   status?: $Enums.BatchStatus
   statusDetail?: string | null
   scheduledAt: Date | string
@@ -858,9 +1014,13 @@ export type BatchCreateWithoutEntityInput = {
   completedAt?: Date | string | null
   createdAt: Date | string
   updatedAt: Date | string
+  processedCount?: number
+  rowCount?: number | null
   account: Prisma.AccountCreateNestedOneWithoutBatchesInput
+  template?: Prisma.PassTemplateCreateNestedOneWithoutBatchesInput
   recipients?: Prisma.BatchRecipientCreateNestedManyWithoutBatchInput
   deliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutBatchInput
+  rows?: Prisma.BatchRowCreateNestedManyWithoutBatchInput
 }
 
 export type BatchUncheckedCreateWithoutEntityInput = {
@@ -869,7 +1029,7 @@ export type BatchUncheckedCreateWithoutEntityInput = {
   type?: $Enums.BatchType
   name: string
   tag?: string | null
-  content: string
+  content?: string | null
   status?: $Enums.BatchStatus
   statusDetail?: string | null
   scheduledAt: Date | string
@@ -879,8 +1039,12 @@ export type BatchUncheckedCreateWithoutEntityInput = {
   completedAt?: Date | string | null
   createdAt: Date | string
   updatedAt: Date | string
+  processedCount?: number
+  rowCount?: number | null
+  templateId?: string | null
   recipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutBatchInput
   deliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutBatchInput
+  rows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutBatchInput
 }
 
 export type BatchCreateOrConnectWithoutEntityInput = {
@@ -909,12 +1073,198 @@ export type BatchUpdateManyWithWhereWithoutEntityInput = {
   data: Prisma.XOR<Prisma.BatchUpdateManyMutationInput, Prisma.BatchUncheckedUpdateManyWithoutEntityInput>
 }
 
+export type BatchCreateWithoutTemplateInput = {
+  id?: string
+  type?: $Enums.BatchType
+  name: string
+  tag?: string | null
+  content?: string | null
+  status?: $Enums.BatchStatus
+  statusDetail?: string | null
+  scheduledAt: Date | string
+  segmentTags?: Prisma.BatchCreatesegmentTagsInput | string[]
+  recipientCount?: number | null
+  errorCount?: number
+  completedAt?: Date | string | null
+  createdAt: Date | string
+  updatedAt: Date | string
+  processedCount?: number
+  rowCount?: number | null
+  account: Prisma.AccountCreateNestedOneWithoutBatchesInput
+  entity?: Prisma.EntityCreateNestedOneWithoutBatchesInput
+  recipients?: Prisma.BatchRecipientCreateNestedManyWithoutBatchInput
+  deliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutBatchInput
+  rows?: Prisma.BatchRowCreateNestedManyWithoutBatchInput
+}
+
+export type BatchUncheckedCreateWithoutTemplateInput = {
+  id?: string
+  accountId: string
+  entityId?: string | null
+  type?: $Enums.BatchType
+  name: string
+  tag?: string | null
+  content?: string | null
+  status?: $Enums.BatchStatus
+  statusDetail?: string | null
+  scheduledAt: Date | string
+  segmentTags?: Prisma.BatchCreatesegmentTagsInput | string[]
+  recipientCount?: number | null
+  errorCount?: number
+  completedAt?: Date | string | null
+  createdAt: Date | string
+  updatedAt: Date | string
+  processedCount?: number
+  rowCount?: number | null
+  recipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutBatchInput
+  deliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutBatchInput
+  rows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutBatchInput
+}
+
+export type BatchCreateOrConnectWithoutTemplateInput = {
+  where: Prisma.BatchWhereUniqueInput
+  create: Prisma.XOR<Prisma.BatchCreateWithoutTemplateInput, Prisma.BatchUncheckedCreateWithoutTemplateInput>
+}
+
+export type BatchCreateManyTemplateInputEnvelope = {
+  data: Prisma.BatchCreateManyTemplateInput | Prisma.BatchCreateManyTemplateInput[]
+  skipDuplicates?: boolean
+}
+
+export type BatchUpsertWithWhereUniqueWithoutTemplateInput = {
+  where: Prisma.BatchWhereUniqueInput
+  update: Prisma.XOR<Prisma.BatchUpdateWithoutTemplateInput, Prisma.BatchUncheckedUpdateWithoutTemplateInput>
+  create: Prisma.XOR<Prisma.BatchCreateWithoutTemplateInput, Prisma.BatchUncheckedCreateWithoutTemplateInput>
+}
+
+export type BatchUpdateWithWhereUniqueWithoutTemplateInput = {
+  where: Prisma.BatchWhereUniqueInput
+  data: Prisma.XOR<Prisma.BatchUpdateWithoutTemplateInput, Prisma.BatchUncheckedUpdateWithoutTemplateInput>
+}
+
+export type BatchUpdateManyWithWhereWithoutTemplateInput = {
+  where: Prisma.BatchScalarWhereInput
+  data: Prisma.XOR<Prisma.BatchUpdateManyMutationInput, Prisma.BatchUncheckedUpdateManyWithoutTemplateInput>
+}
+
+export type BatchCreateWithoutRowsInput = {
+  id?: string
+  type?: $Enums.BatchType
+  name: string
+  tag?: string | null
+  content?: string | null
+  status?: $Enums.BatchStatus
+  statusDetail?: string | null
+  scheduledAt: Date | string
+  segmentTags?: Prisma.BatchCreatesegmentTagsInput | string[]
+  recipientCount?: number | null
+  errorCount?: number
+  completedAt?: Date | string | null
+  createdAt: Date | string
+  updatedAt: Date | string
+  processedCount?: number
+  rowCount?: number | null
+  account: Prisma.AccountCreateNestedOneWithoutBatchesInput
+  entity?: Prisma.EntityCreateNestedOneWithoutBatchesInput
+  template?: Prisma.PassTemplateCreateNestedOneWithoutBatchesInput
+  recipients?: Prisma.BatchRecipientCreateNestedManyWithoutBatchInput
+  deliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutBatchInput
+}
+
+export type BatchUncheckedCreateWithoutRowsInput = {
+  id?: string
+  accountId: string
+  entityId?: string | null
+  type?: $Enums.BatchType
+  name: string
+  tag?: string | null
+  content?: string | null
+  status?: $Enums.BatchStatus
+  statusDetail?: string | null
+  scheduledAt: Date | string
+  segmentTags?: Prisma.BatchCreatesegmentTagsInput | string[]
+  recipientCount?: number | null
+  errorCount?: number
+  completedAt?: Date | string | null
+  createdAt: Date | string
+  updatedAt: Date | string
+  processedCount?: number
+  rowCount?: number | null
+  templateId?: string | null
+  recipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutBatchInput
+  deliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutBatchInput
+}
+
+export type BatchCreateOrConnectWithoutRowsInput = {
+  where: Prisma.BatchWhereUniqueInput
+  create: Prisma.XOR<Prisma.BatchCreateWithoutRowsInput, Prisma.BatchUncheckedCreateWithoutRowsInput>
+}
+
+export type BatchUpsertWithoutRowsInput = {
+  update: Prisma.XOR<Prisma.BatchUpdateWithoutRowsInput, Prisma.BatchUncheckedUpdateWithoutRowsInput>
+  create: Prisma.XOR<Prisma.BatchCreateWithoutRowsInput, Prisma.BatchUncheckedCreateWithoutRowsInput>
+  where?: Prisma.BatchWhereInput
+}
+
+export type BatchUpdateToOneWithWhereWithoutRowsInput = {
+  where?: Prisma.BatchWhereInput
+  data: Prisma.XOR<Prisma.BatchUpdateWithoutRowsInput, Prisma.BatchUncheckedUpdateWithoutRowsInput>
+}
+
+export type BatchUpdateWithoutRowsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumBatchTypeFieldUpdateOperationsInput | $Enums.BatchType
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  tag?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  content?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  status?: Prisma.EnumBatchStatusFieldUpdateOperationsInput | $Enums.BatchStatus
+  statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  segmentTags?: Prisma.BatchUpdatesegmentTagsInput | string[]
+  recipientCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  errorCount?: Prisma.IntFieldUpdateOperationsInput | number
+  completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  processedCount?: Prisma.IntFieldUpdateOperationsInput | number
+  rowCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  account?: Prisma.AccountUpdateOneRequiredWithoutBatchesNestedInput
+  entity?: Prisma.EntityUpdateOneWithoutBatchesNestedInput
+  template?: Prisma.PassTemplateUpdateOneWithoutBatchesNestedInput
+  recipients?: Prisma.BatchRecipientUpdateManyWithoutBatchNestedInput
+  deliveries?: Prisma.BatchDeliveryUpdateManyWithoutBatchNestedInput
+}
+
+export type BatchUncheckedUpdateWithoutRowsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  accountId?: Prisma.StringFieldUpdateOperationsInput | string
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  type?: Prisma.EnumBatchTypeFieldUpdateOperationsInput | $Enums.BatchType
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  tag?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  content?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  status?: Prisma.EnumBatchStatusFieldUpdateOperationsInput | $Enums.BatchStatus
+  statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  segmentTags?: Prisma.BatchUpdatesegmentTagsInput | string[]
+  recipientCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  errorCount?: Prisma.IntFieldUpdateOperationsInput | number
+  completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  processedCount?: Prisma.IntFieldUpdateOperationsInput | number
+  rowCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  templateId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  recipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutBatchNestedInput
+  deliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutBatchNestedInput
+}
+
 export type BatchCreateWithoutRecipientsInput = {
   id?: string
   type?: $Enums.BatchType
   name: string
   tag?: string | null
-  content: string
+  content?: string | null
   status?: $Enums.BatchStatus
   statusDetail?: string | null
   scheduledAt: Date | string
@@ -924,19 +1274,23 @@ export type BatchCreateWithoutRecipientsInput = {
   completedAt?: Date | string | null
   createdAt: Date | string
   updatedAt: Date | string
+  processedCount?: number
+  rowCount?: number | null
   account: Prisma.AccountCreateNestedOneWithoutBatchesInput
-  entity: Prisma.EntityCreateNestedOneWithoutBatchesInput
+  entity?: Prisma.EntityCreateNestedOneWithoutBatchesInput
+  template?: Prisma.PassTemplateCreateNestedOneWithoutBatchesInput
   deliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutBatchInput
+  rows?: Prisma.BatchRowCreateNestedManyWithoutBatchInput
 }
 
 export type BatchUncheckedCreateWithoutRecipientsInput = {
   id?: string
   accountId: string
-  entityId: string
+  entityId?: string | null
   type?: $Enums.BatchType
   name: string
   tag?: string | null
-  content: string
+  content?: string | null
   status?: $Enums.BatchStatus
   statusDetail?: string | null
   scheduledAt: Date | string
@@ -946,7 +1300,11 @@ export type BatchUncheckedCreateWithoutRecipientsInput = {
   completedAt?: Date | string | null
   createdAt: Date | string
   updatedAt: Date | string
+  processedCount?: number
+  rowCount?: number | null
+  templateId?: string | null
   deliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutBatchInput
+  rows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutBatchInput
 }
 
 export type BatchCreateOrConnectWithoutRecipientsInput = {
@@ -970,7 +1328,7 @@ export type BatchUpdateWithoutRecipientsInput = {
   type?: Prisma.EnumBatchTypeFieldUpdateOperationsInput | $Enums.BatchType
   name?: Prisma.StringFieldUpdateOperationsInput | string
   tag?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  content?: Prisma.StringFieldUpdateOperationsInput | string
+  content?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   status?: Prisma.EnumBatchStatusFieldUpdateOperationsInput | $Enums.BatchStatus
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -980,19 +1338,23 @@ export type BatchUpdateWithoutRecipientsInput = {
   completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  processedCount?: Prisma.IntFieldUpdateOperationsInput | number
+  rowCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   account?: Prisma.AccountUpdateOneRequiredWithoutBatchesNestedInput
-  entity?: Prisma.EntityUpdateOneRequiredWithoutBatchesNestedInput
+  entity?: Prisma.EntityUpdateOneWithoutBatchesNestedInput
+  template?: Prisma.PassTemplateUpdateOneWithoutBatchesNestedInput
   deliveries?: Prisma.BatchDeliveryUpdateManyWithoutBatchNestedInput
+  rows?: Prisma.BatchRowUpdateManyWithoutBatchNestedInput
 }
 
 export type BatchUncheckedUpdateWithoutRecipientsInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   accountId?: Prisma.StringFieldUpdateOperationsInput | string
-  entityId?: Prisma.StringFieldUpdateOperationsInput | string
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   type?: Prisma.EnumBatchTypeFieldUpdateOperationsInput | $Enums.BatchType
   name?: Prisma.StringFieldUpdateOperationsInput | string
   tag?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  content?: Prisma.StringFieldUpdateOperationsInput | string
+  content?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   status?: Prisma.EnumBatchStatusFieldUpdateOperationsInput | $Enums.BatchStatus
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1002,7 +1364,11 @@ export type BatchUncheckedUpdateWithoutRecipientsInput = {
   completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  processedCount?: Prisma.IntFieldUpdateOperationsInput | number
+  rowCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  templateId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   deliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutBatchNestedInput
+  rows?: Prisma.BatchRowUncheckedUpdateManyWithoutBatchNestedInput
 }
 
 export type BatchCreateWithoutDeliveriesInput = {
@@ -1010,7 +1376,7 @@ export type BatchCreateWithoutDeliveriesInput = {
   type?: $Enums.BatchType
   name: string
   tag?: string | null
-  content: string
+  content?: string | null
   status?: $Enums.BatchStatus
   statusDetail?: string | null
   scheduledAt: Date | string
@@ -1020,19 +1386,23 @@ export type BatchCreateWithoutDeliveriesInput = {
   completedAt?: Date | string | null
   createdAt: Date | string
   updatedAt: Date | string
+  processedCount?: number
+  rowCount?: number | null
   account: Prisma.AccountCreateNestedOneWithoutBatchesInput
-  entity: Prisma.EntityCreateNestedOneWithoutBatchesInput
+  entity?: Prisma.EntityCreateNestedOneWithoutBatchesInput
+  template?: Prisma.PassTemplateCreateNestedOneWithoutBatchesInput
   recipients?: Prisma.BatchRecipientCreateNestedManyWithoutBatchInput
+  rows?: Prisma.BatchRowCreateNestedManyWithoutBatchInput
 }
 
 export type BatchUncheckedCreateWithoutDeliveriesInput = {
   id?: string
   accountId: string
-  entityId: string
+  entityId?: string | null
   type?: $Enums.BatchType
   name: string
   tag?: string | null
-  content: string
+  content?: string | null
   status?: $Enums.BatchStatus
   statusDetail?: string | null
   scheduledAt: Date | string
@@ -1042,7 +1412,11 @@ export type BatchUncheckedCreateWithoutDeliveriesInput = {
   completedAt?: Date | string | null
   createdAt: Date | string
   updatedAt: Date | string
+  processedCount?: number
+  rowCount?: number | null
+  templateId?: string | null
   recipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutBatchInput
+  rows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutBatchInput
 }
 
 export type BatchCreateOrConnectWithoutDeliveriesInput = {
@@ -1066,7 +1440,7 @@ export type BatchUpdateWithoutDeliveriesInput = {
   type?: Prisma.EnumBatchTypeFieldUpdateOperationsInput | $Enums.BatchType
   name?: Prisma.StringFieldUpdateOperationsInput | string
   tag?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  content?: Prisma.StringFieldUpdateOperationsInput | string
+  content?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   status?: Prisma.EnumBatchStatusFieldUpdateOperationsInput | $Enums.BatchStatus
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1076,19 +1450,23 @@ export type BatchUpdateWithoutDeliveriesInput = {
   completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  processedCount?: Prisma.IntFieldUpdateOperationsInput | number
+  rowCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   account?: Prisma.AccountUpdateOneRequiredWithoutBatchesNestedInput
-  entity?: Prisma.EntityUpdateOneRequiredWithoutBatchesNestedInput
+  entity?: Prisma.EntityUpdateOneWithoutBatchesNestedInput
+  template?: Prisma.PassTemplateUpdateOneWithoutBatchesNestedInput
   recipients?: Prisma.BatchRecipientUpdateManyWithoutBatchNestedInput
+  rows?: Prisma.BatchRowUpdateManyWithoutBatchNestedInput
 }
 
 export type BatchUncheckedUpdateWithoutDeliveriesInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   accountId?: Prisma.StringFieldUpdateOperationsInput | string
-  entityId?: Prisma.StringFieldUpdateOperationsInput | string
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   type?: Prisma.EnumBatchTypeFieldUpdateOperationsInput | $Enums.BatchType
   name?: Prisma.StringFieldUpdateOperationsInput | string
   tag?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  content?: Prisma.StringFieldUpdateOperationsInput | string
+  content?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   status?: Prisma.EnumBatchStatusFieldUpdateOperationsInput | $Enums.BatchStatus
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1098,16 +1476,20 @@ export type BatchUncheckedUpdateWithoutDeliveriesInput = {
   completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  processedCount?: Prisma.IntFieldUpdateOperationsInput | number
+  rowCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  templateId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   recipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutBatchNestedInput
+  rows?: Prisma.BatchRowUncheckedUpdateManyWithoutBatchNestedInput
 }
 
 export type BatchCreateManyAccountInput = {
   id?: string
-  entityId: string
+  entityId?: string | null
   type?: $Enums.BatchType
   name: string
   tag?: string | null
-  content: string
+  content?: string | null
   status?: $Enums.BatchStatus
   statusDetail?: string | null
   scheduledAt: Date | string
@@ -1117,6 +1499,9 @@ export type BatchCreateManyAccountInput = {
   completedAt?: Date | string | null
   createdAt: Date | string
   updatedAt: Date | string
+  processedCount?: number
+  rowCount?: number | null
+  templateId?: string | null
 }
 
 export type BatchUpdateWithoutAccountInput = {
@@ -1124,7 +1509,7 @@ export type BatchUpdateWithoutAccountInput = {
   type?: Prisma.EnumBatchTypeFieldUpdateOperationsInput | $Enums.BatchType
   name?: Prisma.StringFieldUpdateOperationsInput | string
   tag?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  content?: Prisma.StringFieldUpdateOperationsInput | string
+  content?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   status?: Prisma.EnumBatchStatusFieldUpdateOperationsInput | $Enums.BatchStatus
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1134,18 +1519,22 @@ export type BatchUpdateWithoutAccountInput = {
   completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  entity?: Prisma.EntityUpdateOneRequiredWithoutBatchesNestedInput
+  processedCount?: Prisma.IntFieldUpdateOperationsInput | number
+  rowCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  entity?: Prisma.EntityUpdateOneWithoutBatchesNestedInput
+  template?: Prisma.PassTemplateUpdateOneWithoutBatchesNestedInput
   recipients?: Prisma.BatchRecipientUpdateManyWithoutBatchNestedInput
   deliveries?: Prisma.BatchDeliveryUpdateManyWithoutBatchNestedInput
+  rows?: Prisma.BatchRowUpdateManyWithoutBatchNestedInput
 }
 
 export type BatchUncheckedUpdateWithoutAccountInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  entityId?: Prisma.StringFieldUpdateOperationsInput | string
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   type?: Prisma.EnumBatchTypeFieldUpdateOperationsInput | $Enums.BatchType
   name?: Prisma.StringFieldUpdateOperationsInput | string
   tag?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  content?: Prisma.StringFieldUpdateOperationsInput | string
+  content?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   status?: Prisma.EnumBatchStatusFieldUpdateOperationsInput | $Enums.BatchStatus
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1155,17 +1544,21 @@ export type BatchUncheckedUpdateWithoutAccountInput = {
   completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  processedCount?: Prisma.IntFieldUpdateOperationsInput | number
+  rowCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  templateId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   recipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutBatchNestedInput
   deliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutBatchNestedInput
+  rows?: Prisma.BatchRowUncheckedUpdateManyWithoutBatchNestedInput
 }
 
 export type BatchUncheckedUpdateManyWithoutAccountInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  entityId?: Prisma.StringFieldUpdateOperationsInput | string
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   type?: Prisma.EnumBatchTypeFieldUpdateOperationsInput | $Enums.BatchType
   name?: Prisma.StringFieldUpdateOperationsInput | string
   tag?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  content?: Prisma.StringFieldUpdateOperationsInput | string
+  content?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   status?: Prisma.EnumBatchStatusFieldUpdateOperationsInput | $Enums.BatchStatus
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1175,6 +1568,9 @@ export type BatchUncheckedUpdateManyWithoutAccountInput = {
   completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  processedCount?: Prisma.IntFieldUpdateOperationsInput | number
+  rowCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  templateId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type BatchCreateManyEntityInput = {
@@ -1183,7 +1579,7 @@ export type BatchCreateManyEntityInput = {
   type?: $Enums.BatchType
   name: string
   tag?: string | null
-  content: string
+  content?: string | null
   status?: $Enums.BatchStatus
   statusDetail?: string | null
   scheduledAt: Date | string
@@ -1193,6 +1589,9 @@ export type BatchCreateManyEntityInput = {
   completedAt?: Date | string | null
   createdAt: Date | string
   updatedAt: Date | string
+  processedCount?: number
+  rowCount?: number | null
+  templateId?: string | null
 }
 
 export type BatchUpdateWithoutEntityInput = {
@@ -1200,7 +1599,7 @@ export type BatchUpdateWithoutEntityInput = {
   type?: Prisma.EnumBatchTypeFieldUpdateOperationsInput | $Enums.BatchType
   name?: Prisma.StringFieldUpdateOperationsInput | string
   tag?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  content?: Prisma.StringFieldUpdateOperationsInput | string
+  content?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   status?: Prisma.EnumBatchStatusFieldUpdateOperationsInput | $Enums.BatchStatus
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1210,9 +1609,13 @@ export type BatchUpdateWithoutEntityInput = {
   completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  processedCount?: Prisma.IntFieldUpdateOperationsInput | number
+  rowCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   account?: Prisma.AccountUpdateOneRequiredWithoutBatchesNestedInput
+  template?: Prisma.PassTemplateUpdateOneWithoutBatchesNestedInput
   recipients?: Prisma.BatchRecipientUpdateManyWithoutBatchNestedInput
   deliveries?: Prisma.BatchDeliveryUpdateManyWithoutBatchNestedInput
+  rows?: Prisma.BatchRowUpdateManyWithoutBatchNestedInput
 }
 
 export type BatchUncheckedUpdateWithoutEntityInput = {
@@ -1221,7 +1624,7 @@ export type BatchUncheckedUpdateWithoutEntityInput = {
   type?: Prisma.EnumBatchTypeFieldUpdateOperationsInput | $Enums.BatchType
   name?: Prisma.StringFieldUpdateOperationsInput | string
   tag?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  content?: Prisma.StringFieldUpdateOperationsInput | string
+  content?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   status?: Prisma.EnumBatchStatusFieldUpdateOperationsInput | $Enums.BatchStatus
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1231,8 +1634,12 @@ export type BatchUncheckedUpdateWithoutEntityInput = {
   completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  processedCount?: Prisma.IntFieldUpdateOperationsInput | number
+  rowCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  templateId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   recipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutBatchNestedInput
   deliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutBatchNestedInput
+  rows?: Prisma.BatchRowUncheckedUpdateManyWithoutBatchNestedInput
 }
 
 export type BatchUncheckedUpdateManyWithoutEntityInput = {
@@ -1241,7 +1648,7 @@ export type BatchUncheckedUpdateManyWithoutEntityInput = {
   type?: Prisma.EnumBatchTypeFieldUpdateOperationsInput | $Enums.BatchType
   name?: Prisma.StringFieldUpdateOperationsInput | string
   tag?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  content?: Prisma.StringFieldUpdateOperationsInput | string
+  content?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   status?: Prisma.EnumBatchStatusFieldUpdateOperationsInput | $Enums.BatchStatus
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1251,6 +1658,99 @@ export type BatchUncheckedUpdateManyWithoutEntityInput = {
   completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  processedCount?: Prisma.IntFieldUpdateOperationsInput | number
+  rowCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  templateId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+}
+
+export type BatchCreateManyTemplateInput = {
+  id?: string
+  accountId: string
+  entityId?: string | null
+  type?: $Enums.BatchType
+  name: string
+  tag?: string | null
+  content?: string | null
+  status?: $Enums.BatchStatus
+  statusDetail?: string | null
+  scheduledAt: Date | string
+  segmentTags?: Prisma.BatchCreatesegmentTagsInput | string[]
+  recipientCount?: number | null
+  errorCount?: number
+  completedAt?: Date | string | null
+  createdAt: Date | string
+  updatedAt: Date | string
+  processedCount?: number
+  rowCount?: number | null
+}
+
+export type BatchUpdateWithoutTemplateInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumBatchTypeFieldUpdateOperationsInput | $Enums.BatchType
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  tag?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  content?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  status?: Prisma.EnumBatchStatusFieldUpdateOperationsInput | $Enums.BatchStatus
+  statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  segmentTags?: Prisma.BatchUpdatesegmentTagsInput | string[]
+  recipientCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  errorCount?: Prisma.IntFieldUpdateOperationsInput | number
+  completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  processedCount?: Prisma.IntFieldUpdateOperationsInput | number
+  rowCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  account?: Prisma.AccountUpdateOneRequiredWithoutBatchesNestedInput
+  entity?: Prisma.EntityUpdateOneWithoutBatchesNestedInput
+  recipients?: Prisma.BatchRecipientUpdateManyWithoutBatchNestedInput
+  deliveries?: Prisma.BatchDeliveryUpdateManyWithoutBatchNestedInput
+  rows?: Prisma.BatchRowUpdateManyWithoutBatchNestedInput
+}
+
+export type BatchUncheckedUpdateWithoutTemplateInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  accountId?: Prisma.StringFieldUpdateOperationsInput | string
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  type?: Prisma.EnumBatchTypeFieldUpdateOperationsInput | $Enums.BatchType
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  tag?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  content?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  status?: Prisma.EnumBatchStatusFieldUpdateOperationsInput | $Enums.BatchStatus
+  statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  segmentTags?: Prisma.BatchUpdatesegmentTagsInput | string[]
+  recipientCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  errorCount?: Prisma.IntFieldUpdateOperationsInput | number
+  completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  processedCount?: Prisma.IntFieldUpdateOperationsInput | number
+  rowCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  recipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutBatchNestedInput
+  deliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutBatchNestedInput
+  rows?: Prisma.BatchRowUncheckedUpdateManyWithoutBatchNestedInput
+}
+
+export type BatchUncheckedUpdateManyWithoutTemplateInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  accountId?: Prisma.StringFieldUpdateOperationsInput | string
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  type?: Prisma.EnumBatchTypeFieldUpdateOperationsInput | $Enums.BatchType
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  tag?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  content?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  status?: Prisma.EnumBatchStatusFieldUpdateOperationsInput | $Enums.BatchStatus
+  statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  scheduledAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  segmentTags?: Prisma.BatchUpdatesegmentTagsInput | string[]
+  recipientCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  errorCount?: Prisma.IntFieldUpdateOperationsInput | number
+  completedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  processedCount?: Prisma.IntFieldUpdateOperationsInput | number
+  rowCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 
@@ -1261,11 +1761,13 @@ export type BatchUncheckedUpdateManyWithoutEntityInput = {
 export type BatchCountOutputType = {
   recipients: number
   deliveries: number
+  rows: number
 }
 
 export type BatchCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   recipients?: boolean | BatchCountOutputTypeCountRecipientsArgs
   deliveries?: boolean | BatchCountOutputTypeCountDeliveriesArgs
+  rows?: boolean | BatchCountOutputTypeCountRowsArgs
 }
 
 /**
@@ -1292,6 +1794,13 @@ export type BatchCountOutputTypeCountDeliveriesArgs<ExtArgs extends runtime.Type
   where?: Prisma.BatchDeliveryWhereInput
 }
 
+/**
+ * BatchCountOutputType without action
+ */
+export type BatchCountOutputTypeCountRowsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.BatchRowWhereInput
+}
+
 
 export type BatchSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1310,10 +1819,15 @@ export type BatchSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   completedAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  processedCount?: boolean
+  rowCount?: boolean
+  templateId?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
-  entity?: boolean | Prisma.EntityDefaultArgs<ExtArgs>
+  entity?: boolean | Prisma.Batch$entityArgs<ExtArgs>
+  template?: boolean | Prisma.Batch$templateArgs<ExtArgs>
   recipients?: boolean | Prisma.Batch$recipientsArgs<ExtArgs>
   deliveries?: boolean | Prisma.Batch$deliveriesArgs<ExtArgs>
+  rows?: boolean | Prisma.Batch$rowsArgs<ExtArgs>
   _count?: boolean | Prisma.BatchCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["batch"]>
 
@@ -1334,8 +1848,12 @@ export type BatchSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   completedAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  processedCount?: boolean
+  rowCount?: boolean
+  templateId?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
-  entity?: boolean | Prisma.EntityDefaultArgs<ExtArgs>
+  entity?: boolean | Prisma.Batch$entityArgs<ExtArgs>
+  template?: boolean | Prisma.Batch$templateArgs<ExtArgs>
 }, ExtArgs["result"]["batch"]>
 
 export type BatchSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -1355,8 +1873,12 @@ export type BatchSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   completedAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  processedCount?: boolean
+  rowCount?: boolean
+  templateId?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
-  entity?: boolean | Prisma.EntityDefaultArgs<ExtArgs>
+  entity?: boolean | Prisma.Batch$entityArgs<ExtArgs>
+  template?: boolean | Prisma.Batch$templateArgs<ExtArgs>
 }, ExtArgs["result"]["batch"]>
 
 export type BatchSelectScalar = {
@@ -1376,44 +1898,56 @@ export type BatchSelectScalar = {
   completedAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  processedCount?: boolean
+  rowCount?: boolean
+  templateId?: boolean
 }
 
-export type BatchOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "entityId" | "type" | "name" | "tag" | "content" | "status" | "statusDetail" | "scheduledAt" | "segmentTags" | "recipientCount" | "errorCount" | "completedAt" | "createdAt" | "updatedAt", ExtArgs["result"]["batch"]>
+export type BatchOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "entityId" | "type" | "name" | "tag" | "content" | "status" | "statusDetail" | "scheduledAt" | "segmentTags" | "recipientCount" | "errorCount" | "completedAt" | "createdAt" | "updatedAt" | "processedCount" | "rowCount" | "templateId", ExtArgs["result"]["batch"]>
 export type BatchInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
-  entity?: boolean | Prisma.EntityDefaultArgs<ExtArgs>
+  entity?: boolean | Prisma.Batch$entityArgs<ExtArgs>
+  template?: boolean | Prisma.Batch$templateArgs<ExtArgs>
   recipients?: boolean | Prisma.Batch$recipientsArgs<ExtArgs>
   deliveries?: boolean | Prisma.Batch$deliveriesArgs<ExtArgs>
+  rows?: boolean | Prisma.Batch$rowsArgs<ExtArgs>
   _count?: boolean | Prisma.BatchCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type BatchIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
-  entity?: boolean | Prisma.EntityDefaultArgs<ExtArgs>
+  entity?: boolean | Prisma.Batch$entityArgs<ExtArgs>
+  template?: boolean | Prisma.Batch$templateArgs<ExtArgs>
 }
 export type BatchIncludeUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
-  entity?: boolean | Prisma.EntityDefaultArgs<ExtArgs>
+  entity?: boolean | Prisma.Batch$entityArgs<ExtArgs>
+  template?: boolean | Prisma.Batch$templateArgs<ExtArgs>
 }
 
 export type $BatchPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "Batch"
   objects: {
     account: Prisma.$AccountPayload<ExtArgs>
-    entity: Prisma.$EntityPayload<ExtArgs>
+    entity: Prisma.$EntityPayload<ExtArgs> | null
+    template: Prisma.$PassTemplatePayload<ExtArgs> | null
     recipients: Prisma.$BatchRecipientPayload<ExtArgs>[]
     deliveries: Prisma.$BatchDeliveryPayload<ExtArgs>[]
+    rows: Prisma.$BatchRowPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
     accountId: string
-    entityId: string
+    /**
+     * The entity of a wallet messaging batch; null for pass batches.
+     */
+    entityId: string | null
     type: $Enums.BatchType
     name: string
     tag: string | null
     /**
-     * The message as given, `%{variable}` placeholders included.
+     * The message as given, `%{variable}` placeholders included; null for pass batches.
      */
-    content: string
+    content: string | null
     status: $Enums.BatchStatus
     /**
      * Why the batch finished as it did; null until it has.
@@ -1435,6 +1969,18 @@ export type $BatchPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
     completedAt: Date | null
     createdAt: Date
     updatedAt: Date
+    /**
+     * Rows of a pass batch whose outcome is known: done, or refused (`progress.processed`).
+     */
+    processedCount: number
+    /**
+     * Rows of a pass batch's file (the contract's `progress.total`); null for wallet messaging.
+     */
+    rowCount: number | null
+    /**
+     * The template a `passCreation` batch issues passes from; null otherwise.
+     */
+    templateId: string | null
   }, ExtArgs["result"]["batch"]>
   composites: {}
 }
@@ -1830,9 +2376,11 @@ readonly fields: BatchFieldRefs;
 export interface Prisma__BatchClient<T, Null = never, ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs, GlobalOmitOptions = {}> extends Prisma.PrismaPromise<T> {
   readonly [Symbol.toStringTag]: "PrismaPromise"
   account<T extends Prisma.AccountDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.AccountDefaultArgs<ExtArgs>>): Prisma.Prisma__AccountClient<runtime.Types.Result.GetResult<Prisma.$AccountPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
-  entity<T extends Prisma.EntityDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.EntityDefaultArgs<ExtArgs>>): Prisma.Prisma__EntityClient<runtime.Types.Result.GetResult<Prisma.$EntityPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
+  entity<T extends Prisma.Batch$entityArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Batch$entityArgs<ExtArgs>>): Prisma.Prisma__EntityClient<runtime.Types.Result.GetResult<Prisma.$EntityPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
+  template<T extends Prisma.Batch$templateArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Batch$templateArgs<ExtArgs>>): Prisma.Prisma__PassTemplateClient<runtime.Types.Result.GetResult<Prisma.$PassTemplatePayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   recipients<T extends Prisma.Batch$recipientsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Batch$recipientsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchRecipientPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   deliveries<T extends Prisma.Batch$deliveriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Batch$deliveriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchDeliveryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  rows<T extends Prisma.Batch$rowsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Batch$rowsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchRowPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1878,6 +2426,9 @@ export interface BatchFieldRefs {
   readonly completedAt: Prisma.FieldRef<"Batch", 'DateTime'>
   readonly createdAt: Prisma.FieldRef<"Batch", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Batch", 'DateTime'>
+  readonly processedCount: Prisma.FieldRef<"Batch", 'Int'>
+  readonly rowCount: Prisma.FieldRef<"Batch", 'Int'>
+  readonly templateId: Prisma.FieldRef<"Batch", 'String'>
 }
     
 
@@ -2279,6 +2830,44 @@ export type BatchDeleteManyArgs<ExtArgs extends runtime.Types.Extensions.Interna
 }
 
 /**
+ * Batch.entity
+ */
+export type Batch$entityArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Entity
+   */
+  select?: Prisma.EntitySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Entity
+   */
+  omit?: Prisma.EntityOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.EntityInclude<ExtArgs> | null
+  where?: Prisma.EntityWhereInput
+}
+
+/**
+ * Batch.template
+ */
+export type Batch$templateArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the PassTemplate
+   */
+  select?: Prisma.PassTemplateSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the PassTemplate
+   */
+  omit?: Prisma.PassTemplateOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PassTemplateInclude<ExtArgs> | null
+  where?: Prisma.PassTemplateWhereInput
+}
+
+/**
  * Batch.recipients
  */
 export type Batch$recipientsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -2324,6 +2913,30 @@ export type Batch$deliveriesArgs<ExtArgs extends runtime.Types.Extensions.Intern
   take?: number
   skip?: number
   distinct?: Prisma.BatchDeliveryScalarFieldEnum | Prisma.BatchDeliveryScalarFieldEnum[]
+}
+
+/**
+ * Batch.rows
+ */
+export type Batch$rowsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the BatchRow
+   */
+  select?: Prisma.BatchRowSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the BatchRow
+   */
+  omit?: Prisma.BatchRowOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.BatchRowInclude<ExtArgs> | null
+  where?: Prisma.BatchRowWhereInput
+  orderBy?: Prisma.BatchRowOrderByWithRelationInput | Prisma.BatchRowOrderByWithRelationInput[]
+  cursor?: Prisma.BatchRowWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.BatchRowScalarFieldEnum | Prisma.BatchRowScalarFieldEnum[]
 }
 
 /**

@@ -475,10 +475,12 @@ export type EntityCreateNestedOneWithoutBatchesInput = {
   connect?: Prisma.EntityWhereUniqueInput
 }
 
-export type EntityUpdateOneRequiredWithoutBatchesNestedInput = {
+export type EntityUpdateOneWithoutBatchesNestedInput = {
   create?: Prisma.XOR<Prisma.EntityCreateWithoutBatchesInput, Prisma.EntityUncheckedCreateWithoutBatchesInput>
   connectOrCreate?: Prisma.EntityCreateOrConnectWithoutBatchesInput
   upsert?: Prisma.EntityUpsertWithoutBatchesInput
+  disconnect?: Prisma.EntityWhereInput | boolean
+  delete?: Prisma.EntityWhereInput | boolean
   connect?: Prisma.EntityWhereUniqueInput
   update?: Prisma.XOR<Prisma.XOR<Prisma.EntityUpdateToOneWithWhereWithoutBatchesInput, Prisma.EntityUpdateWithoutBatchesInput>, Prisma.EntityUncheckedUpdateWithoutBatchesInput>
 }

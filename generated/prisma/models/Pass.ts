@@ -340,6 +340,7 @@ export type PassWhereInput = {
   scans?: Prisma.ScanListRelationFilter
   batchRecipients?: Prisma.BatchRecipientListRelationFilter
   batchDeliveries?: Prisma.BatchDeliveryListRelationFilter
+  batchRows?: Prisma.BatchRowListRelationFilter
   appleRegistrations?: Prisma.AppleRegistrationListRelationFilter
   deliveryAttempts?: Prisma.DeliveryAttemptListRelationFilter
   googleWalletObject?: Prisma.XOR<Prisma.GoogleWalletObjectNullableScalarRelationFilter, Prisma.GoogleWalletObjectWhereInput> | null
@@ -374,6 +375,7 @@ export type PassOrderByWithRelationInput = {
   scans?: Prisma.ScanOrderByRelationAggregateInput
   batchRecipients?: Prisma.BatchRecipientOrderByRelationAggregateInput
   batchDeliveries?: Prisma.BatchDeliveryOrderByRelationAggregateInput
+  batchRows?: Prisma.BatchRowOrderByRelationAggregateInput
   appleRegistrations?: Prisma.AppleRegistrationOrderByRelationAggregateInput
   deliveryAttempts?: Prisma.DeliveryAttemptOrderByRelationAggregateInput
   googleWalletObject?: Prisma.GoogleWalletObjectOrderByWithRelationInput
@@ -411,6 +413,7 @@ export type PassWhereUniqueInput = Prisma.AtLeast<{
   scans?: Prisma.ScanListRelationFilter
   batchRecipients?: Prisma.BatchRecipientListRelationFilter
   batchDeliveries?: Prisma.BatchDeliveryListRelationFilter
+  batchRows?: Prisma.BatchRowListRelationFilter
   appleRegistrations?: Prisma.AppleRegistrationListRelationFilter
   deliveryAttempts?: Prisma.DeliveryAttemptListRelationFilter
   googleWalletObject?: Prisma.XOR<Prisma.GoogleWalletObjectNullableScalarRelationFilter, Prisma.GoogleWalletObjectWhereInput> | null
@@ -501,6 +504,7 @@ export type PassCreateInput = {
   scans?: Prisma.ScanCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
@@ -533,6 +537,7 @@ export type PassUncheckedCreateInput = {
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
@@ -565,6 +570,7 @@ export type PassUpdateInput = {
   scans?: Prisma.ScanUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
@@ -597,6 +603,7 @@ export type PassUncheckedUpdateInput = {
   scans?: Prisma.ScanUncheckedUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
@@ -907,6 +914,22 @@ export type PassUpdateOneRequiredWithoutScansNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.PassUpdateToOneWithWhereWithoutScansInput, Prisma.PassUpdateWithoutScansInput>, Prisma.PassUncheckedUpdateWithoutScansInput>
 }
 
+export type PassCreateNestedOneWithoutBatchRowsInput = {
+  create?: Prisma.XOR<Prisma.PassCreateWithoutBatchRowsInput, Prisma.PassUncheckedCreateWithoutBatchRowsInput>
+  connectOrCreate?: Prisma.PassCreateOrConnectWithoutBatchRowsInput
+  connect?: Prisma.PassWhereUniqueInput
+}
+
+export type PassUpdateOneWithoutBatchRowsNestedInput = {
+  create?: Prisma.XOR<Prisma.PassCreateWithoutBatchRowsInput, Prisma.PassUncheckedCreateWithoutBatchRowsInput>
+  connectOrCreate?: Prisma.PassCreateOrConnectWithoutBatchRowsInput
+  upsert?: Prisma.PassUpsertWithoutBatchRowsInput
+  disconnect?: Prisma.PassWhereInput | boolean
+  delete?: Prisma.PassWhereInput | boolean
+  connect?: Prisma.PassWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.PassUpdateToOneWithWhereWithoutBatchRowsInput, Prisma.PassUpdateWithoutBatchRowsInput>, Prisma.PassUncheckedUpdateWithoutBatchRowsInput>
+}
+
 export type PassCreateNestedOneWithoutBatchRecipientsInput = {
   create?: Prisma.XOR<Prisma.PassCreateWithoutBatchRecipientsInput, Prisma.PassUncheckedCreateWithoutBatchRecipientsInput>
   connectOrCreate?: Prisma.PassCreateOrConnectWithoutBatchRecipientsInput
@@ -1005,6 +1028,7 @@ export type PassCreateWithoutAccountInput = {
   scans?: Prisma.ScanCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
@@ -1036,6 +1060,7 @@ export type PassUncheckedCreateWithoutAccountInput = {
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
@@ -1121,6 +1146,7 @@ export type PassCreateWithoutTemplateInput = {
   scans?: Prisma.ScanCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
@@ -1152,6 +1178,7 @@ export type PassUncheckedCreateWithoutTemplateInput = {
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
@@ -1209,6 +1236,7 @@ export type PassCreateWithoutLedgerInput = {
   scans?: Prisma.ScanCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
@@ -1240,6 +1268,7 @@ export type PassUncheckedCreateWithoutLedgerInput = {
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
@@ -1287,6 +1316,7 @@ export type PassUpdateWithoutLedgerInput = {
   scans?: Prisma.ScanUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
@@ -1318,6 +1348,7 @@ export type PassUncheckedUpdateWithoutLedgerInput = {
   scans?: Prisma.ScanUncheckedUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
@@ -1349,6 +1380,7 @@ export type PassCreateWithoutScansInput = {
   ledger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
@@ -1380,6 +1412,7 @@ export type PassUncheckedCreateWithoutScansInput = {
   ledger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
@@ -1427,6 +1460,7 @@ export type PassUpdateWithoutScansInput = {
   ledger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
@@ -1456,6 +1490,151 @@ export type PassUncheckedUpdateWithoutScansInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
   ledger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutPassNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
+}
+
+export type PassCreateWithoutBatchRowsInput = {
+  id?: string
+  extId?: string | null
+  status?: $Enums.PassStatus
+  content: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  nfc?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  locations: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  groupTags?: Prisma.PassCreategroupTagsInput | string[]
+  balance?: number
+  latestMessage?: string | null
+  deviceType?: $Enums.PassDeviceType | null
+  expiresAt?: Date | string | null
+  addedAt?: Date | string | null
+  removedAt?: Date | string | null
+  deactivatedAt?: Date | string | null
+  nullifiedAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
+  account: Prisma.AccountCreateNestedOneWithoutPassesInput
+  template: Prisma.PassTemplateCreateNestedOneWithoutPassesInput
+  ledger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutPassInput
+  scans?: Prisma.ScanCreateNestedManyWithoutPassInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
+}
+
+export type PassUncheckedCreateWithoutBatchRowsInput = {
+  id?: string
+  accountId: string
+  templateId: string
+  extId?: string | null
+  status?: $Enums.PassStatus
+  content: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  nfc?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  locations: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  groupTags?: Prisma.PassCreategroupTagsInput | string[]
+  balance?: number
+  latestMessage?: string | null
+  deviceType?: $Enums.PassDeviceType | null
+  expiresAt?: Date | string | null
+  addedAt?: Date | string | null
+  removedAt?: Date | string | null
+  deactivatedAt?: Date | string | null
+  nullifiedAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
+  ledger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutPassInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutPassInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
+}
+
+export type PassCreateOrConnectWithoutBatchRowsInput = {
+  where: Prisma.PassWhereUniqueInput
+  create: Prisma.XOR<Prisma.PassCreateWithoutBatchRowsInput, Prisma.PassUncheckedCreateWithoutBatchRowsInput>
+}
+
+export type PassUpsertWithoutBatchRowsInput = {
+  update: Prisma.XOR<Prisma.PassUpdateWithoutBatchRowsInput, Prisma.PassUncheckedUpdateWithoutBatchRowsInput>
+  create: Prisma.XOR<Prisma.PassCreateWithoutBatchRowsInput, Prisma.PassUncheckedCreateWithoutBatchRowsInput>
+  where?: Prisma.PassWhereInput
+}
+
+export type PassUpdateToOneWithWhereWithoutBatchRowsInput = {
+  where?: Prisma.PassWhereInput
+  data: Prisma.XOR<Prisma.PassUpdateWithoutBatchRowsInput, Prisma.PassUncheckedUpdateWithoutBatchRowsInput>
+}
+
+export type PassUpdateWithoutBatchRowsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  extId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  status?: Prisma.EnumPassStatusFieldUpdateOperationsInput | $Enums.PassStatus
+  content?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  nfc?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  locations?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  groupTags?: Prisma.PassUpdategroupTagsInput | string[]
+  balance?: Prisma.IntFieldUpdateOperationsInput | number
+  latestMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  deviceType?: Prisma.NullableEnumPassDeviceTypeFieldUpdateOperationsInput | $Enums.PassDeviceType | null
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  addedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  removedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  account?: Prisma.AccountUpdateOneRequiredWithoutPassesNestedInput
+  template?: Prisma.PassTemplateUpdateOneRequiredWithoutPassesNestedInput
+  ledger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutPassNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutPassNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
+}
+
+export type PassUncheckedUpdateWithoutBatchRowsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  accountId?: Prisma.StringFieldUpdateOperationsInput | string
+  templateId?: Prisma.StringFieldUpdateOperationsInput | string
+  extId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  status?: Prisma.EnumPassStatusFieldUpdateOperationsInput | $Enums.PassStatus
+  content?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  nfc?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  locations?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  groupTags?: Prisma.PassUpdategroupTagsInput | string[]
+  balance?: Prisma.IntFieldUpdateOperationsInput | number
+  latestMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  deviceType?: Prisma.NullableEnumPassDeviceTypeFieldUpdateOperationsInput | $Enums.PassDeviceType | null
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  addedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  removedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  ledger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutPassNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
@@ -1489,6 +1668,7 @@ export type PassCreateWithoutBatchRecipientsInput = {
   ledger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutPassInput
   scans?: Prisma.ScanCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
@@ -1520,6 +1700,7 @@ export type PassUncheckedCreateWithoutBatchRecipientsInput = {
   ledger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutPassInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
@@ -1567,6 +1748,7 @@ export type PassUpdateWithoutBatchRecipientsInput = {
   ledger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutPassNestedInput
   scans?: Prisma.ScanUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
@@ -1598,6 +1780,7 @@ export type PassUncheckedUpdateWithoutBatchRecipientsInput = {
   ledger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutPassNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
@@ -1629,6 +1812,7 @@ export type PassCreateWithoutBatchDeliveriesInput = {
   ledger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutPassInput
   scans?: Prisma.ScanCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
@@ -1660,6 +1844,7 @@ export type PassUncheckedCreateWithoutBatchDeliveriesInput = {
   ledger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutPassInput
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
@@ -1707,6 +1892,7 @@ export type PassUpdateWithoutBatchDeliveriesInput = {
   ledger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutPassNestedInput
   scans?: Prisma.ScanUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
@@ -1738,6 +1924,7 @@ export type PassUncheckedUpdateWithoutBatchDeliveriesInput = {
   ledger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutPassNestedInput
   scans?: Prisma.ScanUncheckedUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
@@ -1770,6 +1957,7 @@ export type PassCreateWithoutAppleRegistrationsInput = {
   scans?: Prisma.ScanCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
 }
@@ -1801,6 +1989,7 @@ export type PassUncheckedCreateWithoutAppleRegistrationsInput = {
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
 }
@@ -1848,6 +2037,7 @@ export type PassUpdateWithoutAppleRegistrationsInput = {
   scans?: Prisma.ScanUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
 }
@@ -1879,6 +2069,7 @@ export type PassUncheckedUpdateWithoutAppleRegistrationsInput = {
   scans?: Prisma.ScanUncheckedUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
 }
@@ -1910,6 +2101,7 @@ export type PassCreateWithoutDeliveryAttemptsInput = {
   scans?: Prisma.ScanCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
 }
@@ -1941,6 +2133,7 @@ export type PassUncheckedCreateWithoutDeliveryAttemptsInput = {
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
 }
@@ -1988,6 +2181,7 @@ export type PassUpdateWithoutDeliveryAttemptsInput = {
   scans?: Prisma.ScanUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
 }
@@ -2019,6 +2213,7 @@ export type PassUncheckedUpdateWithoutDeliveryAttemptsInput = {
   scans?: Prisma.ScanUncheckedUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
 }
@@ -2050,6 +2245,7 @@ export type PassCreateWithoutGoogleWalletObjectInput = {
   scans?: Prisma.ScanCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
 }
@@ -2081,6 +2277,7 @@ export type PassUncheckedCreateWithoutGoogleWalletObjectInput = {
   scans?: Prisma.ScanUncheckedCreateNestedManyWithoutPassInput
   batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
 }
@@ -2128,6 +2325,7 @@ export type PassUpdateWithoutGoogleWalletObjectInput = {
   scans?: Prisma.ScanUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
 }
@@ -2159,6 +2357,7 @@ export type PassUncheckedUpdateWithoutGoogleWalletObjectInput = {
   scans?: Prisma.ScanUncheckedUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
 }
@@ -2213,6 +2412,7 @@ export type PassUpdateWithoutAccountInput = {
   scans?: Prisma.ScanUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
@@ -2244,6 +2444,7 @@ export type PassUncheckedUpdateWithoutAccountInput = {
   scans?: Prisma.ScanUncheckedUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
@@ -2323,6 +2524,7 @@ export type PassUpdateWithoutTemplateInput = {
   scans?: Prisma.ScanUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
@@ -2354,6 +2556,7 @@ export type PassUncheckedUpdateWithoutTemplateInput = {
   scans?: Prisma.ScanUncheckedUpdateManyWithoutPassNestedInput
   batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
@@ -2393,6 +2596,7 @@ export type PassCountOutputType = {
   scans: number
   batchRecipients: number
   batchDeliveries: number
+  batchRows: number
   appleRegistrations: number
   deliveryAttempts: number
 }
@@ -2402,6 +2606,7 @@ export type PassCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   scans?: boolean | PassCountOutputTypeCountScansArgs
   batchRecipients?: boolean | PassCountOutputTypeCountBatchRecipientsArgs
   batchDeliveries?: boolean | PassCountOutputTypeCountBatchDeliveriesArgs
+  batchRows?: boolean | PassCountOutputTypeCountBatchRowsArgs
   appleRegistrations?: boolean | PassCountOutputTypeCountAppleRegistrationsArgs
   deliveryAttempts?: boolean | PassCountOutputTypeCountDeliveryAttemptsArgs
 }
@@ -2442,6 +2647,13 @@ export type PassCountOutputTypeCountBatchRecipientsArgs<ExtArgs extends runtime.
  */
 export type PassCountOutputTypeCountBatchDeliveriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.BatchDeliveryWhereInput
+}
+
+/**
+ * PassCountOutputType without action
+ */
+export type PassCountOutputTypeCountBatchRowsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.BatchRowWhereInput
 }
 
 /**
@@ -2488,6 +2700,7 @@ export type PassSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   scans?: boolean | Prisma.Pass$scansArgs<ExtArgs>
   batchRecipients?: boolean | Prisma.Pass$batchRecipientsArgs<ExtArgs>
   batchDeliveries?: boolean | Prisma.Pass$batchDeliveriesArgs<ExtArgs>
+  batchRows?: boolean | Prisma.Pass$batchRowsArgs<ExtArgs>
   appleRegistrations?: boolean | Prisma.Pass$appleRegistrationsArgs<ExtArgs>
   deliveryAttempts?: boolean | Prisma.Pass$deliveryAttemptsArgs<ExtArgs>
   googleWalletObject?: boolean | Prisma.Pass$googleWalletObjectArgs<ExtArgs>
@@ -2581,6 +2794,7 @@ export type PassInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   scans?: boolean | Prisma.Pass$scansArgs<ExtArgs>
   batchRecipients?: boolean | Prisma.Pass$batchRecipientsArgs<ExtArgs>
   batchDeliveries?: boolean | Prisma.Pass$batchDeliveriesArgs<ExtArgs>
+  batchRows?: boolean | Prisma.Pass$batchRowsArgs<ExtArgs>
   appleRegistrations?: boolean | Prisma.Pass$appleRegistrationsArgs<ExtArgs>
   deliveryAttempts?: boolean | Prisma.Pass$deliveryAttemptsArgs<ExtArgs>
   googleWalletObject?: boolean | Prisma.Pass$googleWalletObjectArgs<ExtArgs>
@@ -2608,6 +2822,7 @@ export type $PassPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     scans: Prisma.$ScanPayload<ExtArgs>[]
     batchRecipients: Prisma.$BatchRecipientPayload<ExtArgs>[]
     batchDeliveries: Prisma.$BatchDeliveryPayload<ExtArgs>[]
+    batchRows: Prisma.$BatchRowPayload<ExtArgs>[]
     appleRegistrations: Prisma.$AppleRegistrationPayload<ExtArgs>[]
     deliveryAttempts: Prisma.$DeliveryAttemptPayload<ExtArgs>[]
     googleWalletObject: Prisma.$GoogleWalletObjectPayload<ExtArgs> | null
@@ -3063,6 +3278,7 @@ export interface Prisma__PassClient<T, Null = never, ExtArgs extends runtime.Typ
   scans<T extends Prisma.Pass$scansArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Pass$scansArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ScanPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   batchRecipients<T extends Prisma.Pass$batchRecipientsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Pass$batchRecipientsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchRecipientPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   batchDeliveries<T extends Prisma.Pass$batchDeliveriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Pass$batchDeliveriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchDeliveryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  batchRows<T extends Prisma.Pass$batchRowsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Pass$batchRowsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchRowPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   appleRegistrations<T extends Prisma.Pass$appleRegistrationsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Pass$appleRegistrationsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AppleRegistrationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   deliveryAttempts<T extends Prisma.Pass$deliveryAttemptsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Pass$deliveryAttemptsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DeliveryAttemptPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   googleWalletObject<T extends Prisma.Pass$googleWalletObjectArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Pass$googleWalletObjectArgs<ExtArgs>>): Prisma.Prisma__GoogleWalletObjectClient<runtime.Types.Result.GetResult<Prisma.$GoogleWalletObjectPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
@@ -3611,6 +3827,30 @@ export type Pass$batchDeliveriesArgs<ExtArgs extends runtime.Types.Extensions.In
   take?: number
   skip?: number
   distinct?: Prisma.BatchDeliveryScalarFieldEnum | Prisma.BatchDeliveryScalarFieldEnum[]
+}
+
+/**
+ * Pass.batchRows
+ */
+export type Pass$batchRowsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the BatchRow
+   */
+  select?: Prisma.BatchRowSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the BatchRow
+   */
+  omit?: Prisma.BatchRowOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.BatchRowInclude<ExtArgs> | null
+  where?: Prisma.BatchRowWhereInput
+  orderBy?: Prisma.BatchRowOrderByWithRelationInput | Prisma.BatchRowOrderByWithRelationInput[]
+  cursor?: Prisma.BatchRowWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.BatchRowScalarFieldEnum | Prisma.BatchRowScalarFieldEnum[]
 }
 
 /**

@@ -326,6 +326,7 @@ export type PassTemplateWhereInput = {
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
   versions?: Prisma.PassTemplateVersionListRelationFilter
   passes?: Prisma.PassListRelationFilter
+  batches?: Prisma.BatchListRelationFilter
   googleWalletClass?: Prisma.XOR<Prisma.GoogleWalletClassNullableScalarRelationFilter, Prisma.GoogleWalletClassWhereInput> | null
 }
 
@@ -355,6 +356,7 @@ export type PassTemplateOrderByWithRelationInput = {
   account?: Prisma.AccountOrderByWithRelationInput
   versions?: Prisma.PassTemplateVersionOrderByRelationAggregateInput
   passes?: Prisma.PassOrderByRelationAggregateInput
+  batches?: Prisma.BatchOrderByRelationAggregateInput
   googleWalletClass?: Prisma.GoogleWalletClassOrderByWithRelationInput
 }
 
@@ -387,6 +389,7 @@ export type PassTemplateWhereUniqueInput = Prisma.AtLeast<{
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
   versions?: Prisma.PassTemplateVersionListRelationFilter
   passes?: Prisma.PassListRelationFilter
+  batches?: Prisma.BatchListRelationFilter
   googleWalletClass?: Prisma.XOR<Prisma.GoogleWalletClassNullableScalarRelationFilter, Prisma.GoogleWalletClassWhereInput> | null
 }, "id">
 
@@ -473,6 +476,7 @@ export type PassTemplateCreateInput = {
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
+  batches?: Prisma.BatchCreateNestedManyWithoutTemplateInput
   googleWalletClass?: Prisma.GoogleWalletClassCreateNestedOneWithoutTemplateInput
 }
 
@@ -501,6 +505,7 @@ export type PassTemplateUncheckedCreateInput = {
   applePassTypeIdentifier?: string | null
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedCreateNestedOneWithoutTemplateInput
 }
 
@@ -529,6 +534,7 @@ export type PassTemplateUpdateInput = {
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutTemplateNestedInput
   googleWalletClass?: Prisma.GoogleWalletClassUpdateOneWithoutTemplateNestedInput
 }
 
@@ -557,6 +563,7 @@ export type PassTemplateUncheckedUpdateInput = {
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedUpdateOneWithoutTemplateNestedInput
 }
 
@@ -716,6 +723,11 @@ export type PassTemplateScalarRelationFilter = {
   isNot?: Prisma.PassTemplateWhereInput
 }
 
+export type PassTemplateNullableScalarRelationFilter = {
+  is?: Prisma.PassTemplateWhereInput | null
+  isNot?: Prisma.PassTemplateWhereInput | null
+}
+
 export type PassTemplateCreateNestedManyWithoutAccountInput = {
   create?: Prisma.XOR<Prisma.PassTemplateCreateWithoutAccountInput, Prisma.PassTemplateUncheckedCreateWithoutAccountInput> | Prisma.PassTemplateCreateWithoutAccountInput[] | Prisma.PassTemplateUncheckedCreateWithoutAccountInput[]
   connectOrCreate?: Prisma.PassTemplateCreateOrConnectWithoutAccountInput | Prisma.PassTemplateCreateOrConnectWithoutAccountInput[]
@@ -798,6 +810,22 @@ export type PassTemplateUpdateOneRequiredWithoutPassesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.PassTemplateUpdateToOneWithWhereWithoutPassesInput, Prisma.PassTemplateUpdateWithoutPassesInput>, Prisma.PassTemplateUncheckedUpdateWithoutPassesInput>
 }
 
+export type PassTemplateCreateNestedOneWithoutBatchesInput = {
+  create?: Prisma.XOR<Prisma.PassTemplateCreateWithoutBatchesInput, Prisma.PassTemplateUncheckedCreateWithoutBatchesInput>
+  connectOrCreate?: Prisma.PassTemplateCreateOrConnectWithoutBatchesInput
+  connect?: Prisma.PassTemplateWhereUniqueInput
+}
+
+export type PassTemplateUpdateOneWithoutBatchesNestedInput = {
+  create?: Prisma.XOR<Prisma.PassTemplateCreateWithoutBatchesInput, Prisma.PassTemplateUncheckedCreateWithoutBatchesInput>
+  connectOrCreate?: Prisma.PassTemplateCreateOrConnectWithoutBatchesInput
+  upsert?: Prisma.PassTemplateUpsertWithoutBatchesInput
+  disconnect?: Prisma.PassTemplateWhereInput | boolean
+  delete?: Prisma.PassTemplateWhereInput | boolean
+  connect?: Prisma.PassTemplateWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.PassTemplateUpdateToOneWithWhereWithoutBatchesInput, Prisma.PassTemplateUpdateWithoutBatchesInput>, Prisma.PassTemplateUncheckedUpdateWithoutBatchesInput>
+}
+
 export type PassTemplateCreateNestedOneWithoutGoogleWalletClassInput = {
   create?: Prisma.XOR<Prisma.PassTemplateCreateWithoutGoogleWalletClassInput, Prisma.PassTemplateUncheckedCreateWithoutGoogleWalletClassInput>
   connectOrCreate?: Prisma.PassTemplateCreateOrConnectWithoutGoogleWalletClassInput
@@ -836,6 +864,7 @@ export type PassTemplateCreateWithoutAccountInput = {
   applePassTypeIdentifier?: string | null
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
+  batches?: Prisma.BatchCreateNestedManyWithoutTemplateInput
   googleWalletClass?: Prisma.GoogleWalletClassCreateNestedOneWithoutTemplateInput
 }
 
@@ -863,6 +892,7 @@ export type PassTemplateUncheckedCreateWithoutAccountInput = {
   applePassTypeIdentifier?: string | null
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedCreateNestedOneWithoutTemplateInput
 }
 
@@ -944,6 +974,7 @@ export type PassTemplateCreateWithoutVersionsInput = {
   applePassTypeIdentifier?: string | null
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
+  batches?: Prisma.BatchCreateNestedManyWithoutTemplateInput
   googleWalletClass?: Prisma.GoogleWalletClassCreateNestedOneWithoutTemplateInput
 }
 
@@ -971,6 +1002,7 @@ export type PassTemplateUncheckedCreateWithoutVersionsInput = {
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedCreateNestedOneWithoutTemplateInput
 }
 
@@ -1014,6 +1046,7 @@ export type PassTemplateUpdateWithoutVersionsInput = {
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutTemplateNestedInput
   googleWalletClass?: Prisma.GoogleWalletClassUpdateOneWithoutTemplateNestedInput
 }
 
@@ -1041,6 +1074,7 @@ export type PassTemplateUncheckedUpdateWithoutVersionsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedUpdateOneWithoutTemplateNestedInput
 }
 
@@ -1068,6 +1102,7 @@ export type PassTemplateCreateWithoutPassesInput = {
   applePassTypeIdentifier?: string | null
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
+  batches?: Prisma.BatchCreateNestedManyWithoutTemplateInput
   googleWalletClass?: Prisma.GoogleWalletClassCreateNestedOneWithoutTemplateInput
 }
 
@@ -1095,6 +1130,7 @@ export type PassTemplateUncheckedCreateWithoutPassesInput = {
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedCreateNestedOneWithoutTemplateInput
 }
 
@@ -1138,6 +1174,7 @@ export type PassTemplateUpdateWithoutPassesInput = {
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutTemplateNestedInput
   googleWalletClass?: Prisma.GoogleWalletClassUpdateOneWithoutTemplateNestedInput
 }
 
@@ -1165,6 +1202,135 @@ export type PassTemplateUncheckedUpdateWithoutPassesInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
+  googleWalletClass?: Prisma.GoogleWalletClassUncheckedUpdateOneWithoutTemplateNestedInput
+}
+
+export type PassTemplateCreateWithoutBatchesInput = {
+  id?: string
+  name: string
+  description?: string | null
+  templateType: $Enums.PassTemplateType
+  transitType?: $Enums.TransitType | null
+  defaultLanguage: string
+  centralTitle?: string | null
+  notificationHeader?: string | null
+  colors: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  images: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  fields: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  appLinking: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  locations: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  designVersion?: number
+  processingStatus?: $Enums.PassTemplateProcessingStatus
+  processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  applePassTypeIdentifier?: string | null
+  account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
+  versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
+  passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
+  googleWalletClass?: Prisma.GoogleWalletClassCreateNestedOneWithoutTemplateInput
+}
+
+export type PassTemplateUncheckedCreateWithoutBatchesInput = {
+  id?: string
+  accountId: string
+  name: string
+  description?: string | null
+  templateType: $Enums.PassTemplateType
+  transitType?: $Enums.TransitType | null
+  defaultLanguage: string
+  centralTitle?: string | null
+  notificationHeader?: string | null
+  colors: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  images: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  fields: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  appLinking: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  locations: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  designVersion?: number
+  processingStatus?: $Enums.PassTemplateProcessingStatus
+  processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  applePassTypeIdentifier?: string | null
+  versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
+  googleWalletClass?: Prisma.GoogleWalletClassUncheckedCreateNestedOneWithoutTemplateInput
+}
+
+export type PassTemplateCreateOrConnectWithoutBatchesInput = {
+  where: Prisma.PassTemplateWhereUniqueInput
+  create: Prisma.XOR<Prisma.PassTemplateCreateWithoutBatchesInput, Prisma.PassTemplateUncheckedCreateWithoutBatchesInput>
+}
+
+export type PassTemplateUpsertWithoutBatchesInput = {
+  update: Prisma.XOR<Prisma.PassTemplateUpdateWithoutBatchesInput, Prisma.PassTemplateUncheckedUpdateWithoutBatchesInput>
+  create: Prisma.XOR<Prisma.PassTemplateCreateWithoutBatchesInput, Prisma.PassTemplateUncheckedCreateWithoutBatchesInput>
+  where?: Prisma.PassTemplateWhereInput
+}
+
+export type PassTemplateUpdateToOneWithWhereWithoutBatchesInput = {
+  where?: Prisma.PassTemplateWhereInput
+  data: Prisma.XOR<Prisma.PassTemplateUpdateWithoutBatchesInput, Prisma.PassTemplateUncheckedUpdateWithoutBatchesInput>
+}
+
+export type PassTemplateUpdateWithoutBatchesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  templateType?: Prisma.EnumPassTemplateTypeFieldUpdateOperationsInput | $Enums.PassTemplateType
+  transitType?: Prisma.NullableEnumTransitTypeFieldUpdateOperationsInput | $Enums.TransitType | null
+  defaultLanguage?: Prisma.StringFieldUpdateOperationsInput | string
+  centralTitle?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  notificationHeader?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  colors?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  images?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  fields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  appLinking?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  locations?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  designVersion?: Prisma.IntFieldUpdateOperationsInput | number
+  processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
+  processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
+  versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
+  passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
+  googleWalletClass?: Prisma.GoogleWalletClassUpdateOneWithoutTemplateNestedInput
+}
+
+export type PassTemplateUncheckedUpdateWithoutBatchesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  accountId?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  templateType?: Prisma.EnumPassTemplateTypeFieldUpdateOperationsInput | $Enums.PassTemplateType
+  transitType?: Prisma.NullableEnumTransitTypeFieldUpdateOperationsInput | $Enums.TransitType | null
+  defaultLanguage?: Prisma.StringFieldUpdateOperationsInput | string
+  centralTitle?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  notificationHeader?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  colors?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  images?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  fields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  appLinking?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  locations?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  designVersion?: Prisma.IntFieldUpdateOperationsInput | number
+  processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
+  processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedUpdateOneWithoutTemplateNestedInput
 }
 
@@ -1193,6 +1359,7 @@ export type PassTemplateCreateWithoutGoogleWalletClassInput = {
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
+  batches?: Prisma.BatchCreateNestedManyWithoutTemplateInput
 }
 
 export type PassTemplateUncheckedCreateWithoutGoogleWalletClassInput = {
@@ -1220,6 +1387,7 @@ export type PassTemplateUncheckedCreateWithoutGoogleWalletClassInput = {
   applePassTypeIdentifier?: string | null
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
 }
 
 export type PassTemplateCreateOrConnectWithoutGoogleWalletClassInput = {
@@ -1263,6 +1431,7 @@ export type PassTemplateUpdateWithoutGoogleWalletClassInput = {
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutTemplateNestedInput
 }
 
 export type PassTemplateUncheckedUpdateWithoutGoogleWalletClassInput = {
@@ -1290,6 +1459,7 @@ export type PassTemplateUncheckedUpdateWithoutGoogleWalletClassInput = {
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
 }
 
 export type PassTemplateCreateManyAccountInput = {
@@ -1340,6 +1510,7 @@ export type PassTemplateUpdateWithoutAccountInput = {
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutTemplateNestedInput
   googleWalletClass?: Prisma.GoogleWalletClassUpdateOneWithoutTemplateNestedInput
 }
 
@@ -1367,6 +1538,7 @@ export type PassTemplateUncheckedUpdateWithoutAccountInput = {
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedUpdateOneWithoutTemplateNestedInput
 }
 
@@ -1402,11 +1574,13 @@ export type PassTemplateUncheckedUpdateManyWithoutAccountInput = {
 export type PassTemplateCountOutputType = {
   versions: number
   passes: number
+  batches: number
 }
 
 export type PassTemplateCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   versions?: boolean | PassTemplateCountOutputTypeCountVersionsArgs
   passes?: boolean | PassTemplateCountOutputTypeCountPassesArgs
+  batches?: boolean | PassTemplateCountOutputTypeCountBatchesArgs
 }
 
 /**
@@ -1431,6 +1605,13 @@ export type PassTemplateCountOutputTypeCountVersionsArgs<ExtArgs extends runtime
  */
 export type PassTemplateCountOutputTypeCountPassesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.PassWhereInput
+}
+
+/**
+ * PassTemplateCountOutputType without action
+ */
+export type PassTemplateCountOutputTypeCountBatchesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.BatchWhereInput
 }
 
 
@@ -1460,6 +1641,7 @@ export type PassTemplateSelect<ExtArgs extends runtime.Types.Extensions.Internal
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.PassTemplate$versionsArgs<ExtArgs>
   passes?: boolean | Prisma.PassTemplate$passesArgs<ExtArgs>
+  batches?: boolean | Prisma.PassTemplate$batchesArgs<ExtArgs>
   googleWalletClass?: boolean | Prisma.PassTemplate$googleWalletClassArgs<ExtArgs>
   _count?: boolean | Prisma.PassTemplateCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["passTemplate"]>
@@ -1546,6 +1728,7 @@ export type PassTemplateInclude<ExtArgs extends runtime.Types.Extensions.Interna
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.PassTemplate$versionsArgs<ExtArgs>
   passes?: boolean | Prisma.PassTemplate$passesArgs<ExtArgs>
+  batches?: boolean | Prisma.PassTemplate$batchesArgs<ExtArgs>
   googleWalletClass?: boolean | Prisma.PassTemplate$googleWalletClassArgs<ExtArgs>
   _count?: boolean | Prisma.PassTemplateCountOutputTypeDefaultArgs<ExtArgs>
 }
@@ -1562,6 +1745,7 @@ export type $PassTemplatePayload<ExtArgs extends runtime.Types.Extensions.Intern
     account: Prisma.$AccountPayload<ExtArgs>
     versions: Prisma.$PassTemplateVersionPayload<ExtArgs>[]
     passes: Prisma.$PassPayload<ExtArgs>[]
+    batches: Prisma.$BatchPayload<ExtArgs>[]
     googleWalletClass: Prisma.$GoogleWalletClassPayload<ExtArgs> | null
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
@@ -2003,6 +2187,7 @@ export interface Prisma__PassTemplateClient<T, Null = never, ExtArgs extends run
   account<T extends Prisma.AccountDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.AccountDefaultArgs<ExtArgs>>): Prisma.Prisma__AccountClient<runtime.Types.Result.GetResult<Prisma.$AccountPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   versions<T extends Prisma.PassTemplate$versionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.PassTemplate$versionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PassTemplateVersionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   passes<T extends Prisma.PassTemplate$passesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.PassTemplate$passesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PassPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  batches<T extends Prisma.PassTemplate$batchesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.PassTemplate$batchesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   googleWalletClass<T extends Prisma.PassTemplate$googleWalletClassArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.PassTemplate$googleWalletClassArgs<ExtArgs>>): Prisma.Prisma__GoogleWalletClassClient<runtime.Types.Result.GetResult<Prisma.$GoogleWalletClassPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
@@ -2501,6 +2686,30 @@ export type PassTemplate$passesArgs<ExtArgs extends runtime.Types.Extensions.Int
   take?: number
   skip?: number
   distinct?: Prisma.PassScalarFieldEnum | Prisma.PassScalarFieldEnum[]
+}
+
+/**
+ * PassTemplate.batches
+ */
+export type PassTemplate$batchesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Batch
+   */
+  select?: Prisma.BatchSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Batch
+   */
+  omit?: Prisma.BatchOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.BatchInclude<ExtArgs> | null
+  where?: Prisma.BatchWhereInput
+  orderBy?: Prisma.BatchOrderByWithRelationInput | Prisma.BatchOrderByWithRelationInput[]
+  cursor?: Prisma.BatchWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.BatchScalarFieldEnum | Prisma.BatchScalarFieldEnum[]
 }
 
 /**

@@ -22,6 +22,8 @@ export interface BenchServer {
   base: string;
   /** The administration token it runs with. */
   adminToken: string;
+  /** The server's process id (with `WEB_CONCURRENCY=1` the one process that serves and works). */
+  pid: number;
   /** Stops the server (SIGTERM, waiting for it to exit) and removes its DATA_DIR. */
   stop(): Promise<void>;
 }
@@ -55,7 +57,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
         }
       });
     });
-    return { base, adminToken, stop };
+    return { base, adminToken, pid: server.pid!, stop };
   } catch (error) {
     await stop();
     throw error;

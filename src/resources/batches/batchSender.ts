@@ -133,7 +133,7 @@ function render(batch: BatchRow, passes: Awaited<ReturnType<typeof selectUndeliv
   return passes.map((pass): Delivery => {
     if (pass.status === 'nullified') return { passId: pass.id, error: 'The pass is nullified.' };
     try {
-      const rendered = renderMessage(batch.content, pass.variables, passContentOf(pass));
+      const rendered = renderMessage(batch.content ?? '', pass.variables, passContentOf(pass));
       const unstorable = 'message' in rendered ? unstorableReason(rendered.message) : undefined;
       if (unstorable) return { passId: pass.id, error: `The rendered message contains ${unstorable} (from the pass's field values or the recipient's variables), which cannot be stored.` };
       return { passId: pass.id, ...rendered };
@@ -220,6 +220,7 @@ async function pushPending(deps: BatchJobDependencies, batchId: string, limit: n
  */
 export async function advanceBatch(deps: BatchJobDependencies, batchId: string, options: AdvanceOptions = {}): Promise<AdvanceResult> {
   let batch = await deps.db.prisma.batch.findUnique({ where: { id: batchId } });
+  if (batch && batch.type !== 'walletMessaging') return 'gone';
   if (batch?.status === 'validating') batch = await validate(deps, batchId);
   if (!batch) return 'gone';
   if (batch.status === 'scheduled') {

@@ -37,18 +37,22 @@ export interface NewRecipient {
 /** Stores a new batch, `validating`, with its listed recipients (in request order). */
 export async function insertBatch(tx: PrismaExecutor, batch: NewBatch, recipients: NewRecipient[]): Promise<BatchRow> {
   const row = await tx.batch.create({ data: { ...batch, updatedAt: batch.createdAt } });
-  if (recipients.length) {
-    await tx.batchRecipient.createMany({
-      data: recipients.map((r, position) => ({
-        batchId: row.id,
-        position,
-        accountId: batch.accountId,
-        passRef: r.passRef,
-        variables: r.variables as Prisma.InputJsonValue,
-      })),
-    });
-  }
+  await insertRecipients(tx, row, recipients, 0);
   return row;
+}
+
+/** Stores listed recipients of a batch, the first at position `from` (recipients of a CSV file come in chunks). */
+export async function insertRecipients(tx: PrismaExecutor, batch: { id: string; accountId: string }, recipients: NewRecipient[], from: number): Promise<void> {
+  if (!recipients.length) return;
+  await tx.batchRecipient.createMany({
+    data: recipients.map((r, i) => ({
+      batchId: batch.id,
+      position: from + i,
+      accountId: batch.accountId,
+      passRef: r.passRef,
+      variables: r.variables as Prisma.InputJsonValue,
+    })),
+  });
 }
 
 /** A batch of an account, or null (also for another account's batch). */
@@ -297,7 +301,7 @@ export function selectBatchErrors(prisma: PrismaExecutor, batch: BatchRow): Prom
  */
 export function selectBatchesInFlight(prisma: PrismaExecutor, now: Date): Promise<{ id: string }[]> {
   return prisma.batch.findMany({
-    where: { OR: [{ status: { in: ['validating', 'sending'] } }, { status: 'scheduled', scheduledAt: { lte: now } }] },
+    where: { type: 'walletMessaging', OR: [{ status: { in: ['validating', 'sending'] } }, { status: 'scheduled', scheduledAt: { lte: now } }] },
     select: { id: true },
   });
 }

@@ -30,7 +30,7 @@ export async function recordBatchCompleted(
     accountId: batch.accountId,
     entityId: batch.entityId,
     type: 'batchCompleted',
-    subject: { relationship: 'batch', type: 'walletMessaging', id: batch.id },
+    subject: { relationship: 'batch', type: batch.type, id: batch.id },
     at,
     resource: () => serializeBatch(batch, serviceBaseUrl(scope.config)),
   });

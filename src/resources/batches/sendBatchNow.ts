@@ -2,6 +2,7 @@ import type { OperationHandler } from '../../http/operation.ts';
 import { accountOf } from '../../http/operation.ts';
 import { actOnBatch } from './batchService.ts';
 import { walletMessagingJob } from './batchSender.ts';
+import { passBatchJob } from './passBatchRunner.ts';
 import { serializeBatch } from './serializeBatch.ts';
 
 /**
@@ -14,7 +15,9 @@ export const sendBatchNow: OperationHandler<'sendBatchNow'> = async ({ params, w
   const now = ctx.clock.now();
   const row = await write(async (tx) => {
     const sending = await actOnBatch(tx, accountOf(ctx), params.id, 'sendNow', { status: 'sending', scheduledAt: now }, now);
-    await ctx.jobs.send(tx, walletMessagingJob, { batchId: sending.id });
+    // A CSV update batch has its own job (src/resources/batches/passBatchRunner.ts).
+    if (sending.type === 'walletMessaging') await ctx.jobs.send(tx, walletMessagingJob, { batchId: sending.id });
+    else await ctx.jobs.send(tx, passBatchJob, { batchId: sending.id });
     return sending;
   });
   ctx.log.info({ batchId: row.id }, 'wallet messaging batch sent now');

@@ -14,11 +14,17 @@ export function batchUrl(baseUrl: string, id: string): string {
   return `${baseUrl}/api/v1/batches/${id}`;
 }
 
-/** Serialises a batch. `errorsCsvUrl` is set once the batch has an error. */
+/**
+ * Serialises a batch. `errorsCsvUrl` is set once the batch has an error. Pass batches
+ * (`passCreation`, `passUpdate`) add `progress` and `resultsCsvUrl`, and relate to their template
+ * (creation) instead of an entity.
+ */
 export function serializeBatch(row: BatchRow, baseUrl: string): BatchResource {
+  const passBatch = row.type !== 'walletMessaging';
+  const total = row.rowCount ?? 0;
   return {
     id: row.id,
-    type: 'walletMessaging',
+    type: row.type,
     attributes: {
       name: row.name,
       status: row.status,
@@ -28,9 +34,18 @@ export function serializeBatch(row: BatchRow, baseUrl: string): BatchResource {
       scheduledAt: toTimestamp(row.scheduledAt),
       recipientCount: row.recipientCount,
       completedAt: toNullableTimestamp(row.completedAt),
+      ...(passBatch
+        ? {
+            progress: { total, processed: row.processedCount, pending: Math.max(0, total - row.processedCount) },
+            resultsCsvUrl: `${batchUrl(baseUrl, row.id)}/results.csv`,
+          }
+        : {}),
       errorsCsvUrl: row.errorCount > 0 ? `${batchUrl(baseUrl, row.id)}/errors.csv` : null,
       createdAt: toTimestamp(row.createdAt),
     },
-    relationships: { entity: { data: { id: row.entityId, type: 'entity' } } },
+    relationships: {
+      ...(row.entityId ? { entity: { data: { id: row.entityId, type: 'entity' as const } } } : {}),
+      ...(row.templateId ? { passTemplate: { data: { id: row.templateId, type: 'passTemplate' as const } } } : {}),
+    },
   };
 }

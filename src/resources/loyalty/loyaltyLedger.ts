@@ -113,3 +113,12 @@ export async function recordStartingBalance(tx: PrismaExecutor, pass: { id: stri
     data: { accountId: pass.accountId, passId: pass.id, delta: pass.balance, balance: pass.balance, source: 'api', createdAt: now },
   });
 }
+
+/** {@link recordStartingBalance} for many new passes, in one statement (CSV pass batches). */
+export async function recordStartingBalances(tx: PrismaExecutor, passes: { id: string; accountId: string; balance: number }[], now: Date): Promise<void> {
+  const opening = passes.filter((p) => p.balance !== 0);
+  if (!opening.length) return;
+  await tx.loyaltyLedgerEntry.createMany({
+    data: opening.map((p) => ({ accountId: p.accountId, passId: p.id, delta: p.balance, balance: p.balance, source: 'api' as const, createdAt: now })),
+  });
+}

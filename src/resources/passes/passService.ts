@@ -29,7 +29,7 @@ import {
   templateFieldSet,
   type BarcodeSettings,
 } from './passRules.ts';
-import { insertPass, lockPass, updatePassRow, type PassChanges, type PassRow } from './passStore.ts';
+import { insertPass, lockPass, updatePassRow, type NewPass, type PassChanges, type PassRow } from './passStore.ts';
 import { passDesignOf, type IncludeParameters, type PassExtras } from './serializePass.ts';
 
 type Schemas = components['schemas'];
@@ -58,7 +58,21 @@ export interface IssueRequest {
  *   is not an integer, an inconsistent barcode or NFC, too many group tags.
  */
 export async function issuePass(tx: PrismaExecutor, request: IssueRequest): Promise<PassRow> {
-  const { accountId, templateId, extId, body, now } = request;
+  const template = await requireIssuingTemplate(tx, request.accountId, request.templateId);
+  const row = await insertPass(tx, newPassOf(issuingDesign(template), request));
+  await recordStartingBalance(tx, row, request.now);
+  return row;
+}
+
+/** A template that passes can be issued from. */
+export type IssuingTemplate = NonNullable<Awaited<ReturnType<typeof selectAccountTemplate>>>;
+
+/**
+ * The template of a new pass, required to be processed.
+ * @throws NotFoundError (parameter `passTemplate`) when the account has no such template;
+ *   ConflictError (parameter `passTemplate`) when it is not processed.
+ */
+export async function requireIssuingTemplate(tx: PrismaExecutor, accountId: string, templateId: string): Promise<IssuingTemplate> {
   const template = await selectAccountTemplate(tx, accountId, templateId);
   if (!template) throw templateNotFound(templateId, 'passTemplate');
   if (template.processingStatus !== 'processed') {
@@ -66,33 +80,46 @@ export async function issuePass(tx: PrismaExecutor, request: IssueRequest): Prom
       parameter: 'passTemplate',
     });
   }
+  return template;
+}
+
+/** What issuing reads of a template's design, computed once for many passes (CSV batches). */
+export function issuingDesign(template: IssuingTemplate) {
   const design = contentOf(template);
   const { locations, beacons } = fullAttributes(design);
-  const fields = templateFieldSet(design);
+  const { value, ...templateBarcode } = design.barcode;
+  const barcode: BarcodeSettings = { ...templateBarcode, ...(value ? { value } : {}) };
+  return { fields: templateFieldSet(design), locations, beacons, barcode };
+}
+
+/**
+ * The columns of a new pass from its request (no database access: the rules of {@link issuePass},
+ * which CSV pass batches apply to each row).
+ * @throws ValidationError as {@link issuePass} does.
+ */
+export function newPassOf(design: ReturnType<typeof issuingDesign>, request: IssueRequest): NewPass {
+  const { accountId, templateId, extId, body, now } = request;
+  const { fields } = design;
   const values = fieldValues(body.pass, fields);
   const balance = startingBalance(values, fields);
   const content = { ...fields.defaults, ...values };
   if (fields.ids.has(LOYALTY_FIELD_ID)) content[LOYALTY_FIELD_ID] = String(balance);
-  const { value, ...templateBarcode } = design.barcode;
-  const base: BarcodeSettings = { ...templateBarcode, ...(value ? { value } : {}) };
-  const row = await insertPass(tx, {
+  return {
     accountId,
     templateId,
     extId,
     content,
-    barcode: resolveBarcode(base, barcodeInput(body.pass), extId),
+    barcode: resolveBarcode(design.barcode, barcodeInput(body.pass), extId),
     nfc: body.pass.nfc === undefined ? null : resolveNfc(body.pass.nfc, extId),
     // The template's lists in the contract's member order (its columns are jsonb).
-    locations: body.locations ?? locations,
-    beacons: body.beacons ?? beacons,
+    locations: body.locations ?? design.locations,
+    beacons: body.beacons ?? design.beacons,
     groupTags: resolveGroupTags([], body.groupTags, body.groupTag),
     balance,
     latestMessage: body.message ?? null,
     expiresAt: body.expiresAt ? new Date(body.expiresAt) : null,
     createdAt: now,
-  });
-  await recordStartingBalance(tx, row, now);
-  return row;
+  };
 }
 
 /**

@@ -173,6 +173,31 @@ export async function insertPass(tx: PrismaExecutor, pass: NewPass): Promise<Pas
   }
 }
 
+/**
+ * Stores many new passes, `issued`, in one statement (CSV pass batches; the rows of
+ * {@link insertPass}).
+ * @returns The stored passes, in the order given.
+ * @throws The database's unique violation when a pass of the account that is not nullified has
+ *   one of the extIds (the caller then stores them one by one to find which).
+ */
+export async function insertPasses(tx: PrismaExecutor, passes: NewPass[]): Promise<Pass[]> {
+  if (!passes.length) return [];
+  const rows = await tx.pass.createManyAndReturn({
+    data: passes.map((pass) => ({
+      ...pass,
+      content: json(pass.content),
+      barcode: pass.barcode === null ? Prisma.DbNull : json(pass.barcode),
+      nfc: pass.nfc === null ? Prisma.DbNull : json(pass.nfc),
+      locations: json(pass.locations),
+      beacons: json(pass.beacons),
+      updatedAt: pass.createdAt,
+    })),
+  });
+  // INSERT … RETURNING gives the rows in the order of its VALUES; checked, since rows are matched by position.
+  if (rows.length !== passes.length || rows.some((row, i) => row.extId !== passes[i]!.extId)) throw new Error('The stored passes do not match the passes given.');
+  return rows;
+}
+
 /** Changes to a pass's columns; absent members keep their values (`null` stores SQL NULL). */
 export interface PassChanges {
   status?: PassStatus;
