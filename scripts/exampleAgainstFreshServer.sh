@@ -3,7 +3,7 @@
 # Prism (npm run contract:prism). Starts `npm start` on an empty embedded data directory and a free
 # loopback port, waits for /readyz (ready, not only alive), makes two accounts with an entity each with the admin CLI (one
 # per run, so that both runs take the first-time path: the reader is created, not found), runs
-# `npm run example` and `npm run contract:prism`, and always stops the server and removes the data
+# `npm run example`, `npm run example:csv` and `npm run contract:prism`, and always stops the server and removes the data
 # directory. The first account gets development Apple credentials (npm run admin -- apple
 # dev-certificate), so that the example downloads a signed pass and verifies it. Exits non-zero
 # when any step fails; the server's log tail is printed then.
@@ -99,6 +99,8 @@ new_account "Quickstart"
 ADMIN_URL="$base_url" DATA_DIR="$data_dir" npm run -s admin -- apple dev-certificate --account "$account_id" --out "$data_dir/dev-apple"
 echo "==> npm run example"
 BASE_URL="$base_url" API_TOKEN="$account_token" APPLE_ROOT_CA="$data_dir/dev-apple/root.pem" FAKE_APNS_PUSHES="$pushes_file" npm run -s example
+echo "==> npm run example:csv (300 members from a CSV file, with a progress bar)"
+BASE_URL="$base_url" API_TOKEN="$account_token" ROWS=300 npm run -s example:csv
 
 echo
 new_account "Quickstart through Prism"

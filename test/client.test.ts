@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
-import { createWalletPassClient, WalletPassApiError, WalletPassTimeoutError, type WalletPassClient } from '../src/client/index.ts';
+import { parse } from 'csv-parse/sync';
+import { createWalletPassClient, WalletPassApiError, WalletPassTimeoutError, type BatchResource, type WalletPassClient } from '../src/client/index.ts';
 import { loyaltyTemplate } from './support/passes.ts';
 import { startTestService, type TestService } from './support/testService.ts';
 
@@ -79,6 +80,51 @@ it('gives up waiting after the timeout', async () => {
   await expect(idleClient.waitForTemplate(created.data!.id, { timeoutMs: 300, intervalMs: 50 })).rejects.toBeInstanceOf(WalletPassTimeoutError);
   await new Promise((resolve) => idleServer.close(resolve));
   await idle.close();
+});
+
+describe('CSV batches', () => {
+  let templateId: string;
+  beforeAll(async () => {
+    const created = await client.POST('/api/v1/pass-templates', { body: { passTemplate: loyaltyTemplate() as never } });
+    templateId = (await client.waitForTemplate(created.data!.id, { intervalMs: 50 })).id;
+  });
+
+  it('uploads a CSV file of passes, reports progress and returns the finished batch', async () => {
+    const csv = '\uFEFFext_id,passfield_member,passfield_points\r\nclient-csv-1,"Lovelace, Ada",120\r\nclient-csv-2,Alan Turing,7\r\n';
+    const seen: BatchResource[] = [];
+    const batch = await client.createPassesFromCsv({ passTemplate: templateId, csv, name: 'From the client' }, { intervalMs: 50, onProgress: (b) => seen.push(b) });
+    expect(batch.type).toBe('passCreation');
+    expect(batch.attributes).toMatchObject({ status: 'successful', name: 'From the client', progress: { total: 2, processed: 2, pending: 0 } });
+    // The accepted batch first, then each change, the finished one last.
+    expect(seen[0]!.attributes.status).toBe('processing');
+    expect(seen.at(-1)).toEqual(batch);
+    expect(batch.attributes.resultsCsvUrl).toMatch(new RegExp(`/api/v1/batches/${batch.id}/results\\.csv$`));
+    const results = await client.GET('/api/v1/batches/{id}/results.csv', { params: { path: { id: batch.id } }, parseAs: 'text' });
+    const rows = parse(results.data as string, { columns: true }) as { pass_id: string; ext_id: string }[];
+    expect(rows.map((r) => r.ext_id)).toEqual(['client-csv-1', 'client-csv-2']);
+    const pass = await client.GET('/api/v1/passes/{id}', { params: { path: { id: rows[0]!.pass_id } } });
+    expect(pass.data!.data.attributes).toMatchObject({ extId: 'client-csv-1' });
+    expect(JSON.stringify(pass.data)).toContain('Lovelace, Ada');
+  });
+
+  it('uploads a CSV file of changes and waits until it has been applied', async () => {
+    await client.createPassesFromCsv({ passTemplate: templateId, csv: new TextEncoder().encode('ext_id\nclient-csv-3\n') }, { intervalMs: 50 });
+    const batch = await client.updatePassesFromCsv(
+      { csv: new Blob(['pass_id,pass_action\nclient-csv-3,deactivate\n'], { type: 'text/csv' }), scheduledAt: new Date(Date.now() + 500).toISOString() },
+      { intervalMs: 50 },
+    );
+    expect(batch.type).toBe('passUpdate');
+    expect(batch.attributes).toMatchObject({ status: 'successful', progress: { total: 1, processed: 1, pending: 0 } });
+    const pass = await client.GET('/api/v1/passes/{id}', { params: { path: { id: 'client-csv-3' } } });
+    expect(pass.data!.data.attributes.status).toBe('deactivated');
+  });
+
+  it("throws the API's refusal of an unreadable file as a typed error naming the field", async () => {
+    const error = await client.createPassesFromCsv({ passTemplate: templateId, csv: 'ext_id,no_such_column\nx,y\n' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WalletPassApiError);
+    expect((error as WalletPassApiError).status).toBe(400);
+    expect((error as WalletPassApiError).errors[0]!.source).toMatchObject({ pointer: '/csv' });
+  });
 });
 
 describe('as a package', () => {

@@ -13,6 +13,8 @@
  *   const created = await client.POST('/api/v1/pass-templates', { body: { passTemplate } });
  *   const template = await client.waitForTemplate(created.data!.id);
  *   for await (const pass of client.paginate('/api/v1/passes', { query: { status: 'issued' } })) { … }
+ *   const batch = await client.createPassesFromCsv({ passTemplate: template.id, csv: await openAsBlob('members.csv') },
+ *     { onProgress: (b) => console.log(b.attributes.progress) });
  *
  * @module client
  */
@@ -82,6 +84,47 @@ export interface WaitOptions {
   intervalMs?: number;
 }
 
+/** A batch resource as `getBatch` returns it. */
+export type BatchResource = components['schemas']['BatchDocument']['data'];
+
+/** The statuses after which a batch no longer changes (the contract's `BatchStatus`). */
+export const FINISHED_BATCH_STATUSES: readonly BatchResource['attributes']['status'][] = ['successful', 'completedWithErrors', 'failed', 'cancelled'];
+
+/** Options of {@link WalletPassClient.waitForBatch} and the CSV upload helpers. */
+export interface BatchWaitOptions extends WaitOptions {
+  /**
+   * Called with the batch after every poll whose `progress` or status changed (and once with the
+   * accepted batch), e.g. to draw a progress bar from `attributes.progress` (`{ total, processed, pending }`).
+   */
+  onProgress?: (batch: BatchResource) => void;
+}
+
+/**
+ * A CSV file to upload: its text, its bytes, or a Blob (in Node.js `await fs.openAsBlob(path)`,
+ * which streams the file from disk instead of reading it into memory).
+ */
+export type CsvFile = string | Uint8Array | Blob;
+
+/** The form of {@link WalletPassClient.createPassesFromCsv} (`createPassCreationBatch`). */
+export interface PassCreationCsvForm {
+  /** The id of a processed pass template of the account. */
+  passTemplate: string;
+  csv: CsvFile;
+  /** The batch's name (default: the service's). */
+  name?: string;
+  /** The file name sent with the file (default `passes.csv`). */
+  fileName?: string;
+}
+
+/** The form of {@link WalletPassClient.updatePassesFromCsv} (`createPassUpdateBatch`). */
+export interface PassUpdateCsvForm {
+  csv: CsvFile;
+  /** When the rows are applied: an ISO 8601 date-time (`sendBatchNow` starts it earlier). */
+  scheduledAt: string;
+  name?: string;
+  fileName?: string;
+}
+
 /** The client: openapi-fetch's typed methods plus the helpers. */
 export type WalletPassClient = Client<paths> & {
   /**
@@ -97,7 +140,45 @@ export type WalletPassClient = Client<paths> & {
    * @throws WalletPassApiError when a page request fails.
    */
   paginate<P extends ListPath>(path: P, params?: ListParams<P>): AsyncGenerator<ListItem<P>, void, undefined>;
+  /**
+   * Polls a batch (`GET /api/v1/batches/{id}`) with back-off until its status is one of
+   * {@link FINISHED_BATCH_STATUSES}, reporting each change of its `progress` or status to
+   * `onProgress`. Default `timeoutMs` 30 minutes; a `passUpdate` batch only starts at its
+   * `scheduledAt`, so waiting for one scheduled later needs a longer timeout.
+   * @returns The finished batch (`attributes.errorsCsvUrl` / `resultsCsvUrl` name its CSVs).
+   * @throws WalletPassApiError when the API refuses, WalletPassTimeoutError after `timeoutMs`.
+   */
+  waitForBatch(id: string, options?: BatchWaitOptions): Promise<BatchResource>;
+  /**
+   * Uploads a CSV file of passes to create (`POST /api/v1/passes/batch`, multipart/form-data;
+   * columns as the contract's `PassBatchCsvFile`) and waits until the batch has finished
+   * ({@link waitForBatch}).
+   * @throws WalletPassApiError when the upload is refused (e.g. 400 naming `csv` for an
+   *   unreadable file, 413 over 10 MB) or a poll fails; WalletPassTimeoutError after `timeoutMs`.
+   */
+  createPassesFromCsv(form: PassCreationCsvForm, options?: BatchWaitOptions): Promise<BatchResource>;
+  /**
+   * Uploads a CSV file of changes to passes (`POST /api/v1/passes/batch/update`; `pass_id`,
+   * `pass_action` and the creation columns) and waits until the batch, which starts at
+   * `scheduledAt`, has finished ({@link waitForBatch}).
+   * @throws As {@link createPassesFromCsv}.
+   */
+  updatePassesFromCsv(form: PassUpdateCsvForm, options?: BatchWaitOptions): Promise<BatchResource>;
 };
+
+/** A form's file as a Blob (text/csv), whatever form it was given in. */
+function csvBlob(csv: CsvFile): Blob {
+  if (csv instanceof Blob) return csv;
+  return new Blob([typeof csv === 'string' ? csv : new Uint8Array(csv)], { type: 'text/csv' });
+}
+
+/** Builds a multipart form: the text fields that are set, then the file as `csv`. */
+function csvFormData(fields: Record<string, string | undefined>, csv: CsvFile, fileName = 'passes.csv'): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) if (value !== undefined) form.append(name, value);
+  form.append('csv', csvBlob(csv), fileName);
+  return form;
+}
 
 function apiError(response: Response, error: unknown): WalletPassApiError {
   const document = error as Partial<ErrorDocument> | undefined;
@@ -145,5 +226,41 @@ export function createWalletPassClient(options: WalletPassClientOptions): Wallet
     }
   }
 
-  return Object.assign(api, { waitForTemplate, paginate });
+  async function waitForBatch(id: string, { timeoutMs = 30 * 60_000, intervalMs = 200, onProgress }: BatchWaitOptions = {}) {
+    const deadline = Date.now() + timeoutMs;
+    let wait = intervalMs;
+    let last = '';
+    for (;;) {
+      const { data, error, response } = await api.GET('/api/v1/batches/{id}', { params: { path: { id } } });
+      if (!data) throw apiError(response, error);
+      const batch = data.data;
+      const seen = JSON.stringify([batch.attributes.status, batch.attributes.progress]);
+      if (seen !== last) {
+        last = seen;
+        onProgress?.(batch);
+      }
+      if (FINISHED_BATCH_STATUSES.includes(batch.attributes.status)) return batch;
+      if (Date.now() + wait > deadline) throw new WalletPassTimeoutError(`Batch ${id} had not finished after ${timeoutMs} ms.`);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      wait = Math.min(wait * 1.5, 2000);
+    }
+  }
+
+  async function createPassesFromCsv(form: PassCreationCsvForm, options: BatchWaitOptions = {}) {
+    const body = csvFormData({ passTemplate: form.passTemplate, name: form.name }, form.csv, form.fileName);
+    const { data, error, response } = await api.POST('/api/v1/passes/batch', { body: body as never, bodySerializer: (formData) => formData as unknown as FormData });
+    if (!data) throw apiError(response, error);
+    options.onProgress?.(data.data);
+    return waitForBatch(data.data.id, options);
+  }
+
+  async function updatePassesFromCsv(form: PassUpdateCsvForm, options: BatchWaitOptions = {}) {
+    const body = csvFormData({ scheduledAt: form.scheduledAt, name: form.name }, form.csv, form.fileName);
+    const { data, error, response } = await api.POST('/api/v1/passes/batch/update', { body: body as never, bodySerializer: (formData) => formData as unknown as FormData });
+    if (!data) throw apiError(response, error);
+    options.onProgress?.(data.data);
+    return waitForBatch(data.data.id, options);
+  }
+
+  return Object.assign(api, { waitForTemplate, paginate, waitForBatch, createPassesFromCsv, updatePassesFromCsv });
 }
