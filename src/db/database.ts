@@ -70,8 +70,9 @@ export interface Database {
    * Runs one read statement outside any transaction, straight on the driver (node-postgres's
    * pool, or PGlite, whose own lock makes it wait for an open transaction), without the Prisma
    * client: for the hottest reads only, where Prisma's query engine costs more CPU than the
-   * statement (a pass lookup: ≈ 160 µs through `$queryRaw` against ≈ 60 µs through the pool,
-   * measured for issue 18). Rows come back as the driver parses them (node-postgres's types:
+   * statement (a one-row select: ≈ 160 µs of client CPU through `$queryRaw` against ≈ 60 µs
+   * through the pool, 20 callers at once on a local PostgreSQL). Rows come back as the driver
+   * parses them (node-postgres's types:
    * `timestamptz` → Date, `json` → value, `int4` → number, arrays → arrays; `numeric` and
    * `int8` → string, so such reads keep to Prisma).
    * @param sql Text with `$1`… placeholders (a Prisma.Sql's `.text`).

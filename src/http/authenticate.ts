@@ -13,7 +13,7 @@
  * seconds) and the `x-rate-limit-*` headers of PassEntry's rate limit. The failures are counted
  * where every process and node shares them (src/db/rateLimiters.ts). What the shared count says
  * of an address is remembered by the process for up to a second (a block until it ends), so that
- * a busy client costs one read of the count per second, not one per request (issue 18, the hot
+ * a busy client costs one read of the count per second, not one per request (the hot
  * path): a block counted by another process or node reaches this one within a second, one set
  * here at once.
  *

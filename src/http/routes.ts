@@ -157,7 +157,7 @@ export function noStoreStatuses(document: OpenApiDocument, path: string, method:
 /**
  * The middleware that runs the handler of each operation, chosen by the operationId the
  * validator matched (`req.openapi`), with the path parameters it parsed: one lookup instead of
- * a router walking a route per operation (issue 18, the hot path). Handlers of operations that
+ * a router walking a route per operation (the request hot path). Handlers of operations that
  * declare the `Idempotency-Key` header get, for a request that sends one, the key's transaction
  * as their `write` (the whole handler runs inside it); every other request gets `db.write`.
  * Responses whose contract declares `Cache-Control` are sent with `Cache-Control: no-store`

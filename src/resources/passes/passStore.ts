@@ -78,7 +78,7 @@ export async function findPass(prisma: PrismaExecutor, accountId: string, idOrEx
 /**
  * {@link requirePass} for a read outside any transaction (the pass and loyalty shows), through
  * the driver rather than Prisma (`Database.read`: the same statement for ≈ 100 µs less CPU;
- * issue 18, the hot path). Same rules, row and errors as {@link requirePass}.
+ * the request hot path). Same rules, row and errors as {@link requirePass}.
  * @throws NotFoundError when the account has no such pass.
  */
 export async function readPass(db: Database, accountId: string, idOrExtId: string): Promise<PassRow> {
