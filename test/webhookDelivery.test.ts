@@ -305,7 +305,7 @@ it('takes up, at the next start, pending deliveries that have no job any more', 
   expect(request!.headers['x-webhook-id']).toBe(eventId);
   expect(request!.raw.toString('utf8')).toBe(payload);
   expect(verifyWebhookSignature(sub.secret, request!)).toBe(true);
-}, 30_000);
+}, 90_000); // two services on one persistent embedded database: each start can take 30 s on a loaded machine
 
 it('keeps events, their deliveries and attempts 30 days: a new event of the account removes older ones', async () => {
   const hooks = await receiver();
