@@ -165,7 +165,10 @@ it('goes on with a batch that was sending when the server was killed within 10 s
   expect(row!.firstAfter!.getTime() - restarted.listeningAt).toBeLessThan(RESUME_WITHIN_MS);
 }, 240_000);
 
-it('goes on with a CSV pass creation batch that was processing when the server was killed, creating no pass twice', async () => {
+// PostgreSQL only: on the embedded database (one connection) a job run holds the connection chunk
+// after chunk, so the client's reads wait until the run is over and cannot see the batch mid-run to
+// kill the server there (test/passBatches.test.ts stops a run between chunks on both databases).
+(testDatabaseKind() === 'postgresql' ? it : it.skip)('goes on with a CSV pass creation batch that was processing when the server was killed, creating no pass twice', async () => {
   const ROWS = 20_000;
   // Chunks of 200 rows: the kill falls between committed chunks and chunks still to create.
   const env = { ...deployed.env, PASS_BATCH_CHUNK_SIZE: '200' };

@@ -88,8 +88,8 @@ async function createRows(tx: PrismaExecutor, deps: PassBatchDependencies, batch
   let created: { rowNumber: number; pass: { id: string; accountId: string; balance: number } }[];
   await tx.$executeRawUnsafe('SAVEPOINT chunk');
   try {
-    const stored = await insertPasses(tx, valid.map((v) => v.pass));
-    created = stored.map((pass, i) => ({ rowNumber: valid[i]!.rowNumber, pass }));
+    const ids = await insertPasses(tx, valid.map((v) => v.pass));
+    created = ids.map((id, i) => ({ rowNumber: valid[i]!.rowNumber, pass: { ...valid[i]!.pass, id } }));
   } catch {
     // An extId taken since the upload (by another request): store them one by one to find which.
     await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT chunk');
@@ -109,10 +109,8 @@ async function createRows(tx: PrismaExecutor, deps: PassBatchDependencies, batch
   await recordStartingBalances(tx, created.map((c) => c.pass), now);
   if (created.length && (await hasWebhookSubscribers(tx, batch.accountId, 'passCreated'))) {
     const scope = { jobs: deps.jobs, baseUrl: serviceBaseUrl(deps.config) };
-    for (const { pass } of created) {
-      const row: PassRow = { ...(pass as PassRow), template: { name: template.name, templateType: template.templateType } };
-      await recordPassEvent(tx, scope, { type: 'passCreated', accountId: batch.accountId, pass: row, at: now });
-    }
+    // The event's pass is read back in the transaction (as getPass shows it), only when someone listens.
+    for (const { pass } of created) await recordPassEvent(tx, scope, { type: 'passCreated', accountId: batch.accountId, pass: pass.id, at: now });
   }
   await queuePassChanges(tx, deps.jobs, created.map((c) => c.pass.id));
   return [...outcomes, ...created.map(({ rowNumber, pass }) => ({ rowNumber, passId: pass.id }))];

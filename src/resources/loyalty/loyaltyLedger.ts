@@ -118,7 +118,9 @@ export async function recordStartingBalance(tx: PrismaExecutor, pass: { id: stri
 export async function recordStartingBalances(tx: PrismaExecutor, passes: { id: string; accountId: string; balance: number }[], now: Date): Promise<void> {
   const opening = passes.filter((p) => p.balance !== 0);
   if (!opening.length) return;
-  await tx.loyaltyLedgerEntry.createMany({
-    data: opening.map((p) => ({ accountId: p.accountId, passId: p.id, delta: p.balance, balance: p.balance, source: 'api' as const, createdAt: now })),
-  });
+  // One INSERT … SELECT FROM unnest: Prisma's createMany spent ~0.3 s on 1,000 entries.
+  await tx.$executeRaw`
+    INSERT INTO loyalty_ledger (account_id, pass_id, delta, balance, source, created_at)
+    SELECT t.account_id, t.pass_id, t.balance, t.balance, 'api', ${now}
+      FROM unnest(${opening.map((p) => p.accountId)}::uuid[], ${opening.map((p) => p.id)}::uuid[], ${opening.map((p) => p.balance)}::int[]) AS t(account_id, pass_id, balance)`;
 }

@@ -5,6 +5,7 @@
  *
  * @module resources/passes/passStore
  */
+import { randomBytes } from 'node:crypto';
 import type { Database, PrismaExecutor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/prismaErrors.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
@@ -174,28 +175,42 @@ export async function insertPass(tx: PrismaExecutor, pass: NewPass): Promise<Pas
 }
 
 /**
+ * A new UUID version 7 (RFC 9562 §5.7: 48-bit Unix time in ms, version, 74 random bits, variant),
+ * the kind of id Prisma's `uuid(7)` gives passes, for passes stored without Prisma.
+ */
+export function uuidV7(now = Date.now()): string {
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(now, 0, 6);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
  * Stores many new passes, `issued`, in one statement (CSV pass batches; the rows of
- * {@link insertPass}).
- * @returns The stored passes, in the order given.
+ * {@link insertPass}): an `INSERT … SELECT FROM unnest(…)` of column arrays, without Prisma's
+ * per-row work (a chunk of 1,000 passes took about 1 s through `createManyAndReturn`).
+ * @returns The new passes' ids, in the order given.
  * @throws The database's unique violation when a pass of the account that is not nullified has
  *   one of the extIds (the caller then stores them one by one to find which).
  */
-export async function insertPasses(tx: PrismaExecutor, passes: NewPass[]): Promise<Pass[]> {
+export async function insertPasses(tx: PrismaExecutor, passes: NewPass[]): Promise<string[]> {
   if (!passes.length) return [];
-  const rows = await tx.pass.createManyAndReturn({
-    data: passes.map((pass) => ({
-      ...pass,
-      content: json(pass.content),
-      barcode: pass.barcode === null ? Prisma.DbNull : json(pass.barcode),
-      nfc: pass.nfc === null ? Prisma.DbNull : json(pass.nfc),
-      locations: json(pass.locations),
-      beacons: json(pass.beacons),
-      updatedAt: pass.createdAt,
-    })),
-  });
-  // INSERT … RETURNING gives the rows in the order of its VALUES; checked, since rows are matched by position.
-  if (rows.length !== passes.length || rows.some((row, i) => row.extId !== passes[i]!.extId)) throw new Error('The stored passes do not match the passes given.');
-  return rows;
+  const ids = passes.map((p) => uuidV7(p.createdAt.getTime()));
+  const text = (value: unknown) => (value === null ? null : JSON.stringify(value));
+  await tx.$executeRaw`
+    INSERT INTO passes (id, account_id, template_id, ext_id, status, content, barcode, nfc, locations, beacons, group_tags, balance,
+                        latest_message, expires_at, created_at, updated_at)
+    SELECT t.id, t.account_id, t.template_id, t.ext_id, 'issued', t.content::json, t.barcode::jsonb, t.nfc::jsonb, t.locations::json, t.beacons::json,
+           ARRAY(SELECT jsonb_array_elements_text(t.group_tags::jsonb))::varchar[], t.balance, t.latest_message, t.expires_at, t.created_at, t.created_at
+      FROM unnest(${ids}::uuid[], ${passes.map((p) => p.accountId)}::uuid[], ${passes.map((p) => p.templateId)}::uuid[], ${passes.map((p) => p.extId)}::varchar[],
+                  ${passes.map((p) => text(p.content))}::text[], ${passes.map((p) => text(p.barcode))}::text[], ${passes.map((p) => text(p.nfc))}::text[],
+                  ${passes.map((p) => text(p.locations))}::text[], ${passes.map((p) => text(p.beacons))}::text[], ${passes.map((p) => text(p.groupTags))}::text[],
+                  ${passes.map((p) => p.balance)}::int[], ${passes.map((p) => p.latestMessage)}::varchar[], ${passes.map((p) => p.expiresAt)}::timestamptz[],
+                  ${passes.map((p) => p.createdAt)}::timestamptz[])
+           AS t(id, account_id, template_id, ext_id, content, barcode, nfc, locations, beacons, group_tags, balance, latest_message, expires_at, created_at)`;
+  return ids;
 }
 
 /** Changes to a pass's columns; absent members keep their values (`null` stores SQL NULL). */
