@@ -5,7 +5,7 @@
  *
  * @module resources/passes/passStore
  */
-import { randomBytes } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import type { Database, PrismaExecutor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/prismaErrors.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
@@ -175,19 +175,6 @@ export async function insertPass(tx: PrismaExecutor, pass: NewPass): Promise<Pas
 }
 
 /**
- * A new UUID version 7 (RFC 9562 §5.7: 48-bit Unix time in ms, version, 74 random bits, variant),
- * the kind of id Prisma's `uuid(7)` gives passes, for passes stored without Prisma.
- */
-export function uuidV7(now = Date.now()): string {
-  const bytes = randomBytes(16);
-  bytes.writeUIntBE(now, 0, 6);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-/**
  * Stores many new passes, `issued`, in one statement (CSV pass batches; the rows of
  * {@link insertPass}): an `INSERT … SELECT FROM unnest(…)` of column arrays, without Prisma's
  * per-row work (a chunk of 1,000 passes took about 1 s through `createManyAndReturn`).
@@ -197,7 +184,8 @@ export function uuidV7(now = Date.now()): string {
  */
 export async function insertPasses(tx: PrismaExecutor, passes: NewPass[]): Promise<string[]> {
   if (!passes.length) return [];
-  const ids = passes.map((p) => uuidV7(p.createdAt.getTime()));
+  // UUID version 7 (RFC 9562 §5.7), the kind of id Prisma's `uuid(7)` gives passes.
+  const ids = passes.map((p) => uuidv7({ msecs: p.createdAt.getTime() }));
   const text = (value: unknown) => (value === null ? null : JSON.stringify(value));
   await tx.$executeRaw`
     INSERT INTO passes (id, account_id, template_id, ext_id, status, content, barcode, nfc, locations, beacons, group_tags, balance,
