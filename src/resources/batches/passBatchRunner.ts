@@ -35,6 +35,7 @@ import { recordStartingBalances } from '../loyalty/loyaltyLedger.ts';
 import { issuingDesign, modifyPass, newPassOf, nullifyStoredPass, requireIssuingTemplate } from '../passes/passService.ts';
 import { insertPass, insertPasses, type NewPass, type PassRow } from '../passes/passStore.ts';
 import { recordPassEvent } from '../passes/passWebhooks.ts';
+import type { AdvanceOptions, AdvanceResult } from './batchSender.ts';
 import { recordBatchCompleted } from './batchWebhooks.ts';
 import { lockBatch, transitionBatch, type BatchRow } from './batchStore.ts';
 import { passRowInput, rowErrorOf, type PassBatchKind } from './passBatchRows.ts';
@@ -48,14 +49,6 @@ export const ROW_CHUNKS_PER_RUN = 20;
 /** What the job works with (the runtime's database, queue, clock, configuration). */
 export type PassBatchDependencies = Pick<Runtime, 'db' | 'jobs' | 'clock' | 'config'>;
 
-/** Limits of one run (tests make them small to watch progress and stop a run between chunks). */
-export interface PassBatchOptions {
-  chunkSize?: number;
-  chunksPerRun?: number;
-}
-
-/** What a run did (as `advanceBatch` of wallet messaging). */
-export type PassBatchResult = 'gone' | 'idle' | 'deferred' | 'continued' | 'finished';
 
 const enqueue = (deps: PassBatchDependencies, batchId: string, startAfterSeconds = 0) =>
   deps.jobs.send(deps.db.prisma, passBatchJob, { batchId }, { startAfterSeconds });
@@ -175,7 +168,7 @@ async function applyChunk(deps: PassBatchDependencies, batchId: string, chunkSiz
  * runs; safe at any time, repeatedly and concurrently (chunks lock the batch row).
  * @throws Database errors (the job is then retried).
  */
-export async function advancePassBatch(deps: PassBatchDependencies, batchId: string, options: PassBatchOptions = {}): Promise<PassBatchResult> {
+export async function advancePassBatch(deps: PassBatchDependencies, batchId: string, options: AdvanceOptions = {}): Promise<AdvanceResult> {
   let batch: BatchRow | null = await deps.db.prisma.batch.findUnique({ where: { id: batchId } });
   if (!batch || batch.type === 'walletMessaging') return 'gone';
   if (batch.status === 'scheduled') {
