@@ -251,7 +251,8 @@ it('marks a delivery failed after the retry window and disables a subscription a
   const hooks = await receiver();
   const failing = await startTestService({
     jobs: 'work',
-    config: { webhookAllowPrivate: true, webhookRetryBaseMs: 100, webhookRetryWindowMs: 1000, webhookDisableAfterFailures: 2 },
+    // A window of 3 s: a first attempt picked up late on a busy machine still leaves room for a retry in it.
+    config: { webhookAllowPrivate: true, webhookRetryBaseMs: 100, webhookRetryWindowMs: 3000, webhookDisableAfterFailures: 2 },
   });
   services.push(failing);
   const tenant = await failing.createAccount();
