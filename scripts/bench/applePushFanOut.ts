@@ -32,7 +32,7 @@ import { SecretCipher } from '../../src/security/secrets.ts';
 import { appleAuthenticationTokenContext } from '../../src/security/secretContexts.ts';
 import { createDevelopmentCertificates } from '../../src/wallet/apple/developmentCertificates.ts';
 import { startFakeApns } from '../../test/support/fakeApns.ts';
-import { ICON_PNG, LOGO_PNG } from '../../test/support/images.ts';
+import { benchTemplate } from './support/benchTemplate.ts';
 import { freePort } from '../support/childProcess.ts';
 import { benchRequest as request, startBenchServer } from './support/benchServer.ts';
 import { createThrowAwayDatabase } from './support/throwAwayDatabase.ts';
@@ -100,13 +100,7 @@ try {
     method: 'POST',
     token,
     body: {
-      passTemplate: {
-        name: 'Bench card',
-        templateType: 'loyalty',
-        centralTitle: 'Coffee Club',
-        images: { logo: LOGO_PNG, icon: ICON_PNG },
-        fields: { header: { one: { id: 'points', label: 'Points', defaultValue: '0' } }, central: { one: { id: 'member', label: 'Member', defaultValue: 'Guest' } } },
-      },
+      passTemplate: benchTemplate(),
     },
   });
   const processed = await poll(template.meta.links.self, token, (a) => a.processingStatus !== 'processing');

@@ -26,7 +26,7 @@ import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { benchRequest as request, startBenchServer } from './support/benchServer.ts';
-import { ICON_PNG, LOGO_PNG } from '../../test/support/images.ts';
+import { benchTemplate } from './support/benchTemplate.ts';
 import { createThrowAwayDatabase } from './support/throwAwayDatabase.ts';
 
 const TARGET_ROWS_PER_S = 2000;
@@ -72,13 +72,7 @@ try {
     method: 'POST',
     token,
     body: {
-      passTemplate: {
-        name: 'Bench card',
-        templateType: 'loyalty',
-        centralTitle: 'Coffee Club',
-        images: { logo: LOGO_PNG, icon: ICON_PNG },
-        fields: { header: { one: { id: 'points', label: 'Points', defaultValue: '0' } }, central: { one: { id: 'member', label: 'Member', defaultValue: 'Guest' } } },
-      },
+      passTemplate: benchTemplate(),
     },
   });
   for (;;) {

@@ -27,7 +27,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { startFakeGoogleWallet } from '../../test/support/fakeGoogleWallet.ts';
-import { ICON_PNG, LOGO_PNG } from '../../test/support/images.ts';
+import { benchTemplate } from './support/benchTemplate.ts';
 import { freePort } from '../support/childProcess.ts';
 import { benchRequest as request, startBenchServer } from './support/benchServer.ts';
 import { createThrowAwayDatabase } from './support/throwAwayDatabase.ts';
@@ -88,14 +88,7 @@ try {
     method: 'POST',
     token,
     body: {
-      passTemplate: {
-        name: 'Bench card',
-        templateType: 'loyalty',
-        centralTitle: 'Coffee Club',
-        images: { logo: LOGO_PNG, icon: ICON_PNG },
-        fields: { header: { one: { id: 'points', label: 'Points', defaultValue: '0' } }, central: { one: { id: 'member', label: 'Member', defaultValue: 'Guest' } } },
-        barcode: { enabled: true, type: 'qr', source: 'uuid' },
-      },
+      passTemplate: benchTemplate({ barcode: { enabled: true, type: 'qr', source: 'uuid' } }),
     },
   });
   const processed = await poll(template.meta.links.self, token, (a) => a.processingStatus !== 'processing');

@@ -23,7 +23,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { benchRequest as request, startBenchServer } from './support/benchServer.ts';
-import { ICON_PNG, LOGO_PNG } from '../../test/support/images.ts';
+import { benchTemplate } from './support/benchTemplate.ts';
 import { createThrowAwayDatabase } from './support/throwAwayDatabase.ts';
 
 const TARGET_S = 30;
@@ -61,16 +61,7 @@ try {
     method: 'POST',
     token,
     body: {
-      passTemplate: {
-        name: 'Bench card',
-        templateType: 'loyalty',
-        centralTitle: 'Coffee Club',
-        images: { logo: LOGO_PNG, icon: ICON_PNG },
-        fields: {
-          header: { one: { id: 'points', label: 'Points', defaultValue: '0' } },
-          central: { one: { id: 'member', label: 'Member', defaultValue: 'Guest' } },
-        },
-      },
+      passTemplate: benchTemplate(),
     },
   });
   const processed = await poll(template.meta.links.self, token, (a) => a.processingStatus !== 'processing', 20);
