@@ -13,7 +13,8 @@
  *
  * @module delivery/passChanged
  */
-import type { PrismaExecutor } from '../db/database.ts';
+import type { SqlExecutor } from '../db/database.ts';
+import { Prisma } from '../../generated/prisma/client.ts';
 import { defineJob } from '../jobs/jobDefinition.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { Runtime } from '../runtime.ts';
@@ -65,20 +66,42 @@ export const passChangedJob = defineJob<{ passId: string }, Runtime>({
 });
 
 /**
+ * Where a pass's change goes: `devices` (int), how many Apple devices are registered for the
+ * pass, and `google` (boolean), whether its account has Google Wallet credentials (Google has no
+ * registration: every pass has an object). Two output columns for a statement's select list;
+ * `pass` names a row with the pass's `id` and `account_id` in its FROM clause.
+ */
+export function deliveryTargetsSql(pass: string): Prisma.Sql {
+  return Prisma.raw(`(SELECT count(*)::int FROM apple_registrations r WHERE r.pass_id = ${pass}.id) AS devices,
+         EXISTS (SELECT 1 FROM google_configurations g WHERE g.account_id = ${pass}.account_id) AS google`);
+}
+
+/** What {@link deliveryTargetsSql} selects. */
+export interface DeliveryTargets {
+  devices: number;
+  google: boolean;
+}
+
+/**
  * Queues the delivery of a pass's change, in the caller's transaction (coalesced with a change of
  * the same pass already waiting) — when there is a wallet to deliver to: Apple devices
- * registered for the pass, or Google Wallet when the account has Google credentials (Google has
- * no registration: every pass has an object). Otherwise nothing is queued (the next download is
- * current anyway).
+ * registered for the pass, or Google Wallet when the account has Google credentials.
+ * Otherwise nothing is queued (the next download is current anyway).
  * @returns How many Apple devices the change will be pushed to.
  */
-export async function queuePassChange(tx: PrismaExecutor, jobs: JobQueue, passId: string): Promise<number> {
-  const [row] = await tx.$queryRaw<{ devices: number; google: boolean }[]>`
-    SELECT (SELECT count(*)::int FROM apple_registrations WHERE pass_id = ${passId}::uuid) AS devices,
-           EXISTS (SELECT 1 FROM passes p JOIN google_configurations g ON g.account_id = p.account_id WHERE p.id = ${passId}::uuid) AS google`;
-  const devices = row?.devices ?? 0;
-  if (devices || row?.google) await jobs.send(tx, passChangedJob, { passId }, { singletonKey: passId, startAfterSeconds: COALESCE_SECONDS });
-  return devices;
+export async function queuePassChange(tx: SqlExecutor, jobs: JobQueue, passId: string): Promise<number> {
+  const [targets] = await tx.$queryRaw<DeliveryTargets[]>`SELECT ${deliveryTargetsSql('p')} FROM passes p WHERE p.id = ${passId}::uuid`;
+  return queuePassDelivery(tx, jobs, passId, targets ?? { devices: 0, google: false });
+}
+
+/**
+ * {@link queuePassChange} when the statement that changed the pass also selected its
+ * {@link deliveryTargetsSql} (one round trip less).
+ * @returns How many Apple devices the change will be pushed to.
+ */
+export async function queuePassDelivery(tx: SqlExecutor, jobs: JobQueue, passId: string, targets: DeliveryTargets): Promise<number> {
+  if (targets.devices || targets.google) await jobs.send(tx, passChangedJob, { passId }, { singletonKey: passId, startAfterSeconds: COALESCE_SECONDS });
+  return targets.devices;
 }
 
 /**
@@ -88,7 +111,7 @@ export async function queuePassChange(tx: PrismaExecutor, jobs: JobQueue, passId
  * @param passIds The changed passes (any number; those with nowhere to deliver are skipped).
  * @returns How many passes got a job (or were coalesced into one already waiting).
  */
-export async function queuePassChanges(tx: PrismaExecutor, jobs: JobQueue, passIds: readonly string[]): Promise<number> {
+export async function queuePassChanges(tx: SqlExecutor, jobs: JobQueue, passIds: readonly string[]): Promise<number> {
   if (!passIds.length) return 0;
   const rows = await tx.$queryRaw<{ passId: string }[]>`
     SELECT DISTINCT pass_id::text AS "passId" FROM apple_registrations WHERE pass_id = ANY(${passIds}::uuid[])

@@ -29,7 +29,7 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
-import type { PrismaExecutor } from '../db/database.ts';
+import type { PrismaExecutor, SqlExecutor } from '../db/database.ts';
 import { defineJob } from '../jobs/jobDefinition.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { OutboundRequestError, outboundRequest, type DestinationPolicy } from '../net/outboundRequest.ts';
@@ -85,7 +85,7 @@ function singletonKeyOf(payload: WebhookDeliveryPayload): string {
  * Queues the sending of pending deliveries, in the caller's transaction: one job per
  * (subscription, ordering key), coalesced with one already waiting.
  */
-export async function queueWebhookDeliveries(tx: PrismaExecutor, jobs: JobQueue, keys: readonly WebhookDeliveryPayload[], startAfterSeconds = 0): Promise<void> {
+export async function queueWebhookDeliveries(tx: SqlExecutor, jobs: JobQueue, keys: readonly WebhookDeliveryPayload[], startAfterSeconds = 0): Promise<void> {
   await jobs.sendMany(
     tx,
     webhookDeliveryJob,

@@ -19,7 +19,8 @@
 import { randomUUID } from 'node:crypto';
 import type { components } from '../../generated/api.d.ts';
 import type { Config } from '../config.ts';
-import type { PrismaExecutor } from '../db/database.ts';
+import type { SqlExecutor } from '../db/database.ts';
+import { Prisma } from '../../generated/prisma/client.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { queueWebhookDeliveries } from './webhookDelivery.ts';
 
@@ -53,6 +54,8 @@ export interface WebhookEventInput {
    * subscription listens, inside the transaction.
    */
   resource: () => unknown;
+  /** The subscriptions that get it, when the caller's statement selected them already ({@link subscriptionIdsSql}). */
+  subscriptionIds?: string[];
 }
 
 /** What records events: the job queue, and what jobs outside a request need to build links. */
@@ -77,23 +80,34 @@ export function serviceBaseUrl(config: Pick<Config, 'publicBaseUrl' | 'host' | '
  * Whether any enabled subscription of the account (of any scope) listens to `type`: a cheap
  * check before recording many events (a CSV batch's passes), which can skip them all when none does.
  */
-export async function hasWebhookSubscribers(tx: PrismaExecutor, accountId: string, type: WebhookType): Promise<boolean> {
+export async function hasWebhookSubscribers(tx: SqlExecutor, accountId: string, type: WebhookType): Promise<boolean> {
   const [row] = await tx.$queryRaw<{ any: boolean }[]>`
     SELECT EXISTS (SELECT 1 FROM webhook_subscriptions WHERE account_id = ${accountId}::uuid AND enabled AND ${type} = ANY(subscribed_events)) AS any`;
   return row?.any ?? false;
 }
 
 /**
+ * The ids (a `text[]`, ordered) of the subscriptions that get an event: the account's enabled
+ * subscriptions listening to `type`, of the organisation or of the event's entity. An
+ * expression, for a statement that selects them with its own work
+ * ({@link WebhookEventInput.subscriptionIds}).
+ */
+export function subscriptionIdsSql(accountId: string, type: WebhookEventType, entityId: string | null): Prisma.Sql {
+  return Prisma.sql`ARRAY(
+    SELECT s.id::text FROM webhook_subscriptions s
+     WHERE s.account_id = ${accountId}::uuid AND s.enabled AND ${type} = ANY(s.subscribed_events)
+       AND (s.scope_type = 'organisation' OR s.entity_id = ${entityId}::uuid)
+     ORDER BY s.id)`;
+}
+
+/**
  * Records an event for the subscriptions that listen to it, in the caller's transaction.
  * @returns How many subscriptions will get it (0: nothing was written).
  */
-export async function recordWebhookEvent(tx: PrismaExecutor, scope: WebhookEventScope, event: WebhookEventInput): Promise<number> {
-  const subscriptions = await tx.$queryRaw<{ id: string }[]>`
-    SELECT id::text AS id FROM webhook_subscriptions
-     WHERE account_id = ${event.accountId}::uuid AND enabled AND ${event.type} = ANY(subscribed_events)
-       AND (scope_type = 'organisation' OR entity_id = ${event.entityId}::uuid)
-     ORDER BY id`;
-  if (!subscriptions.length) return 0;
+export async function recordWebhookEvent(tx: SqlExecutor, scope: WebhookEventScope, event: WebhookEventInput): Promise<number> {
+  const subscriptionIds =
+    event.subscriptionIds ?? (await tx.$queryRaw<{ ids: string[] }[]>`SELECT ${subscriptionIdsSql(event.accountId, event.type, event.entityId)} AS ids`)[0]!.ids;
+  if (!subscriptionIds.length) return 0;
   const id = randomUUID();
   const { relationship, type, id: subjectId } = event.subject;
   const payload = {
@@ -105,15 +119,15 @@ export async function recordWebhookEvent(tx: PrismaExecutor, scope: WebhookEvent
     },
     included: [await event.resource()],
   };
-  await storeEvent(tx, scope, { id, accountId: event.accountId, type: event.type, payload, at: event.at, orderingKey: subjectId, subscriptionIds: subscriptions.map((s) => s.id) });
-  return subscriptions.length;
+  await storeEvent(tx, scope, { id, accountId: event.accountId, type: event.type, payload, at: event.at, orderingKey: subjectId, subscriptionIds });
+  return subscriptionIds.length;
 }
 
 /**
  * Records a `test` event for one subscription (`sendWebhookTestEvent`), in the caller's transaction.
  * @returns The body that will be sent.
  */
-export async function recordWebhookTestEvent(tx: PrismaExecutor, scope: WebhookEventScope, test: { accountId: string; subscriptionId: string; at: Date }) {
+export async function recordWebhookTestEvent(tx: SqlExecutor, scope: WebhookEventScope, test: { accountId: string; subscriptionId: string; at: Date }) {
   const id = randomUUID();
   const payload = { data: { id, type: 'webhook' as const, attributes: { timeStamp: webhookTimestamp(test.at), webhookType: 'test' as const } } };
   await storeEvent(tx, scope, { id, accountId: test.accountId, type: 'test', payload, at: test.at, orderingKey: 'test', subscriptionIds: [test.subscriptionId] });
@@ -121,7 +135,7 @@ export async function recordWebhookTestEvent(tx: PrismaExecutor, scope: WebhookE
 }
 
 async function storeEvent(
-  tx: PrismaExecutor,
+  tx: SqlExecutor,
   scope: WebhookEventScope,
   event: { id: string; accountId: string; type: WebhookType; payload: unknown; at: Date; orderingKey: string; subscriptionIds: string[] },
 ): Promise<void> {

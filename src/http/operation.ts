@@ -11,7 +11,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { operations, webhooks } from '../../generated/api.d.ts';
-import type { PrismaExecutor } from '../db/database.ts';
+import type { PrismaExecutor, SqlExecutor } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
 import type { Runtime } from '../runtime.ts';
 import type { UploadedFile } from './csvUpload.ts';
@@ -89,6 +89,9 @@ export interface RequestContext extends Pick<Runtime, 'db' | 'config' | 'clock' 
  */
 export type WriteScope = <T>(work: (tx: PrismaExecutor) => Promise<T>, options?: { atomic?: boolean }) => Promise<T>;
 
+/** {@link WriteScope} for work of SQL statements only (see {@link OperationInput.writeSql}). */
+export type SqlWriteScope = <T>(work: (tx: SqlExecutor) => Promise<T>) => Promise<T>;
+
 /** What a handler receives. */
 export interface OperationInput<K extends OperationId> {
   params: PathParams<K>;
@@ -108,6 +111,12 @@ export interface OperationInput<K extends OperationId> {
    * response is exactly what the first request answered.
    */
   write: WriteScope;
+  /**
+   * {@link OperationInput.write} for a handler whose writes are SQL statements only: the
+   * driver's transaction (`Database.writeSql`, cheaper than Prisma's on a hot path), or the
+   * `Idempotency-Key`'s transaction when the request has one.
+   */
+  writeSql: SqlWriteScope;
 }
 
 /** A handler for operation `K`. */

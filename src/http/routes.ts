@@ -198,12 +198,12 @@ export function operationHandlers(document: OpenApiDocument, handlers: HandlerMa
       const ownTransaction: WriteScope = (work, options) => (options?.atomic ? work(ctx.db.prisma) : ctx.db.write(work));
       const result =
         key === undefined
-          ? await handler({ ...input, write: ownTransaction })
+          ? await handler({ ...input, write: ownTransaction, writeSql: (work) => ctx.db.writeSql(work) })
           : await runIdempotent(
               ctx.db,
               { key, accountId: accountOf(ctx), operationId: operationId as OperationId, url: req.originalUrl, body: req.body },
               ctx.clock.now(),
-              (tx) => handler({ ...input, write: (work) => work(tx) }),
+              (tx) => handler({ ...input, write: (work) => work(tx), writeSql: (work) => work(tx) }),
             );
       if (result.headers) res.set(result.headers);
       if (noStore.has(result.status)) res.set('Cache-Control', 'no-store');

@@ -21,7 +21,7 @@
  * @module jobs/queue
  */
 import { PgBoss, fromPglite, fromPrisma, type JobResult, type JobWithMetadata } from 'pg-boss';
-import type { Database, PrismaExecutor } from '../db/database.ts';
+import type { Database, SqlExecutor } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
 import type { AnyJobDefinition, JobDefinition, QueuedJob } from './jobDefinition.ts';
 
@@ -58,7 +58,7 @@ export interface JobQueue {
    * @throws Error when the queue is not started, or pg-boss refused a job without a singleton key.
    */
   send<Payload>(
-    tx: PrismaExecutor,
+    tx: SqlExecutor,
     queue: JobDefinition<Payload, never>,
     data: NoInfer<Payload>,
     options?: { id?: string; startAfterSeconds?: number; singletonKey?: string },
@@ -72,7 +72,7 @@ export interface JobQueue {
    * @throws Error when the queue is not started.
    */
   sendMany<Payload>(
-    tx: PrismaExecutor,
+    tx: SqlExecutor,
     queue: JobDefinition<Payload, never>,
     jobs: readonly { data: NoInfer<Payload>; startAfterSeconds?: number; singletonKey?: string }[],
   ): Promise<void>;

@@ -11,9 +11,13 @@
  *
  * @module resources/loyalty/loyaltyLedger
  */
-import type { PrismaExecutor } from '../../db/database.ts';
-import { ConflictError, NotFoundError } from '../../errors.ts';
+import { Prisma } from '../../../generated/prisma/client.ts';
+import type { PrismaExecutor, SqlExecutor } from '../../db/database.ts';
+import { deliveryTargetsSql, type DeliveryTargets } from '../../delivery/passChanged.ts';
+import { subscriptionIdsSql, type WebhookEventType } from '../../delivery/webhookEvents.ts';
+import { ConflictError } from '../../errors.ts';
 import { LOYALTY_BALANCE_LIMIT } from '../passes/passRules.ts';
+import { findPass, passLookupSql, passNotFound, passRowOf, PASS_COLUMNS, type PassRow, type PassSqlRow } from '../passes/passStore.ts';
 
 /** A change of a balance: add `delta` points, or set the balance to `override` points. */
 export type BalanceChange = { delta: number } | { override: number };
@@ -55,47 +59,87 @@ export interface LoyaltyChangeResult {
  *   ConflictError when the pass is nullified, or (pointer `/balance`) when the result would be
  *   out of range.
  */
-export async function changeLoyaltyBalance(db: PrismaExecutor, change: LoyaltyChange): Promise<LoyaltyChangeResult> {
-  const { accountId, passId, source, now } = change;
-  const scanId = change.scanId ?? null;
-  const message = change.message ?? null;
-  const rows =
-    'delta' in change.change
-      ? await db.$queryRaw<LoyaltyChangeResult[]>`
-          WITH changed AS (
-            UPDATE passes SET balance = balance + ${change.change.delta}::int,
-                   latest_message = COALESCE(${message}::varchar, latest_message), updated_at = ${now}
-             WHERE id = ${passId}::uuid AND account_id = ${accountId}::uuid AND status <> 'nullified'
-               AND balance + ${change.change.delta}::int BETWEEN ${-LOYALTY_BALANCE_LIMIT}::int AND ${LOYALTY_BALANCE_LIMIT}::int
-            RETURNING id, account_id, balance)
-          INSERT INTO loyalty_ledger (account_id, pass_id, delta, balance, source, scan_id, created_at)
-          SELECT account_id, id, ${change.change.delta}::int, balance, ${source}::loyalty_change_source, ${scanId}::uuid, ${now}
-            FROM changed
-          RETURNING delta, balance`
-      : await db.$queryRaw<LoyaltyChangeResult[]>`
-          WITH locked AS (
-            SELECT id, balance FROM passes
-             WHERE id = ${passId}::uuid AND account_id = ${accountId}::uuid AND status <> 'nullified'
-               FOR UPDATE),
-          changed AS (
-            UPDATE passes SET balance = ${change.change.override}::int,
-                   latest_message = COALESCE(${message}::varchar, latest_message), updated_at = ${now}
-              FROM locked WHERE passes.id = locked.id
-            RETURNING passes.id, passes.account_id, passes.balance, passes.balance - locked.balance AS delta)
-          INSERT INTO loyalty_ledger (account_id, pass_id, delta, balance, source, scan_id, created_at)
-          SELECT account_id, id, delta, balance, ${source}::loyalty_change_source, ${scanId}::uuid, ${now}
-            FROM changed
-          RETURNING delta, balance`;
-  const [result] = rows;
+export async function changeLoyaltyBalance(db: SqlExecutor, change: LoyaltyChange): Promise<LoyaltyChangeResult> {
+  const [result] = await db.$queryRaw<LoyaltyChangeResult[]>(balanceChangeSql(change, change.passId, Prisma.sql`SELECT p.delta, p.balance FROM changed p`));
   if (result) return result;
-  throw await whyUnchanged(db, accountId, passId, change.change);
+  throw await whyUnchanged(db, change.accountId, change.passId, change.change);
+}
+
+/** A balance change of a pass named by UUID or extId ({@link changePassBalance}). */
+export type PassBalanceChange = Omit<LoyaltyChange, 'passId'> & {
+  /** The pass as the API names it (the contract's `PassIdOrExtId`; found as `findPass` does). */
+  idOrExtId: string;
+  /** The event the change causes: the statement also selects the subscriptions that get it. */
+  event: WebhookEventType;
+};
+
+/** What {@link changePassBalance} did, and where the change must go. */
+export interface PassBalanceChangeResult extends DeliveryTargets {
+  /** The pass after the change, with its template. */
+  pass: PassRow;
+  /** The change in points. */
+  delta: number;
+  /** The subscriptions that get the change's event (ordered ids). */
+  subscriptionIds: string[];
+}
+
+/**
+ * {@link changeLoyaltyBalance} for a pass named as the API names it, in the same one statement
+ * that finds the pass (as `findPass` does), locks it, changes it, writes the ledger row and
+ * selects what the write must do next — the pass as it is now with its template, its
+ * {@link deliveryTargetsSql} and the subscriptions of `event` — so that a loyalty update is
+ * `BEGIN`, this statement and `COMMIT` when there is nothing to deliver (`updateLoyalty`, the
+ * hottest write).
+ *
+ * @param tx The caller's transaction (a push and an event may follow in it).
+ * @throws As {@link changeLoyaltyBalance}: NotFoundError (parameter `id`), ConflictError.
+ */
+export async function changePassBalance(tx: SqlExecutor, change: PassBalanceChange): Promise<PassBalanceChangeResult> {
+  const [row] = await tx.$queryRaw<(PassSqlRow & PassBalanceChangeResult)[]>(
+    balanceChangeSql(
+      change,
+      change.idOrExtId,
+      Prisma.sql`
+        SELECT p.delta, ${PASS_COLUMNS}, t.name AS "templateName", t.template_type AS "templateType",
+               ${deliveryTargetsSql('p')}, ${subscriptionIdsSql(change.accountId, change.event, null)} AS "subscriptionIds"
+          FROM changed p JOIN pass_templates t ON t.id = p.template_id`,
+    ),
+  );
+  if (!row) throw await whyUnchanged(tx, change.accountId, change.idOrExtId, change.change);
+  const { delta, devices, google, subscriptionIds, ...pass } = row;
+  return { pass: passRowOf(pass)!, delta, devices, google, subscriptionIds };
+}
+
+/**
+ * The statement of a balance change: the pass found by `idOrExtId` (a UUID is the pass's id) and
+ * locked, changed unless nullified or out of range, the ledger row written from the change,
+ * then `select` over `changed` (the pass's new row, with `delta`).
+ */
+function balanceChangeSql(change: Omit<LoyaltyChange, 'passId'>, idOrExtId: string, select: Prisma.Sql): Prisma.Sql {
+  const { accountId, source, now } = change;
+  const balance = 'delta' in change.change ? Prisma.sql`p.balance + ${change.change.delta}::int` : Prisma.sql`${change.change.override}::int`;
+  return Prisma.sql`
+    WITH target AS (
+      SELECT p.id, p.balance FROM passes p ${passLookupSql(accountId, idOrExtId)} FOR UPDATE OF p),
+    changed AS (
+      UPDATE passes p SET balance = ${balance},
+             latest_message = COALESCE(${change.message ?? null}::varchar, p.latest_message), updated_at = ${now}
+        FROM target
+       WHERE p.id = target.id AND p.status <> 'nullified'
+         AND ${balance} BETWEEN ${-LOYALTY_BALANCE_LIMIT}::int AND ${LOYALTY_BALANCE_LIMIT}::int
+      RETURNING p.*, p.balance - target.balance AS delta),
+    ledger AS (
+      INSERT INTO loyalty_ledger (account_id, pass_id, delta, balance, source, scan_id, created_at)
+      SELECT account_id, id, delta, balance, ${source}::loyalty_change_source, ${change.scanId ?? null}::uuid, ${now}
+        FROM changed)
+    ${select}`;
 }
 
 /** The error of a change that matched no row: the pass is missing, nullified, or the result out of range. */
-async function whyUnchanged(db: PrismaExecutor, accountId: string, passId: string, change: BalanceChange): Promise<Error> {
-  const pass = await db.pass.findFirst({ where: { id: passId, accountId }, select: { status: true, balance: true } });
-  if (!pass) return new NotFoundError(`No pass with id or extId ${passId} exists.`, { parameter: 'id' });
-  if (pass.status === 'nullified') return new ConflictError(`The pass ${passId} is nullified; its loyalty balance can no longer change.`);
+async function whyUnchanged(db: SqlExecutor, accountId: string, idOrExtId: string, change: BalanceChange): Promise<Error> {
+  const pass = await findPass(db, accountId, idOrExtId);
+  if (!pass) return passNotFound(idOrExtId);
+  if (pass.status === 'nullified') return new ConflictError(`The pass ${idOrExtId} is nullified; its loyalty balance can no longer change.`);
   const result = 'delta' in change ? pass.balance + change.delta : change.override;
   return new ConflictError(
     `The balance would become ${result}, outside the range from -${LOYALTY_BALANCE_LIMIT} to ${LOYALTY_BALANCE_LIMIT}; it stays ${pass.balance}.`,

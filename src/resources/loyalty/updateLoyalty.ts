@@ -1,10 +1,9 @@
 import type { OperationHandler } from '../../http/operation.ts';
 import { accountOf } from '../../http/operation.ts';
 import { ValidationError } from '../../errors.ts';
-import { queuePassChange } from '../../delivery/passChanged.ts';
-import { requirePass } from '../passes/passStore.ts';
+import { queuePassDelivery } from '../../delivery/passChanged.ts';
 import { recordPassEvent } from '../passes/passWebhooks.ts';
-import { changeLoyaltyBalance, type BalanceChange } from './loyaltyLedger.ts';
+import { changePassBalance, type BalanceChange } from './loyaltyLedger.ts';
 import { serializeLoyalty } from './serializeLoyalty.ts';
 
 /**
@@ -24,20 +23,20 @@ export function balanceChangeOf(body: { balance?: number; overrideBalance?: numb
  * `PATCH /api/v1/loyalty/{id}` (PassEntry API reference, "Update loyalty balance"): changes the
  * balance atomically, records it in the ledger (source `api`), keeps `message` as
  * `latestMessage`, and answers like `getLoyalty` with the balance this change produced. The
- * change and the push to the devices that hold the pass are queued in one transaction.
+ * change, the push to the wallets that hold the pass and the `passUpdated` event are written in
+ * one transaction — through the driver (`writeSql`), with the lookup, change, ledger row and
+ * both "who must hear of it" checks in one statement (`changePassBalance`), so that a change
+ * nobody must hear of is `BEGIN`, one statement, `COMMIT`, and the pass's row stays locked only
+ * from that statement to the commit (plus a push or an event when there is one to write).
  */
-export const updateLoyalty: OperationHandler<'updateLoyalty'> = async ({ params, body, write, ctx }) => {
+export const updateLoyalty: OperationHandler<'updateLoyalty'> = async ({ params, body, writeSql, ctx }) => {
   const change = balanceChangeOf(body);
   const accountId = accountOf(ctx);
   const now = ctx.clock.now();
-  return write(async (tx) => {
-    const pass = await requirePass(tx, accountId, params.id);
-    // The push is queued before the balance changes: the change locks the pass's row until the
-    // transaction ends, so the less that follows it, the less concurrent changes of the pass wait.
-    await queuePassChange(tx, ctx.jobs, pass.id);
-    const { balance } = await changeLoyaltyBalance(tx, { accountId, passId: pass.id, change, source: 'api', message: body.message, now });
-    const updated = { ...pass, balance, latestMessage: body.message ?? pass.latestMessage, updatedAt: now };
-    await recordPassEvent(tx, ctx, { type: 'passUpdated', accountId, pass: updated, at: now });
-    return { status: 200 as const, body: serializeLoyalty(updated, ctx.baseUrl) };
+  return writeSql(async (tx) => {
+    const changed = await changePassBalance(tx, { accountId, idOrExtId: params.id, change, source: 'api', message: body.message, now, event: 'passUpdated' });
+    await queuePassDelivery(tx, ctx.jobs, changed.pass.id, changed);
+    await recordPassEvent(tx, ctx, { type: 'passUpdated', accountId, pass: changed.pass, at: now, subscriptionIds: changed.subscriptionIds });
+    return { status: 200 as const, body: serializeLoyalty(changed.pass, ctx.baseUrl) };
   });
 };

@@ -6,7 +6,7 @@
  * @module resources/passes/passStore
  */
 import { v7 as uuidv7 } from 'uuid';
-import type { Database, PrismaExecutor } from '../../db/database.ts';
+import type { Database, PrismaExecutor, SqlExecutor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/prismaErrors.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import { pageWindow, type PageRequest } from '../../http/pagination.ts';
@@ -26,8 +26,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const json = (value: unknown) => value as Prisma.InputJsonValue;
 
-/** The columns of a pass under their Prisma names (`p` is the pass). */
-const PASS_COLUMNS = Prisma.raw(`p.id, p.account_id AS "accountId", p.template_id AS "templateId", p.ext_id AS "extId", p.status,
+/** The columns of a pass under their Prisma names (`p` is the pass, or a row of its columns). */
+export const PASS_COLUMNS = Prisma.raw(`p.id, p.account_id AS "accountId", p.template_id AS "templateId", p.ext_id AS "extId", p.status,
          p.content, p.barcode, p.nfc, p.locations, p.beacons, p.group_tags AS "groupTags", p.balance,
          p.latest_message AS "latestMessage", p.device_type AS "deviceType", p.expires_at AS "expiresAt",
          p.added_at AS "addedAt", p.removed_at AS "removedAt", p.deactivated_at AS "deactivatedAt",
@@ -35,25 +35,35 @@ const PASS_COLUMNS = Prisma.raw(`p.id, p.account_id AS "accountId", p.template_i
          p.created_at AS "createdAt", p.updated_at AS "updatedAt"`);
 
 /** A row of {@link selectPassSql}: the pass's columns under their Prisma names, and its template's. */
-type PassSqlRow = Pass & { templateName: string; templateType: PassTemplateType };
+export type PassSqlRow = Pass & { templateName: string; templateType: PassTemplateType };
 
 /**
  * One statement that finds a pass of an account by UUID or extId, with its template's name and
  * type (one round trip: this lookup serves every read of a pass).
  */
 function selectPassSql(accountId: string, idOrExtId: string, lock: boolean): Prisma.Sql {
-  const id = UUID.test(idOrExtId) ? idOrExtId.toLowerCase() : null;
   return Prisma.sql`
     SELECT ${PASS_COLUMNS},
            t.name AS "templateName", t.template_type AS "templateType"
       FROM passes p JOIN pass_templates t ON t.id = p.template_id
-     WHERE p.account_id = ${accountId}::uuid AND (p.id = ${id}::uuid OR p.ext_id = ${idOrExtId})
-     ORDER BY p.id = ${id}::uuid IS TRUE DESC, p.status = 'nullified', p.created_at DESC, p.id DESC
-     LIMIT 1
+     ${passLookupSql(accountId, idOrExtId)}
      ${lock ? Prisma.sql`FOR UPDATE OF p` : Prisma.empty}`;
 }
 
-function passRowOf(row: PassSqlRow | undefined): PassRow | null {
+/**
+ * The `WHERE … ORDER BY … LIMIT 1` that picks the pass {@link findPass} finds (`p` is `passes`),
+ * for statements that act on it in the same round trip.
+ */
+export function passLookupSql(accountId: string, idOrExtId: string): Prisma.Sql {
+  const id = UUID.test(idOrExtId) ? idOrExtId.toLowerCase() : null;
+  return Prisma.sql`
+     WHERE p.account_id = ${accountId}::uuid AND (p.id = ${id}::uuid OR p.ext_id = ${idOrExtId})
+     ORDER BY p.id = ${id}::uuid IS TRUE DESC, p.status = 'nullified', p.created_at DESC, p.id DESC
+     LIMIT 1`;
+}
+
+/** A {@link PassSqlRow} as a {@link PassRow} (null for no row). */
+export function passRowOf(row: PassSqlRow | undefined): PassRow | null {
   if (!row) return null;
   const { templateName, templateType, ...pass } = row;
   return { ...pass, template: { name: templateName, templateType } };
@@ -71,7 +81,7 @@ function passRowOf(row: PassSqlRow | undefined): PassRow | null {
  * @param idOrExtId As received in the path or body.
  * @returns The pass with its template's name and type, or null (also for another account's pass).
  */
-export async function findPass(prisma: PrismaExecutor, accountId: string, idOrExtId: string): Promise<PassRow | null> {
+export async function findPass(prisma: SqlExecutor, accountId: string, idOrExtId: string): Promise<PassRow | null> {
   const [row] = await prisma.$queryRaw<PassSqlRow[]>(selectPassSql(accountId, idOrExtId, false));
   return passRowOf(row);
 }
@@ -114,7 +124,7 @@ export function passNotFound(idOrExtId: string, parameter = 'id'): NotFoundError
  * @param parameter The parameter that named the pass, for the error's `source`.
  * @throws NotFoundError when the account has no such pass.
  */
-export async function requirePass(prisma: PrismaExecutor, accountId: string, idOrExtId: string, parameter = 'id'): Promise<PassRow> {
+export async function requirePass(prisma: SqlExecutor, accountId: string, idOrExtId: string, parameter = 'id'): Promise<PassRow> {
   const row = await findPass(prisma, accountId, idOrExtId);
   if (!row) throw passNotFound(idOrExtId, parameter);
   return row;
