@@ -3,10 +3,13 @@
  * `PATCH /api/v1/loyalty/{id}` (`{ "balance": 1 }`) on the embedded default (PGlite) and on
  * PostgreSQL, each next to a baseline measured in the same run: a bare `node:http` server that
  * answers the same row with the same SQL — the statements the service itself runs for one
- * request (the pass lookup with its template, and for the PATCH the balance change; the API key
+ * request (the pass lookup with its template; for the PATCH the one statement that finds, changes
+ * and records the balance and selects where the change goes, run without the service's
+ * BEGIN/COMMIT around it; the API key
  * is verified once and then served from the process's cache, as in the service),
  * captured from the service's own code with Prisma's query log — through `pg` (PostgreSQL) or
- * PGlite (embedded), with the same pool size (10) as the service.
+ * PGlite (embedded), with the same pool size (10) as the service, and on PostgreSQL as named
+ * prepared statements, as the service's driver paths run them.
  *
  * The service is the real server (`src/server.ts`) in a child process, with response validation
  * off (the production default), rate limiting off and LOG_LEVEL=warn; the baseline is a child
@@ -24,10 +27,15 @@
  * (Express 5, helmet, pino-http, express-openapi-validator) answering the same route with a fixed
  * document and no database, i.e. the least a request of the service can cost.
  *
- * Then, on each database, the service again under a steady offered load (autocannon's
- * `overallRate`, spread over the connections) of half the baseline's measured capacity, for
- * latency as users feel it; and on PostgreSQL the service with `WEB_CONCURRENCY=2` for its
- * throughput on every core (all other service runs use one process).
+ * Then, on each database, the service as it starts by default (`WEB_CONCURRENCY` unset: one
+ * process per CPU on PostgreSQL, one on PGlite) under a steady offered load of half the
+ * baseline's measured capacity, open loop (loadtest's `requestsPerSecond`: requests leave on a
+ * schedule whether or not earlier ones were answered; see {@link steadyLoad} for why not
+ * autocannon's rate), for latency as users feel it; and on PostgreSQL the service with
+ * `WEB_CONCURRENCY=2` for its throughput on every core (the other closed-loop runs use one
+ * process). On PostgreSQL the baseline runs twice: with unnamed statements — the yardstick the
+ * targets were set against — and, shown for comparison, with named prepared statements as the
+ * service's driver paths run them.
  *
  * Targets (serving at scale): on PostgreSQL the service's GET reaches at least 50 % of the
  * baseline's requests per second (one process each); at half the baseline's capacity, p99 stays
@@ -39,13 +47,14 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { loadTest, type LoadTestResult } from 'loadtest';
 import pg from 'pg';
 import { benchRequest } from './support/benchServer.ts';
 import { freePort, stopChild } from '../support/childProcess.ts';
@@ -102,7 +111,14 @@ async function runBaseline(): Promise<void> {
     query = async (sql, params) => (await db.query(sql, params)).rows;
   } else {
     const pool = new pg.Pool({ connectionString: process.env.BASELINE_DATABASE_URL, max: POOL_SIZE });
-    query = async (sql, params) => (await pool.query(sql, params)).rows;
+    // BASELINE_PREPARED: named prepared statements, as the service's driver paths run them
+    // (src/db/database.ts); otherwise unnamed, as the targets were set against.
+    const names = new Map<string, string>();
+    const prepared = process.env.BASELINE_PREPARED === 'true';
+    query = async (sql, params) => {
+      if (!names.has(sql)) names.set(sql, `baseline_${names.size}`);
+      return (await pool.query(prepared ? { name: names.get(sql)!, text: sql, values: params } : { text: sql, values: params })).rows;
+    };
   }
   const run = async (statements: Statement[], answerWith: number) => {
     let rows: unknown[] = [];
@@ -213,29 +229,45 @@ interface Measurement {
 }
 
 /**
- * CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat (fields 14
- * and 15, in clock ticks of 10 ms); NaN where /proc is missing. Unlike req/s, CPU per request
+ * CPU time (user + system) a process and its child processes have used so far, in ms, from
+ * /proc/<pid>/stat (fields 14 and 15, in clock ticks of 10 ms); NaN where /proc is missing. Unlike req/s, CPU per request
  * hardly depends on what else the machine is running, so service/baseline compare fairly on a
  * busy box.
  */
 function cpuTimeMs(pid: number | undefined): number {
+  const own = statOf(pid);
+  if (!own) return Number.NaN;
+  // A service with WEB_CONCURRENCY > 1 serves from the primary's child processes.
+  let total = own.cpuMs;
+  for (const entry of readdirSync('/proc')) {
+    const child = /^\d+$/.test(entry) ? statOf(Number(entry)) : undefined;
+    if (child && child.ppid === pid) total += child.cpuMs;
+  }
+  return total;
+}
+
+/** A process's parent and CPU time (user + system, ms) from /proc/<pid>/stat; undefined when unreadable. */
+function statOf(pid: number | undefined): { ppid: number; cpuMs: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    return { ppid: Number(fields[1]), cpuMs: (Number(fields[11]) + Number(fields[12])) * 10 };
   } catch {
-    return Number.NaN;
+    return undefined;
   }
 }
 
-async function load(url: string, token: string, method: 'GET' | 'PATCH', seconds: number, server: ChildProcess, rate?: number): Promise<Measurement> {
+/**
+ * Closed loop: {@link CONNECTIONS} connections, each sending its next request when the last one
+ * is answered, as fast as the server goes (autocannon).
+ */
+async function load(url: string, token: string, method: 'GET' | 'PATCH', seconds: number, server: ChildProcess): Promise<Measurement> {
   const cpuBefore = cpuTimeMs(server.pid);
   const result = await autocannon({
     url,
     method,
     connections: CONNECTIONS,
     duration: seconds,
-    ...(rate ? { overallRate: Math.max(1, Math.round(rate)) } : {}),
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     ...(method === 'PATCH' ? { body: JSON.stringify({ balance: 1 }) } : {}),
   });
@@ -244,12 +276,41 @@ async function load(url: string, token: string, method: 'GET' | 'PATCH', seconds
 }
 
 /**
- * A warm-up of BENCH_WARMUP seconds, then a run of BENCH_DURATION seconds: as fast as the connections go, or at
- * `rate` requests per second in all.
+ * Open loop: `rate` requests per second sent on a fixed schedule whether or not earlier ones were
+ * answered, each timed from its scheduled start (loadtest's `requestsPerSecond`, keep-alive
+ * connections opened as needed). autocannon's `overallRate` is not this: each connection sends
+ * its share of a second's requests back to back at the start of the second and then idles, so
+ * the load arrives as one burst per second, and its latency correction records a 1 ms expected
+ * interval (`Math.ceil(1 / rate)` with the rate per second), which turns every slow answer into
+ * hundreds of samples.
+ */
+async function steadyLoad(url: string, token: string, method: 'GET' | 'PATCH', seconds: number, server: ChildProcess, rate: number): Promise<Measurement> {
+  const cpuBefore = cpuTimeMs(server.pid);
+  const result = await new Promise<LoadTestResult>((resolve, reject) => void loadTest({
+    url,
+    method,
+    requestsPerSecond: Math.max(1, Math.round(rate)),
+    maxSeconds: seconds,
+    agentKeepAlive: true,
+    quiet: true,
+    headers: { authorization: `Bearer ${token}` },
+    ...(method === 'PATCH' ? { body: JSON.stringify({ balance: 1 }), contentType: 'application/json' } : {}),
+  }, (error: Error | null, outcome: LoadTestResult) => (error ? reject(error) : resolve(outcome))));
+  const cpuUsPerRequest = ((cpuTimeMs(server.pid) - cpuBefore) * 1000) / result.totalRequests;
+  return { rps: result.totalRequests / result.totalTimeSeconds, cpuUsPerRequest, p50: result.percentiles[50]!, p99: result.percentiles[99]!, errors: result.totalErrors };
+}
+
+/**
+ * A warm-up of BENCH_WARMUP seconds, then a run of BENCH_DURATION seconds: as fast as the
+ * connections go (closed loop), or at `rate` requests per second in all (open loop).
  */
 async function measure(url: string, token: string, method: 'GET' | 'PATCH', server: ChildProcess, rate?: number): Promise<Measurement> {
-  await load(url, token, method, WARMUP_S, server, rate);
-  return load(url, token, method, DURATION_S, server, rate);
+  if (rate === undefined) {
+    await load(url, token, method, WARMUP_S, server);
+    return load(url, token, method, DURATION_S, server);
+  }
+  await steadyLoad(url, token, method, WARMUP_S, server, rate);
+  return steadyLoad(url, token, method, DURATION_S, server, rate);
 }
 
 /** The service with its data set up: an account, a processed loyalty template and one pass. */
@@ -296,7 +357,7 @@ async function captureWorkload(database: { url: string } | { pgliteDir: string }
   const { authenticateApiToken } = await import('../../src/security/apiTokens.ts');
   const { ApiTokenCache } = await import('../../src/security/apiTokenCache.ts');
   const { findPass } = await import('../../src/resources/passes/passStore.ts');
-  const { changeLoyaltyBalance } = await import('../../src/resources/loyalty/loyaltyLedger.ts');
+  const { changePassBalance } = await import('../../src/resources/loyalty/loyaltyLedger.ts');
   let adapter;
   let close: () => Promise<void>;
   if ('url' in database) {
@@ -331,8 +392,7 @@ async function captureWorkload(database: { url: string } | { pgliteDir: string }
   await lookup();
   const get = captured;
   captured = [];
-  await lookup();
-  await changeLoyaltyBalance(prisma, { accountId: fixture.accountId, passId: fixture.passId, change: { delta: 1 }, source: 'api', now });
+  await changePassBalance(prisma, { accountId: fixture.accountId, idOrExtId: fixture.passId, change: { delta: 1 }, source: 'api', now, event: 'passUpdated' });
   const patch = captured;
   await prisma.$disconnect();
   await close();
@@ -346,20 +406,26 @@ interface Row {
   operation: string;
   service: Measurement;
   baseline: Measurement;
-  /** The service at half the baseline's capacity (`overallRate`). */
+  /** The baseline running its statements as named prepared statements (PostgreSQL; shown, not a target's yardstick). */
+  preparedBaseline?: Measurement;
+  /** The service with its default process count at half the baseline's capacity (open loop). */
   steady: Measurement;
   /** The service with `WEB_CONCURRENCY=2` (PostgreSQL GET only). */
   cluster?: Measurement;
 }
 
-/** Starts the real server on the benchmark's database with `processes` server processes. */
-async function startBenchService(options: { dataDir: string; databaseUrl: string; adminToken: string; secretsKey: string; processes: number }) {
+/**
+ * Starts the real server on the benchmark's database with `processes` server processes, or
+ * with the service's default (`WEB_CONCURRENCY` unset: the CPUs on PostgreSQL, 1 on PGlite).
+ */
+async function startBenchService(options: { dataDir: string; databaseUrl: string; adminToken: string; secretsKey: string; processes: number | 'default' }) {
   const port = await freePort();
+  const { WEB_CONCURRENCY: _ignored, ...environment } = process.env;
   const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(root, 'src/server.ts')], {
     cwd: root,
     env: {
-      ...process.env,
+      ...environment,
       DATA_DIR: options.dataDir,
       PORT: String(port),
       ADMIN_TOKEN: options.adminToken,
@@ -369,7 +435,7 @@ async function startBenchService(options: { dataDir: string; databaseUrl: string
       RATE_LIMIT_PER_SECOND: '0',
       VALIDATE_RESPONSES: 'false',
       LOG_LEVEL: 'warn',
-      WEB_CONCURRENCY: String(options.processes),
+      ...(options.processes === 'default' ? {} : { WEB_CONCURRENCY: String(options.processes) }),
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -403,48 +469,59 @@ async function benchDatabase(kind: 'pglite' | 'postgresql'): Promise<Row[]> {
     await stopChild(setup.child);
     const workload = await captureWorkload(kind === 'postgresql' ? { url: dbUrl.toString() } : { pgliteDir: join(dataDir, 'pglite') }, fixture);
 
-    // 2. The baseline's capacity.
-    const baselinePort = await freePort();
-    const baseline = spawn(process.execPath, ['--import', 'tsx', thisFile, 'baseline'], {
-      cwd: root,
-      env: {
-        ...process.env,
-        BASELINE_WORKLOAD: JSON.stringify(workload),
-        BASELINE_PORT: String(baselinePort),
-        ...(kind === 'postgresql' ? { BASELINE_DATABASE_URL: dbUrl.toString() } : { BASELINE_PGLITE_DIR: join(dataDir, 'pglite') }),
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    children.push(baseline);
-    const baselineBase = `http://127.0.0.1:${baselinePort}`;
-    await waitUntilUp(`${baselineBase}/`, baseline);
-    const baselineGet = await measure(`${baselineBase}/api/v1/passes/${fixture.passId}`, fixture.token, 'GET', baseline);
-    const baselinePatch = await measure(`${baselineBase}/api/v1/loyalty/${fixture.passId}`, fixture.token, 'PATCH', baseline);
-    await stopChild(baseline);
+    // 2. The baseline's capacity; on PostgreSQL also with named prepared statements (shown only).
+    const runBaselineServer = async (prepared: boolean) => {
+      const baselinePort = await freePort();
+      const baseline = spawn(process.execPath, ['--import', 'tsx', thisFile, 'baseline'], {
+        cwd: root,
+        env: {
+          ...process.env,
+          BASELINE_WORKLOAD: JSON.stringify(workload),
+          BASELINE_PORT: String(baselinePort),
+          ...(prepared ? { BASELINE_PREPARED: 'true' } : {}),
+          ...(kind === 'postgresql' ? { BASELINE_DATABASE_URL: dbUrl.toString() } : { BASELINE_PGLITE_DIR: join(dataDir, 'pglite') }),
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      children.push(baseline);
+      const baselineBase = `http://127.0.0.1:${baselinePort}`;
+      await waitUntilUp(`${baselineBase}/`, baseline);
+      const get = await measure(`${baselineBase}/api/v1/passes/${fixture.passId}`, fixture.token, 'GET', baseline);
+      const patch = await measure(`${baselineBase}/api/v1/loyalty/${fixture.passId}`, fixture.token, 'PATCH', baseline);
+      await stopChild(baseline);
+      return { get, patch };
+    };
+    const baseline = await runBaselineServer(false);
+    const preparedBaseline = kind === 'postgresql' ? await runBaselineServer(true) : undefined;
 
-    // 3. The service, one process: as fast as it goes, then at half the baseline's capacity.
+    // 3. The service, one process, as fast as it goes.
     const single = await startBenchService({ ...settings, processes: 1 });
     children.push(single.child);
     const passPath = `/api/v1/passes/${fixture.passId}`;
     const loyaltyPath = `/api/v1/loyalty/${fixture.passId}`;
     const serviceGet = await measure(single.base + passPath, fixture.token, 'GET', single.child);
     const servicePatch = await measure(single.base + loyaltyPath, fixture.token, 'PATCH', single.child);
-    const steadyGet = await measure(single.base + passPath, fixture.token, 'GET', single.child, STEADY_LOAD_SHARE * baselineGet.rps);
-    const steadyPatch = await measure(single.base + loyaltyPath, fixture.token, 'PATCH', single.child, STEADY_LOAD_SHARE * baselinePatch.rps);
     await stopChild(single.child);
 
-    // 4. On PostgreSQL, two server processes (CPU per request is the primary's only: not shown).
+    // 4. The service as it starts by default (WEB_CONCURRENCY unset) at half the baseline's capacity.
+    const byDefault = await startBenchService({ ...settings, processes: 'default' });
+    children.push(byDefault.child);
+    const steadyGet = await measure(byDefault.base + passPath, fixture.token, 'GET', byDefault.child, STEADY_LOAD_SHARE * baseline.get.rps);
+    const steadyPatch = await measure(byDefault.base + loyaltyPath, fixture.token, 'PATCH', byDefault.child, STEADY_LOAD_SHARE * baseline.patch.rps);
+    await stopChild(byDefault.child);
+
+    // 5. On PostgreSQL, two server processes.
     let cluster: Measurement | undefined;
     if (kind === 'postgresql') {
       const two = await startBenchService({ ...settings, processes: 2 });
       children.push(two.child);
-      cluster = { ...(await measure(two.base + passPath, fixture.token, 'GET', two.child)), cpuUsPerRequest: Number.NaN };
+      cluster = await measure(two.base + passPath, fixture.token, 'GET', two.child);
       await stopChild(two.child);
     }
     const database = kind === 'postgresql' ? 'PostgreSQL' : 'PGlite (embedded)';
     return [
-      { database, operation: 'GET /api/v1/passes/{id}', service: serviceGet, baseline: baselineGet, steady: steadyGet, ...(cluster ? { cluster } : {}) },
-      { database, operation: 'PATCH /api/v1/loyalty/{id}', service: servicePatch, baseline: baselinePatch, steady: steadyPatch },
+      { database, operation: 'GET /api/v1/passes/{id}', service: serviceGet, baseline: baseline.get, steady: steadyGet, ...(preparedBaseline ? { preparedBaseline: preparedBaseline.get } : {}), ...(cluster ? { cluster } : {}) },
+      { database, operation: 'PATCH /api/v1/loyalty/{id}', service: servicePatch, baseline: baseline.patch, steady: steadyPatch, ...(preparedBaseline ? { preparedBaseline: preparedBaseline.patch } : {}) },
     ];
   } finally {
     for (const child of children) await stopChild(child);
@@ -469,7 +546,8 @@ function table(rows: Row[]): string {
         `    service   ${fmt(r.service)}`,
         `    baseline  ${fmt(r.baseline)}`,
         `    ratio     ${((r.service.rps / r.baseline.rps) * 100).toFixed(0)} % of the baseline's req/s; the baseline needs ${((r.baseline.cpuUsPerRequest / r.service.cpuUsPerRequest) * 100).toFixed(0)} % of the service's CPU per request`,
-        `    steady    ${fmt(r.steady)}   (offered ${(STEADY_LOAD_SHARE * r.baseline.rps).toFixed(0)} req/s: ${STEADY_LOAD_SHARE * 100} % of the baseline's capacity)`,
+        ...(r.preparedBaseline ? [`    prepared  ${fmt(r.preparedBaseline)}   (the baseline with named prepared statements: the service's driver paths prepare theirs)`] : []),
+        `    steady    ${fmt(r.steady)}   (open loop, offered ${(STEADY_LOAD_SHARE * r.baseline.rps).toFixed(0)} req/s: ${STEADY_LOAD_SHARE * 100} % of the baseline's capacity; default process count)`,
         ...(r.cluster ? [`    2 procs   ${fmt(r.cluster)}   (${(r.cluster.rps / r.service.rps).toFixed(2)}× one process)`] : []),
       ].join('\n'),
     )
