@@ -15,14 +15,12 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Express, type Request, type RequestHandler } from 'express';
-import { pinoHttp } from 'pino-http';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Config } from './config.ts';
 import type { Runtime } from './runtime.ts';
-import { requestIdOf } from './http/requestId.ts';
+import { requestLogging } from './http/requestLog.ts';
 import { errorHandler } from './http/errorHandler.ts';
 import { authenticatedWith, authenticateFirst } from './http/authenticate.ts';
-import { redactUrl } from './http/redact.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
 import { operationHandlers, pathMatcher, type OpenApiDocument } from './http/routes.ts';
 import { rateLimit } from './http/rateLimit.ts';
@@ -100,27 +98,7 @@ export function createApp(deps: AppDependencies): Express {
   app.set('trust proxy', config.trustProxy);
 
   app.use(securityHeaders());
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: requestIdOf,
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-      autoLogging: { ignore: (req) => ['/healthz', '/readyz'].includes((req.url ?? '').split('?')[0]!) },
-      // The serializers take the request and response themselves (no pino-std-serializers copy of
-      // every header, the query and the params first, made for each request's child logger and
-      // then thrown away) and log the same four request fields and the status.
-      wrapSerializers: false,
-      serializers: {
-        req: (req: Request) => ({
-          id: req.id,
-          method: req.method,
-          url: redactUrl(req.originalUrl ?? req.url),
-          remoteAddress: req.socket?.remoteAddress,
-        }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-    }),
-  );
+  app.use(requestLogging(logger, { ignore: (req) => ['/healthz', '/readyz'].includes((req.url ?? '').split('?')[0]!) }));
   app.use((req, res, next) => {
     req.ctx = {
       db,

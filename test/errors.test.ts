@@ -34,6 +34,24 @@ describe('request ids', () => {
     expect(service.logs.some((l) => (l.req as { id?: string } | undefined)?.id === 'client-42')).toBe(true);
   });
 
+  it('logs one completion line per request with the request, the status and the time taken', async () => {
+    await service.api.get('/api/v1/entities?page=1').set(service.auth(token)).set('X-Request-Id', 'client-43').expect(200);
+    await service.api.get('/api/v1/entities?page=x').set(service.auth(token)).set('X-Request-Id', 'client-44').expect(400);
+    const lines = (id: string) => service.logs.filter((l) => (l.req as { id?: string } | undefined)?.id === id);
+    expect(lines('client-43')).toEqual([
+      expect.objectContaining({
+        level: 30,
+        msg: 'request completed',
+        req: { id: 'client-43', method: 'GET', url: '/api/v1/entities?page=1', remoteAddress: expect.any(String) },
+        res: { statusCode: 200 },
+        responseTime: expect.any(Number),
+      }),
+    ]);
+    const refused = lines('client-44');
+    expect(refused.map((l) => l.msg)).toEqual(['request refused', 'request completed']);
+    expect(refused[1]).toMatchObject({ res: { statusCode: 400 } });
+  });
+
   it('makes one when none or an unusable one is sent', async () => {
     const none = await service.api.get('/healthz').expect(200);
     expect(none.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);

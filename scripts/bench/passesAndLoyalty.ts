@@ -23,9 +23,12 @@
  * `pglite,postgresql` by default), BENCH_SERVICE_NODE_ARGS (extra Node.js arguments for the
  * service process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/profiles` to profile it under load).
  *
- * It also measures the stack floor: the HTTP libraries the service runs on every request
- * (Express 5, helmet, pino-http, express-openapi-validator) answering the same route with a fixed
- * document and no database, i.e. the least a request of the service can cost.
+ * It also measures the stack floor: the HTTP libraries the serving-at-scale work started from
+ * (Express 5, helmet, pino-http, express-openapi-validator, as their documentation sets them up)
+ * answering the same route with a fixed document and no database. The service keeps Express and
+ * the validator but sets helmet's headers precomputed (src/http/securityHeaders.ts) and logs
+ * requests without pino-http's per-request child loggers (src/http/requestLog.ts), so its own
+ * cost can fall below this floor's.
  *
  * Then, on each database, the service as it starts by default (`WEB_CONCURRENCY` unset: one
  * process per CPU on PostgreSQL, one on PGlite) under a steady offered load of half the
@@ -155,10 +158,9 @@ async function runBaseline(): Promise<void> {
 
 /**
  * Serves `GET /api/v1/passes/{id}` with the contract's example pass document through the
- * libraries the service stacks on every request — Express 5, helmet, pino-http (level warn),
- * express-openapi-validator on the bundle (request validation, a security handler that accepts
- * any bearer key) — and nothing else: no database, no handler work. What one request costs here
- * is the least any request of the service can cost. Reads FLOOR_PORT.
+ * libraries as documented — Express 5, helmet, pino-http (level warn), express-openapi-validator
+ * on the bundle (request validation, a security handler that accepts any bearer key) — and
+ * nothing else: no database, no handler work. Reads FLOOR_PORT.
  */
 async function runFloor(): Promise<void> {
   const { default: express } = await import('express');

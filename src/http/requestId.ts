@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 const ACCEPTED = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** pino-http `genReqId`: picks the id and sets the `X-Request-Id` response header. */
+/** The request's id (src/http/requestLog.ts): picks it and sets the `X-Request-Id` response header. */
 export function requestIdOf(req: IncomingMessage, res: ServerResponse): string {
   const given = req.headers['x-request-id'];
   const id = typeof given === 'string' && ACCEPTED.test(given) ? given : randomUUID();
