@@ -98,7 +98,17 @@ export function createApp(deps: AppDependencies): Express {
   app.set('trust proxy', config.trustProxy);
 
   app.use(securityHeaders());
-  app.use(requestLogging(logger, { ignore: (req) => ['/healthz', '/readyz'].includes((req.url ?? '').split('?')[0]!) }));
+  app.use(
+    requestLogging(logger, {
+      ignore: (req) => ['/healthz', '/readyz'].includes((req.url ?? '').split('?')[0]!),
+      // Timed from the request's first middleware to the last byte, by the operation the
+      // validator matched (src/metrics.ts).
+      finished: (req, res, seconds) => {
+        const operation = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId ?? 'unknown';
+        runtime.metrics.requestDuration.observe({ operation, status: res.statusCode }, seconds);
+      },
+    }),
+  );
   app.use((req, res, next) => {
     req.ctx = {
       db,
@@ -109,17 +119,14 @@ export function createApp(deps: AppDependencies): Express {
       apiTokens: runtime.apiTokens,
       metrics: runtime.metrics,
       googleCallbackKeys: runtime.googleCallbackKeys,
-      log: req.log,
+      // Made on first use (src/http/requestLog.ts): most requests log nothing.
+      get log() {
+        return req.log;
+      },
       baseUrl: baseUrlOf(req, config),
       accountId: null,
       requestId: String(req.id),
     };
-    // Timed from here to the last byte, by the operation the validator matched (src/metrics.ts).
-    const started = performance.now();
-    res.once('finish', () => {
-      const operation = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId ?? 'unknown';
-      runtime.metrics.requestDuration.observe({ operation, status: res.statusCode }, (performance.now() - started) / 1000);
-    });
     next();
   });
 

@@ -38,8 +38,13 @@ export function requestFields(req: IncomingMessage & { originalUrl?: string }) {
  * The request logging middleware (see the module).
  * @param logger The root logger.
  * @param options.ignore Requests whose completion is not logged (probes); `req.log` still works.
+ * @param options.finished Called for every request whose response ended (logged or not), with
+ *   the seconds since this middleware saw it: the one completion listener the request gets.
  */
-export function requestLogging(logger: Logger, options: { ignore: (req: IncomingMessage) => boolean }): RequestHandler {
+export function requestLogging(
+  logger: Logger,
+  options: { ignore: (req: IncomingMessage) => boolean; finished: (req: Request, res: Response, seconds: number) => void },
+): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     req.id = requestIdOf(req, res);
     let log: Logger | undefined;
@@ -48,16 +53,17 @@ export function requestLogging(logger: Logger, options: { ignore: (req: Incoming
       enumerable: false,
       get: () => (log ??= logger.child({ req: requestFields(req) })),
     });
-    if (!options.ignore(req)) {
-      const started = Date.now();
-      const onEnd = (): void => {
-        res.removeListener('finish', onEnd);
-        res.removeListener('close', onEnd);
-        logCompletion(logger, req, res, Date.now() - started);
-      };
-      res.on('finish', onEnd);
-      res.on('close', onEnd);
-    }
+    const logged = !options.ignore(req);
+    const started = performance.now();
+    const onEnd = (): void => {
+      res.removeListener('finish', onEnd);
+      res.removeListener('close', onEnd);
+      const seconds = (performance.now() - started) / 1000;
+      if (res.writableFinished) options.finished(req, res, seconds);
+      if (logged) logCompletion(logger, req, res, Math.round(seconds * 1000));
+    };
+    res.on('finish', onEnd);
+    res.on('close', onEnd);
     next();
   };
 }
