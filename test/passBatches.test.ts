@@ -15,6 +15,8 @@ import { parse } from 'csv-parse/sync';
 import { advancePassBatch } from '../src/resources/batches/passBatchRunner.ts';
 import { startTestService, TestClock, type TestService } from './support/testService.ts';
 import { createTemplate, issuePass, loyaltyTemplate } from './support/passes.ts';
+import { webhookBodyProblems } from './support/webhookContract.ts';
+import { startWebhookReceiver } from './support/webhookReceiver.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const DAY_MS = 24 * 3600 * 1000;
@@ -38,7 +40,7 @@ describe('CSV pass batches, with the job workers running', () => {
   let counter = 0;
 
   beforeAll(async () => {
-    service = await startTestService({ jobs: 'work', clock });
+    service = await startTestService({ jobs: 'work', clock, config: { webhookAllowPrivate: true } });
     tenant = await service.createAccount('Coffee Club Ltd');
     templateId = await createTemplate(service, tenant.token, loyaltyTemplate());
   });
@@ -175,6 +177,44 @@ describe('CSV pass batches, with the job workers running', () => {
     const errors = await csvOf(res.body.data.id, 'errors');
     expect(errors.map((e) => [e.row, e.column, e.pass_id])).toEqual([['5', 'pass_id', 'nobody']]);
     expect((await csvOf(res.body.data.id, 'results')).map((r) => r.pass_id)).toEqual([a.id, b.id, c.id]);
+  });
+
+  it('sends passCreated for every created pass, with the pass as getPass shows it, to the subscriptions listening', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const account = await service.createAccount('Webhook Club');
+      const template = await createTemplate(service, account.token, loyaltyTemplate());
+      const subscribe = (subscribedEvents: string[]) =>
+        service.api
+          .post('/api/v1/webhook-subscriptions')
+          .set(service.auth(account.token))
+          .send({ webhookSubscription: { url: `${receiver.url}/${subscribedEvents[0]}`, subscribedEvents, scopeType: 'organisation' } })
+          .expect(201);
+      await subscribe(['passCreated']);
+      await subscribe(['passUpdated']);
+      const extIds = [ext(), ext(), ext()];
+      const res = await service.api
+        .post('/api/v1/passes/batch')
+        .set(service.auth(account.token))
+        .field('passTemplate', template)
+        .attach('csv', Buffer.from(`ext_id,passfield_member\n${extIds.map((e) => `${e},Member ${e}`).join('\n')}\n`), { filename: 'p.csv', contentType: 'text/csv' })
+        .expect(202);
+      await until(
+        async () => (await service.api.get(`/api/v1/batches/${res.body.data.id}`).set(service.auth(account.token)).expect(200)).body.data.attributes.status,
+        (status) => status === 'successful',
+      );
+      const received = await receiver.waitFor(3);
+      expect(received.map((r) => r.path)).toEqual(['/passCreated', '/passCreated', '/passCreated']);
+      expect(received.map((r) => webhookBodyProblems('passCreated', r.body))).toEqual([[], [], []]);
+      const shown = received.map((r) => r.body.included[0]);
+      expect(shown.map((p) => p.attributes.extId).sort()).toEqual([...extIds].sort());
+      for (const pass of shown) {
+        const { body } = await service.api.get(`/api/v1/passes/${pass.id}`).set(service.auth(account.token)).expect(200);
+        expect(pass).toEqual(body.data);
+      }
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('refuses an update batch without pass_id column or with a past scheduledAt', async () => {

@@ -77,16 +77,6 @@ export function serviceBaseUrl(config: Pick<Config, 'publicBaseUrl' | 'host' | '
 }
 
 /**
- * Whether any enabled subscription of the account (of any scope) listens to `type`: a cheap
- * check before recording many events (a CSV batch's passes), which can skip them all when none does.
- */
-export async function hasWebhookSubscribers(tx: SqlExecutor, accountId: string, type: WebhookType): Promise<boolean> {
-  const [row] = await tx.$queryRaw<{ any: boolean }[]>`
-    SELECT EXISTS (SELECT 1 FROM webhook_subscriptions WHERE account_id = ${accountId}::uuid AND enabled AND ${type} = ANY(subscribed_events)) AS any`;
-  return row?.any ?? false;
-}
-
-/**
  * The ids (a `text[]`, ordered) of the subscriptions that get an event: the account's enabled
  * subscriptions listening to `type`, of the organisation or of the event's entity. An
  * expression, for a statement that selects them with its own work
@@ -101,12 +91,21 @@ export function subscriptionIdsSql(accountId: string, type: WebhookEventType, en
 }
 
 /**
+ * The subscriptions that get an event ({@link subscriptionIdsSql}), for a caller that records
+ * many events of one type and entity (a CSV batch's passes) and can skip them all when none does.
+ * @returns Subscription ids, ordered; empty when nobody listens.
+ */
+export async function webhookSubscriptionIds(tx: SqlExecutor, accountId: string, type: WebhookEventType, entityId: string | null): Promise<string[]> {
+  const [row] = await tx.$queryRaw<{ ids: string[] }[]>`SELECT ${subscriptionIdsSql(accountId, type, entityId)} AS ids`;
+  return row?.ids ?? [];
+}
+
+/**
  * Records an event for the subscriptions that listen to it, in the caller's transaction.
  * @returns How many subscriptions will get it (0: nothing was written).
  */
 export async function recordWebhookEvent(tx: SqlExecutor, scope: WebhookEventScope, event: WebhookEventInput): Promise<number> {
-  const subscriptionIds =
-    event.subscriptionIds ?? (await tx.$queryRaw<{ ids: string[] }[]>`SELECT ${subscriptionIdsSql(event.accountId, event.type, event.entityId)} AS ids`)[0]!.ids;
+  const subscriptionIds = event.subscriptionIds ?? (await webhookSubscriptionIds(tx, event.accountId, event.type, event.entityId));
   if (!subscriptionIds.length) return 0;
   const id = randomUUID();
   const { relationship, type, id: subjectId } = event.subject;

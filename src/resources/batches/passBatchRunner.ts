@@ -26,14 +26,15 @@
  * @module resources/batches/passBatchRunner
  */
 import type { PrismaExecutor } from '../../db/database.ts';
+import { isUniqueViolation } from '../../db/prismaErrors.ts';
 import { queuePassChanges } from '../../delivery/passChanged.ts';
-import { hasWebhookSubscribers, serviceBaseUrl } from '../../delivery/webhookEvents.ts';
+import { serviceBaseUrl, webhookSubscriptionIds } from '../../delivery/webhookEvents.ts';
 import { ConflictError } from '../../errors.ts';
 import { defineJob } from '../../jobs/jobDefinition.ts';
 import type { Runtime } from '../../runtime.ts';
 import { recordStartingBalances } from '../loyalty/loyaltyLedger.ts';
 import { issuingDesign, modifyPass, newPassOf, nullifyStoredPass, requireIssuingTemplate } from '../passes/passService.ts';
-import { insertPass, insertPasses, type NewPass, type PassRow } from '../passes/passStore.ts';
+import { findPassesByUuid, insertPass, insertPasses, type NewPass, type PassRow } from '../passes/passStore.ts';
 import { recordPassEvent } from '../passes/passWebhooks.ts';
 import type { AdvanceOptions, AdvanceResult } from './batchSender.ts';
 import { recordBatchCompleted } from './batchWebhooks.ts';
@@ -83,8 +84,9 @@ async function createRows(tx: PrismaExecutor, deps: PassBatchDependencies, batch
   try {
     const ids = await insertPasses(tx, valid.map((v) => v.pass));
     created = ids.map((id, i) => ({ rowNumber: valid[i]!.rowNumber, pass: { ...valid[i]!.pass, id } }));
-  } catch {
+  } catch (error) {
     // An extId taken since the upload (by another request): store them one by one to find which.
+    if (!isUniqueViolation(error)) throw error;
     await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT chunk');
     created = [];
     for (const { rowNumber, pass } of valid) {
@@ -100,10 +102,14 @@ async function createRows(tx: PrismaExecutor, deps: PassBatchDependencies, batch
     }
   }
   await recordStartingBalances(tx, created.map((c) => c.pass), now);
-  if (created.length && (await hasWebhookSubscribers(tx, batch.accountId, 'passCreated'))) {
+  const subscriptionIds = created.length ? await webhookSubscriptionIds(tx, batch.accountId, 'passCreated', null) : [];
+  if (subscriptionIds.length) {
     const scope = { jobs: deps.jobs, baseUrl: serviceBaseUrl(deps.config) };
-    // The event's pass is read back in the transaction (as getPass shows it), only when someone listens.
-    for (const { pass } of created) await recordPassEvent(tx, scope, { type: 'passCreated', accountId: batch.accountId, pass: pass.id, at: now });
+    // The events' passes are read back in the transaction (as getPass shows them), in one
+    // statement, only when someone listens.
+    for (const pass of await findPassesByUuid(tx, created.map((c) => c.pass.id))) {
+      await recordPassEvent(tx, scope, { type: 'passCreated', accountId: batch.accountId, pass, at: now, subscriptionIds });
+    }
   }
   await queuePassChanges(tx, deps.jobs, created.map((c) => c.pass.id));
   return [...outcomes, ...created.map(({ rowNumber, pass }) => ({ rowNumber, passId: pass.id }))];

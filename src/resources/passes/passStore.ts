@@ -105,13 +105,25 @@ export async function readPass(db: Database, accountId: string, idOrExtId: strin
  * where the UUID (the pass's serial number) is the capability.
  * @returns The pass, or null (also for a value that is not a UUID).
  */
-export async function findPassByUuid(prisma: PrismaExecutor, id: string): Promise<PassRow | null> {
+export async function findPassByUuid(prisma: SqlExecutor, id: string): Promise<PassRow | null> {
   if (!UUID.test(id)) return null;
-  const [row] = await prisma.$queryRaw<PassSqlRow[]>`
+  const [pass] = await findPassesByUuid(prisma, [id.toLowerCase()]);
+  return pass ?? null;
+}
+
+/**
+ * Passes by their UUIDs, whatever their account, in one statement (a CSV batch's new passes for
+ * their events).
+ * @param ids Lower-case UUIDs.
+ * @returns The passes that exist, ordered by id (for UUIDv7 ids: the order they were made in).
+ */
+export async function findPassesByUuid(prisma: SqlExecutor, ids: readonly string[]): Promise<PassRow[]> {
+  const rows = await prisma.$queryRaw<PassSqlRow[]>`
     SELECT ${PASS_COLUMNS}, t.name AS "templateName", t.template_type AS "templateType"
       FROM passes p JOIN pass_templates t ON t.id = p.template_id
-     WHERE p.id = ${id.toLowerCase()}::uuid`;
-  return passRowOf(row);
+     WHERE p.id = ANY(${ids}::uuid[])
+     ORDER BY p.id`;
+  return rows.map((row) => passRowOf(row)!);
 }
 
 /** The 404 of a pass that does not exist in the caller's account. */
