@@ -33,7 +33,8 @@
  * Then, on each database, the service (one process) under a steady offered load of half the
  * baseline's measured capacity, open loop (loadtest's `requestsPerSecond`: requests leave on a
  * schedule whether or not earlier ones were answered; see {@link steadyLoad} for why not
- * autocannon's rate), for latency as users feel it; and on PostgreSQL the service with
+ * autocannon's rate), for latency as users feel it — next to the baseline under the same open
+ * loop, which shows what the machine itself adds to any server's tail; and on PostgreSQL the service with
  * `WEB_CONCURRENCY=2` for its throughput on every core (all other service runs use one process:
  * on a machine that also runs PostgreSQL and the load generator, two processes answered the
  * steady load slower — measured at 600 PATCH/s: p99 45 ms with one, 248 ms with two). On PostgreSQL the baseline runs twice: with unnamed statements — the yardstick the
@@ -415,6 +416,8 @@ interface Row {
   preparedBaseline?: Measurement;
   /** The service, one process, at half the baseline's capacity (open loop). */
   steady: Measurement;
+  /** The baseline under the same open-loop load: what the machine adds to any server's tail. */
+  steadyBaseline: Measurement;
   /** The service with `WEB_CONCURRENCY=2` (PostgreSQL GET only). */
   cluster?: Measurement;
 }
@@ -489,8 +492,11 @@ async function benchDatabase(kind: 'pglite' | 'postgresql'): Promise<Row[]> {
       await waitUntilUp(`${baselineBase}/`, baseline);
       const get = await measure(`${baselineBase}/api/v1/passes/${fixture.passId}`, fixture.token, 'GET', baseline);
       const patch = await measure(`${baselineBase}/api/v1/loyalty/${fixture.passId}`, fixture.token, 'PATCH', baseline);
+      // The same steady load as the service gets, for how much of its tail this machine adds.
+      const steadyGet = prepared ? undefined : await measure(`${baselineBase}/api/v1/passes/${fixture.passId}`, fixture.token, 'GET', baseline, STEADY_LOAD_SHARE * get.rps);
+      const steadyPatch = prepared ? undefined : await measure(`${baselineBase}/api/v1/loyalty/${fixture.passId}`, fixture.token, 'PATCH', baseline, STEADY_LOAD_SHARE * patch.rps);
       await stopChild(baseline);
-      return { get, patch };
+      return { get, patch, steadyGet, steadyPatch };
     };
     const baseline = await runBaselineServer(false);
     const preparedBaseline = kind === 'postgresql' ? await runBaselineServer(true) : undefined;
@@ -516,8 +522,8 @@ async function benchDatabase(kind: 'pglite' | 'postgresql'): Promise<Row[]> {
     }
     const database = kind === 'postgresql' ? 'PostgreSQL' : 'PGlite (embedded)';
     return [
-      { database, operation: 'GET /api/v1/passes/{id}', service: serviceGet, baseline: baseline.get, steady: steadyGet, ...(preparedBaseline ? { preparedBaseline: preparedBaseline.get } : {}), ...(cluster ? { cluster } : {}) },
-      { database, operation: 'PATCH /api/v1/loyalty/{id}', service: servicePatch, baseline: baseline.patch, steady: steadyPatch, ...(preparedBaseline ? { preparedBaseline: preparedBaseline.patch } : {}) },
+      { database, operation: 'GET /api/v1/passes/{id}', service: serviceGet, baseline: baseline.get, steady: steadyGet, steadyBaseline: baseline.steadyGet!, ...(preparedBaseline ? { preparedBaseline: preparedBaseline.get } : {}), ...(cluster ? { cluster } : {}) },
+      { database, operation: 'PATCH /api/v1/loyalty/{id}', service: servicePatch, baseline: baseline.patch, steady: steadyPatch, steadyBaseline: baseline.steadyPatch!, ...(preparedBaseline ? { preparedBaseline: preparedBaseline.patch } : {}) },
     ];
   } finally {
     for (const child of children) await stopChild(child);
@@ -544,6 +550,7 @@ function table(rows: Row[]): string {
         `    ratio     ${((r.service.rps / r.baseline.rps) * 100).toFixed(0)} % of the baseline's req/s; the baseline needs ${((r.baseline.cpuUsPerRequest / r.service.cpuUsPerRequest) * 100).toFixed(0)} % of the service's CPU per request`,
         ...(r.preparedBaseline ? [`    prepared  ${fmt(r.preparedBaseline)}   (the baseline with named prepared statements: the service's driver paths prepare theirs)`] : []),
         `    steady    ${fmt(r.steady)}   (open loop, offered ${(STEADY_LOAD_SHARE * r.baseline.rps).toFixed(0)} req/s: ${STEADY_LOAD_SHARE * 100} % of the baseline's capacity; one process)`,
+        `    (baseline ${fmt(r.steadyBaseline)}   under the same open loop)`,
         ...(r.cluster ? [`    2 procs   ${fmt(r.cluster)}   (${(r.cluster.rps / r.service.rps).toFixed(2)}× one process)`] : []),
       ].join('\n'),
     )
