@@ -77,10 +77,10 @@ export interface Database {
    * {@link Database.write} for work that is SQL statements only, through the driver instead of
    * Prisma's interactive transaction: `BEGIN`, the statements and `COMMIT` on one pooled
    * node-postgres client (on PGlite inside `pglite.transaction`, which queues behind every other
-   * transaction on its one connection, Prisma's included). For the hottest writes: Prisma's
-   * interactive transaction costs ≈ 1–2 ms of client CPU for a handful of statements, the
-   * driver ≈ 0.3 ms (measured with `npm run bench -- passesAndLoyalty`). Commits when `work`
-   * resolves, rolls back when it throws (and rethrows).
+   * transaction on its one connection, Prisma's included). For the hottest writes: a loyalty
+   * update went from ≈ 1,900 to ≈ 950 µs of CPU per request when it moved here from Prisma's
+   * interactive transaction with its six round trips folded into one statement (`npm run bench
+   * -- passesAndLoyalty`). Commits when `work` resolves, rolls back when it throws (and rethrows).
    */
   writeSql<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   /** The same database for libraries that bring their own driver; closed by `close()`. */
