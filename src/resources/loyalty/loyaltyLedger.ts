@@ -5,9 +5,10 @@
  * scan id of a scan, the time — so a balance is the sum of its pass's deltas and can be audited.
  *
  * Changes are atomic in the database, never read-modify-write in JavaScript: one SQL statement
- * updates the balance (`SET balance = balance + $delta`, or — for an override — under the row
- * lock a `SELECT … FOR UPDATE` in the same statement takes) and inserts the ledger row from the
- * `RETURNING` of the update. Concurrent changes of one pass queue on its row lock and all count.
+ * finds the pass and locks its row (`SELECT … FOR UPDATE`), updates the balance under that lock
+ * (`balance + $delta`, or the override) and inserts the ledger row from the `RETURNING` of the
+ * update, with the change measured against the locked balance. Concurrent changes of one pass
+ * queue on its row lock and all count.
  *
  * @module resources/loyalty/loyaltyLedger
  */
