@@ -246,21 +246,19 @@ export function createWalletPassClient(options: WalletPassClientOptions): Wallet
     }
   }
 
-  async function createPassesFromCsv(form: PassCreationCsvForm, options: BatchWaitOptions = {}) {
-    const body = csvFormData({ passTemplate: form.passTemplate, name: form.name }, form.csv, form.fileName);
-    const { data, error, response } = await api.POST('/api/v1/passes/batch', { body: body as never, bodySerializer: (formData) => formData as unknown as FormData });
+  /** Uploads a CSV pass batch's form, reports the accepted batch, then waits for it to finish. */
+  async function submitCsvBatch(path: '/api/v1/passes/batch' | '/api/v1/passes/batch/update', body: FormData, options: BatchWaitOptions) {
+    const { data, error, response } = await api.POST(path, { body: body as never, bodySerializer: (formData) => formData as unknown as FormData });
     if (!data) throw apiError(response, error);
     options.onProgress?.(data.data);
     return waitForBatch(data.data.id, options);
   }
 
-  async function updatePassesFromCsv(form: PassUpdateCsvForm, options: BatchWaitOptions = {}) {
-    const body = csvFormData({ scheduledAt: form.scheduledAt, name: form.name }, form.csv, form.fileName);
-    const { data, error, response } = await api.POST('/api/v1/passes/batch/update', { body: body as never, bodySerializer: (formData) => formData as unknown as FormData });
-    if (!data) throw apiError(response, error);
-    options.onProgress?.(data.data);
-    return waitForBatch(data.data.id, options);
-  }
+  const createPassesFromCsv = (form: PassCreationCsvForm, options: BatchWaitOptions = {}) =>
+    submitCsvBatch('/api/v1/passes/batch', csvFormData({ passTemplate: form.passTemplate, name: form.name }, form.csv, form.fileName), options);
+
+  const updatePassesFromCsv = (form: PassUpdateCsvForm, options: BatchWaitOptions = {}) =>
+    submitCsvBatch('/api/v1/passes/batch/update', csvFormData({ scheduledAt: form.scheduledAt, name: form.name }, form.csv, form.fileName), options);
 
   return Object.assign(api, { waitForTemplate, paginate, waitForBatch, createPassesFromCsv, updatePassesFromCsv });
 }

@@ -46,6 +46,7 @@ import {
   selectBatchesInFlight,
   selectRecipients,
   selectUndelivered,
+  startWhenDue,
   transitionBatch,
   type BatchRow,
   type Delivery,
@@ -224,15 +225,16 @@ export async function advanceBatch(deps: BatchJobDependencies, batchId: string, 
   if (batch?.status === 'validating') batch = await validate(deps, batchId);
   if (!batch) return 'gone';
   if (batch.status === 'scheduled') {
-    const now = deps.clock.now();
-    const waitMs = batch.scheduledAt.getTime() - now.getTime();
-    if (waitMs > 0) {
-      await enqueue(deps, batchId, Math.ceil(waitMs / 1000));
+    const { segmentTags, accountId } = batch;
+    // A segment's recipients are counted when sending starts.
+    const start = await startWhenDue(deps.db.prisma, batch, deps.clock.now(), async () =>
+      segmentTags.length ? { recipientCount: await countSegmentPasses(deps.db.prisma, accountId, segmentTags) } : {},
+    );
+    if ('waitSeconds' in start) {
+      await enqueue(deps, batchId, start.waitSeconds);
       return 'deferred';
     }
-    const recipientCount = batch.segmentTags.length ? await countSegmentPasses(deps.db.prisma, batch.accountId, batch.segmentTags) : batch.recipientCount;
-    batch = await transitionBatch(deps.db.prisma, null, batchId, ['scheduled'], { status: 'sending', recipientCount }, now);
-    if (!batch) return 'idle';
+    if (!(batch = start.started)) return 'idle';
   }
   if (batch.status !== 'sending') return 'idle';
   const chunkSize = options.chunkSize ?? CHUNK_SIZE;

@@ -110,6 +110,26 @@ export async function transitionBatch(
   return row ?? null;
 }
 
+/**
+ * The start of a `scheduled` batch (PassEntry API reference: a batch waits for its `scheduledAt`):
+ * before `scheduledAt` (by `now`) nothing changes and the caller learns how long to wait; from
+ * then on the batch moves to `sending` with `changes` — once, however many job runs try at the
+ * same time.
+ * @param changes What else the move sets (read only when the batch is due).
+ * @returns `{ waitSeconds }` (whole seconds, ≥ 1) to run again then; or `{ started }`: the batch
+ *   in `sending`, or null when another run started it first or it was cancelled meanwhile.
+ */
+export async function startWhenDue(
+  db: PrismaExecutor,
+  batch: BatchRow,
+  now: Date,
+  changes: () => Promise<BatchChanges> = async () => ({}),
+): Promise<{ waitSeconds: number } | { started: BatchRow | null }> {
+  const waitMs = batch.scheduledAt.getTime() - now.getTime();
+  if (waitMs > 0) return { waitSeconds: Math.ceil(waitMs / 1000) };
+  return { started: await transitionBatch(db, null, batch.id, ['scheduled'], { ...(await changes()), status: 'sending' }, now) };
+}
+
 /** Locks a batch until the transaction ends (`SELECT … FOR UPDATE`) and reads it; null when gone. */
 export async function lockBatch(tx: PrismaExecutor, id: string): Promise<BatchRow | null> {
   await tx.$queryRaw`SELECT id FROM batches WHERE id = ${id}::uuid FOR UPDATE`;

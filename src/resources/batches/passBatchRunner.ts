@@ -38,7 +38,7 @@ import { findPassesByUuid, insertPass, insertPasses, type NewPass, type PassRow 
 import { recordPassEvent } from '../passes/passWebhooks.ts';
 import type { AdvanceOptions, AdvanceResult } from './batchSender.ts';
 import { recordBatchCompleted } from './batchWebhooks.ts';
-import { lockBatch, transitionBatch, type BatchRow } from './batchStore.ts';
+import { lockBatch, startWhenDue, transitionBatch, type BatchRow } from './batchStore.ts';
 import { passRowInput, rowErrorOf, type PassBatchKind } from './passBatchRows.ts';
 import { recordRowOutcomes, rowCounts, selectPassBatchesInFlight, selectPendingRows, type PendingRow, type RowOutcome } from './passBatchStore.ts';
 
@@ -178,14 +178,12 @@ export async function advancePassBatch(deps: PassBatchDependencies, batchId: str
   let batch: BatchRow | null = await deps.db.prisma.batch.findUnique({ where: { id: batchId } });
   if (!batch || batch.type === 'walletMessaging') return 'gone';
   if (batch.status === 'scheduled') {
-    const now = deps.clock.now();
-    const waitMs = batch.scheduledAt.getTime() - now.getTime();
-    if (waitMs > 0) {
-      await enqueue(deps, batchId, Math.ceil(waitMs / 1000));
+    const start = await startWhenDue(deps.db.prisma, batch, deps.clock.now());
+    if ('waitSeconds' in start) {
+      await enqueue(deps, batchId, start.waitSeconds);
       return 'deferred';
     }
-    batch = await transitionBatch(deps.db.prisma, null, batchId, ['scheduled'], { status: 'sending' }, now);
-    if (!batch) return 'idle';
+    if (!(batch = start.started)) return 'idle';
   }
   if (batch.status !== 'processing' && batch.status !== 'sending') return 'idle';
   const chunkSize = options.chunkSize ?? ROW_CHUNK_SIZE;
