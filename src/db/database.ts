@@ -14,8 +14,6 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../../generated/prisma/client.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
-
-const { Sql } = Prisma;
 import { pgliteListen, postgresNotifications, type Listen } from './notifications.ts';
 
 export type { PrismaClient };
@@ -97,17 +95,14 @@ export interface Database {
    */
   listen: Listen;
   /**
-   * Runs one read statement outside any transaction, straight on the driver (node-postgres's
-   * pool, or PGlite, whose own lock makes it wait for an open transaction), without the Prisma
-   * client: for the hottest reads only, where Prisma's query engine costs more CPU than the
-   * statement (a one-row select: ≈ 160 µs of client CPU through `$queryRaw` against ≈ 60 µs
-   * through the pool, 20 callers at once on a local PostgreSQL). Rows come back as the driver
-   * parses them (node-postgres's types:
-   * `timestamptz` → Date, `json` → value, `int4` → number, arrays → arrays; `numeric` and
-   * `int8` → string, so such reads keep to Prisma).
-   * @param sql Text with `$1`… placeholders (a Prisma.Sql's `.text`).
+   * Statements outside any transaction, each on its own (autocommit), straight on the driver
+   * (node-postgres's pool as named prepared statements, or PGlite, whose own lock makes it wait
+   * for an open transaction), without the Prisma client: for the hottest reads only, where
+   * Prisma's query engine costs more CPU than the statement (a one-row select: ≈ 160 µs of
+   * client CPU through Prisma's `$queryRaw` against ≈ 60 µs through the pool, 20 callers at once
+   * on a local PostgreSQL). Rows as {@link SqlExecutor} describes.
    */
-  read<Row>(sql: string, params: readonly unknown[]): Promise<Row[]>;
+  readonly sql: SqlExecutor;
   /** Resolves when `SELECT 1` answers; rejects otherwise. */
   ping(): Promise<void>;
   /** Closes every connection. Idempotent. */
@@ -187,7 +182,7 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
       };
     },
     listen: notifications.listen,
-    read: async <Row,>(sql: string, params: readonly unknown[]) => (await pool.query(prepared(sql, params as unknown[]))).rows as Row[],
+    sql: driverExecutor((sql, params) => pool.query(prepared(sql, params))),
     async ping() {
       await pool.query('SELECT 1');
     },
@@ -226,7 +221,7 @@ async function openPglite(dir: string | null): Promise<Database> {
       };
     },
     listen: pgliteListen(pglite),
-    read: async <Row,>(sql: string, params: readonly unknown[]) => (await pglite.query<Row>(sql, params as unknown[])).rows,
+    sql: driverExecutor((sql, params) => pglite.query(sql, params)),
     async ping() {
       await pglite.query('SELECT 1');
     },
@@ -250,7 +245,7 @@ const preparedNames = new Map<string, string>();
  * (https://www.postgresql.org/docs/current/sql-prepare.html), so a repeated statement skips the
  * parse and plan it would pay as an unnamed one — measured on this service's pass lookup: ≈ 250 µs
  * of PostgreSQL CPU unnamed, ≈ 50 µs prepared (planning the join and its ORDER BY is most of it).
- * Only the driver paths (`read`, `writeSql`) use it, whose statements come from fixed templates;
+ * Only the driver paths (`sql`, `writeSql`) use it, whose statements come from fixed templates;
  * past {@link PREPARED_STATEMENTS_MAX} distinct texts statements run unnamed, so a connection
  * never holds more. A pooler in transaction mode must support prepared statements (PgBouncer
  * ≥ 1.21 with `max_prepared_statements`).
@@ -269,7 +264,7 @@ type DriverQuery = (sql: string, params: unknown[]) => Promise<{ rows: unknown[]
 
 /** Prisma's raw-statement methods ({@link SqlExecutor}) over a driver connection or transaction. */
 function driverExecutor(query: DriverQuery): SqlExecutor {
-  const statementOf = (strings: TemplateStringsArray | Prisma.Sql, values: unknown[]) => (strings instanceof Sql ? strings : new Sql(strings, values));
+  const statementOf = (strings: TemplateStringsArray | Prisma.Sql, values: unknown[]) => (strings instanceof Prisma.Sql ? strings : new Prisma.Sql(strings, values));
   return {
     async $queryRaw<T>(strings: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
       const statement = statementOf(strings, values);

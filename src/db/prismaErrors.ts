@@ -8,7 +8,7 @@
 /**
  * True for a unique constraint violation, however it arrived: Prisma's `P2002` (a model query),
  * Prisma's `P2010` (a raw query) whose driver adapter error carries PostgreSQL's SQLSTATE
- * `23505`, or the driver's own error with that SQLSTATE (`Database.read`, `Database.writeSql`).
+ * `23505`, or the driver's own error with that SQLSTATE (`Database.sql`, `Database.writeSql`).
  * SQLSTATE codes: https://www.postgresql.org/docs/current/errcodes-appendix.html
  */
 export function isUniqueViolation(error: unknown): boolean {

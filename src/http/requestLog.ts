@@ -31,7 +31,7 @@ declare module 'http' {
 }
 
 /** What every line of a request carries under `req`. */
-export function requestFields(req: IncomingMessage & { originalUrl?: string }) {
+function requestFields(req: IncomingMessage & { originalUrl?: string }) {
   return { id: req.id, method: req.method, url: redactUrl(req.originalUrl ?? req.url ?? ''), remoteAddress: req.socket?.remoteAddress };
 }
 
