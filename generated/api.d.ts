@@ -285,6 +285,11 @@ export interface paths {
          *     negative. Answers like `getLoyalty`, with the balance this change produced. A nullified pass
          *     (`409`), and a result outside ±1,000,000,000 (`409`), leave the balance as it was. Send an
          *     `Idempotency-Key` so that a retried change is applied once.
+         *
+         *     The change is pushed to the wallets that hold the pass and sent to the `passUpdated`
+         *     webhook subscriptions: the statement that changes the balance also writes that duty to an
+         *     outbox, which is queued as soon as the change is answered — or, if the server stops in
+         *     between, by a worker within seconds. A change nobody must hear of is that one statement.
          */
         patch: operations["updateLoyalty"];
         trace?: never;

@@ -22,6 +22,7 @@ import { createApnsClient, type ApnsClient } from './wallet/apple/apns.ts';
 import { createGoogleWalletClient, type GoogleWalletClient } from './wallet/google/client.ts';
 import { createGoogleCallbackKeys, type GoogleCallbackKeys } from './wallet/google/callbackKeys.ts';
 import { createGoogleThrottle } from './delivery/googleRateLimit.ts';
+import { createPassChangeRelay, type PassChangeRelay } from './resources/passes/passChangeOutbox.ts';
 
 /** What handlers and jobs run with. */
 export interface Runtime {
@@ -43,6 +44,8 @@ export interface Runtime {
   readonly googleWallet: GoogleWalletClient;
   /** Google's root keys of Wallet callbacks (`GOOGLE_WALLET_CALLBACK_KEYS_URL`), fetched and cached per process. */
   readonly googleCallbackKeys: GoogleCallbackKeys;
+  /** Relays pass changes left in the outbox (src/resources/passes/passChangeOutbox.ts); started with the workers. */
+  readonly passChangeRelay: PassChangeRelay;
   /** The lock of `DATA_DIR` held while the embedded database is open (src/db/dataDirLock.ts); released by {@link closeRuntime}. */
   readonly dataDirLock?: DataDirLock;
 }
@@ -67,16 +70,19 @@ export interface RuntimeParts {
   dataDirLock?: DataDirLock;
   /** Also measure Node's process metrics (default false: tests run many runtimes in one process). */
   processMetrics?: boolean;
+  /** Time between rounds of the pass-change outbox relay, in ms (default 5000). */
+  passChangeRelayIntervalMs?: number;
 }
 
 /** Builds a runtime from parts that are already open; starts nothing. */
 export function assembleRuntime(parts: RuntimeParts): Runtime {
   const { config, logger, db } = parts;
+  const jobs = createJobQueue(db, logger, queues, { stopTimeoutMs: config.shutdownTimeoutMs, ...parts.jobQueue });
   return {
     config,
     logger,
     db,
-    jobs: createJobQueue(db, logger, queues, { stopTimeoutMs: config.shutdownTimeoutMs, ...parts.jobQueue }),
+    jobs,
     secrets: new SecretCipher(parts.secretsKey),
     clock: parts.clock ?? systemClock,
     apns: parts.apns ?? createApnsClient({ baseUrl: config.apnsUrl }),
@@ -86,6 +92,7 @@ export function assembleRuntime(parts: RuntimeParts): Runtime {
       parts.googleWallet ??
       createGoogleWalletClient({ apiUrl: config.googleWalletApiUrl, tokenUrl: config.googleOauthTokenUrl, throttle: createGoogleThrottle(db, config.googleWalletRequestsPerSecond) }),
     googleCallbackKeys: createGoogleCallbackKeys({ url: config.googleWalletCallbackKeysUrl, clock: parts.clock ?? systemClock }),
+    passChangeRelay: createPassChangeRelay({ config, logger, db, jobs }, parts.passChangeRelayIntervalMs ? { intervalMs: parts.passChangeRelayIntervalMs } : {}),
     ...(parts.dataDirLock ? { dataDirLock: parts.dataDirLock } : {}),
   };
 }
@@ -129,17 +136,20 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
 
 /**
  * Starts the job queue (creating the queues of `src/queues.ts`) and, when `work` is true, a
- * worker for each of them in this process.
+ * worker for each of them in this process and the pass-change outbox relay.
  * @throws Error when pg-boss cannot start or migrate its schema.
  */
 export async function startJobs(runtime: Runtime, options: { work: boolean }): Promise<void> {
   await runtime.jobs.start();
-  if (options.work) await startWorkers(runtime.jobs, queues, runtime, runtime.logger);
+  if (!options.work) return;
+  await startWorkers(runtime.jobs, queues, runtime, runtime.logger);
+  runtime.passChangeRelay.start();
 }
 
 /** Stops the job queue (letting running jobs finish, bounded), closes the outside clients and the database, and releases `DATA_DIR`. */
 export async function closeRuntime(runtime: Runtime): Promise<void> {
   try {
+    await runtime.passChangeRelay.stop();
     await runtime.jobs.stop();
     await runtime.apns.close();
     await runtime.googleWallet.close();

@@ -7,7 +7,8 @@
 import { changeLoyaltyBalance } from '../src/resources/loyalty/loyaltyLedger.ts';
 import { findPass } from '../src/resources/passes/passStore.ts';
 import { startTestService, type TestService } from './support/testService.ts';
-import { expectError, issuePass, loyaltyTemplate, setUpPassTenants, setWalletState, type PassTenants } from './support/passes.ts';
+import { startWebhookReceiver } from './support/webhookReceiver.ts';
+import { createTemplate, expectError, issuePass, loyaltyTemplate, setUpPassTenants, setWalletState, type PassTenants } from './support/passes.ts';
 
 const BASE = 'http://wallet.test';
 const UNKNOWN_ID = '0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10';
@@ -235,6 +236,43 @@ describe('Idempotency-Key on updateLoyalty', () => {
     expect((await show(pass.id).expect(200)).body.meta.loyalty.balance).toBe(1);
     expect(await ledgerOf(pass.id)).toHaveLength(1);
   });
+});
+
+describe('updateLoyalty delivery through the pass-change outbox', () => {
+  it('keeps a change whose delivery could not be queued, and a worker delivers it later with the changed pass', async () => {
+    const receiver = await startWebhookReceiver();
+    let node = await startTestService({ jobs: 'work', persistent: true, config: { webhookAllowPrivate: true } });
+    try {
+      const account = await node.createAccount();
+      const templateId = await createTemplate(node, account.token, loyaltyTemplate());
+      await node.api
+        .post('/api/v1/webhook-subscriptions')
+        .set(node.auth(account.token))
+        .send({ webhookSubscription: { url: `${receiver.url}/hooks`, subscribedEvents: ['passUpdated'], scopeType: 'organisation' } })
+        .expect(201);
+      const pass = await issuePass(node, account.token, templateId, { pass: { points: '10' } });
+      // The change commits in its own statement; with no job queue its relay fails and the row stays.
+      node = await node.restart({ jobs: 'off', persistent: true, config: { webhookAllowPrivate: true } });
+      const res = await node.api.patch(`/api/v1/loyalty/${pass.id}`).set(node.auth(account.token)).send({ balance: 5, message: 'Five more' }).expect(200);
+      expect(res.body.meta.loyalty).toEqual({ balance: 15 });
+      expect(await node.database.db.prisma.passChangeOutboxEntry.count({ where: { passId: pass.id } })).toBe(1);
+      expect(node.logs.some((line) => line.msg === 'the pass change is committed; the outbox relay will deliver it')).toBe(true);
+      // A process that works jobs relays it: the event, with the pass as it is, and no row left.
+      node = await node.restart({ jobs: 'work', persistent: true, config: { webhookAllowPrivate: true }, passChangeRelayIntervalMs: 500 });
+      const [event] = await receiver.waitFor(1, { timeoutMs: 15_000 });
+      expect(event!.body.data.attributes.webhookType).toBe('passUpdated');
+      expect(event!.body.included[0]).toMatchObject({ id: pass.id, attributes: { latestMessage: 'Five more' } });
+      expect((await node.api.get(`/api/v1/loyalty/${pass.id}`).set(node.auth(account.token)).expect(200)).body.meta.loyalty).toEqual({ balance: 15 });
+      expect(await node.database.db.prisma.passChangeOutboxEntry.count({ where: { passId: pass.id } })).toBe(0);
+      // A change relayed by its own request leaves no row and sends its event at once.
+      await node.api.patch(`/api/v1/loyalty/${pass.id}`).set(node.auth(account.token)).send({ balance: 1 }).expect(200);
+      expect(await node.database.db.prisma.passChangeOutboxEntry.count({ where: { passId: pass.id } })).toBe(0);
+      expect((await receiver.waitFor(2, { timeoutMs: 5_000 }))[1]!.body.data.attributes.webhookType).toBe('passUpdated');
+    } finally {
+      await node.close();
+      await receiver.close();
+    }
+  }, 40_000);
 });
 
 describe('changeLoyaltyBalance (for scans)', () => {

@@ -4,8 +4,8 @@
  * PostgreSQL, each next to a baseline measured in the same run: a bare `node:http` server that
  * answers the same row with the same SQL — the statements the service itself runs for one
  * request (the pass lookup with its template; for the PATCH the one statement that finds, changes
- * and records the balance and selects where the change goes, run without the service's
- * BEGIN/COMMIT around it; the API key
+ * and records the balance and writes its pass-change outbox row when the change must go
+ * anywhere — autocommit, as the service runs it; the API key
  * is verified once and then served from the process's cache, as in the service),
  * captured from the service's own code with Prisma's query log — through `pg` (PostgreSQL) or
  * PGlite (embedded), with the same pool size (10) as the service, and on PostgreSQL as named

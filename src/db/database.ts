@@ -75,10 +75,11 @@ export interface Database {
    * {@link Database.write} for work that is SQL statements only, through the driver instead of
    * Prisma's interactive transaction: `BEGIN`, the statements and `COMMIT` on one pooled
    * node-postgres client (on PGlite inside `pglite.transaction`, which queues behind every other
-   * transaction on its one connection, Prisma's included). For the hottest writes: a loyalty
-   * update went from ≈ 1,900 to ≈ 950 µs of CPU per request when it moved here from Prisma's
-   * interactive transaction with its six round trips folded into one statement (`npm run bench
-   * -- passesAndLoyalty`). Commits when `work` resolves, rolls back when it throws (and rethrows).
+   * transaction on its one connection, Prisma's included). For hot writes of a few statements
+   * (the pass-change outbox's relay): measured on a loyalty update before it became one
+   * autocommit statement, ≈ 1,900 µs of CPU per request in Prisma's interactive transaction with
+   * six round trips, ≈ 950 µs here with them folded into one statement (`npm run bench --
+   * passesAndLoyalty`). Commits when `work` resolves, rolls back when it throws (and rethrows).
    */
   writeSql<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   /** The same database for libraries that bring their own driver; closed by `close()`. */

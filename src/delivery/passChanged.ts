@@ -77,7 +77,7 @@ export function deliveryTargetsSql(pass: string): Prisma.Sql {
 }
 
 /** What {@link deliveryTargetsSql} selects. */
-export interface DeliveryTargets {
+interface DeliveryTargets {
   devices: number;
   google: boolean;
 }
@@ -91,17 +91,17 @@ export interface DeliveryTargets {
  */
 export async function queuePassChange(tx: SqlExecutor, jobs: JobQueue, passId: string): Promise<number> {
   const [targets] = await tx.$queryRaw<DeliveryTargets[]>`SELECT ${deliveryTargetsSql('p')} FROM passes p WHERE p.id = ${passId}::uuid`;
-  return queuePassDelivery(tx, jobs, passId, targets ?? { devices: 0, google: false });
+  if (targets && (targets.devices || targets.google)) await sendPassChangedJob(tx, jobs, passId);
+  return targets?.devices ?? 0;
 }
 
 /**
- * {@link queuePassChange} when the statement that changed the pass also selected its
- * {@link deliveryTargetsSql} (one round trip less).
- * @returns How many Apple devices the change will be pushed to.
+ * Queues the `pass-changed` job of a pass that must be pushed or synced, in the caller's
+ * transaction, coalesced with one of the pass already waiting (for a caller that knows the pass
+ * has somewhere to go: the pass-change outbox, src/resources/passes/passChangeOutbox.ts).
  */
-export async function queuePassDelivery(tx: SqlExecutor, jobs: JobQueue, passId: string, targets: DeliveryTargets): Promise<number> {
-  if (targets.devices || targets.google) await jobs.send(tx, passChangedJob, { passId }, { singletonKey: passId, startAfterSeconds: COALESCE_SECONDS });
-  return targets.devices;
+export async function sendPassChangedJob(tx: SqlExecutor, jobs: JobQueue, passId: string): Promise<void> {
+  await jobs.send(tx, passChangedJob, { passId }, { singletonKey: passId, startAfterSeconds: COALESCE_SECONDS });
 }
 
 /**

@@ -89,8 +89,12 @@ export interface RequestContext extends Pick<Runtime, 'db' | 'config' | 'clock' 
  */
 export type WriteScope = <T>(work: (tx: PrismaExecutor) => Promise<T>, options?: { atomic?: boolean }) => Promise<T>;
 
-/** {@link WriteScope} for work of SQL statements only (see {@link OperationInput.writeSql}). */
-export type SqlWriteScope = <T>(work: (tx: SqlExecutor) => Promise<T>) => Promise<T>;
+/**
+ * {@link WriteScope} for work of SQL statements only (see {@link OperationInput.writeSql}).
+ * @param options.atomic As for {@link WriteScope}: the writes of `work` are one statement, run
+ *   outside an idempotency transaction on the driver's autocommit (`Database.sql`).
+ */
+export type SqlWriteScope = <T>(work: (tx: SqlExecutor) => Promise<T>, options?: { atomic?: boolean }) => Promise<T>;
 
 /** What a handler receives. */
 export interface OperationInput<K extends OperationId> {

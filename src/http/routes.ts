@@ -198,7 +198,7 @@ export function operationHandlers(document: OpenApiDocument, handlers: HandlerMa
       const ownTransaction: WriteScope = (work, options) => (options?.atomic ? work(ctx.db.prisma) : ctx.db.write(work));
       const result =
         key === undefined
-          ? await handler({ ...input, write: ownTransaction, writeSql: (work) => ctx.db.writeSql(work) })
+          ? await handler({ ...input, write: ownTransaction, writeSql: (work, options) => (options?.atomic ? work(ctx.db.sql) : ctx.db.writeSql(work)) })
           : await runIdempotent(
               ctx.db,
               { key, accountId: accountOf(ctx), operationId: operationId as OperationId, url: req.originalUrl, body: req.body },

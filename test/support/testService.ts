@@ -97,6 +97,8 @@ export interface TestServiceOptions {
   apiDocument?: OpenApiDocument;
   /** The key of secrets at rest (default: 32 random bytes per service). */
   secretsKey?: Buffer;
+  /** Time between rounds of the pass-change outbox relay with `jobs: 'work'`, in ms (default 5000). */
+  passChangeRelayIntervalMs?: number;
   /** Background jobs: `off` (default, enqueueing fails), `enqueue` (queue only), `work` (queue and workers). */
   jobs?: 'off' | 'enqueue' | 'work';
   /** On PGlite, keep the database on disk so that `restart()` can reopen it (PostgreSQL always can). */
@@ -171,6 +173,7 @@ async function serviceOn(database: TestDatabase, options: TestServiceOptions): P
     clock: options.clock,
     jobQueue: { pollingIntervalSeconds: 0.5, stopTimeoutMs: 1000 },
     ...(options.apns ? { apns: options.apns } : {}),
+    ...(options.passChangeRelayIntervalMs ? { passChangeRelayIntervalMs: options.passChangeRelayIntervalMs } : {}),
   });
   const { jobs } = runtime;
   if (options.jobs === 'enqueue' || options.jobs === 'work') await startJobs(runtime, { work: options.jobs === 'work' });
@@ -199,6 +202,7 @@ async function serviceOn(database: TestDatabase, options: TestServiceOptions): P
     jobs,
     runtime,
     async restart(next = {}) {
+      await runtime.passChangeRelay.stop();
       await jobs.stop();
       if (!options.apns) await runtime.apns.close();
       await database.db.close();
@@ -209,6 +213,7 @@ async function serviceOn(database: TestDatabase, options: TestServiceOptions): P
       return serviceOn({ ...database, db, drop: () => db.close() }, { secretsKey, ...next });
     },
     async close() {
+      await runtime.passChangeRelay.stop();
       await jobs.stop();
       if (!options.apns) await runtime.apns.close();
       await database.drop();

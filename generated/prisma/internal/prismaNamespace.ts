@@ -421,6 +421,7 @@ export const ModelName = {
   DeliveryAttempt: 'DeliveryAttempt',
   WebhookSubscription: 'WebhookSubscription',
   WebhookEvent: 'WebhookEvent',
+  PassChangeOutboxEntry: 'PassChangeOutboxEntry',
   WebhookDelivery: 'WebhookDelivery',
   WebhookDeliveryAttempt: 'WebhookDeliveryAttempt',
   GoogleConfiguration: 'GoogleConfiguration',
@@ -443,7 +444,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "account" | "apiToken" | "rateLimitCounter" | "entity" | "reader" | "readerConfiguration" | "passTemplate" | "passTemplateVersion" | "pass" | "loyaltyLedgerEntry" | "idempotencyKey" | "scan" | "batch" | "batchRow" | "batchRecipient" | "batchDelivery" | "appleConfiguration" | "passTemplateImage" | "appleDevice" | "appleRegistration" | "appleDeviceLog" | "deliveryAttempt" | "webhookSubscription" | "webhookEvent" | "webhookDelivery" | "webhookDeliveryAttempt" | "googleConfiguration" | "googleWalletClass" | "googleWalletObject" | "googleWalletCallbackNonce" | "googleRateLimit"
+    modelProps: "account" | "apiToken" | "rateLimitCounter" | "entity" | "reader" | "readerConfiguration" | "passTemplate" | "passTemplateVersion" | "pass" | "loyaltyLedgerEntry" | "idempotencyKey" | "scan" | "batch" | "batchRow" | "batchRecipient" | "batchDelivery" | "appleConfiguration" | "passTemplateImage" | "appleDevice" | "appleRegistration" | "appleDeviceLog" | "deliveryAttempt" | "webhookSubscription" | "webhookEvent" | "passChangeOutboxEntry" | "webhookDelivery" | "webhookDeliveryAttempt" | "googleConfiguration" | "googleWalletClass" | "googleWalletObject" | "googleWalletCallbackNonce" | "googleRateLimit"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2223,6 +2224,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    PassChangeOutboxEntry: {
+      payload: Prisma.$PassChangeOutboxEntryPayload<ExtArgs>
+      fields: Prisma.PassChangeOutboxEntryFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PassChangeOutboxEntryFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassChangeOutboxEntryPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PassChangeOutboxEntryFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassChangeOutboxEntryPayload>
+        }
+        findFirst: {
+          args: Prisma.PassChangeOutboxEntryFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassChangeOutboxEntryPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PassChangeOutboxEntryFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassChangeOutboxEntryPayload>
+        }
+        findMany: {
+          args: Prisma.PassChangeOutboxEntryFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassChangeOutboxEntryPayload>[]
+        }
+        create: {
+          args: Prisma.PassChangeOutboxEntryCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassChangeOutboxEntryPayload>
+        }
+        createMany: {
+          args: Prisma.PassChangeOutboxEntryCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PassChangeOutboxEntryCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassChangeOutboxEntryPayload>[]
+        }
+        delete: {
+          args: Prisma.PassChangeOutboxEntryDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassChangeOutboxEntryPayload>
+        }
+        update: {
+          args: Prisma.PassChangeOutboxEntryUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassChangeOutboxEntryPayload>
+        }
+        deleteMany: {
+          args: Prisma.PassChangeOutboxEntryDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PassChangeOutboxEntryUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PassChangeOutboxEntryUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassChangeOutboxEntryPayload>[]
+        }
+        upsert: {
+          args: Prisma.PassChangeOutboxEntryUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PassChangeOutboxEntryPayload>
+        }
+        aggregate: {
+          args: Prisma.PassChangeOutboxEntryAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePassChangeOutboxEntry>
+        }
+        groupBy: {
+          args: Prisma.PassChangeOutboxEntryGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PassChangeOutboxEntryGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PassChangeOutboxEntryCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PassChangeOutboxEntryCountAggregateOutputType> | number
+        }
+      }
+    }
     WebhookDelivery: {
       payload: Prisma.$WebhookDeliveryPayload<ExtArgs>
       fields: Prisma.WebhookDeliveryFieldRefs
@@ -3168,6 +3243,20 @@ export const WebhookEventScalarFieldEnum = {
 export type WebhookEventScalarFieldEnum = (typeof WebhookEventScalarFieldEnum)[keyof typeof WebhookEventScalarFieldEnum]
 
 
+export const PassChangeOutboxEntryScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  passId: 'passId',
+  push: 'push',
+  eventType: 'eventType',
+  subscriptionIds: 'subscriptionIds',
+  occurredAt: 'occurredAt',
+  createdAt: 'createdAt'
+} as const
+
+export type PassChangeOutboxEntryScalarFieldEnum = (typeof PassChangeOutboxEntryScalarFieldEnum)[keyof typeof PassChangeOutboxEntryScalarFieldEnum]
+
+
 export const WebhookDeliveryScalarFieldEnum = {
   id: 'id',
   subscriptionId: 'subscriptionId',
@@ -3833,6 +3922,7 @@ export type GlobalOmitConfig = {
   deliveryAttempt?: Prisma.DeliveryAttemptOmit
   webhookSubscription?: Prisma.WebhookSubscriptionOmit
   webhookEvent?: Prisma.WebhookEventOmit
+  passChangeOutboxEntry?: Prisma.PassChangeOutboxEntryOmit
   webhookDelivery?: Prisma.WebhookDeliveryOmit
   webhookDeliveryAttempt?: Prisma.WebhookDeliveryAttemptOmit
   googleConfiguration?: Prisma.GoogleConfigurationOmit

@@ -75,6 +75,7 @@ export const ModelName = {
   DeliveryAttempt: 'DeliveryAttempt',
   WebhookSubscription: 'WebhookSubscription',
   WebhookEvent: 'WebhookEvent',
+  PassChangeOutboxEntry: 'PassChangeOutboxEntry',
   WebhookDelivery: 'WebhookDelivery',
   WebhookDeliveryAttempt: 'WebhookDeliveryAttempt',
   GoogleConfiguration: 'GoogleConfiguration',
@@ -486,6 +487,20 @@ export const WebhookEventScalarFieldEnum = {
 } as const
 
 export type WebhookEventScalarFieldEnum = (typeof WebhookEventScalarFieldEnum)[keyof typeof WebhookEventScalarFieldEnum]
+
+
+export const PassChangeOutboxEntryScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  passId: 'passId',
+  push: 'push',
+  eventType: 'eventType',
+  subscriptionIds: 'subscriptionIds',
+  occurredAt: 'occurredAt',
+  createdAt: 'createdAt'
+} as const
+
+export type PassChangeOutboxEntryScalarFieldEnum = (typeof PassChangeOutboxEntryScalarFieldEnum)[keyof typeof PassChangeOutboxEntryScalarFieldEnum]
 
 
 export const WebhookDeliveryScalarFieldEnum = {

@@ -187,6 +187,7 @@ export type AccountWhereInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptListRelationFilter
   webhookSubscriptions?: Prisma.WebhookSubscriptionListRelationFilter
   webhookEvents?: Prisma.WebhookEventListRelationFilter
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryListRelationFilter
   googleConfiguration?: Prisma.XOR<Prisma.GoogleConfigurationNullableScalarRelationFilter, Prisma.GoogleConfigurationWhereInput> | null
   googleWalletClasses?: Prisma.GoogleWalletClassListRelationFilter
   googleWalletObjects?: Prisma.GoogleWalletObjectListRelationFilter
@@ -217,6 +218,7 @@ export type AccountOrderByWithRelationInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptOrderByRelationAggregateInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionOrderByRelationAggregateInput
   webhookEvents?: Prisma.WebhookEventOrderByRelationAggregateInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryOrderByRelationAggregateInput
   googleConfiguration?: Prisma.GoogleConfigurationOrderByWithRelationInput
   googleWalletClasses?: Prisma.GoogleWalletClassOrderByRelationAggregateInput
   googleWalletObjects?: Prisma.GoogleWalletObjectOrderByRelationAggregateInput
@@ -250,6 +252,7 @@ export type AccountWhereUniqueInput = Prisma.AtLeast<{
   deliveryAttempts?: Prisma.DeliveryAttemptListRelationFilter
   webhookSubscriptions?: Prisma.WebhookSubscriptionListRelationFilter
   webhookEvents?: Prisma.WebhookEventListRelationFilter
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryListRelationFilter
   googleConfiguration?: Prisma.XOR<Prisma.GoogleConfigurationNullableScalarRelationFilter, Prisma.GoogleConfigurationWhereInput> | null
   googleWalletClasses?: Prisma.GoogleWalletClassListRelationFilter
   googleWalletObjects?: Prisma.GoogleWalletObjectListRelationFilter
@@ -298,6 +301,7 @@ export type AccountCreateInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -328,6 +332,7 @@ export type AccountUncheckedCreateInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -358,6 +363,7 @@ export type AccountUpdateInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -388,6 +394,7 @@ export type AccountUncheckedUpdateInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -736,6 +743,20 @@ export type AccountUpdateOneRequiredWithoutWebhookEventsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutWebhookEventsInput, Prisma.AccountUpdateWithoutWebhookEventsInput>, Prisma.AccountUncheckedUpdateWithoutWebhookEventsInput>
 }
 
+export type AccountCreateNestedOneWithoutPassChangeOutboxInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutPassChangeOutboxInput, Prisma.AccountUncheckedCreateWithoutPassChangeOutboxInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutPassChangeOutboxInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutPassChangeOutboxNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutPassChangeOutboxInput, Prisma.AccountUncheckedCreateWithoutPassChangeOutboxInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutPassChangeOutboxInput
+  upsert?: Prisma.AccountUpsertWithoutPassChangeOutboxInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutPassChangeOutboxInput, Prisma.AccountUpdateWithoutPassChangeOutboxInput>, Prisma.AccountUncheckedUpdateWithoutPassChangeOutboxInput>
+}
+
 export type AccountCreateNestedOneWithoutGoogleConfigurationInput = {
   create?: Prisma.XOR<Prisma.AccountCreateWithoutGoogleConfigurationInput, Prisma.AccountUncheckedCreateWithoutGoogleConfigurationInput>
   connectOrCreate?: Prisma.AccountCreateOrConnectWithoutGoogleConfigurationInput
@@ -802,6 +823,7 @@ export type AccountCreateWithoutApiTokensInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -831,6 +853,7 @@ export type AccountUncheckedCreateWithoutApiTokensInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -876,6 +899,7 @@ export type AccountUpdateWithoutApiTokensInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -905,6 +929,7 @@ export type AccountUncheckedUpdateWithoutApiTokensInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -934,6 +959,7 @@ export type AccountCreateWithoutEntitiesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -963,6 +989,7 @@ export type AccountUncheckedCreateWithoutEntitiesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -1008,6 +1035,7 @@ export type AccountUpdateWithoutEntitiesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -1037,6 +1065,7 @@ export type AccountUncheckedUpdateWithoutEntitiesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -1066,6 +1095,7 @@ export type AccountCreateWithoutReadersInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -1095,6 +1125,7 @@ export type AccountUncheckedCreateWithoutReadersInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -1140,6 +1171,7 @@ export type AccountUpdateWithoutReadersInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -1169,6 +1201,7 @@ export type AccountUncheckedUpdateWithoutReadersInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -1198,6 +1231,7 @@ export type AccountCreateWithoutReaderConfigurationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -1227,6 +1261,7 @@ export type AccountUncheckedCreateWithoutReaderConfigurationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -1272,6 +1307,7 @@ export type AccountUpdateWithoutReaderConfigurationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -1301,6 +1337,7 @@ export type AccountUncheckedUpdateWithoutReaderConfigurationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -1330,6 +1367,7 @@ export type AccountCreateWithoutPassTemplatesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -1359,6 +1397,7 @@ export type AccountUncheckedCreateWithoutPassTemplatesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -1404,6 +1443,7 @@ export type AccountUpdateWithoutPassTemplatesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -1433,6 +1473,7 @@ export type AccountUncheckedUpdateWithoutPassTemplatesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -1462,6 +1503,7 @@ export type AccountCreateWithoutPassTemplateVersionsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -1491,6 +1533,7 @@ export type AccountUncheckedCreateWithoutPassTemplateVersionsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -1536,6 +1579,7 @@ export type AccountUpdateWithoutPassTemplateVersionsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -1565,6 +1609,7 @@ export type AccountUncheckedUpdateWithoutPassTemplateVersionsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -1594,6 +1639,7 @@ export type AccountCreateWithoutPassesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -1623,6 +1669,7 @@ export type AccountUncheckedCreateWithoutPassesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -1668,6 +1715,7 @@ export type AccountUpdateWithoutPassesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -1697,6 +1745,7 @@ export type AccountUncheckedUpdateWithoutPassesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -1726,6 +1775,7 @@ export type AccountCreateWithoutLoyaltyLedgerInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -1755,6 +1805,7 @@ export type AccountUncheckedCreateWithoutLoyaltyLedgerInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -1800,6 +1851,7 @@ export type AccountUpdateWithoutLoyaltyLedgerInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -1829,6 +1881,7 @@ export type AccountUncheckedUpdateWithoutLoyaltyLedgerInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -1858,6 +1911,7 @@ export type AccountCreateWithoutIdempotencyKeysInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -1887,6 +1941,7 @@ export type AccountUncheckedCreateWithoutIdempotencyKeysInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -1932,6 +1987,7 @@ export type AccountUpdateWithoutIdempotencyKeysInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -1961,6 +2017,7 @@ export type AccountUncheckedUpdateWithoutIdempotencyKeysInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -1990,6 +2047,7 @@ export type AccountCreateWithoutScansInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -2019,6 +2077,7 @@ export type AccountUncheckedCreateWithoutScansInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -2064,6 +2123,7 @@ export type AccountUpdateWithoutScansInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -2093,6 +2153,7 @@ export type AccountUncheckedUpdateWithoutScansInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -2122,6 +2183,7 @@ export type AccountCreateWithoutBatchesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -2151,6 +2213,7 @@ export type AccountUncheckedCreateWithoutBatchesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -2196,6 +2259,7 @@ export type AccountUpdateWithoutBatchesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -2225,6 +2289,7 @@ export type AccountUncheckedUpdateWithoutBatchesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -2254,6 +2319,7 @@ export type AccountCreateWithoutBatchRowsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -2283,6 +2349,7 @@ export type AccountUncheckedCreateWithoutBatchRowsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -2328,6 +2395,7 @@ export type AccountUpdateWithoutBatchRowsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -2357,6 +2425,7 @@ export type AccountUncheckedUpdateWithoutBatchRowsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -2386,6 +2455,7 @@ export type AccountCreateWithoutBatchRecipientsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -2415,6 +2485,7 @@ export type AccountUncheckedCreateWithoutBatchRecipientsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -2460,6 +2531,7 @@ export type AccountUpdateWithoutBatchRecipientsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -2489,6 +2561,7 @@ export type AccountUncheckedUpdateWithoutBatchRecipientsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -2518,6 +2591,7 @@ export type AccountCreateWithoutBatchDeliveriesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -2547,6 +2621,7 @@ export type AccountUncheckedCreateWithoutBatchDeliveriesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -2592,6 +2667,7 @@ export type AccountUpdateWithoutBatchDeliveriesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -2621,6 +2697,7 @@ export type AccountUncheckedUpdateWithoutBatchDeliveriesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -2650,6 +2727,7 @@ export type AccountCreateWithoutAppleConfigurationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -2679,6 +2757,7 @@ export type AccountUncheckedCreateWithoutAppleConfigurationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -2724,6 +2803,7 @@ export type AccountUpdateWithoutAppleConfigurationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -2753,6 +2833,7 @@ export type AccountUncheckedUpdateWithoutAppleConfigurationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -2782,6 +2863,7 @@ export type AccountCreateWithoutPassTemplateImagesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -2811,6 +2893,7 @@ export type AccountUncheckedCreateWithoutPassTemplateImagesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -2856,6 +2939,7 @@ export type AccountUpdateWithoutPassTemplateImagesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -2885,6 +2969,7 @@ export type AccountUncheckedUpdateWithoutPassTemplateImagesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -2914,6 +2999,7 @@ export type AccountCreateWithoutAppleDevicesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -2943,6 +3029,7 @@ export type AccountUncheckedCreateWithoutAppleDevicesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -2988,6 +3075,7 @@ export type AccountUpdateWithoutAppleDevicesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -3017,6 +3105,7 @@ export type AccountUncheckedUpdateWithoutAppleDevicesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -3046,6 +3135,7 @@ export type AccountCreateWithoutAppleRegistrationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -3075,6 +3165,7 @@ export type AccountUncheckedCreateWithoutAppleRegistrationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -3120,6 +3211,7 @@ export type AccountUpdateWithoutAppleRegistrationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -3149,6 +3241,7 @@ export type AccountUncheckedUpdateWithoutAppleRegistrationsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -3178,6 +3271,7 @@ export type AccountCreateWithoutDeliveryAttemptsInput = {
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -3207,6 +3301,7 @@ export type AccountUncheckedCreateWithoutDeliveryAttemptsInput = {
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -3252,6 +3347,7 @@ export type AccountUpdateWithoutDeliveryAttemptsInput = {
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -3281,6 +3377,7 @@ export type AccountUncheckedUpdateWithoutDeliveryAttemptsInput = {
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -3310,6 +3407,7 @@ export type AccountCreateWithoutWebhookSubscriptionsInput = {
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -3339,6 +3437,7 @@ export type AccountUncheckedCreateWithoutWebhookSubscriptionsInput = {
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -3384,6 +3483,7 @@ export type AccountUpdateWithoutWebhookSubscriptionsInput = {
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -3413,6 +3513,7 @@ export type AccountUncheckedUpdateWithoutWebhookSubscriptionsInput = {
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -3442,6 +3543,7 @@ export type AccountCreateWithoutWebhookEventsInput = {
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
@@ -3471,6 +3573,7 @@ export type AccountUncheckedCreateWithoutWebhookEventsInput = {
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
@@ -3516,6 +3619,7 @@ export type AccountUpdateWithoutWebhookEventsInput = {
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
@@ -3545,6 +3649,143 @@ export type AccountUncheckedUpdateWithoutWebhookEventsInput = {
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutPassChangeOutboxInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutPassChangeOutboxInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutPassChangeOutboxInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutPassChangeOutboxInput, Prisma.AccountUncheckedCreateWithoutPassChangeOutboxInput>
+}
+
+export type AccountUpsertWithoutPassChangeOutboxInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutPassChangeOutboxInput, Prisma.AccountUncheckedUpdateWithoutPassChangeOutboxInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutPassChangeOutboxInput, Prisma.AccountUncheckedCreateWithoutPassChangeOutboxInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutPassChangeOutboxInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutPassChangeOutboxInput, Prisma.AccountUncheckedUpdateWithoutPassChangeOutboxInput>
+}
+
+export type AccountUpdateWithoutPassChangeOutboxInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutPassChangeOutboxInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
@@ -3575,6 +3816,7 @@ export type AccountCreateWithoutGoogleConfigurationInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
@@ -3604,6 +3846,7 @@ export type AccountUncheckedCreateWithoutGoogleConfigurationInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
@@ -3649,6 +3892,7 @@ export type AccountUpdateWithoutGoogleConfigurationInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
@@ -3678,6 +3922,7 @@ export type AccountUncheckedUpdateWithoutGoogleConfigurationInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
@@ -3707,6 +3952,7 @@ export type AccountCreateWithoutGoogleWalletClassesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
 }
@@ -3736,6 +3982,7 @@ export type AccountUncheckedCreateWithoutGoogleWalletClassesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
 }
@@ -3781,6 +4028,7 @@ export type AccountUpdateWithoutGoogleWalletClassesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
 }
@@ -3810,6 +4058,7 @@ export type AccountUncheckedUpdateWithoutGoogleWalletClassesInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
 }
@@ -3839,6 +4088,7 @@ export type AccountCreateWithoutGoogleWalletObjectsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
 }
@@ -3868,6 +4118,7 @@ export type AccountUncheckedCreateWithoutGoogleWalletObjectsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
   webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
 }
@@ -3913,6 +4164,7 @@ export type AccountUpdateWithoutGoogleWalletObjectsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
 }
@@ -3942,6 +4194,7 @@ export type AccountUncheckedUpdateWithoutGoogleWalletObjectsInput = {
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
   webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
   webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
 }
@@ -3973,6 +4226,7 @@ export type AccountCountOutputType = {
   deliveryAttempts: number
   webhookSubscriptions: number
   webhookEvents: number
+  passChangeOutbox: number
   googleWalletClasses: number
   googleWalletObjects: number
 }
@@ -3999,6 +4253,7 @@ export type AccountCountOutputTypeSelect<ExtArgs extends runtime.Types.Extension
   deliveryAttempts?: boolean | AccountCountOutputTypeCountDeliveryAttemptsArgs
   webhookSubscriptions?: boolean | AccountCountOutputTypeCountWebhookSubscriptionsArgs
   webhookEvents?: boolean | AccountCountOutputTypeCountWebhookEventsArgs
+  passChangeOutbox?: boolean | AccountCountOutputTypeCountPassChangeOutboxArgs
   googleWalletClasses?: boolean | AccountCountOutputTypeCountGoogleWalletClassesArgs
   googleWalletObjects?: boolean | AccountCountOutputTypeCountGoogleWalletObjectsArgs
 }
@@ -4163,6 +4418,13 @@ export type AccountCountOutputTypeCountWebhookEventsArgs<ExtArgs extends runtime
 /**
  * AccountCountOutputType without action
  */
+export type AccountCountOutputTypeCountPassChangeOutboxArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.PassChangeOutboxEntryWhereInput
+}
+
+/**
+ * AccountCountOutputType without action
+ */
 export type AccountCountOutputTypeCountGoogleWalletClassesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.GoogleWalletClassWhereInput
 }
@@ -4200,6 +4462,7 @@ export type AccountSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   deliveryAttempts?: boolean | Prisma.Account$deliveryAttemptsArgs<ExtArgs>
   webhookSubscriptions?: boolean | Prisma.Account$webhookSubscriptionsArgs<ExtArgs>
   webhookEvents?: boolean | Prisma.Account$webhookEventsArgs<ExtArgs>
+  passChangeOutbox?: boolean | Prisma.Account$passChangeOutboxArgs<ExtArgs>
   googleConfiguration?: boolean | Prisma.Account$googleConfigurationArgs<ExtArgs>
   googleWalletClasses?: boolean | Prisma.Account$googleWalletClassesArgs<ExtArgs>
   googleWalletObjects?: boolean | Prisma.Account$googleWalletObjectsArgs<ExtArgs>
@@ -4247,6 +4510,7 @@ export type AccountInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs
   deliveryAttempts?: boolean | Prisma.Account$deliveryAttemptsArgs<ExtArgs>
   webhookSubscriptions?: boolean | Prisma.Account$webhookSubscriptionsArgs<ExtArgs>
   webhookEvents?: boolean | Prisma.Account$webhookEventsArgs<ExtArgs>
+  passChangeOutbox?: boolean | Prisma.Account$passChangeOutboxArgs<ExtArgs>
   googleConfiguration?: boolean | Prisma.Account$googleConfigurationArgs<ExtArgs>
   googleWalletClasses?: boolean | Prisma.Account$googleWalletClassesArgs<ExtArgs>
   googleWalletObjects?: boolean | Prisma.Account$googleWalletObjectsArgs<ExtArgs>
@@ -4279,6 +4543,7 @@ export type $AccountPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     deliveryAttempts: Prisma.$DeliveryAttemptPayload<ExtArgs>[]
     webhookSubscriptions: Prisma.$WebhookSubscriptionPayload<ExtArgs>[]
     webhookEvents: Prisma.$WebhookEventPayload<ExtArgs>[]
+    passChangeOutbox: Prisma.$PassChangeOutboxEntryPayload<ExtArgs>[]
     googleConfiguration: Prisma.$GoogleConfigurationPayload<ExtArgs> | null
     googleWalletClasses: Prisma.$GoogleWalletClassPayload<ExtArgs>[]
     googleWalletObjects: Prisma.$GoogleWalletObjectPayload<ExtArgs>[]
@@ -4702,6 +4967,7 @@ export interface Prisma__AccountClient<T, Null = never, ExtArgs extends runtime.
   deliveryAttempts<T extends Prisma.Account$deliveryAttemptsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$deliveryAttemptsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DeliveryAttemptPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   webhookSubscriptions<T extends Prisma.Account$webhookSubscriptionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$webhookSubscriptionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookSubscriptionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   webhookEvents<T extends Prisma.Account$webhookEventsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$webhookEventsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookEventPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  passChangeOutbox<T extends Prisma.Account$passChangeOutboxArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$passChangeOutboxArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PassChangeOutboxEntryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   googleConfiguration<T extends Prisma.Account$googleConfigurationArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$googleConfigurationArgs<ExtArgs>>): Prisma.Prisma__GoogleConfigurationClient<runtime.Types.Result.GetResult<Prisma.$GoogleConfigurationPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   googleWalletClasses<T extends Prisma.Account$googleWalletClassesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$googleWalletClassesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$GoogleWalletClassPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   googleWalletObjects<T extends Prisma.Account$googleWalletObjectsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$googleWalletObjectsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$GoogleWalletObjectPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -5631,6 +5897,30 @@ export type Account$webhookEventsArgs<ExtArgs extends runtime.Types.Extensions.I
   take?: number
   skip?: number
   distinct?: Prisma.WebhookEventScalarFieldEnum | Prisma.WebhookEventScalarFieldEnum[]
+}
+
+/**
+ * Account.passChangeOutbox
+ */
+export type Account$passChangeOutboxArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the PassChangeOutboxEntry
+   */
+  select?: Prisma.PassChangeOutboxEntrySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the PassChangeOutboxEntry
+   */
+  omit?: Prisma.PassChangeOutboxEntryOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PassChangeOutboxEntryInclude<ExtArgs> | null
+  where?: Prisma.PassChangeOutboxEntryWhereInput
+  orderBy?: Prisma.PassChangeOutboxEntryOrderByWithRelationInput | Prisma.PassChangeOutboxEntryOrderByWithRelationInput[]
+  cursor?: Prisma.PassChangeOutboxEntryWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.PassChangeOutboxEntryScalarFieldEnum | Prisma.PassChangeOutboxEntryScalarFieldEnum[]
 }
 
 /**

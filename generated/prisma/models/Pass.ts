@@ -343,6 +343,7 @@ export type PassWhereInput = {
   batchRows?: Prisma.BatchRowListRelationFilter
   appleRegistrations?: Prisma.AppleRegistrationListRelationFilter
   deliveryAttempts?: Prisma.DeliveryAttemptListRelationFilter
+  changeOutbox?: Prisma.PassChangeOutboxEntryListRelationFilter
   googleWalletObject?: Prisma.XOR<Prisma.GoogleWalletObjectNullableScalarRelationFilter, Prisma.GoogleWalletObjectWhereInput> | null
 }
 
@@ -378,6 +379,7 @@ export type PassOrderByWithRelationInput = {
   batchRows?: Prisma.BatchRowOrderByRelationAggregateInput
   appleRegistrations?: Prisma.AppleRegistrationOrderByRelationAggregateInput
   deliveryAttempts?: Prisma.DeliveryAttemptOrderByRelationAggregateInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryOrderByRelationAggregateInput
   googleWalletObject?: Prisma.GoogleWalletObjectOrderByWithRelationInput
 }
 
@@ -416,6 +418,7 @@ export type PassWhereUniqueInput = Prisma.AtLeast<{
   batchRows?: Prisma.BatchRowListRelationFilter
   appleRegistrations?: Prisma.AppleRegistrationListRelationFilter
   deliveryAttempts?: Prisma.DeliveryAttemptListRelationFilter
+  changeOutbox?: Prisma.PassChangeOutboxEntryListRelationFilter
   googleWalletObject?: Prisma.XOR<Prisma.GoogleWalletObjectNullableScalarRelationFilter, Prisma.GoogleWalletObjectWhereInput> | null
 }, "id">
 
@@ -507,6 +510,7 @@ export type PassCreateInput = {
   batchRows?: Prisma.BatchRowCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
 }
 
@@ -540,6 +544,7 @@ export type PassUncheckedCreateInput = {
   batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
 }
 
@@ -573,6 +578,7 @@ export type PassUpdateInput = {
   batchRows?: Prisma.BatchRowUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
 }
 
@@ -606,6 +612,7 @@ export type PassUncheckedUpdateInput = {
   batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
 }
 
@@ -988,6 +995,20 @@ export type PassUpdateOneRequiredWithoutDeliveryAttemptsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.PassUpdateToOneWithWhereWithoutDeliveryAttemptsInput, Prisma.PassUpdateWithoutDeliveryAttemptsInput>, Prisma.PassUncheckedUpdateWithoutDeliveryAttemptsInput>
 }
 
+export type PassCreateNestedOneWithoutChangeOutboxInput = {
+  create?: Prisma.XOR<Prisma.PassCreateWithoutChangeOutboxInput, Prisma.PassUncheckedCreateWithoutChangeOutboxInput>
+  connectOrCreate?: Prisma.PassCreateOrConnectWithoutChangeOutboxInput
+  connect?: Prisma.PassWhereUniqueInput
+}
+
+export type PassUpdateOneRequiredWithoutChangeOutboxNestedInput = {
+  create?: Prisma.XOR<Prisma.PassCreateWithoutChangeOutboxInput, Prisma.PassUncheckedCreateWithoutChangeOutboxInput>
+  connectOrCreate?: Prisma.PassCreateOrConnectWithoutChangeOutboxInput
+  upsert?: Prisma.PassUpsertWithoutChangeOutboxInput
+  connect?: Prisma.PassWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.PassUpdateToOneWithWhereWithoutChangeOutboxInput, Prisma.PassUpdateWithoutChangeOutboxInput>, Prisma.PassUncheckedUpdateWithoutChangeOutboxInput>
+}
+
 export type PassCreateNestedOneWithoutGoogleWalletObjectInput = {
   create?: Prisma.XOR<Prisma.PassCreateWithoutGoogleWalletObjectInput, Prisma.PassUncheckedCreateWithoutGoogleWalletObjectInput>
   connectOrCreate?: Prisma.PassCreateOrConnectWithoutGoogleWalletObjectInput
@@ -1031,6 +1052,7 @@ export type PassCreateWithoutAccountInput = {
   batchRows?: Prisma.BatchRowCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
 }
 
@@ -1063,6 +1085,7 @@ export type PassUncheckedCreateWithoutAccountInput = {
   batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
 }
 
@@ -1149,6 +1172,7 @@ export type PassCreateWithoutTemplateInput = {
   batchRows?: Prisma.BatchRowCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
 }
 
@@ -1181,6 +1205,7 @@ export type PassUncheckedCreateWithoutTemplateInput = {
   batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
 }
 
@@ -1239,6 +1264,7 @@ export type PassCreateWithoutLedgerInput = {
   batchRows?: Prisma.BatchRowCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
 }
 
@@ -1271,6 +1297,7 @@ export type PassUncheckedCreateWithoutLedgerInput = {
   batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
 }
 
@@ -1319,6 +1346,7 @@ export type PassUpdateWithoutLedgerInput = {
   batchRows?: Prisma.BatchRowUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
 }
 
@@ -1351,6 +1379,7 @@ export type PassUncheckedUpdateWithoutLedgerInput = {
   batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
 }
 
@@ -1383,6 +1412,7 @@ export type PassCreateWithoutScansInput = {
   batchRows?: Prisma.BatchRowCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
 }
 
@@ -1415,6 +1445,7 @@ export type PassUncheckedCreateWithoutScansInput = {
   batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
 }
 
@@ -1463,6 +1494,7 @@ export type PassUpdateWithoutScansInput = {
   batchRows?: Prisma.BatchRowUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
 }
 
@@ -1495,6 +1527,7 @@ export type PassUncheckedUpdateWithoutScansInput = {
   batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
 }
 
@@ -1527,6 +1560,7 @@ export type PassCreateWithoutBatchRowsInput = {
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
 }
 
@@ -1559,6 +1593,7 @@ export type PassUncheckedCreateWithoutBatchRowsInput = {
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
 }
 
@@ -1607,6 +1642,7 @@ export type PassUpdateWithoutBatchRowsInput = {
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
 }
 
@@ -1639,6 +1675,7 @@ export type PassUncheckedUpdateWithoutBatchRowsInput = {
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
 }
 
@@ -1671,6 +1708,7 @@ export type PassCreateWithoutBatchRecipientsInput = {
   batchRows?: Prisma.BatchRowCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
 }
 
@@ -1703,6 +1741,7 @@ export type PassUncheckedCreateWithoutBatchRecipientsInput = {
   batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
 }
 
@@ -1751,6 +1790,7 @@ export type PassUpdateWithoutBatchRecipientsInput = {
   batchRows?: Prisma.BatchRowUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
 }
 
@@ -1783,6 +1823,7 @@ export type PassUncheckedUpdateWithoutBatchRecipientsInput = {
   batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
 }
 
@@ -1815,6 +1856,7 @@ export type PassCreateWithoutBatchDeliveriesInput = {
   batchRows?: Prisma.BatchRowCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
 }
 
@@ -1847,6 +1889,7 @@ export type PassUncheckedCreateWithoutBatchDeliveriesInput = {
   batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
 }
 
@@ -1895,6 +1938,7 @@ export type PassUpdateWithoutBatchDeliveriesInput = {
   batchRows?: Prisma.BatchRowUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
 }
 
@@ -1927,6 +1971,7 @@ export type PassUncheckedUpdateWithoutBatchDeliveriesInput = {
   batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
 }
 
@@ -1959,6 +2004,7 @@ export type PassCreateWithoutAppleRegistrationsInput = {
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
   batchRows?: Prisma.BatchRowCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
 }
 
@@ -1991,6 +2037,7 @@ export type PassUncheckedCreateWithoutAppleRegistrationsInput = {
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
   batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
 }
 
@@ -2039,6 +2086,7 @@ export type PassUpdateWithoutAppleRegistrationsInput = {
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
   batchRows?: Prisma.BatchRowUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
 }
 
@@ -2071,6 +2119,7 @@ export type PassUncheckedUpdateWithoutAppleRegistrationsInput = {
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
   batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
 }
 
@@ -2103,6 +2152,7 @@ export type PassCreateWithoutDeliveryAttemptsInput = {
   batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
   batchRows?: Prisma.BatchRowCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
 }
 
@@ -2135,6 +2185,7 @@ export type PassUncheckedCreateWithoutDeliveryAttemptsInput = {
   batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
   batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutPassInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
 }
 
@@ -2183,6 +2234,7 @@ export type PassUpdateWithoutDeliveryAttemptsInput = {
   batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
   batchRows?: Prisma.BatchRowUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
 }
 
@@ -2215,6 +2267,155 @@ export type PassUncheckedUpdateWithoutDeliveryAttemptsInput = {
   batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
   batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
+}
+
+export type PassCreateWithoutChangeOutboxInput = {
+  id?: string
+  extId?: string | null
+  status?: $Enums.PassStatus
+  content: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  nfc?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  locations: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  groupTags?: Prisma.PassCreategroupTagsInput | string[]
+  balance?: number
+  latestMessage?: string | null
+  deviceType?: $Enums.PassDeviceType | null
+  expiresAt?: Date | string | null
+  addedAt?: Date | string | null
+  removedAt?: Date | string | null
+  deactivatedAt?: Date | string | null
+  nullifiedAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
+  account: Prisma.AccountCreateNestedOneWithoutPassesInput
+  template: Prisma.PassTemplateCreateNestedOneWithoutPassesInput
+  ledger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutPassInput
+  scans?: Prisma.ScanCreateNestedManyWithoutPassInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutPassInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectCreateNestedOneWithoutPassInput
+}
+
+export type PassUncheckedCreateWithoutChangeOutboxInput = {
+  id?: string
+  accountId: string
+  templateId: string
+  extId?: string | null
+  status?: $Enums.PassStatus
+  content: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  nfc?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  locations: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  groupTags?: Prisma.PassCreategroupTagsInput | string[]
+  balance?: number
+  latestMessage?: string | null
+  deviceType?: $Enums.PassDeviceType | null
+  expiresAt?: Date | string | null
+  addedAt?: Date | string | null
+  removedAt?: Date | string | null
+  deactivatedAt?: Date | string | null
+  nullifiedAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  appleAuthenticationToken?: runtime.Bytes | null
+  ledger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutPassInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutPassInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutPassInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutPassInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutPassInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUncheckedCreateNestedOneWithoutPassInput
+}
+
+export type PassCreateOrConnectWithoutChangeOutboxInput = {
+  where: Prisma.PassWhereUniqueInput
+  create: Prisma.XOR<Prisma.PassCreateWithoutChangeOutboxInput, Prisma.PassUncheckedCreateWithoutChangeOutboxInput>
+}
+
+export type PassUpsertWithoutChangeOutboxInput = {
+  update: Prisma.XOR<Prisma.PassUpdateWithoutChangeOutboxInput, Prisma.PassUncheckedUpdateWithoutChangeOutboxInput>
+  create: Prisma.XOR<Prisma.PassCreateWithoutChangeOutboxInput, Prisma.PassUncheckedCreateWithoutChangeOutboxInput>
+  where?: Prisma.PassWhereInput
+}
+
+export type PassUpdateToOneWithWhereWithoutChangeOutboxInput = {
+  where?: Prisma.PassWhereInput
+  data: Prisma.XOR<Prisma.PassUpdateWithoutChangeOutboxInput, Prisma.PassUncheckedUpdateWithoutChangeOutboxInput>
+}
+
+export type PassUpdateWithoutChangeOutboxInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  extId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  status?: Prisma.EnumPassStatusFieldUpdateOperationsInput | $Enums.PassStatus
+  content?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  nfc?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  locations?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  groupTags?: Prisma.PassUpdategroupTagsInput | string[]
+  balance?: Prisma.IntFieldUpdateOperationsInput | number
+  latestMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  deviceType?: Prisma.NullableEnumPassDeviceTypeFieldUpdateOperationsInput | $Enums.PassDeviceType | null
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  addedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  removedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  account?: Prisma.AccountUpdateOneRequiredWithoutPassesNestedInput
+  template?: Prisma.PassTemplateUpdateOneRequiredWithoutPassesNestedInput
+  ledger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutPassNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutPassNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutPassNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+  googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
+}
+
+export type PassUncheckedUpdateWithoutChangeOutboxInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  accountId?: Prisma.StringFieldUpdateOperationsInput | string
+  templateId?: Prisma.StringFieldUpdateOperationsInput | string
+  extId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  status?: Prisma.EnumPassStatusFieldUpdateOperationsInput | $Enums.PassStatus
+  content?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  barcode?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  nfc?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  locations?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  beacons?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  groupTags?: Prisma.PassUpdategroupTagsInput | string[]
+  balance?: Prisma.IntFieldUpdateOperationsInput | number
+  latestMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  deviceType?: Prisma.NullableEnumPassDeviceTypeFieldUpdateOperationsInput | $Enums.PassDeviceType | null
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  addedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  removedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nullifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  appleAuthenticationToken?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  ledger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutPassNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutPassNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutPassNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutPassNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutPassNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
 }
 
@@ -2248,6 +2449,7 @@ export type PassCreateWithoutGoogleWalletObjectInput = {
   batchRows?: Prisma.BatchRowCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutPassInput
 }
 
 export type PassUncheckedCreateWithoutGoogleWalletObjectInput = {
@@ -2280,6 +2482,7 @@ export type PassUncheckedCreateWithoutGoogleWalletObjectInput = {
   batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutPassInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutPassInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutPassInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutPassInput
 }
 
 export type PassCreateOrConnectWithoutGoogleWalletObjectInput = {
@@ -2328,6 +2531,7 @@ export type PassUpdateWithoutGoogleWalletObjectInput = {
   batchRows?: Prisma.BatchRowUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutPassNestedInput
 }
 
 export type PassUncheckedUpdateWithoutGoogleWalletObjectInput = {
@@ -2360,6 +2564,7 @@ export type PassUncheckedUpdateWithoutGoogleWalletObjectInput = {
   batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutPassNestedInput
 }
 
 export type PassCreateManyAccountInput = {
@@ -2415,6 +2620,7 @@ export type PassUpdateWithoutAccountInput = {
   batchRows?: Prisma.BatchRowUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
 }
 
@@ -2447,6 +2653,7 @@ export type PassUncheckedUpdateWithoutAccountInput = {
   batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
 }
 
@@ -2527,6 +2734,7 @@ export type PassUpdateWithoutTemplateInput = {
   batchRows?: Prisma.BatchRowUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUpdateOneWithoutPassNestedInput
 }
 
@@ -2559,6 +2767,7 @@ export type PassUncheckedUpdateWithoutTemplateInput = {
   batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutPassNestedInput
   appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutPassNestedInput
   deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutPassNestedInput
+  changeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutPassNestedInput
   googleWalletObject?: Prisma.GoogleWalletObjectUncheckedUpdateOneWithoutPassNestedInput
 }
 
@@ -2599,6 +2808,7 @@ export type PassCountOutputType = {
   batchRows: number
   appleRegistrations: number
   deliveryAttempts: number
+  changeOutbox: number
 }
 
 export type PassCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -2609,6 +2819,7 @@ export type PassCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   batchRows?: boolean | PassCountOutputTypeCountBatchRowsArgs
   appleRegistrations?: boolean | PassCountOutputTypeCountAppleRegistrationsArgs
   deliveryAttempts?: boolean | PassCountOutputTypeCountDeliveryAttemptsArgs
+  changeOutbox?: boolean | PassCountOutputTypeCountChangeOutboxArgs
 }
 
 /**
@@ -2670,6 +2881,13 @@ export type PassCountOutputTypeCountDeliveryAttemptsArgs<ExtArgs extends runtime
   where?: Prisma.DeliveryAttemptWhereInput
 }
 
+/**
+ * PassCountOutputType without action
+ */
+export type PassCountOutputTypeCountChangeOutboxArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.PassChangeOutboxEntryWhereInput
+}
+
 
 export type PassSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -2703,6 +2921,7 @@ export type PassSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   batchRows?: boolean | Prisma.Pass$batchRowsArgs<ExtArgs>
   appleRegistrations?: boolean | Prisma.Pass$appleRegistrationsArgs<ExtArgs>
   deliveryAttempts?: boolean | Prisma.Pass$deliveryAttemptsArgs<ExtArgs>
+  changeOutbox?: boolean | Prisma.Pass$changeOutboxArgs<ExtArgs>
   googleWalletObject?: boolean | Prisma.Pass$googleWalletObjectArgs<ExtArgs>
   _count?: boolean | Prisma.PassCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["pass"]>
@@ -2797,6 +3016,7 @@ export type PassInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   batchRows?: boolean | Prisma.Pass$batchRowsArgs<ExtArgs>
   appleRegistrations?: boolean | Prisma.Pass$appleRegistrationsArgs<ExtArgs>
   deliveryAttempts?: boolean | Prisma.Pass$deliveryAttemptsArgs<ExtArgs>
+  changeOutbox?: boolean | Prisma.Pass$changeOutboxArgs<ExtArgs>
   googleWalletObject?: boolean | Prisma.Pass$googleWalletObjectArgs<ExtArgs>
   _count?: boolean | Prisma.PassCountOutputTypeDefaultArgs<ExtArgs>
 }
@@ -2825,6 +3045,7 @@ export type $PassPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     batchRows: Prisma.$BatchRowPayload<ExtArgs>[]
     appleRegistrations: Prisma.$AppleRegistrationPayload<ExtArgs>[]
     deliveryAttempts: Prisma.$DeliveryAttemptPayload<ExtArgs>[]
+    changeOutbox: Prisma.$PassChangeOutboxEntryPayload<ExtArgs>[]
     googleWalletObject: Prisma.$GoogleWalletObjectPayload<ExtArgs> | null
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
@@ -3281,6 +3502,7 @@ export interface Prisma__PassClient<T, Null = never, ExtArgs extends runtime.Typ
   batchRows<T extends Prisma.Pass$batchRowsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Pass$batchRowsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$BatchRowPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   appleRegistrations<T extends Prisma.Pass$appleRegistrationsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Pass$appleRegistrationsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AppleRegistrationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   deliveryAttempts<T extends Prisma.Pass$deliveryAttemptsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Pass$deliveryAttemptsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DeliveryAttemptPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  changeOutbox<T extends Prisma.Pass$changeOutboxArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Pass$changeOutboxArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PassChangeOutboxEntryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   googleWalletObject<T extends Prisma.Pass$googleWalletObjectArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Pass$googleWalletObjectArgs<ExtArgs>>): Prisma.Prisma__GoogleWalletObjectClient<runtime.Types.Result.GetResult<Prisma.$GoogleWalletObjectPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
@@ -3899,6 +4121,30 @@ export type Pass$deliveryAttemptsArgs<ExtArgs extends runtime.Types.Extensions.I
   take?: number
   skip?: number
   distinct?: Prisma.DeliveryAttemptScalarFieldEnum | Prisma.DeliveryAttemptScalarFieldEnum[]
+}
+
+/**
+ * Pass.changeOutbox
+ */
+export type Pass$changeOutboxArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the PassChangeOutboxEntry
+   */
+  select?: Prisma.PassChangeOutboxEntrySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the PassChangeOutboxEntry
+   */
+  omit?: Prisma.PassChangeOutboxEntryOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PassChangeOutboxEntryInclude<ExtArgs> | null
+  where?: Prisma.PassChangeOutboxEntryWhereInput
+  orderBy?: Prisma.PassChangeOutboxEntryOrderByWithRelationInput | Prisma.PassChangeOutboxEntryOrderByWithRelationInput[]
+  cursor?: Prisma.PassChangeOutboxEntryWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.PassChangeOutboxEntryScalarFieldEnum | Prisma.PassChangeOutboxEntryScalarFieldEnum[]
 }
 
 /**

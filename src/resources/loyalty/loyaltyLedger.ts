@@ -14,9 +14,9 @@
  */
 import { Prisma } from '../../../generated/prisma/client.ts';
 import type { PrismaExecutor, SqlExecutor } from '../../db/database.ts';
-import { deliveryTargetsSql, type DeliveryTargets } from '../../delivery/passChanged.ts';
-import { subscriptionIdsSql, type WebhookEventType } from '../../delivery/webhookEvents.ts';
 import { ConflictError } from '../../errors.ts';
+import { passChangeOutboxSql } from '../passes/passChangeOutbox.ts';
+import type { PassEventType } from '../passes/passWebhooks.ts';
 import { LOYALTY_BALANCE_LIMIT } from '../passes/passRules.ts';
 import { findPass, passLookupSql, passNotFound, passRowOf, PASS_COLUMNS, type PassRow, type PassSqlRow } from '../passes/passStore.ts';
 
@@ -70,53 +70,57 @@ export async function changeLoyaltyBalance(db: SqlExecutor, change: LoyaltyChang
 export type PassBalanceChange = Omit<LoyaltyChange, 'passId'> & {
   /** The pass as the API names it (the contract's `PassIdOrExtId`; found as `findPass` does). */
   idOrExtId: string;
-  /** The event the change causes: the statement also selects the subscriptions that get it. */
-  event: WebhookEventType;
+  /** The webhook event the change causes. */
+  event: PassEventType;
 };
 
-/** What {@link changePassBalance} did, and where the change must go. */
-export interface PassBalanceChangeResult extends DeliveryTargets {
+/** What {@link changePassBalance} did. */
+export interface PassBalanceChangeResult {
   /** The pass after the change, with its template. */
   pass: PassRow;
   /** The change in points. */
   delta: number;
-  /** The subscriptions that get the change's event (ordered ids). */
-  subscriptionIds: string[];
+  /**
+   * The pass-change outbox row the statement wrote because the change must reach a wallet or a
+   * webhook subscription (src/resources/passes/passChangeOutbox.ts), or null: nobody must hear of it.
+   */
+  outboxId: string | null;
 }
 
 /**
- * {@link changeLoyaltyBalance} for a pass named as the API names it, in the same one statement
- * that finds the pass (as `findPass` does), locks it, changes it, writes the ledger row and
- * selects what the write must do next — the pass as it is now with its template, its
- * {@link deliveryTargetsSql} and the subscriptions of `event` — so that a loyalty update is
- * `BEGIN`, this statement and `COMMIT` when there is nothing to deliver (`updateLoyalty`, the
- * hottest write).
+ * {@link changeLoyaltyBalance} for a pass named as the API names it, in one statement that finds
+ * the pass (as `findPass` does), locks it, changes it, writes the ledger row, writes the
+ * change's pass-change outbox row when the change must be delivered ({@link passChangeOutboxSql})
+ * and selects the pass as it is now with its template. Atomic by itself, so a loyalty update
+ * (`updateLoyalty`, the hottest write) needs no transaction around it and holds the pass's row
+ * lock only while the statement runs.
  *
- * @param tx The caller's transaction (a push and an event may follow in it).
+ * @param db The client (autocommit), or the caller's transaction.
  * @throws As {@link changeLoyaltyBalance}: NotFoundError (parameter `id`), ConflictError.
  */
-export async function changePassBalance(tx: SqlExecutor, change: PassBalanceChange): Promise<PassBalanceChangeResult> {
-  const [row] = await tx.$queryRaw<(PassSqlRow & PassBalanceChangeResult)[]>(
+export async function changePassBalance(db: SqlExecutor, change: PassBalanceChange): Promise<PassBalanceChangeResult> {
+  const [row] = await db.$queryRaw<(PassSqlRow & Omit<PassBalanceChangeResult, 'pass'>)[]>(
     balanceChangeSql(
       change,
       change.idOrExtId,
       Prisma.sql`
-        SELECT p.delta, ${PASS_COLUMNS}, t.name AS "templateName", t.template_type AS "templateType",
-               ${deliveryTargetsSql('p')}, ${subscriptionIdsSql(change.accountId, change.event, null)} AS "subscriptionIds"
-          FROM changed p JOIN pass_templates t ON t.id = p.template_id`,
+        SELECT p.delta, ${PASS_COLUMNS}, t.name AS "templateName", t.template_type AS "templateType", (SELECT id::text FROM outbox) AS "outboxId"
+          FROM routed p JOIN pass_templates t ON t.id = p.template_id`,
+      passChangeOutboxSql({ accountId: change.accountId, type: change.event, at: change.now }),
     ),
   );
-  if (!row) throw await whyUnchanged(tx, change.accountId, change.idOrExtId, change.change);
-  const { delta, devices, google, subscriptionIds, ...pass } = row;
-  return { pass: passRowOf(pass)!, delta, devices, google, subscriptionIds };
+  if (!row) throw await whyUnchanged(db, change.accountId, change.idOrExtId, change.change);
+  const { delta, outboxId, ...pass } = row;
+  return { pass: passRowOf(pass)!, delta, outboxId };
 }
 
 /**
  * The statement of a balance change: the pass found by `idOrExtId` (a UUID is the pass's id) and
  * locked, changed unless nullified or out of range, the ledger row written from the change,
- * then `select` over `changed` (the pass's new row, with `delta`).
+ * then `more` common table expressions (after `changed`, the pass's new row with `delta`), then
+ * `select`.
  */
-function balanceChangeSql(change: Omit<LoyaltyChange, 'passId'>, idOrExtId: string, select: Prisma.Sql): Prisma.Sql {
+function balanceChangeSql(change: Omit<LoyaltyChange, 'passId'>, idOrExtId: string, select: Prisma.Sql, more?: Prisma.Sql): Prisma.Sql {
   const { accountId, source, now } = change;
   const balance = 'delta' in change.change ? Prisma.sql`p.balance + ${change.change.delta}::int` : Prisma.sql`${change.change.override}::int`;
   return Prisma.sql`
@@ -132,7 +136,7 @@ function balanceChangeSql(change: Omit<LoyaltyChange, 'passId'>, idOrExtId: stri
     ledger AS (
       INSERT INTO loyalty_ledger (account_id, pass_id, delta, balance, source, scan_id, created_at)
       SELECT account_id, id, delta, balance, ${source}::loyalty_change_source, ${change.scanId ?? null}::uuid, ${now}
-        FROM changed)
+        FROM changed)${more ? Prisma.sql`,${more}` : Prisma.empty}
     ${select}`;
 }
 

@@ -1,8 +1,7 @@
 import type { OperationHandler } from '../../http/operation.ts';
 import { accountOf } from '../../http/operation.ts';
 import { ValidationError } from '../../errors.ts';
-import { queuePassDelivery } from '../../delivery/passChanged.ts';
-import { recordPassEvent } from '../passes/passWebhooks.ts';
+import { relayPassChange } from '../passes/passChangeOutbox.ts';
 import { changePassBalance, type BalanceChange } from './loyaltyLedger.ts';
 import { serializeLoyalty } from './serializeLoyalty.ts';
 
@@ -22,21 +21,26 @@ export function balanceChangeOf(body: { balance?: number; overrideBalance?: numb
 /**
  * `PATCH /api/v1/loyalty/{id}` (PassEntry API reference, "Update loyalty balance"): changes the
  * balance atomically, records it in the ledger (source `api`), keeps `message` as
- * `latestMessage`, and answers like `getLoyalty` with the balance this change produced. The
- * change, the push to the wallets that hold the pass and the `passUpdated` event are written in
- * one transaction — through the driver (`writeSql`), with the lookup, change, ledger row and
- * both "who must hear of it" checks in one statement (`changePassBalance`), so that a change
- * nobody must hear of is `BEGIN`, one statement, `COMMIT`, and the pass's row stays locked only
- * from that statement to the commit (plus a push or an event when there is one to write).
+ * `latestMessage`, and answers like `getLoyalty` with the balance this change produced.
+ *
+ * The change is one autocommit statement (`changePassBalance`): it finds, locks and changes the
+ * pass, writes the ledger row and — when the change must reach a wallet or a `passUpdated`
+ * subscription — a pass-change outbox row, so the pass's row is locked only while it runs. The
+ * outbox row is then relayed here, in a transaction of its own (the push job queued, the event
+ * recorded with the pass as changed); if that fails, the change stands and the outbox relay of a
+ * worker delivers it within seconds (src/resources/passes/passChangeOutbox.ts). With an
+ * `Idempotency-Key` both run in the key's transaction.
  */
 export const updateLoyalty: OperationHandler<'updateLoyalty'> = async ({ params, body, writeSql, ctx }) => {
   const change = balanceChangeOf(body);
   const accountId = accountOf(ctx);
   const now = ctx.clock.now();
-  return writeSql(async (tx) => {
-    const changed = await changePassBalance(tx, { accountId, idOrExtId: params.id, change, source: 'api', message: body.message, now, event: 'passUpdated' });
-    await queuePassDelivery(tx, ctx.jobs, changed.pass.id, changed);
-    await recordPassEvent(tx, ctx, { type: 'passUpdated', accountId, pass: changed.pass, at: now, subscriptionIds: changed.subscriptionIds });
-    return { status: 200 as const, body: serializeLoyalty(changed.pass, ctx.baseUrl) };
-  });
+  const changed = await writeSql((db) => changePassBalance(db, { accountId, idOrExtId: params.id, change, source: 'api', message: body.message, now, event: 'passUpdated' }), { atomic: true });
+  const { outboxId } = changed;
+  if (outboxId) {
+    await writeSql((tx) => relayPassChange(tx, ctx, outboxId, changed.pass)).catch((error: unknown) =>
+      ctx.log.warn({ err: error, outboxId }, 'the pass change is committed; the outbox relay will deliver it'),
+    );
+  }
+  return { status: 200, body: serializeLoyalty(changed.pass, ctx.baseUrl) };
 };
