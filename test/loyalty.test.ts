@@ -268,6 +268,12 @@ describe('updateLoyalty delivery through the pass-change outbox', () => {
       await node.api.patch(`/api/v1/loyalty/${pass.id}`).set(node.auth(account.token)).send({ balance: 1 }).expect(200);
       expect(await node.database.db.prisma.passChangeOutboxEntry.count({ where: { passId: pass.id } })).toBe(0);
       expect((await receiver.waitFor(2, { timeoutMs: 5_000 }))[1]!.body.data.attributes.webhookType).toBe('passUpdated');
+      // With an Idempotency-Key the change and its relay share the key's transaction.
+      await node.api.patch(`/api/v1/loyalty/${pass.id}`).set(node.auth(account.token)).set('Idempotency-Key', 'outbox-key-1').send({ balance: 2 }).expect(200);
+      expect(await node.database.db.prisma.passChangeOutboxEntry.count({ where: { passId: pass.id } })).toBe(0);
+      const third = (await receiver.waitFor(3, { timeoutMs: 5_000 }))[2]!;
+      expect(third.body.data).toMatchObject({ attributes: { webhookType: 'passUpdated' }, relationships: { pass: { data: { id: pass.id } } } });
+      expect((await node.api.get(`/api/v1/loyalty/${pass.id}`).set(node.auth(account.token)).expect(200)).body.meta.loyalty).toEqual({ balance: 18 });
     } finally {
       await node.close();
       await receiver.close();
