@@ -18,6 +18,9 @@ const REFUSED = 'which cannot be stored; remove it';
 
 /** The problem with a request path, or undefined when every segment decodes to storable text. */
 function pathProblem(path: string): Problem | undefined {
+  // Without a percent-escape a path is what Node's HTTP parser let through: Latin-1 characters
+  // other than NUL, which it refuses in a request line (and never a surrogate). Most paths.
+  if (!path.includes('%') && !path.includes('\u0000')) return undefined;
   for (const segment of path.split('/')) {
     let decoded: string;
     try {
