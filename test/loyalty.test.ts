@@ -251,8 +251,9 @@ describe('updateLoyalty delivery through the pass-change outbox', () => {
         .send({ webhookSubscription: { url: `${receiver.url}/hooks`, subscribedEvents: ['passUpdated'], scopeType: 'organisation' } })
         .expect(201);
       const pass = await issuePass(node, account.token, templateId, { pass: { points: '10' } });
-      // The change commits in its own statement; with no job queue its relay fails and the row stays.
-      node = await node.restart({ jobs: 'off', persistent: true, config: { webhookAllowPrivate: true } });
+      // The change commits in its own statement; with the job queue stopped its relay fails and the row stays.
+      await node.runtime.passChangeRelay.stop();
+      await node.jobs.stop();
       const res = await node.api.patch(`/api/v1/loyalty/${pass.id}`).set(node.auth(account.token)).send({ balance: 5, message: 'Five more' }).expect(200);
       expect(res.body.meta.loyalty).toEqual({ balance: 15 });
       expect(await node.database.db.prisma.passChangeOutboxEntry.count({ where: { passId: pass.id } })).toBe(1);
@@ -278,7 +279,7 @@ describe('updateLoyalty delivery through the pass-change outbox', () => {
       await node.close();
       await receiver.close();
     }
-  }, 40_000);
+  }, 90_000);
 });
 
 describe('changeLoyaltyBalance (for scans)', () => {
