@@ -17,7 +17,9 @@ import { fileURLToPath } from 'node:url';
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Config } from './config.ts';
+import type { Logger } from './logger.ts';
 import type { Runtime } from './runtime.ts';
+import type { RequestContext } from './http/operation.ts';
 import { requestLogging } from './http/requestLog.ts';
 import { errorHandler } from './http/errorHandler.ts';
 import { authenticatedWith, authenticateFirst } from './http/authenticate.ts';
@@ -70,6 +72,29 @@ function baseUrlOf(req: Request, config: Config): string {
   return `${req.protocol}://${host && PLAIN_HOST.test(host) ? host : `${config.host}:${config.port}`}`;
 }
 
+/** The fields {@link Context}'s constructor copies. */
+interface Context extends Omit<RequestContext, 'log'> {}
+
+/**
+ * A request's context (src/http/operation.ts). Its `log` is the request's logger, made on first
+ * use (src/http/requestLog.ts): most requests log nothing. It is a getter of the class, not of an
+ * object literal, whose getter would be a new closure over the request every time: V8 keeps such
+ * a getter's accessor pair in old space, and the request with it, through every young-generation
+ * GC until the next full one (src/http/requestLog.ts has the measurement).
+ */
+class Context {
+  readonly #req: Request;
+
+  constructor(req: Request, fields: Omit<RequestContext, 'log'>) {
+    Object.assign(this, fields);
+    this.#req = req;
+  }
+
+  get log(): Logger {
+    return this.#req.log;
+  }
+}
+
 /** The contract and validator middleware of each app built here, for {@link warmUpApp}. */
 const validatorsOf = new WeakMap<Express, { document: OpenApiDocument; validators: RequestHandler[] }>();
 
@@ -110,7 +135,7 @@ export function createApp(deps: AppDependencies): Express {
     }),
   );
   app.use((req, res, next) => {
-    req.ctx = {
+    req.ctx = new Context(req, {
       db,
       config,
       clock,
@@ -119,14 +144,10 @@ export function createApp(deps: AppDependencies): Express {
       apiTokens: runtime.apiTokens,
       metrics: runtime.metrics,
       googleCallbackKeys: runtime.googleCallbackKeys,
-      // Made on first use (src/http/requestLog.ts): most requests log nothing.
-      get log() {
-        return req.log;
-      },
       baseUrl: baseUrlOf(req, config),
       accountId: null,
       requestId: String(req.id),
-    };
+    });
     next();
   });
 

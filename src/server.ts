@@ -22,7 +22,7 @@ import { createLogger, type Logger } from './logger.ts';
 import type { Database } from './db/database.ts';
 import { DataDirLockedError } from './db/dataDirLock.ts';
 import { MigrationError } from './db/migrate.ts';
-import { createHttpServer, listen, ListenError } from './http/listener.ts';
+import { createHttpServer, listen, ListenError, serveApp } from './http/listener.ts';
 import { resolveAdminToken } from './security/adminToken.ts';
 import { createApp, warmUpApp } from './app.ts';
 import { isClusterWorker, reportListening, runPrimary } from './cluster.ts';
@@ -79,7 +79,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     await startJobs(runtime, { work: true });
     const app = createApp({ runtime, adminToken });
     server.off('request', whileStarting);
-    server.on('request', app);
+    serveApp(server, app);
     const { port } = server.address() as AddressInfo;
     const url = `http://${config.host}:${port}`;
     // The validator loads the contract on the first request it sees (~200 ms) and compiles each

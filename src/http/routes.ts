@@ -9,7 +9,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { LRUCache } from 'lru-cache';
 import { idempotencyKeyOf, runIdempotent } from './idempotency.ts';
 import { uploadsOf } from './csvUpload.ts';
-import { accountOf, type HandlerMap, type OperationId, type OperationInput, type WriteScope } from './operation.ts';
+import { accountOf, type HandlerMap, type OperationId, type OperationInput, type SqlWriteScope, type WriteScope } from './operation.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 type Method = (typeof METHODS)[number];
@@ -184,7 +184,10 @@ export function operationHandlers(document: OpenApiDocument, handlers: HandlerMa
     const noStore = noStoreStatuses(document, path, method);
     byOperation.set(operationId, async (req: Request, res: Response) => {
       const { ctx } = req;
-      const input = {
+      // One object literal, not a spread of a common part plus `write` and `writeSql`: V8 (Node
+      // 20) puts the copy a spread makes on a map outside the transition tree, so the properties
+      // added after it made new maps on every request.
+      const input = (write: WriteScope, writeSql: SqlWriteScope) => ({
         params: (req as ValidatedRequest).openapi.pathParams as never,
         query: req.query as never,
         body: req.body as never,
@@ -192,18 +195,20 @@ export function operationHandlers(document: OpenApiDocument, handlers: HandlerMa
         uploads: uploadsOf(req),
         url: req.originalUrl,
         ctx,
-      };
+        write,
+        writeSql,
+      });
       // A multipart upload is not replayed by its key: the key's fingerprint would miss the file.
       const key = idempotent && !req.is('multipart/form-data') ? idempotencyKeyOf(req.headers) : undefined;
       const ownTransaction: WriteScope = (work, options) => (options?.atomic ? work(ctx.db.prisma) : ctx.db.write(work));
       const result =
         key === undefined
-          ? await handler({ ...input, write: ownTransaction, writeSql: (work, options) => (options?.atomic ? work(ctx.db.sql) : ctx.db.writeSql(work)) })
+          ? await handler(input(ownTransaction, (work, options) => (options?.atomic ? work(ctx.db.sql) : ctx.db.writeSql(work))))
           : await runIdempotent(
               ctx.db,
               { key, accountId: accountOf(ctx), operationId: operationId as OperationId, url: req.originalUrl, body: req.body },
               ctx.clock.now(),
-              (tx) => handler({ ...input, write: (work) => work(tx), writeSql: (work) => work(tx) }),
+              (tx) => handler(input((work) => work(tx), (work) => work(tx))),
             );
       if (result.headers) res.set(result.headers);
       if (noStore.has(result.status)) res.set('Cache-Control', 'no-store');

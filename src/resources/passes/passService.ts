@@ -217,10 +217,13 @@ export async function nullifyStoredPass(tx: PrismaExecutor, jobs: JobQueue, requ
 export async function passExtras(prisma: PrismaExecutor, row: PassRow, query: IncludeParameters, google: SaveLinkDependencies): Promise<PassExtras> {
   const template = query.includePassDesign ? await selectAccountTemplate(prisma, row.accountId, row.templateId) : null;
   const saveLink = query.includePassSource === 'google' && row.status !== 'active' ? await googleSaveLink({ ...google, db: { prisma } }, row) : null;
+  // The literal's own properties first: after a leading spread V8 (Node 20) adds them to the
+  // copy one by one, and here that made two new maps per call (`--log-maps`: `locations` added
+  // to the copy of `{}` without a transition, then `beacons` to a map outside the tree).
   return {
-    ...(template ? { design: passDesignOf(template) } : {}),
     locations: query.includeLocations ?? false,
     beacons: query.includeBeacons ?? false,
+    ...(template ? { design: passDesignOf(template) } : {}),
     ...(query.includePassSource ? { passSource: query.includePassSource } : {}),
     ...(saveLink ? { googleSaveUrl: saveLink } : {}),
   };

@@ -66,7 +66,11 @@ export function passLookupSql(accountId: string, idOrExtId: string): Prisma.Sql 
 export function passRowOf(row: PassSqlRow | undefined): PassRow | null {
   if (!row) return null;
   const { templateName, templateType, ...pass } = row;
-  return { ...pass, template: { name: templateName, templateType } };
+  // Added to the copy, not spread into another (`{ ...pass, template }`): V8 (Node 20) puts a
+  // spread's copy on a map outside the transition tree, so `template` made a new map per call.
+  const passRow = pass as PassRow;
+  passRow.template = { name: templateName, templateType };
+  return passRow;
 }
 
 /**
