@@ -288,7 +288,7 @@ export interface paths {
          *
          *     The change is pushed to the wallets that hold the pass and sent to the `passUpdated`
          *     webhook subscriptions: the statement that changes the balance also writes that duty to an
-         *     outbox, which is queued as soon as the change is answered — or, if the server stops in
+         *     outbox, which is queued before the change is answered — or, if the server stops in
          *     between, by a worker within seconds. A change nobody must hear of is that one statement.
          */
         patch: operations["updateLoyalty"];
