@@ -91,17 +91,22 @@ interface DeliveryTargets {
  */
 export async function queuePassChange(tx: SqlExecutor, jobs: JobQueue, passId: string): Promise<number> {
   const [targets] = await tx.$queryRaw<DeliveryTargets[]>`SELECT ${deliveryTargetsSql('p')} FROM passes p WHERE p.id = ${passId}::uuid`;
-  if (targets && (targets.devices || targets.google)) await sendPassChangedJob(tx, jobs, passId);
+  if (targets && (targets.devices || targets.google)) await sendPassChangedJobs(tx, jobs, [passId]);
   return targets?.devices ?? 0;
 }
 
 /**
- * Queues the `pass-changed` job of a pass that must be pushed or synced, in the caller's
- * transaction, coalesced with one of the pass already waiting (for a caller that knows the pass
- * has somewhere to go: the pass-change outbox, src/resources/passes/passChangeOutbox.ts).
+ * Queues the `pass-changed` jobs of passes known to have somewhere to go, in the caller's
+ * transaction and one statement, each coalesced with one of its pass already waiting (for
+ * {@link queuePassChange}, {@link queuePassChanges} and the pass-change outbox,
+ * src/resources/passes/passChangeOutbox.ts).
  */
-export async function sendPassChangedJob(tx: SqlExecutor, jobs: JobQueue, passId: string): Promise<void> {
-  await jobs.send(tx, passChangedJob, { passId }, { singletonKey: passId, startAfterSeconds: COALESCE_SECONDS });
+export async function sendPassChangedJobs(tx: SqlExecutor, jobs: JobQueue, passIds: readonly string[]): Promise<void> {
+  await jobs.sendMany(
+    tx,
+    passChangedJob,
+    passIds.map((passId) => ({ data: { passId }, singletonKey: passId, startAfterSeconds: COALESCE_SECONDS })),
+  );
 }
 
 /**
@@ -117,10 +122,6 @@ export async function queuePassChanges(tx: SqlExecutor, jobs: JobQueue, passIds:
     SELECT DISTINCT pass_id::text AS "passId" FROM apple_registrations WHERE pass_id = ANY(${passIds}::uuid[])
      UNION
     SELECT p.id::text FROM passes p JOIN google_configurations g ON g.account_id = p.account_id WHERE p.id = ANY(${passIds}::uuid[])`;
-  await jobs.sendMany(
-    tx,
-    passChangedJob,
-    rows.map(({ passId }) => ({ data: { passId }, singletonKey: passId, startAfterSeconds: COALESCE_SECONDS })),
-  );
+  await sendPassChangedJobs(tx, jobs, rows.map((row) => row.passId));
   return rows.length;
 }

@@ -23,11 +23,11 @@
  */
 import type { SqlExecutor } from '../../db/database.ts';
 import { Prisma } from '../../../generated/prisma/client.ts';
-import { deliveryTargetsSql, sendPassChangedJob } from '../../delivery/passChanged.ts';
+import { deliveryTargetsSql, sendPassChangedJobs } from '../../delivery/passChanged.ts';
 import { serviceBaseUrl, subscriptionIdsSql, type WebhookEventScope } from '../../delivery/webhookEvents.ts';
 import type { Runtime } from '../../runtime.ts';
 import { recordPassEvent, type PassEventType } from './passWebhooks.ts';
-import { findPass, type PassRow } from './passStore.ts';
+import { findPassesByUuid, type PassRow } from './passStore.ts';
 
 /** Rows younger than this, in seconds, are left to the request that wrote them. */
 export const RELAY_AFTER_SECONDS = 5;
@@ -80,21 +80,25 @@ const ENTRY_COLUMNS = Prisma.raw(`account_id::text AS "accountId", pass_id::text
 /**
  * Relays one outbox row in the caller's transaction: deletes it, queues the pass's `pass-changed`
  * job when it must be pushed or synced, and records its webhook event for its subscriptions with
- * `pass` in `included`.
+ * `pass` in `included`. Nothing, when the outbox relay took the row first.
  * @param scope The job queue and the base of links (the request's).
  * @param pass The pass as the change left it (the statement's row).
- * @returns false when the row was relayed already (by the outbox relay), true otherwise.
  */
-export async function relayPassChange(tx: SqlExecutor, scope: WebhookEventScope & { baseUrl: string }, outboxId: string, pass: PassRow): Promise<boolean> {
-  const [entry] = await tx.$queryRaw<OutboxEntry[]>`DELETE FROM pass_change_outbox WHERE id = ${outboxId}::uuid RETURNING ${ENTRY_COLUMNS}`;
-  if (!entry) return false;
-  await deliver(tx, scope, entry, pass);
-  return true;
+export async function relayPassChange(tx: SqlExecutor, scope: WebhookEventScope & { baseUrl: string }, outboxId: string, pass: PassRow): Promise<void> {
+  const entries = await tx.$queryRaw<OutboxEntry[]>`DELETE FROM pass_change_outbox WHERE id = ${outboxId}::uuid RETURNING ${ENTRY_COLUMNS}`;
+  await deliver(tx, scope, entries, new Map([[pass.id, pass]]));
 }
 
-async function deliver(tx: SqlExecutor, scope: WebhookEventScope & { baseUrl: string }, entry: OutboxEntry, pass: PassRow): Promise<void> {
-  if (entry.push) await sendPassChangedJob(tx, scope.jobs, entry.passId);
-  if (entry.subscriptionIds.length) {
+/**
+ * Delivers taken outbox rows: the `pass-changed` jobs of those to push, in one statement, and
+ * each row's webhook event with its pass from `passes` (a row whose pass is missing records none).
+ */
+async function deliver(tx: SqlExecutor, scope: WebhookEventScope & { baseUrl: string }, entries: OutboxEntry[], passes: Map<string, PassRow>): Promise<void> {
+  const pushed = entries.filter((entry) => entry.push && passes.has(entry.passId));
+  if (pushed.length) await sendPassChangedJobs(tx, scope.jobs, pushed.map((entry) => entry.passId));
+  for (const entry of entries) {
+    const pass = passes.get(entry.passId);
+    if (!pass || !entry.subscriptionIds.length) continue;
     await recordPassEvent(tx, scope, { type: entry.eventType, accountId: entry.accountId, pass, at: entry.occurredAt, subscriptionIds: entry.subscriptionIds });
   }
 }
@@ -102,7 +106,8 @@ async function deliver(tx: SqlExecutor, scope: WebhookEventScope & { baseUrl: st
 /**
  * Relays the outbox rows older than {@link RELAY_AFTER_SECONDS} (by the database clock), up to
  * {@link RELAY_BATCH} at a time, in one transaction each, skipping rows another process holds
- * (`FOR UPDATE SKIP LOCKED`), until none is left. A row whose pass is gone is dropped.
+ * (`FOR UPDATE SKIP LOCKED`), until none is left: their passes read in one statement and their
+ * jobs queued in one. A row whose pass is gone is dropped.
  * @returns How many rows were relayed.
  * @throws What the database or the job queue throws (the batch is rolled back and retried on the next round).
  */
@@ -117,9 +122,9 @@ export async function relayPendingPassChanges(runtime: Pick<Runtime, 'db' | 'job
            WHERE created_at < now() - make_interval(secs => ${RELAY_AFTER_SECONDS})
            ORDER BY created_at LIMIT ${RELAY_BATCH} FOR UPDATE SKIP LOCKED)
         RETURNING ${ENTRY_COLUMNS}`;
-      for (const entry of entries) {
-        const pass = await findPass(tx, entry.accountId, entry.passId);
-        if (pass) await deliver(tx, scope, entry, pass);
+      if (entries.length) {
+        const passes = await findPassesByUuid(tx, [...new Set(entries.map((entry) => entry.passId))]);
+        await deliver(tx, scope, entries, new Map(passes.map((pass) => [pass.id, pass])));
       }
       return entries.length;
     });
