@@ -8,7 +8,7 @@ import { connect, type AddressInfo } from 'node:net';
 import supertest, { type Response } from 'supertest';
 import { createApp, loadApiDocument } from '../src/app.ts';
 import type { Database } from '../src/db/database.ts';
-import { createHttpServer, listen } from '../src/http/listener.ts';
+import { createHttpServer, listen, serveApp } from '../src/http/listener.ts';
 import type { OpenApiDocument } from '../src/http/routes.ts';
 import { recordingContractHits } from './support/contractCoverage.ts';
 import { UPLOAD_LIMIT_BYTES } from '../src/http/csvUpload.ts';
@@ -347,7 +347,8 @@ describe('generic errors of every operation, walked from the contract', () => {
   });
 
   test.each(documenting(408))('%s answers 408 and closes the connection when the body never completes', async (_id, op) => {
-    const server = createHttpServer({ headersTimeoutMs: 300, requestTimeoutMs: 600 }, service.app);
+    const server = createHttpServer({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
+    serveApp(server, service.app);
     await listen(server, 0, '127.0.0.1');
     try {
       const built = validRequest(op);

@@ -8,7 +8,7 @@
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import supertest from 'supertest';
 import { createApp, warmUpApp } from '../src/app.ts';
-import { createHttpServer, listen } from '../src/http/listener.ts';
+import { createHttpServer, listen, serveApp } from '../src/http/listener.ts';
 import { redactUrl } from '../src/http/redact.ts';
 import { helmetHeaders } from '../src/http/securityHeaders.ts';
 import { openDatabase } from '../src/db/database.ts';
@@ -29,7 +29,8 @@ afterAll(() => service.close());
 
 /** Sends raw bytes to a server built around the service's app with short time limits; resolves with everything it answered once it closes the connection. */
 async function raw(send: (write: (text: string) => void) => void, limits = { headersTimeoutMs: 300, requestTimeoutMs: 600 }): Promise<string> {
-  const server = createHttpServer(limits, service.app);
+  const server = createHttpServer(limits);
+  serveApp(server, service.app);
   await listen(server, 0, '127.0.0.1');
   try {
     const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
