@@ -53,6 +53,20 @@ async function callsOf(match: (call: GoogleCall) => boolean, count = 1, timeoutM
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+/**
+ * Waits until the pass's Google object records `message` as its last (at most 20 s): the job
+ * stores the message and its notification time after Google's answer, so a call seen by the
+ * stand-in is not yet a finished job.
+ */
+async function messageRecorded(passId: string, message: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const object = await service.database.db.prisma.googleWalletObject.findUnique({ where: { passId } });
+    if (object?.lastMessage === message) return;
+    if (Date.now() > deadline) throw new Error(`the Google object of ${passId} never recorded ${JSON.stringify(message)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 const call = (method: string, path: string) => (c: GoogleCall) => c.method === method && c.path === path;
 const objectPath = (passId: string) => `/loyaltyObject/${ISSUER_ID}.${passId}`;
 
@@ -134,6 +148,7 @@ describe('objects', () => {
     for (const [i, text] of ['One', 'Two', 'Three', 'Four'].entries()) {
       await service.api.patch(`/api/v1/passes/${passId}`).set(auth()).send({ message: `Message ${text}` }).expect(200);
       await callsOf(call('POST', `${objectPath(passId)}/addMessage`), i + 1);
+      await messageRecorded(passId, `Message ${text}`);
     }
     const messages = (await callsOf(call('POST', `${objectPath(passId)}/addMessage`), 4)).map((c) => [c.body.message.body, c.body.message.messageType]);
     expect(messages).toEqual([
