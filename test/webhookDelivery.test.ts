@@ -152,7 +152,10 @@ it('retries a failing receiver with growing delays: two failures, then one succe
   expect(new Set(requests.map((r) => r.headers['x-webhook-id']))).toEqual(new Set([sent.body.data.id]));
   expect(new Set(requests.map((r) => r.headers['x-request-id'])).size).toBe(3);
 
-  const rows = await service.database.db.prisma.webhookDeliveryAttempt.findMany({ where: { subscriptionId: sub.id }, orderBy: { id: 'asc' } });
+  // The last attempt is recorded once the receiver's answer is back: wait for it (at most 5 s).
+  const findAttempts = () => service.database.db.prisma.webhookDeliveryAttempt.findMany({ where: { subscriptionId: sub.id }, orderBy: { id: 'asc' } });
+  let rows = await findAttempts();
+  for (const deadline = Date.now() + 5000; rows.length < 3 && Date.now() < deadline; rows = await findAttempts()) await new Promise((resolve) => setTimeout(resolve, 25));
   expect(rows.map((r) => r.outcome)).toEqual(['httpError', 'httpError', 'delivered']);
   const delays = rows.slice(0, 2).map((r) => r.nextAttemptAt!.getTime() - r.createdAt.getTime());
   // Equal jitter: the first wait is within [base/2, base], the second within [base, 2·base].
