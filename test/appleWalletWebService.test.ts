@@ -264,8 +264,11 @@ describe('APNs answers', () => {
     await service.api.patch(`/api/v1/loyalty/${pass.id}`).set(auth()).send({ balance: 1 }).expect(200);
     await pushesTo(gone.pushToken);
     await pushesTo(renewed.pushToken);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const registrations = await service.api.get(`/api/v1/passes/${pass.id}/registrations`).set(auth()).expect(200);
+    // The job removes or keeps each registration once APNs answered: wait until one is left with its push recorded (at most 10 s).
+    const readRegistrations = () => service.api.get(`/api/v1/passes/${pass.id}/registrations`).set(auth()).expect(200);
+    let registrations = await readRegistrations();
+    const settled = () => registrations.body.data.length === 1 && registrations.body.data[0].attributes.lastPush;
+    for (const deadline = Date.now() + 10_000; !settled() && Date.now() < deadline; registrations = await readRegistrations()) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(registrations.body.data.map((r: { id: string }) => r.id)).toEqual([renewed.deviceLibraryIdentifier]);
     expect(registrations.body.data[0].attributes.lastPush).toMatchObject({ outcome: 'unregistered', status: 410, reason: 'Unregistered' });
   });
@@ -306,8 +309,12 @@ describe('APNs answers', () => {
     fake.answer((push) => (push.pushToken === iphone.pushToken ? { status: 403, reason: 'BadCertificate' } : undefined));
     await service.api.patch(`/api/v1/loyalty/${pass.id}`).set(auth()).send({ balance: 1 }).expect(200);
     await pushesTo(iphone.pushToken);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const configuration = await service.api.get(`/admin/v1/accounts/${tenant.accountId}/apple-configurations/${PASS_TYPE_ID}`).set(service.adminAuth()).expect(200);
+    // The job marks the configuration once APNs answered: wait for it (at most 10 s).
+    const readConfiguration = () => service.api.get(`/admin/v1/accounts/${tenant.accountId}/apple-configurations/${PASS_TYPE_ID}`).set(service.adminAuth()).expect(200);
+    let configuration = await readConfiguration();
+    for (const deadline = Date.now() + 10_000; configuration.body.data.attributes.push.status === 'ok' && Date.now() < deadline; configuration = await readConfiguration()) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     expect(configuration.body.data.attributes.push).toEqual({ status: 'certificateRejected', detail: 'APNs refused the certificate: 403 BadCertificate', at: expect.any(String) });
     expect((await service.api.get(`/api/v1/passes/${pass.id}/registrations`).set(auth())).body.data).toHaveLength(1);
     // Uploading the configuration again clears it.
