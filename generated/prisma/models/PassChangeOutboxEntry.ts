@@ -15,7 +15,7 @@ import type * as Prisma from "../internal/prismaNamespace.ts"
 /**
  * Model PassChangeOutboxEntry
  * A committed change of a pass whose delivery is still to be queued (a transactional outbox,
- * src/delivery/passChangeOutbox.ts): the one statement that changes the pass writes this row
+ * src/resources/passes/passChangeOutbox.ts): the one statement that changes the pass writes this row
  * when the change must reach a wallet or a webhook subscription; the request that made the
  * change — or, when its process died first, the outbox relay of a worker — queues the
  * `pass-changed` job and records the webhook event, and deletes the row in the same transaction.
