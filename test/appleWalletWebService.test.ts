@@ -11,6 +11,7 @@ import { createApnsClient, type ApnsClient } from '../src/wallet/apple/apns.ts';
 import { PASS_TYPE_ID, setAppleConfiguration, testCertificates } from './support/appleCredentials.ts';
 import { startFakeApns, type FakeApns, type ReceivedPush } from './support/fakeApns.ts';
 import { inspectPkpass } from './support/pkpassInspection.ts';
+import { pollUntil } from './support/poll.ts';
 import { createTemplate, expectError, issuePass, loyaltyTemplate, settledTemplate } from './support/passes.ts';
 import { binary, SimulatedIphone } from './support/simulatedIphone.ts';
 import { startTestService, type TestService } from './support/testService.ts';
@@ -49,27 +50,14 @@ async function issueAndDownload(body: unknown = { pass: {} }) {
   return { pass, pkpass: res.body as Buffer };
 }
 
-/** Waits until the stand-in has received `count` pushes for a push token (at most 15 s). */
-async function pushesTo(pushToken: string, count = 1, timeoutMs = 15_000): Promise<ReceivedPush[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const pushes = fake.requests.filter((r) => r.pushToken === pushToken);
-    if (pushes.length >= count || Date.now() > deadline) return pushes;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** The pushes the stand-in has received for a push token, once there are `count` (at most 15 s). */
+const pushesTo = (pushToken: string, count = 1, timeoutMs = 15_000): Promise<ReceivedPush[]> =>
+  pollUntil(async () => fake.requests.filter((r) => r.pushToken === pushToken), (pushes) => pushes.length >= count, { timeoutMs });
 
 const getPass = async (id: string) => (await service.api.get(`/api/v1/passes/${id}`).set(auth()).expect(200)).body.data.attributes;
 const attempts = async (id: string) => (await service.api.get(`/api/v1/passes/${id}/delivery-attempts`).set(auth()).expect(200)).body.data;
-/** A pass's delivery attempts once `count` are recorded (at most 10 s; then what is): a push is recorded after APNs answered. */
-async function attemptsOnceRecorded(id: string, count: number, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const record = await attempts(id);
-    if (record.length >= count || Date.now() > deadline) return record;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** A pass's delivery attempts once `count` are recorded (a push is recorded after APNs answered). */
+const attemptsOnceRecorded = (id: string, count: number) => pollUntil(() => attempts(id), (record) => record.length >= count);
 
 describe('registerDevice and unregisterDevice', () => {
   it('registers a device (201, then 200), marks the pass active on an iPhone, and unregistering marks it removed', async () => {
@@ -264,11 +252,11 @@ describe('APNs answers', () => {
     await service.api.patch(`/api/v1/loyalty/${pass.id}`).set(auth()).send({ balance: 1 }).expect(200);
     await pushesTo(gone.pushToken);
     await pushesTo(renewed.pushToken);
-    // The job removes or keeps each registration once APNs answered: wait until one is left with its push recorded (at most 10 s).
-    const readRegistrations = () => service.api.get(`/api/v1/passes/${pass.id}/registrations`).set(auth()).expect(200);
-    let registrations = await readRegistrations();
-    const settled = () => registrations.body.data.length === 1 && registrations.body.data[0].attributes.lastPush;
-    for (const deadline = Date.now() + 10_000; !settled() && Date.now() < deadline; registrations = await readRegistrations()) await new Promise((resolve) => setTimeout(resolve, 50));
+    // The job removes or keeps each registration once APNs answered: wait until one is left with its push recorded.
+    const registrations = await pollUntil(
+      () => service.api.get(`/api/v1/passes/${pass.id}/registrations`).set(auth()).expect(200),
+      (res) => res.body.data.length === 1 && Boolean(res.body.data[0].attributes.lastPush),
+    );
     expect(registrations.body.data.map((r: { id: string }) => r.id)).toEqual([renewed.deviceLibraryIdentifier]);
     expect(registrations.body.data[0].attributes.lastPush).toMatchObject({ outcome: 'unregistered', status: 410, reason: 'Unregistered' });
   });
@@ -309,12 +297,11 @@ describe('APNs answers', () => {
     fake.answer((push) => (push.pushToken === iphone.pushToken ? { status: 403, reason: 'BadCertificate' } : undefined));
     await service.api.patch(`/api/v1/loyalty/${pass.id}`).set(auth()).send({ balance: 1 }).expect(200);
     await pushesTo(iphone.pushToken);
-    // The job marks the configuration once APNs answered: wait for it (at most 10 s).
-    const readConfiguration = () => service.api.get(`/admin/v1/accounts/${tenant.accountId}/apple-configurations/${PASS_TYPE_ID}`).set(service.adminAuth()).expect(200);
-    let configuration = await readConfiguration();
-    for (const deadline = Date.now() + 10_000; configuration.body.data.attributes.push.status === 'ok' && Date.now() < deadline; configuration = await readConfiguration()) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // The job marks the configuration once APNs answered: wait for it.
+    const configuration = await pollUntil(
+      () => service.api.get(`/admin/v1/accounts/${tenant.accountId}/apple-configurations/${PASS_TYPE_ID}`).set(service.adminAuth()).expect(200),
+      (res) => res.body.data.attributes.push.status !== 'ok',
+    );
     expect(configuration.body.data.attributes.push).toEqual({ status: 'certificateRejected', detail: 'APNs refused the certificate: 403 BadCertificate', at: expect.any(String) });
     expect((await service.api.get(`/api/v1/passes/${pass.id}/registrations`).set(auth())).body.data).toHaveLength(1);
     // Uploading the configuration again clears it.

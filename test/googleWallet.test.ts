@@ -13,6 +13,7 @@ import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { startFakeGoogleWallet, type FakeGoogleWallet, type GoogleCall } from './support/fakeGoogleWallet.ts';
 import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyFile, serviceAccountKeyPair } from './support/googleCredentials.ts';
 import { createTemplate, expectError, issuePass, loyaltyTemplate, plainTemplate } from './support/passes.ts';
+import { pollUntil } from './support/poll.ts';
 import { binary } from './support/simulatedIphone.ts';
 import { startTestService, type TestService } from './support/testService.ts';
 
@@ -44,43 +45,16 @@ afterAll(async () => {
 const auth = () => service.auth(tenant.token);
 type Attempt = { attributes: Record<string, unknown> };
 const attempts = async (id: string) => (await service.api.get(`/api/v1/passes/${id}/delivery-attempts`).set(auth()).expect(200)).body.data as Attempt[];
-/**
- * A pass's delivery attempts once `count` of them name `operation` (at most 20 s; then whatever
- * is recorded, for the assertion to show): a job records an attempt after Google's answer, so a
- * call seen by the stand-in may not be recorded yet.
- */
-async function attemptsOnceRecorded(id: string, operation: string, count = 1, timeoutMs = 20_000): Promise<Attempt[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const record = await attempts(id);
-    if (record.filter((a) => a.attributes.operation === operation).length >= count || Date.now() > deadline) return record;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** A pass's delivery attempts once `count` of them name `operation` (a job records one after Google's answer). */
+const attemptsOnceRecorded = (id: string, operation: string, count = 1) =>
+  pollUntil(() => attempts(id), (record) => record.filter((a) => a.attributes.operation === operation).length >= count, { timeoutMs: 20_000 });
 
-/** Waits until the stand-in has `count` calls matching (at most 20 s). */
-async function callsOf(match: (call: GoogleCall) => boolean, count = 1, timeoutMs = 20_000): Promise<GoogleCall[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const calls = fake.calls.filter(match);
-    if (calls.length >= count || Date.now() > deadline) return calls;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-/**
- * Waits until the pass's Google object records `message` as its last (at most 20 s): the job
- * stores the message and its notification time after Google's answer, so a call seen by the
- * stand-in is not yet a finished job.
- */
-async function messageRecorded(passId: string, message: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const object = await service.database.db.prisma.googleWalletObject.findUnique({ where: { passId } });
-    if (object?.lastMessage === message) return;
-    if (Date.now() > deadline) throw new Error(`the Google object of ${passId} never recorded ${JSON.stringify(message)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** The stand-in's calls matching, once there are `count` (at most 20 s). */
+const callsOf = (match: (call: GoogleCall) => boolean, count = 1, timeoutMs = 20_000): Promise<GoogleCall[]> =>
+  pollUntil(async () => fake.calls.filter(match), (calls) => calls.length >= count, { timeoutMs });
+/** The pass's Google object once it records `message` as its last (the job stores it, with its notification time, after Google's answer). */
+const objectWithMessage = (passId: string, message: string) =>
+  pollUntil(() => service.database.db.prisma.googleWalletObject.findUnique({ where: { passId } }), (object) => object?.lastMessage === message, { timeoutMs: 20_000 });
 const call = (method: string, path: string) => (c: GoogleCall) => c.method === method && c.path === path;
 const objectPath = (passId: string) => `/loyaltyObject/${ISSUER_ID}.${passId}`;
 
@@ -162,7 +136,7 @@ describe('objects', () => {
     for (const [i, text] of ['One', 'Two', 'Three', 'Four'].entries()) {
       await service.api.patch(`/api/v1/passes/${passId}`).set(auth()).send({ message: `Message ${text}` }).expect(200);
       await callsOf(call('POST', `${objectPath(passId)}/addMessage`), i + 1);
-      await messageRecorded(passId, `Message ${text}`);
+      expect((await objectWithMessage(passId, `Message ${text}`))?.lastMessage).toBe(`Message ${text}`);
     }
     const messages = (await callsOf(call('POST', `${objectPath(passId)}/addMessage`), 4)).map((c) => [c.body.message.body, c.body.message.messageType]);
     expect(messages).toEqual([

@@ -15,6 +15,7 @@ import { binary, SimulatedIphone } from './support/simulatedIphone.ts';
 import { startTestService, type TestService } from './support/testService.ts';
 import { startWebhookReceiver, verifyWebhookSignature, type ReceivedWebhook, type WebhookReceiver } from './support/webhookReceiver.ts';
 import { webhookBodyProblems } from './support/webhookContract.ts';
+import { pollUntil } from './support/poll.ts';
 import { recordWebhookEvent } from '../src/delivery/webhookEvents.ts';
 
 const ALL_EVENTS = ['passCreated', 'passInstalled', 'passRemoved', 'passScanned', 'passUpdated', 'batchCompleted', 'passTemplateProcessed'];
@@ -152,10 +153,12 @@ it('retries a failing receiver with growing delays: two failures, then one succe
   expect(new Set(requests.map((r) => r.headers['x-webhook-id']))).toEqual(new Set([sent.body.data.id]));
   expect(new Set(requests.map((r) => r.headers['x-request-id'])).size).toBe(3);
 
-  // The last attempt is recorded once the receiver's answer is back: wait for it (at most 5 s).
-  const findAttempts = () => service.database.db.prisma.webhookDeliveryAttempt.findMany({ where: { subscriptionId: sub.id }, orderBy: { id: 'asc' } });
-  let rows = await findAttempts();
-  for (const deadline = Date.now() + 5000; rows.length < 3 && Date.now() < deadline; rows = await findAttempts()) await new Promise((resolve) => setTimeout(resolve, 25));
+  // The last attempt is recorded once the receiver's answer is back: wait for it.
+  const rows = await pollUntil(
+    () => service.database.db.prisma.webhookDeliveryAttempt.findMany({ where: { subscriptionId: sub.id }, orderBy: { id: 'asc' } }),
+    (found) => found.length >= 3,
+    { timeoutMs: 5000, intervalMs: 25 },
+  );
   expect(rows.map((r) => r.outcome)).toEqual(['httpError', 'httpError', 'delivered']);
   const delays = rows.slice(0, 2).map((r) => r.nextAttemptAt!.getTime() - r.createdAt.getTime());
   // Equal jitter: the first wait is within [base/2, base], the second within [base, 2·base].
