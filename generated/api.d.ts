@@ -4725,7 +4725,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDocument"];
             };
         };
-        /** @description The database is unavailable for now (the connection was lost, the server is restarting, or the service is still starting). Nothing was changed; retry after `Retry-After` seconds. `GET /readyz` answers 503 too while this lasts. */
+        /** @description The database is unavailable for now (the connection was lost, the server is restarting, or the service is still starting), or a write kept losing to concurrent changes of the same resource: a transaction that PostgreSQL aborts as a deadlock (SQLSTATE 40P01) or serialization failure (40001) is run again up to 6 times, and only when every attempt loses is this the answer (`Retry-After: 1`). Either way nothing was changed; retry after `Retry-After` seconds. `GET /readyz` answers 503 too while the database is unavailable. */
         ServiceUnavailable: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];

@@ -450,3 +450,79 @@ describe('listScans', () => {
     expectError(await list('?readerId=list-a', account.token), 400, 'validation_failed');
   });
 });
+
+describe('balance changes that meet on one pass', () => {
+  it('applies 200 concurrent scans, logs, loyalty changes, overrides and pass updates: all 200, the ledger exact', async () => {
+    const pass = await newPass(1000);
+    const requests = Array.from({ length: 200 }, (_, i) => {
+      switch (i % 20) {
+        case 0:
+          return service.api.patch(`/api/v1/loyalty/${pass.id}`).set(auth()).send({ overrideBalance: 500 + i });
+        case 1:
+          return service.api.patch(`/api/v1/passes/${pass.extId}`).set(auth()).send({ pass: { points: String(700 + i) } });
+        default:
+          if (i % 3 === 0) return validate({ readerId: 'till-all', scanType: 'nfc', passId: pass.id, loyalty: { balance: 3 } });
+          if (i % 3 === 1) return log({ readerId: 'till-view', scanType: 'barcode', status: 'successful', passId: pass.extId, loyalty: { balance: 2 } });
+          return service.api.patch(`/api/v1/loyalty/${pass.extId}`).set(auth()).send({ balance: -1 });
+      }
+    });
+    const results = await Promise.all(requests);
+    expect(results.map((r) => r.status)).toEqual(Array(200).fill(200));
+    const scans = results.filter((r) => r.body.validationResponse);
+    expect(scans.every((r) => r.body.validationResponse.status === 'successful')).toBe(true);
+    // Every change is in the ledger, in the order the changes locked the pass: each row's balance
+    // is the one before it plus its delta, and the last one is the pass's balance.
+    const ledger = await prisma().loyaltyLedgerEntry.findMany({ where: { passId: pass.id }, orderBy: { id: 'asc' } });
+    expect(ledger).toHaveLength(201);
+    for (let i = 1; i < ledger.length; i++) expect(ledger[i]!.balance).toBe(ledger[i - 1]!.balance + ledger[i]!.delta);
+    const balance = await balanceOf(pass.id);
+    expect(ledger.at(-1)!.balance).toBe(balance);
+    expect(ledger.reduce((sum, row) => sum + row.delta, 0)).toBe(balance);
+    expect(ledger.filter((row) => row.source === 'scan' && row.scanId)).toHaveLength(scans.length + results.filter((r) => r.body.scanInfo && !r.body.validationResponse).length);
+  });
+});
+
+describe('transactions that lose to concurrent ones', () => {
+  // A trigger stands in for a concurrent transaction: it aborts the scan's transaction with
+  // PostgreSQL's "deadlock detected" (40P01) on its first `failures` attempts. The sequence counts
+  // attempts; sequences are not rolled back with the transaction.
+  async function abortScans(failures: number): Promise<() => Promise<number>> {
+    const sql = (text: string) => prisma().$executeRawUnsafe(text);
+    await sql('CREATE SEQUENCE IF NOT EXISTS scan_attempts');
+    await sql(`SELECT setval('scan_attempts', 1, false)`);
+    await sql(`CREATE OR REPLACE FUNCTION abort_scan() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF nextval('scan_attempts') <= ${failures} THEN RAISE EXCEPTION 'deadlock detected' USING ERRCODE = '40P01'; END IF;
+        RETURN NEW;
+      END $$`);
+    await sql('CREATE TRIGGER abort_scan BEFORE INSERT ON scans FOR EACH ROW EXECUTE FUNCTION abort_scan()');
+    return async () => {
+      await sql('DROP TRIGGER abort_scan ON scans');
+      const [row] = await prisma().$queryRawUnsafe<{ attempts: number }[]>(`SELECT (CASE WHEN is_called THEN last_value ELSE 0 END)::int AS attempts FROM scan_attempts`);
+      return row!.attempts;
+    };
+  }
+
+  it('runs a scan that lost to a deadlock again: 200, the scan and its change once', async () => {
+    const pass = await newPass(10);
+    const before = await scanCount();
+    const restore = await abortScans(2);
+    const res = await log({ readerId: 'till-view', scanType: 'nfc', status: 'successful', passId: pass.id, loyalty: { balance: 5 } });
+    expect(await restore()).toBe(3);
+    expect(res.status).toBe(200);
+    expect(await scanCount()).toBe(before + 1);
+    expect(await balanceOf(pass.id)).toBe(15);
+  });
+
+  it('answers 503 with Retry-After, not 500, when every attempt loses, and changes nothing', async () => {
+    const pass = await newPass(10);
+    const before = await scanCount();
+    const restore = await abortScans(1000);
+    const res = await validate({ readerId: 'till-all', scanType: 'nfc', passId: pass.id, loyalty: { balance: 5 } });
+    expect(await restore()).toBe(6);
+    expectError(res, 503, 'service_unavailable');
+    expect(res.headers['retry-after']).toBe('1');
+    expect(await scanCount()).toBe(before);
+    expect(await balanceOf(pass.id)).toBe(10);
+  });
+});

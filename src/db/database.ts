@@ -14,6 +14,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../../generated/prisma/client.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
+import { retryingContention } from './contention.ts';
 import { pgliteListen, postgresNotifications, type Listen } from './notifications.ts';
 
 export type { PrismaClient };
@@ -68,7 +69,9 @@ export interface Database {
    * Runs `work` in a write transaction, the one place that opens them: every handler, job and
    * the idempotency guard writes through it, and services and stores take the transaction from
    * their caller. Options: {@link WRITE_TRANSACTION}. Commits when `work` resolves, rolls back
-   * when it throws (and rethrows).
+   * when it throws (and rethrows). A transaction aborted by a deadlock or serialization failure
+   * runs again from the start, a bounded number of times (src/db/contention.ts), so `work` must
+   * do nothing outside the database that cannot be done twice.
    */
   write<T>(work: (tx: PrismaExecutor) => Promise<T>): Promise<T>;
   /**
@@ -79,7 +82,8 @@ export interface Database {
    * (the pass-change outbox's relay): measured on a loyalty update before it became one
    * autocommit statement, ≈ 1,900 µs of CPU per request in Prisma's interactive transaction with
    * six round trips, ≈ 950 µs here with them folded into one statement (`npm run bench --
-   * passesAndLoyalty`). Commits when `work` resolves, rolls back when it throws (and rethrows).
+   * passesAndLoyalty`). Commits when `work` resolves, rolls back when it throws (and rethrows);
+   * retried on contention as {@link Database.write} is.
    */
   writeSql<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   /** The same database for libraries that bring their own driver; closed by `close()`. */
@@ -155,23 +159,8 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
     kind: 'postgresql',
     prisma,
     driver: { kind: 'postgresql', connectionString, pool },
-    write: (work) => prisma.$transaction(work, WRITE_TRANSACTION),
-    async writeSql(work) {
-      const client = await pool.connect();
-      let broken: Error | undefined;
-      try {
-        await client.query('BEGIN');
-        const result = await work(driverExecutor((sql, params) => client.query(prepared(sql, params))));
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        // A client whose ROLLBACK fails is in an unknown state: the pool discards it.
-        await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-        throw error;
-      } finally {
-        client.release(broken);
-      }
-    },
+    write: (work) => retryingContention(() => prisma.$transaction(work, WRITE_TRANSACTION)),
+    writeSql: (work) => retryingContention(() => postgresTransaction(pool, work)),
     async openSession() {
       const client = new pg.Client({ connectionString });
       client.on('error', () => {});
@@ -208,8 +197,8 @@ async function openPglite(dir: string | null): Promise<Database> {
     kind: 'pglite',
     prisma,
     driver: { kind: 'pglite', pglite },
-    write: (work) => prisma.$transaction(work, WRITE_TRANSACTION),
-    writeSql: (work) => pglite.transaction((tx) => work(driverExecutor((sql, params) => tx.query(sql, params)))),
+    write: (work) => retryingContention(() => prisma.$transaction(work, WRITE_TRANSACTION)),
+    writeSql: (work) => retryingContention(() => pglite.transaction((tx) => work(driverExecutor((sql, params) => tx.query(sql, params))))),
     async openSession() {
       let release!: () => void;
       const previous = sessionQueue;
@@ -233,6 +222,24 @@ async function openPglite(dir: string | null): Promise<Database> {
       await pglite.close();
     },
   };
+}
+
+/** `work` in a driver transaction on one pooled node-postgres client: BEGIN, the statements, COMMIT (ROLLBACK when it throws). */
+async function postgresTransaction<T>(pool: pg.Pool, work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await work(driverExecutor((sql, params) => client.query(prepared(sql, params))));
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    // A client whose ROLLBACK fails is in an unknown state: the pool discards it.
+    await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+    throw error;
+  } finally {
+    client.release(broken);
+  }
 }
 
 /** How many statement texts get a prepared statement on each connection; later texts run unnamed. */

@@ -6,6 +6,7 @@
  * @module http/errorHandler
  */
 import type { ErrorRequestHandler } from 'express';
+import { isTransactionContention } from '../db/contention.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { ConflictError, DomainError, NotFoundError, type Problem } from '../errors.ts';
 import { UPLOAD_FIELDS, UPLOAD_LIMIT_BYTES } from './csvUpload.ts';
@@ -62,6 +63,8 @@ function classify(err: unknown, operationId?: string): HttpError | null {
   if (err instanceof HttpError) return err;
   if (err instanceof DomainError) return httpErrorOf(err);
   if (isDatabaseUnavailable(err)) return new ServiceUnavailableError('The database is unavailable; retry later.');
+  // A transaction that kept losing to concurrent ones (src/db/contention.ts): nothing was changed.
+  if (isTransactionContention(err)) return new ServiceUnavailableError('Too many concurrent changes of the same resource; nothing was changed, retry shortly.', 1);
   const e = err as HttpLikeError;
   // Prisma known request errors (client-side codes).
   if (e?.code === 'P2002') return httpErrorOf(new ConflictError('A resource with the same unique value already exists.'));
@@ -158,7 +161,7 @@ export function errorHandler(allowedMethods: (path: string) => string[] | undefi
   return (err, req, res, _next) => {
     const known = classify(err, (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId);
     if (!known) return internalError(req, res, err);
-    if (known.status === 503) req.log?.warn({ err }, 'database unavailable');
+    if (known.status === 503) req.log?.warn({ err }, isTransactionContention(err) ? 'transaction contention' : 'database unavailable');
     else req.log?.info({ status: known.status, code: known.code, detail: known.message }, 'request refused');
     if (res.headersSent) return res.end();
     for (const [name, value] of Object.entries(known.headers)) res.setHeader(name, value);

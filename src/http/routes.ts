@@ -7,6 +7,7 @@
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { LRUCache } from 'lru-cache';
+import { retryingContention } from '../db/contention.ts';
 import { idempotencyKeyOf, runIdempotent } from './idempotency.ts';
 import { uploadsOf } from './csvUpload.ts';
 import { accountOf, type HandlerMap, type OperationId, type OperationInput, type SqlWriteScope, type WriteScope } from './operation.ts';
@@ -200,10 +201,11 @@ export function operationHandlers(document: OpenApiDocument, handlers: HandlerMa
       });
       // A multipart upload is not replayed by its key: the key's fingerprint would miss the file.
       const key = idempotent && !req.is('multipart/form-data') ? idempotencyKeyOf(req.headers) : undefined;
-      const ownTransaction: WriteScope = (work, options) => (options?.atomic ? work(ctx.db.prisma) : ctx.db.write(work));
+      // An atomic write is one autocommit statement: retried on contention as transactions are.
+      const ownTransaction: WriteScope = (work, options) => (options?.atomic ? retryingContention(() => work(ctx.db.prisma)) : ctx.db.write(work));
       const result =
         key === undefined
-          ? await handler(input(ownTransaction, (work, options) => (options?.atomic ? work(ctx.db.sql) : ctx.db.writeSql(work))))
+          ? await handler(input(ownTransaction, (work, options) => (options?.atomic ? retryingContention(() => work(ctx.db.sql)) : ctx.db.writeSql(work))))
           : await runIdempotent(
               ctx.db,
               { key, accountId: accountOf(ctx), operationId: operationId as OperationId, url: req.originalUrl, body: req.body },

@@ -37,7 +37,7 @@ export async function registerDeviceForPass(
   // Locks the pass so that concurrent registrations agree on which one is the first.
   const [pass] = await tx.$queryRaw<{ devices: number }[]>`
     SELECT (SELECT count(*)::int FROM apple_registrations WHERE pass_id = ${passId}::uuid) AS devices
-      FROM passes WHERE id = ${passId}::uuid FOR UPDATE`;
+      FROM passes WHERE id = ${passId}::uuid FOR NO KEY UPDATE`;
   const [inserted] = await tx.$queryRaw<{ created: boolean }[]>`
     INSERT INTO apple_registrations (device_id, pass_id, account_id, pass_type_identifier, created_at, renewed_at)
     VALUES (${device!.id}::uuid, ${passId}::uuid, ${accountId}::uuid, ${passTypeIdentifier}, ${now}, ${now})
@@ -61,7 +61,7 @@ export async function registerDeviceForPass(
  */
 export async function unregisterDeviceFromPass(tx: PrismaExecutor, registration: { accountId: string; passId: string; deviceLibraryIdentifier: string; now: Date }): Promise<boolean> {
   const { accountId, passId, deviceLibraryIdentifier, now } = registration;
-  await tx.$queryRaw`SELECT id FROM passes WHERE id = ${passId}::uuid FOR UPDATE`;
+  await tx.$queryRaw`SELECT id FROM passes WHERE id = ${passId}::uuid FOR NO KEY UPDATE`;
   const deleted = await tx.$executeRaw`
     DELETE FROM apple_registrations r USING apple_devices d
      WHERE r.device_id = d.id AND r.pass_id = ${passId}::uuid

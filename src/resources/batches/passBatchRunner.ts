@@ -34,7 +34,7 @@ import { defineJob } from '../../jobs/jobDefinition.ts';
 import type { Runtime } from '../../runtime.ts';
 import { recordStartingBalances } from '../loyalty/loyaltyLedger.ts';
 import { issuingDesign, modifyPass, newPassOf, nullifyStoredPass, requireIssuingTemplate } from '../passes/passService.ts';
-import { findPassesByUuid, insertPass, insertPasses, type NewPass, type PassRow } from '../passes/passStore.ts';
+import { findPassesByUuid, insertPass, insertPasses, lockPasses, type NewPass, type PassRow } from '../passes/passStore.ts';
 import { recordPassEvent } from '../passes/passWebhooks.ts';
 import type { AdvanceOptions, AdvanceResult } from './batchSender.ts';
 import { recordBatchCompleted } from './batchWebhooks.ts';
@@ -119,6 +119,9 @@ async function createRows(tx: PrismaExecutor, deps: PassBatchDependencies, batch
 async function updateRows(tx: PrismaExecutor, deps: PassBatchDependencies, batch: BatchRow, rows: PendingRow[], now: Date): Promise<RowOutcome[]> {
   const scope = { jobs: deps.jobs, baseUrl: serviceBaseUrl(deps.config) };
   const outcomes: RowOutcome[] = [];
+  // The chunk's passes are locked first, by ascending id (src/db/contention.ts).
+  const refs = rows.map(({ cells }) => cells.pass_id).filter((ref): ref is string => typeof ref === 'string' && ref.length > 0 && ref.length <= 64);
+  await lockPasses(tx, batch.accountId, refs);
   for (const { rowNumber, cells } of rows) {
     await tx.$executeRawUnsafe('SAVEPOINT pass');
     try {

@@ -56,7 +56,7 @@ export async function lockCallbackObject(tx: PrismaExecutor, issuerId: string, o
       JOIN google_configurations g ON g.account_id = o.account_id AND g.issuer_id = ${issuerId}
       JOIN passes p ON p.id = o.pass_id
      WHERE o.object_id = ${objectId}
-       FOR UPDATE OF p, o`;
+       FOR NO KEY UPDATE OF p, o`;
   return row ?? null;
 }
 

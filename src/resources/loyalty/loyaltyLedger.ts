@@ -5,7 +5,7 @@
  * scan id of a scan, the time — so a balance is the sum of its pass's deltas and can be audited.
  *
  * Changes are atomic in the database, never read-modify-write in JavaScript: one SQL statement
- * finds the pass and locks its row (`SELECT … FOR UPDATE`), updates the balance under that lock
+ * finds the pass and locks its row (`SELECT … FOR NO KEY UPDATE`), updates the balance under that lock
  * (`balance + $delta`, or the override) and inserts the ledger row from the `RETURNING` of the
  * update, with the change measured against the locked balance. Concurrent changes of one pass
  * queue on its row lock and all count.
@@ -125,7 +125,7 @@ function balanceChangeSql(change: Omit<LoyaltyChange, 'passId'>, idOrExtId: stri
   const balance = 'delta' in change.change ? Prisma.sql`p.balance + ${change.change.delta}::int` : Prisma.sql`${change.change.override}::int`;
   return Prisma.sql`
     WITH target AS (
-      SELECT p.id, p.balance FROM passes p ${passLookupSql(accountId, idOrExtId)} FOR UPDATE OF p),
+      SELECT p.id, p.balance FROM passes p ${passLookupSql(accountId, idOrExtId)} FOR NO KEY UPDATE OF p),
     changed AS (
       UPDATE passes p SET balance = ${balance},
              latest_message = COALESCE(${change.message ?? null}::varchar, p.latest_message), updated_at = ${now}

@@ -45,7 +45,7 @@ export async function refreshChunk({ db, jobs, clock }: Pick<Runtime, 'db' | 'jo
       UPDATE passes SET updated_at = ${clock.now()}
        WHERE id IN (SELECT id FROM passes
                      WHERE template_id = ${refresh.templateId}::uuid AND updated_at < ${new Date(refresh.processedAt)}
-                     ORDER BY id LIMIT ${chunkSize} FOR UPDATE)
+                     ORDER BY id LIMIT ${chunkSize} FOR NO KEY UPDATE)
       RETURNING id::text AS id`;
     await queuePassChanges(
       tx,

@@ -47,7 +47,7 @@ function selectPassSql(accountId: string, idOrExtId: string, lock: boolean): Pri
            t.name AS "templateName", t.template_type AS "templateType"
       FROM passes p JOIN pass_templates t ON t.id = p.template_id
      ${passLookupSql(accountId, idOrExtId)}
-     ${lock ? Prisma.sql`FOR UPDATE OF p` : Prisma.empty}`;
+     ${lock ? Prisma.sql`FOR NO KEY UPDATE OF p` : Prisma.empty}`;
 }
 
 /**
@@ -83,10 +83,13 @@ export function passRowOf(row: PassSqlRow | undefined): PassRow | null {
  *
  * @param prisma The client, a transaction, or `Database.sql` (the driver: the pass and loyalty shows, the hot path).
  * @param idOrExtId As received in the path or body.
+ * @param options.lock Lock the pass's row until the transaction ends (`FOR NO KEY UPDATE`, as
+ *   {@link lockPass}): a transaction that will change the pass takes this lock before any other
+ *   (src/db/contention.ts).
  * @returns The pass with its template's name and type, or null (also for another account's pass).
  */
-export async function findPass(prisma: SqlExecutor, accountId: string, idOrExtId: string): Promise<PassRow | null> {
-  const [row] = await prisma.$queryRaw<PassSqlRow[]>(selectPassSql(accountId, idOrExtId, false));
+export async function findPass(prisma: SqlExecutor, accountId: string, idOrExtId: string, options: { lock?: boolean } = {}): Promise<PassRow | null> {
+  const [row] = await prisma.$queryRaw<PassSqlRow[]>(selectPassSql(accountId, idOrExtId, options.lock ?? false));
   return passRowOf(row);
 }
 
@@ -133,8 +136,10 @@ export async function requirePass(prisma: SqlExecutor, accountId: string, idOrEx
 }
 
 /**
- * {@link requirePass}, locking the pass's row until the transaction ends (`SELECT … FOR UPDATE`),
- * so that the caller sees and changes its latest state.
+ * {@link requirePass}, locking the pass's row until the transaction ends (`SELECT … FOR NO KEY
+ * UPDATE`: it excludes every other change of the pass, but not the key-share locks that inserts
+ * of rows referencing it take, so a transaction that inserted a scan or ledger row of the pass
+ * never waits on this one for it), so that the caller sees and changes its latest state.
  * @throws NotFoundError when the account has no such pass.
  */
 export async function lockPass(tx: PrismaExecutor, accountId: string, idOrExtId: string): Promise<PassRow> {
@@ -142,6 +147,22 @@ export async function lockPass(tx: PrismaExecutor, accountId: string, idOrExtId:
   const pass = passRowOf(row);
   if (!pass) throw passNotFound(idOrExtId);
   return pass;
+}
+
+/**
+ * Locks, in ascending id order, every pass of an account that one of `idOrExtIds` names (as a
+ * UUID or an extId; every pass with a named extId, nullified ones too), for a transaction that
+ * changes several passes (an update batch's chunk). Taking them in one order before any change
+ * is what keeps such a transaction from deadlocking with another that changes some of the same
+ * passes (src/db/contention.ts); {@link lockPass} then finds each one already held.
+ */
+export async function lockPasses(tx: SqlExecutor, accountId: string, idOrExtIds: readonly string[]): Promise<void> {
+  if (!idOrExtIds.length) return;
+  const ids = idOrExtIds.filter((ref) => UUID.test(ref)).map((ref) => ref.toLowerCase());
+  await tx.$queryRaw`
+    SELECT p.id FROM passes p
+     WHERE p.account_id = ${accountId}::uuid AND (p.id = ANY(${ids}::uuid[]) OR p.ext_id = ANY(${[...idOrExtIds]}::text[]))
+     ORDER BY p.id FOR NO KEY UPDATE`;
 }
 
 /** The columns of a new pass. */

@@ -41,11 +41,17 @@ interface Participants {
   pass: PassRow;
 }
 
-/** The reader and pass a scan names, both required. */
-async function participants(tx: PrismaExecutor, accountId: string, scan: { readerId: string; passId: string }): Promise<Participants> {
+/**
+ * The reader and pass a scan names, both required. A scan that asks for a balance change locks
+ * the pass first, before the scan row (whose foreign key takes a key-share lock on the pass) and
+ * the reader are touched: every balance path locks the pass before anything else
+ * (src/db/contention.ts), so concurrent scans, logs and loyalty updates of one pass queue on its
+ * row instead of deadlocking.
+ */
+async function participants(tx: PrismaExecutor, accountId: string, scan: { readerId: string; passId: string; loyalty?: { balance: number } }): Promise<Participants> {
+  const pass = await findPass(tx, accountId, scan.passId, { lock: Boolean(scan.loyalty?.balance) });
   const reader = await selectAccountReader(tx, accountId, scan.readerId);
   if (!reader) throw new NotFoundError(`No reader with id ${scan.readerId} exists.`, { pointer: '/scan/readerId' });
-  const pass = await findPass(tx, accountId, scan.passId);
   if (!pass) throw new NotFoundError(`No pass with id or extId ${scan.passId} exists.`, { pointer: '/scan/passId' });
   return { reader, pass };
 }
