@@ -18,7 +18,7 @@ import express, { type Express, type Request, type RequestHandler } from 'expres
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
-import type { Runtime } from './runtime.ts';
+import type { Runtime } from './deps.ts';
 import type { RequestContext } from './http/operation.ts';
 import { requestLogging } from './http/requestLog.ts';
 import { errorHandler } from './http/errorHandler.ts';

@@ -24,7 +24,7 @@ export interface Problem {
 }
 
 /** The kinds of business failure; the HTTP edge gives each its status. */
-export type DomainErrorKind = 'invalid' | 'notFound' | 'gone' | 'conflict' | 'unprocessable' | 'unauthenticated';
+export type DomainErrorKind = 'invalid' | 'notFound' | 'gone' | 'conflict' | 'unprocessable' | 'unauthenticated' | 'unavailable';
 
 const problemsOf = (problems: Problem[] | Problem): Problem[] => (Array.isArray(problems) ? problems : [problems]);
 const problem = (detail: string, source?: ErrorSource): Problem => ({ detail, ...(source ? { source } : {}) });
@@ -109,5 +109,21 @@ export class AuthenticationError extends DomainError {
     readonly scheme: 'Bearer' | 'ApplePass' = 'Bearer',
   ) {
     super('unauthorized', [problem(detail, source)]);
+  }
+}
+
+/**
+ * Something the work depends on is away for now (HTTP 503 with `Retry-After`, RFC 9110 §15.6.4):
+ * e.g. Google's signing keys of Wallet callbacks cannot be fetched. Nothing was changed.
+ * @param retryAfterSeconds Seconds the caller is asked to wait.
+ */
+export class UnavailableError extends DomainError {
+  override name = 'UnavailableError';
+  readonly kind = 'unavailable';
+  constructor(
+    detail: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('service_unavailable', [problem(detail)]);
   }
 }

@@ -1,13 +1,13 @@
 /**
  * What the service measures for Prometheus (prom-client, https://github.com/siimon/prom-client;
  * exposition format: https://prometheus.io/docs/instrumenting/exposition_formats/), served by
- * `GET /metrics` (src/resources/monitoring/getMetrics.ts):
+ * `GET /metrics` (src/api/monitoring/getMetrics.ts):
  *
  * - `http_request_duration_seconds{operation,status}`: a histogram of every request's time, by
  *   the contract's operationId (`unknown` for paths the contract does not have).
  * - `wallet_delivery_attempts_total{channel,outcome}`: every APNs push (`apns`), Google Wallet
  *   call (`googleWallet`) and webhook request (`webhook`, outcomes of
- *   src/delivery/webhookDelivery.ts), by outcome.
+ *   src/delivery/webhookDeliveryJob.ts), by outcome.
  * - `db_pool_connections{state}`: the PostgreSQL pool of each process (`total`, `idle`,
  *   `waiting` requests), read at scrape time.
  * - `job_queue_jobs{queue,state}` and `job_queue_oldest_waiting_seconds{queue}`: the job queue

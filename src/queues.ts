@@ -5,12 +5,12 @@
  *
  * @module queues
  */
-import { passChangedJob } from './delivery/passChanged.ts';
-import { webhookDeliveryJob } from './delivery/webhookDelivery.ts';
-import { walletMessagingJob } from './resources/batches/batchSender.ts';
-import { passBatchJob } from './resources/batches/passBatchRunner.ts';
-import { passTemplateProcessingJob } from './resources/passTemplates/processPassTemplate.ts';
-import { templateRefreshJob } from './resources/passTemplates/refreshTemplatePasses.ts';
+import { passChangedJob } from './delivery/passChangedJob.ts';
+import { webhookDeliveryJob } from './delivery/webhookDeliveryJob.ts';
+import { walletMessagingJob } from './delivery/walletMessagingJob.ts';
+import { passBatchJob } from './domain/batches/passBatchJob.ts';
+import { passTemplateProcessingJob } from './delivery/passTemplateProcessingJob.ts';
+import { templateRefreshJob } from './domain/passTemplates/templateRefreshJob.ts';
 
 /** The job definitions, in no particular order. */
 export const queues = [passTemplateProcessingJob, templateRefreshJob, walletMessagingJob, passBatchJob, passChangedJob, webhookDeliveryJob] as const;

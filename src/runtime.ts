@@ -1,5 +1,5 @@
 /**
- * The shared dependencies of a process: configuration, logger, database, job queue, secrets
+ * Builds the shared dependencies of a process ({@link Runtime}, src/deps.ts): configuration, logger, database, job queue, secrets
  * cipher, clock and the clients of outside services (APNs), built in one place for the server (src/server.ts), `npm run worker`
  * (src/worker.ts) and the tests. Request handlers get them through their request context, job
  * definitions through their scope.
@@ -7,6 +7,7 @@
  * @module runtime
  */
 import type { Config } from './config.ts';
+import type { Runtime } from './deps.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { lockDataDir, type DataDirLock } from './db/dataDirLock.ts';
 import { openDatabase, pgliteDirOf, type Database } from './db/database.ts';
@@ -22,33 +23,7 @@ import { createApnsClient, type ApnsClient } from './wallet/apple/apns.ts';
 import { createGoogleWalletClient, type GoogleWalletClient } from './wallet/google/client.ts';
 import { createGoogleCallbackKeys, type GoogleCallbackKeys } from './wallet/google/callbackKeys.ts';
 import { createGoogleThrottle } from './delivery/googleRateLimit.ts';
-import { createPassChangeRelay, type PassChangeRelay } from './resources/passes/passChangeOutbox.ts';
-
-/** What handlers and jobs run with. */
-export interface Runtime {
-  readonly config: Config;
-  readonly logger: Logger;
-  readonly db: Database;
-  /** The job queue of `src/queues.ts` (started by {@link startJobs}). */
-  readonly jobs: JobQueue;
-  /** Encrypts and decrypts secrets stored in the database (src/security/secrets.ts). */
-  readonly secrets: SecretCipher;
-  readonly clock: Clock;
-  /** Pushes pass updates to Apple devices (`APNS_URL`), one HTTP/2 session per certificate. */
-  readonly apns: ApnsClient;
-  /** API keys this process verified lately (src/security/apiTokenCache.ts). */
-  readonly apiTokens: ApiTokenCache;
-  /** What `GET /metrics` reports (src/metrics.ts). */
-  readonly metrics: ServiceMetrics;
-  /** Calls the Google Wallet API (`GOOGLE_WALLET_API_URL`), within Google's per-issuer rate. */
-  readonly googleWallet: GoogleWalletClient;
-  /** Google's root keys of Wallet callbacks (`GOOGLE_WALLET_CALLBACK_KEYS_URL`), fetched and cached per process. */
-  readonly googleCallbackKeys: GoogleCallbackKeys;
-  /** Relays pass changes left in the outbox (src/resources/passes/passChangeOutbox.ts); started with the workers. */
-  readonly passChangeRelay: PassChangeRelay;
-  /** The lock of `DATA_DIR` held while the embedded database is open (src/db/dataDirLock.ts); released by {@link closeRuntime}. */
-  readonly dataDirLock?: DataDirLock;
-}
+import { createPassChangeRelay } from './delivery/passChangeRelay.ts';
 
 /** What {@link assembleRuntime} builds a runtime from. */
 export interface RuntimeParts {

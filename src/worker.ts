@@ -16,7 +16,8 @@
 import { ConfigError, loadConfig, requirePublicBaseUrl, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
 import { MigrationError } from './db/migrate.ts';
-import { closeRuntime, openRuntime, startJobs, type Runtime } from './runtime.ts';
+import type { Runtime } from './deps.ts';
+import { closeRuntime, openRuntime, startJobs } from './runtime.ts';
 import { exitOnSignals } from './shutdown.ts';
 
 let config: Config;

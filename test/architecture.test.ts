@@ -1,11 +1,14 @@
 /**
- * The shape of the code, checked: floors run one way (the lower floors import nothing from the
- * HTTP edge or the resources), handlers live in the folder of their contract tag, one module
- * opens write transactions, and comments and contract descriptions cite sources a reader can
+ * The shape of the code, checked: the floors of src/ import only downwards and no import cycle
+ * exists (dependency-cruiser with the rules of .dependency-cruiser.cjs), handlers live in the
+ * folder of their contract tag, one module opens write transactions, one module announces pass
+ * changes and one relays them, and comments and contract descriptions cite sources a reader can
  * open. Reads the source files; runs once (it does not depend on the database).
  */
+import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { documentOperations, type OpenApiDocument } from '../src/http/routes.ts';
 import { testDatabaseKind } from './support/testDatabase.ts';
@@ -23,35 +26,40 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** The relative module specifiers a file imports (static, dynamic and re-exports). */
-function relativeImports(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((m) => m[1]!);
-  return specifiers.map((s) => relative(root, resolve(dirname(file), s)));
-}
-
 /** `Pass templates` → `passTemplates`. */
 const camelCase = (tag: string) => tag.toLowerCase().replace(/\s+(\w)/g, (_, c: string) => c.toUpperCase());
 
 runOnce('architecture', () => {
-  it('keeps the lower floors (db, jobs, net, security, wallet, delivery and the ground-floor modules) free of imports from http/ and resources/', () => {
-    const lower = ['db', 'jobs', 'net', 'security', 'wallet', 'delivery'].flatMap((dir) => sourceFiles(join(src, dir)));
-    const ground = ['errors.ts', 'clock.ts'].map((file) => join(src, file));
-    const climbing = [...lower, ...ground].flatMap((file) =>
-      relativeImports(file)
-        .filter((target) => target.startsWith('src/http/') || target.startsWith('src/resources/'))
-        .map((target) => `${relative(root, file)} imports ${target}`),
-    );
-    expect(climbing).toEqual([]);
-    expect(lower.length).toBeGreaterThan(10);
+  it('imports only downwards between the floors of src/, with no import cycle (dependency-cruiser)', async () => {
+    const { stdout } = await promisify(execFile)(join(root, 'node_modules/.bin/depcruise'), ['src', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], {
+      cwd: root,
+      maxBuffer: 64 * 1024 * 1024,
+    }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+    const { summary } = JSON.parse(stdout) as { summary: { violations: { rule: { name: string }; from: string; to: string; cycle?: { name: string }[] }[]; totalCruised: number } };
+    const violations = summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}${v.cycle ? ` (cycle ${v.cycle.map((c) => c.name).join(' → ')})` : ''}`);
+    expect(violations).toEqual([]);
+    expect(summary.totalCruised).toBeGreaterThan(200);
   });
 
-  it('serves every operation from src/resources/<tag>/<operationId>.ts, its contract tag in camel case', () => {
+  it('writes pass-change outbox rows in one module and relays them in one: only it queues `pass-changed` jobs', () => {
+    const mentions = (pattern: RegExp) =>
+      sourceFiles(src)
+        .filter((file) => pattern.test(readFileSync(file, 'utf8')))
+        .map((file) => relative(root, file))
+        .sort();
+    expect(mentions(/INSERT INTO pass_change_outbox/)).toEqual(['src/domain/passes/passChanges.ts']);
+    expect(mentions(/DELETE FROM pass_change_outbox/)).toEqual(['src/domain/passes/passChangeOutboxStore.ts']);
+    expect(mentions(/\bsendPassChangedJobs\b|\bpassChangedJob\b|'pass-changed'/)).toEqual(['src/delivery/passChangeRelay.ts', 'src/delivery/passChangedJob.ts', 'src/queues.ts']);
+    // Pass events (their subject is the pass) are recorded by the relay alone.
+    expect(mentions(/relationship: 'pass', type: 'pass'/)).toEqual(['src/delivery/passChangeRelay.ts']);
+  });
+
+  it('serves every operation from src/api/<tag>/<operationId>.ts, its contract tag in camel case', () => {
     const document = JSON.parse(readFileSync(join(root, 'generated/openapi.json'), 'utf8')) as OpenApiDocument;
     const registry = readFileSync(join(src, 'operations.ts'), 'utf8');
     const misplaced = documentOperations(document).flatMap(({ operationId, method, path }) => {
       const operation = document.paths[path]![method] as { tags?: string[] };
-      const expected = `resources/${camelCase(operation.tags?.[0] ?? '')}/${operationId}.ts`;
+      const expected = `api/${camelCase(operation.tags?.[0] ?? '')}/${operationId}.ts`;
       const file = join(src, expected);
       const exported = existsSync(file) && new RegExp(`export const ${operationId}\\b`).test(readFileSync(file, 'utf8'));
       const registered = registry.includes(`from './${expected}'`);

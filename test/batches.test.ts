@@ -10,8 +10,8 @@
  * restart in the middle of sending (no pass messaged twice), and tenancy.
  */
 import type { Response } from 'supertest';
-import { advanceBatch, type BatchJobDependencies } from '../src/resources/batches/batchSender.ts';
-import { processTemplateVersion } from '../src/resources/passTemplates/processPassTemplate.ts';
+import { advanceBatch, type BatchJobDependencies } from '../src/delivery/walletMessagingJob.ts';
+import { processTemplateVersion } from '../src/domain/passTemplates/processPassTemplate.ts';
 import { startTestService, TestClock, type TestService } from './support/testService.ts';
 import { createTemplate, issuePass, loyaltyTemplate } from './support/passes.ts';
 

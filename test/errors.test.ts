@@ -11,7 +11,7 @@ import type { Database } from '../src/db/database.ts';
 import { createHttpServer, listen, serveApp } from '../src/http/listener.ts';
 import type { OpenApiDocument } from '../src/http/routes.ts';
 import { recordingContractHits } from './support/contractCoverage.ts';
-import { UPLOAD_LIMIT_BYTES } from '../src/http/csvUpload.ts';
+import { UPLOAD_LIMIT_BYTES } from '../src/csv/csvFile.ts';
 import { contractOperations, multipartForm, validRequest, type ContractOperation, UNKNOWN_APPLE_PASS_AUTHORIZATION } from './support/contractOperations.ts';
 import { startTestService, testConfig, type TestService } from './support/testService.ts';
 import { testDatabaseKind } from './support/testDatabase.ts';

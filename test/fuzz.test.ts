@@ -14,7 +14,7 @@
  */
 import fc from 'fast-check';
 import { loadApiDocument } from '../src/app.ts';
-import { processTemplateVersion } from '../src/resources/passTemplates/processPassTemplate.ts';
+import { processTemplateVersion } from '../src/domain/passTemplates/processPassTemplate.ts';
 import { contractOperations, type ContractOperation, UNKNOWN_APPLE_PASS_AUTHORIZATION } from './support/contractOperations.ts';
 import { hostileStrings, schemaArbitraries, type Schema } from './support/schemaArbitrary.ts';
 import { loyaltyTemplate } from './support/passes.ts';

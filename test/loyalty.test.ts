@@ -4,8 +4,8 @@
  * concurrent changes; Idempotency-Key on updateLoyalty; and `changeLoyaltyBalance` as the scans
  * will call it (source `scan`, inside their transaction).
  */
-import { changeLoyaltyBalance } from '../src/resources/loyalty/loyaltyLedger.ts';
-import { findPass } from '../src/resources/passes/passStore.ts';
+import { changeLoyaltyBalance } from '../src/domain/loyalty/loyaltyLedger.ts';
+import { findPass } from '../src/domain/passes/passStore.ts';
 import { startTestService, type TestService } from './support/testService.ts';
 import { startWebhookReceiver } from './support/webhookReceiver.ts';
 import { createTemplate, expectError, issuePass, loyaltyTemplate, setUpPassTenants, setWalletState, type PassTenants } from './support/passes.ts';

@@ -12,7 +12,7 @@
  * and update batches at scheduledAt.
  */
 import { parse } from 'csv-parse/sync';
-import { advancePassBatch } from '../src/resources/batches/passBatchRunner.ts';
+import { advancePassBatch } from '../src/domain/batches/passBatchJob.ts';
 import { startTestService, TestClock, type TestService } from './support/testService.ts';
 import { createTemplate, issuePass, loyaltyTemplate } from './support/passes.ts';
 import { webhookBodyProblems } from './support/webhookContract.ts';

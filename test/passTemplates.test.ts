@@ -6,7 +6,7 @@
  * job enqueued before a restart is processed after it.
  */
 import type { Response, Test } from 'supertest';
-import { processTemplateVersion } from '../src/resources/passTemplates/processPassTemplate.ts';
+import { processTemplateVersion } from '../src/domain/passTemplates/processPassTemplate.ts';
 import { startTestService, type TestService } from './support/testService.ts';
 import { ICON_PNG, LOGO_PNG, BANNER_PNG } from './support/images.ts';
 

@@ -5,7 +5,7 @@
  */
 import type { Response } from 'supertest';
 import { hashPassword, verifyPassword } from '../src/security/passwords.ts';
-import { markReaderSeen } from '../src/resources/readers/readerStore.ts';
+import { markReaderSeen } from '../src/domain/readers/readerStore.ts';
 import { startTestService, type TestService } from './support/testService.ts';
 
 let service: TestService;

@@ -16,7 +16,7 @@ import { startTestService, type TestService } from './support/testService.ts';
 import { startWebhookReceiver, verifyWebhookSignature, type ReceivedWebhook, type WebhookReceiver } from './support/webhookReceiver.ts';
 import { webhookBodyProblems } from './support/webhookContract.ts';
 import { pollUntil } from './support/poll.ts';
-import { recordWebhookEvent } from '../src/delivery/webhookEvents.ts';
+import { recordWebhookEvent } from '../src/domain/webhooks/webhookEvents.ts';
 
 const ALL_EVENTS = ['passCreated', 'passInstalled', 'passRemoved', 'passScanned', 'passUpdated', 'batchCompleted', 'passTemplateProcessed'];
 const BASE_MS = 1000;

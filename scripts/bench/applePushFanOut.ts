@@ -14,7 +14,7 @@
  * Then BENCH_FETCHES devices (default 2,000) fetch their pass through Apple's "send an updated
  * pass" endpoint, 20 at a time: first built and signed, then the same again from the cache.
  * Last, the template's design changes (PATCH): measured until every device got its push
- * (src/resources/passTemplates/refreshTemplatePasses.ts); reported, not a target.
+ * (src/domain/passTemplates/templateRefreshJob.ts); reported, not a target.
  *
  * Environment: BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/postgres),
  * BENCH_RECIPIENTS (default 100000), BENCH_FETCHES (default 2000). Exits 1 when the batch takes

@@ -362,8 +362,8 @@ async function captureWorkload(database: { url: string } | { pgliteDir: string }
   const { PrismaClient } = await import('../../generated/prisma/client.ts');
   const { authenticateApiToken } = await import('../../src/security/apiTokens.ts');
   const { ApiTokenCache } = await import('../../src/security/apiTokenCache.ts');
-  const { findPass } = await import('../../src/resources/passes/passStore.ts');
-  const { changePassBalance } = await import('../../src/resources/loyalty/loyaltyLedger.ts');
+  const { findPass } = await import('../../src/domain/passes/passStore.ts');
+  const { changePassBalance } = await import('../../src/domain/loyalty/loyaltyLedger.ts');
   let adapter;
   let close: () => Promise<void>;
   if ('url' in database) {
@@ -398,7 +398,7 @@ async function captureWorkload(database: { url: string } | { pgliteDir: string }
   await lookup();
   const get = captured;
   captured = [];
-  await changePassBalance(prisma, { accountId: fixture.accountId, idOrExtId: fixture.passId, change: { delta: 1 }, source: 'api', now, event: 'passUpdated' });
+  await changePassBalance(prisma, { accountId: fixture.accountId, idOrExtId: fixture.passId, change: { delta: 1 }, source: 'api', now });
   const patch = captured;
   await prisma.$disconnect();
   await close();

@@ -21,7 +21,7 @@
 import { performance } from 'node:perf_hooks';
 import { PKPass } from 'passkit-generator';
 import sharp from 'sharp';
-import { renderApplePass } from '../../src/wallet/applePass.ts';
+import { renderApplePass } from '../../src/wallet/apple/passJson.ts';
 import { createDevelopmentCertificates } from '../../src/wallet/apple/developmentCertificates.ts';
 import { renderPassJson } from '../../src/wallet/apple/passJson.ts';
 import { createPassSigner } from '../../src/wallet/apple/passSigner.ts';

@@ -14,6 +14,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../../generated/prisma/client.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
+import { CommitSignals } from './afterCommit.ts';
 import { retryingContention } from './contention.ts';
 import { pgliteListen, postgresNotifications, type Listen } from './notifications.ts';
 
@@ -108,6 +109,13 @@ export interface Database {
    * on a local PostgreSQL). Rows as {@link SqlExecutor} describes.
    */
   readonly sql: SqlExecutor;
+  /**
+   * The after-commit listeners of this database (src/db/afterCommit.ts): what a transaction of
+   * {@link Database.write} or {@link Database.writeSql} said with `afterCommit` reaches them once it
+   * has committed, before `write` returns; what a statement of {@link Database.sql} or the Prisma
+   * client outside a transaction said, at once.
+   */
+  readonly commits: CommitSignals;
   /** Resolves when `SELECT 1` answers; rejects otherwise. */
   ping(): Promise<void>;
   /** Closes every connection. Idempotent. */
@@ -154,13 +162,18 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
   pool.on('error', () => {});
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const notifications = postgresNotifications(connectionString);
+  const commits = new CommitSignals();
+  const sql = driverExecutor((text, params) => pool.query(prepared(text, params)));
+  commits.autocommit(sql);
+  commits.autocommit(prisma);
   let closed = false;
   return {
     kind: 'postgresql',
     prisma,
     driver: { kind: 'postgresql', connectionString, pool },
-    write: (work) => retryingContention(() => prisma.$transaction(work, WRITE_TRANSACTION)),
-    writeSql: (work) => retryingContention(() => postgresTransaction(pool, work)),
+    write: (work) => retryingContention(() => prismaTransaction(prisma, commits, work)),
+    writeSql: (work) => retryingContention(() => postgresTransaction(pool, commits, work)),
+    commits,
     async openSession() {
       const client = new pg.Client({ connectionString });
       client.on('error', () => {});
@@ -172,7 +185,7 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
       };
     },
     listen: notifications.listen,
-    sql: driverExecutor((sql, params) => pool.query(prepared(sql, params))),
+    sql,
     async ping() {
       await pool.query('SELECT 1');
     },
@@ -192,13 +205,28 @@ async function openPglite(dir: string | null): Promise<Database> {
   await pglite.waitReady;
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
   let sessionQueue: Promise<void> = Promise.resolve();
+  const commits = new CommitSignals();
+  const sql = driverExecutor((text, params) => pglite.query(text, params));
+  commits.autocommit(sql);
+  commits.autocommit(prisma);
   let closed = false;
   return {
     kind: 'pglite',
     prisma,
     driver: { kind: 'pglite', pglite },
-    write: (work) => retryingContention(() => prisma.$transaction(work, WRITE_TRANSACTION)),
-    writeSql: (work) => retryingContention(() => pglite.transaction((tx) => work(driverExecutor((sql, params) => tx.query(sql, params))))),
+    write: (work) => retryingContention(() => prismaTransaction(prisma, commits, work)),
+    writeSql: (work) =>
+      retryingContention(async () => {
+        let opened: SqlExecutor | undefined;
+        const result = await pglite.transaction((tx) => {
+          opened = driverExecutor((text, params) => tx.query(text, params));
+          commits.begin(opened);
+          return work(opened);
+        });
+        await commits.committed(opened!);
+        return result;
+      }),
+    commits,
     async openSession() {
       let release!: () => void;
       const previous = sessionQueue;
@@ -211,7 +239,7 @@ async function openPglite(dir: string | null): Promise<Database> {
       };
     },
     listen: pgliteListen(pglite),
-    sql: driverExecutor((sql, params) => pglite.query(sql, params)),
+    sql,
     async ping() {
       await pglite.query('SELECT 1');
     },
@@ -224,15 +252,32 @@ async function openPglite(dir: string | null): Promise<Database> {
   };
 }
 
-/** `work` in a driver transaction on one pooled node-postgres client: BEGIN, the statements, COMMIT (ROLLBACK when it throws). */
-async function postgresTransaction<T>(pool: pg.Pool, work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+/** `work` in Prisma's interactive transaction ({@link WRITE_TRANSACTION}), its after-commit signals sent once it committed. */
+async function prismaTransaction<T>(prisma: PrismaClient, commits: CommitSignals, work: (tx: PrismaExecutor) => Promise<T>): Promise<T> {
+  let opened: PrismaExecutor | undefined;
+  const result = await prisma.$transaction((tx) => {
+    opened = tx;
+    commits.begin(tx);
+    return work(tx);
+  }, WRITE_TRANSACTION);
+  await commits.committed(opened!);
+  return result;
+}
+
+/**
+ * `work` in a driver transaction on one pooled node-postgres client: BEGIN, the statements,
+ * COMMIT (ROLLBACK when it throws), then its after-commit signals.
+ */
+async function postgresTransaction<T>(pool: pg.Pool, commits: CommitSignals, work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  let result: T;
+  const tx = driverExecutor((sql, params) => client.query(prepared(sql, params)));
   try {
+    commits.begin(tx);
     await client.query('BEGIN');
-    const result = await work(driverExecutor((sql, params) => client.query(prepared(sql, params))));
+    result = await work(tx);
     await client.query('COMMIT');
-    return result;
   } catch (error) {
     // A client whose ROLLBACK fails is in an unknown state: the pool discards it.
     await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
@@ -240,6 +285,8 @@ async function postgresTransaction<T>(pool: pg.Pool, work: (tx: SqlExecutor) => 
   } finally {
     client.release(broken);
   }
+  await commits.committed(tx);
+  return result;
 }
 
 /** How many statement texts get a prepared statement on each connection; later texts run unnamed. */

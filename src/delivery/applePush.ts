@@ -13,7 +13,7 @@ import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { SecretCipher } from '../security/secrets.ts';
 import type { ApnsClient, ApnsResult } from '../wallet/apple/apns.ts';
-import { markPushCertificateRejected, recordAttempts, removeRegistration, selectDeliveredTargets, selectPushCredentials, selectPushTargets, type AttemptRecord, type PushTarget } from './deliveryStore.ts';
+import { markPushCertificateRejected, recordAttempts, removeRegistration, selectDeliveredTargets, selectPushCredentials, selectPushTargets, type AttemptRecord, type PushTarget } from '../domain/deliveryAttempts/deliveryAttemptStore.ts';
 
 /** What pushing needs. */
 export interface PushDependencies {

@@ -23,11 +23,10 @@ import type { Config } from '../config.ts';
 import type { PrismaExecutor } from '../db/database.ts';
 import type { SecretCipher } from '../security/secrets.ts';
 import { classifyGoogleResponse, type GoogleOutcome, type GoogleResponse, type GoogleWalletClient } from '../wallet/google/client.ts';
-import { signSaveLink } from '../wallet/google/saveLink.ts';
 import { googleResourceId, issuerClass, type GoogleResource } from '../wallet/google/walletClass.ts';
 import { issuerObject, objectTypeOf } from '../wallet/google/walletObject.ts';
 import type { AttemptContext } from './applePush.ts';
-import { recordAttempts, type AttemptRecord } from './deliveryStore.ts';
+import { recordAttempts, type AttemptRecord } from '../domain/deliveryAttempts/deliveryAttemptStore.ts';
 import {
   recordClassSynced,
   recordMessageAdded,
@@ -38,7 +37,7 @@ import {
   selectPassesWithObjects,
   type AccountIssuer,
   type ProcessedClassVersion,
-} from './googleStore.ts';
+} from '../domain/googleWallet/googleWalletStore.ts';
 
 /** What Google delivery needs. */
 export interface GoogleDependencies {
@@ -232,28 +231,6 @@ export async function addGoogleMessage(
   const outcome = classifyGoogleResponse(response.status);
   if (outcome === 'delivered') await recordMessageAdded(deps.db.prisma, object.passId, message.body, notify ? [...recent, now] : recent);
   return { outcome, reason: response.reason };
-}
-
-/**
- * The "Save to Google Wallet" link of a pass (src/wallet/google/saveLink.ts), naming its object
- * by id: the object is written by the pass's `pass-changed` job, queued when the pass was issued.
- * @returns null when the account has no Google configuration.
- */
-export async function googleSaveLink(deps: Pick<GoogleDependencies, 'db' | 'secrets' | 'clock' | 'config'>, pass: { id: string; accountId: string; templateId: string }): Promise<string | null> {
-  const prisma = deps.db.prisma;
-  const issuer = await selectAccountIssuer(prisma, deps.secrets, pass.accountId);
-  if (!issuer) return null;
-  const version = await selectClassVersion(prisma, pass.templateId);
-  if (!version) return null;
-  return signSaveLink({
-    clientEmail: issuer.clientEmail,
-    privateKey: issuer.privateKey,
-    privateKeyId: issuer.privateKeyId,
-    origins: deps.config.googleSaveOrigins,
-    objectType: objectTypeOf(version.artefact.classType),
-    objectId: googleResourceId(issuer.issuerId, pass.id),
-    now: deps.clock.now(),
-  });
 }
 
 /** Attempts and first wait of {@link messageGooglePasses}: 3 attempts, 1 s then 2 s apart. */

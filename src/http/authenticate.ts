@@ -42,7 +42,7 @@ const admins = new WeakSet<Request>();
 /**
  * Requests with a well-formed `ApplePass` credential: which pass the token must belong to is in
  * the path, which the operation's handler checks
- * (src/resources/appleWalletWebService/applePassAuthentication.ts).
+ * (src/domain/appleDevices/applePassAuthentication.ts).
  */
 const applePassRequests = new WeakSet<Request>();
 

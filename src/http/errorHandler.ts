@@ -9,7 +9,8 @@ import type { ErrorRequestHandler } from 'express';
 import { isTransactionContention } from '../db/contention.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { ConflictError, DomainError, NotFoundError, type Problem } from '../errors.ts';
-import { UPLOAD_FIELDS, UPLOAD_LIMIT_BYTES } from './csvUpload.ts';
+import { UPLOAD_LIMIT_BYTES } from '../csv/csvFile.ts';
+import { UPLOAD_FIELDS } from './csvUpload.ts';
 import { HttpError, httpErrorOf, ServiceUnavailableError } from './errors.ts';
 
 /** A JSON:API error object as sent. */

@@ -6,7 +6,7 @@
  *
  * @module http/errors
  */
-import { AuthenticationError, type DomainError, type DomainErrorKind, type Problem } from '../errors.ts';
+import { AuthenticationError, UnavailableError, type DomainError, type DomainErrorKind, type Problem } from '../errors.ts';
 
 /** An error with everything its HTTP answer needs. */
 export class HttpError extends Error {
@@ -52,6 +52,7 @@ const STATUS: Record<DomainErrorKind, { status: number; title: string }> = {
   gone: { status: 410, title: 'Gone' },
   conflict: { status: 409, title: 'Conflict' },
   unprocessable: { status: 422, title: 'Unprocessable content' },
+  unavailable: { status: 503, title: 'Service unavailable' },
 };
 
 /** The realm of `WWW-Authenticate` challenges. */
@@ -67,5 +68,6 @@ export function httpErrorOf(error: DomainError): HttpError {
   if (error instanceof AuthenticationError) {
     headers['WWW-Authenticate'] = `${error.scheme} realm="${REALM}", error="${error.reason}"`;
   }
+  if (error instanceof UnavailableError) headers['Retry-After'] = String(error.retryAfterSeconds);
   return new HttpError(status, error.code, title, error.problems, headers);
 }

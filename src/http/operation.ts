@@ -13,8 +13,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { operations, webhooks } from '../../generated/api.d.ts';
 import type { PrismaExecutor, SqlExecutor } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
-import type { Runtime } from '../runtime.ts';
-import type { UploadedFile } from './csvUpload.ts';
+import type { Runtime } from '../deps.ts';
+import type { UploadedFile } from '../csv/csvFile.ts';
 
 export type { operations };
 

@@ -5,15 +5,8 @@
  *
  * @module http/pagination
  */
+import type { PageRequest } from '../db/pagination.ts';
 import { ValidationError } from '../errors.ts';
-
-/** A requested page. */
-export interface PageRequest {
-  /** 1-based page number. */
-  page: number;
-  /** Page size. */
-  perPage: number;
-}
 
 /** The envelope members of a list (PassEntry API reference: pagination). */
 export interface PageEnvelope {
@@ -36,11 +29,6 @@ export function pageRequest(query: { page?: number; perPage?: number }, defaultP
     }
   }
   return { page: query.page ?? 1, perPage: query.perPage ?? defaultPerPage };
-}
-
-/** Prisma `skip`/`take` of a page. */
-export function pageWindow({ page, perPage }: PageRequest): { skip: number; take: number } {
-  return { skip: (page - 1) * perPage, take: perPage };
 }
 
 /**

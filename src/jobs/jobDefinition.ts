@@ -50,13 +50,30 @@ export type JobScope<Dependencies> = Dependencies & {
 };
 
 /**
- * A kind of job.
- * @typeParam Payload The JSON payload of its jobs (kept small: ids, never secrets).
- * @typeParam Dependencies What its work needs (the service's runtime, src/runtime.ts).
+ * A queue as the code that fills it knows it: its name, and (as a type) the payload of its jobs.
+ * A module low in the house can send jobs to a queue whose work lives higher up — the domain
+ * queues webhook deliveries that src/delivery sends — by declaring the queue
+ * ({@link declareQueue}) beside its senders; the {@link JobDefinition} of the worker takes the
+ * declaration's name. Every definition is a declaration of its own queue, too.
  */
-export interface JobDefinition<Payload, Dependencies> {
+export interface QueueDeclaration<Payload> {
   /** The pg-boss queue name, e.g. `pass-template-processing`. */
   readonly name: string;
+  /** Never set: carries the payload type. */
+  readonly payload?: Payload;
+}
+
+/** Declares a queue by name for its senders (see {@link QueueDeclaration}). */
+export function declareQueue<Payload>(name: string): QueueDeclaration<Payload> {
+  return { name };
+}
+
+/**
+ * A kind of job.
+ * @typeParam Payload The JSON payload of its jobs (kept small: ids, never secrets).
+ * @typeParam Dependencies What its work needs (the service's runtime, src/deps.ts).
+ */
+export interface JobDefinition<Payload, Dependencies> extends QueueDeclaration<Payload> {
   readonly settings: QueueSettings;
   /**
    * Does the work of one job. Throwing fails the attempt, which pg-boss retries per `settings`
@@ -84,6 +101,14 @@ export interface JobDefinition<Payload, Dependencies> {
    * waiting and never run beside one already running.
    */
   singletonKey?(payload: Payload): string;
+}
+
+/**
+ * Thrown by a job's work when part of it must be tried again later (an outside service answered
+ * 429 or 5xx, or not at all): the attempt fails and pg-boss retries it with the queue's back-off.
+ */
+export class RetryLater extends Error {
+  override name = 'RetryLater';
 }
 
 /** A definition of any payload, as the registry holds them. */

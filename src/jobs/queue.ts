@@ -23,7 +23,7 @@
 import { PgBoss, fromPglite, fromPrisma, type JobResult, type JobWithMetadata } from 'pg-boss';
 import type { Database, SqlExecutor } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
-import type { AnyJobDefinition, JobDefinition, QueuedJob } from './jobDefinition.ts';
+import type { AnyJobDefinition, JobDefinition, QueueDeclaration, QueuedJob } from './jobDefinition.ts';
 
 /** Options of {@link createJobQueue}. */
 export interface JobQueueOptions {
@@ -59,7 +59,7 @@ export interface JobQueue {
    */
   send<Payload>(
     tx: SqlExecutor,
-    queue: JobDefinition<Payload, never>,
+    queue: QueueDeclaration<Payload>,
     data: NoInfer<Payload>,
     options?: { id?: string; startAfterSeconds?: number; singletonKey?: string },
   ): Promise<string | null>;
@@ -73,7 +73,7 @@ export interface JobQueue {
    */
   sendMany<Payload>(
     tx: SqlExecutor,
-    queue: JobDefinition<Payload, never>,
+    queue: QueueDeclaration<Payload>,
     jobs: readonly { data: NoInfer<Payload>; startAfterSeconds?: number; singletonKey?: string }[],
   ): Promise<void>;
   /**
@@ -84,7 +84,7 @@ export interface JobQueue {
    * @returns The job id, or null when the job was coalesced into a queued one.
    * @throws Error when the queue is not started, or pg-boss refused a job without a singleton key.
    */
-  enqueue<Payload>(queue: JobDefinition<Payload, never>, data: NoInfer<Payload>, options?: { singletonKey?: string }): Promise<string | null>;
+  enqueue<Payload>(queue: QueueDeclaration<Payload>, data: NoInfer<Payload>, options?: { singletonKey?: string }): Promise<string | null>;
   /**
    * Runs `handler` for the jobs of `queue` in this process until `stop()`: up to
    * `queue.settings.batchSize` jobs at a time (default 1), fetching again at once while fetches

@@ -92,3 +92,9 @@ export function fieldTranslations(fields: PlacedField[]): FieldTranslation[] {
       ),
   );
 }
+
+/** The barcode message of a source: the custom value, or the placeholder filled per pass. */
+export function barcodeMessage(barcode: TemplateDesign['barcode']): string {
+  if (barcode.source === 'custom') return barcode.value ?? '';
+  return barcode.source === 'uuid' ? '{passId}' : '{extId}';
+}

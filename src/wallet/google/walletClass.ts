@@ -1,16 +1,138 @@
 /**
- * The Google Wallet class of a template version as it is written for an issuer: the rendered
- * class (src/wallet/googleWalletClass.ts) with the issuer's id and name in place of its
- * placeholders, images as public URLs (Google fetches them: "Image.sourceUri",
- * https://developers.google.com/wallet/reference/rest/v1/Image), and Smart Tap
- * (`enableSmartTap`, `redemptionIssuers`, https://developers.google.com/wallet/smart-tap) when
- * the account's readers have a collector id, and `callbackOptions.url` when save and delete
- * callbacks are on (https://developers.google.com/wallet/generic/use-cases/use-callbacks-for-saves-and-deletions;
- * `callbackOptions` of every class type, https://developers.google.com/wallet/reference/rest/v1/CallbackOptions). Pure.
+ * The Google Wallet class of a template (Google Wallet API v1 reference: `genericClass`,
+ * `eventTicketClass`, `loyaltyClass`, `transitClass`, `LocalizedString`, `TextModuleData`,
+ * `AppLinkData`, `Image`, `LatLongPoint`), in two steps:
+ *
+ * - {@link renderGoogleWalletClass}: a template design → the class and the members its pass
+ *   objects take from the template. The issuer is not known at template level: the class `id` is
+ *   `{issuerId}.<template id>` and `issuerName` is `{issuerName}`; barcode values that depend on
+ *   the pass are `{passId}` and `{extId}`.
+ * - {@link issuerClass}: the class as it is written for an issuer — the placeholders replaced by
+ *   the issuer's id and name, images as public URLs (Google fetches them: "Image.sourceUri",
+ *   https://developers.google.com/wallet/reference/rest/v1/Image), Smart Tap (`enableSmartTap`,
+ *   `redemptionIssuers`, https://developers.google.com/wallet/smart-tap) when the account's
+ *   readers have a collector id, and `callbackOptions.url` when save and delete callbacks are on
+ *   (https://developers.google.com/wallet/generic/use-cases/use-callbacks-for-saves-and-deletions;
+ *   https://developers.google.com/wallet/reference/rest/v1/CallbackOptions). Pure.
  *
  * @module wallet/google/walletClass
  */
-import type { GoogleWalletArtefact } from '../googleWalletClass.ts';
+import { barcodeMessage, fieldTranslations, placedFields, type PlacedField, type TemplateDesign, type TemplateType, type TransitType } from '../templateDesign.ts';
+
+/** The Google Wallet class type per template type (the contract's TemplateType table). */
+export const GOOGLE_CLASS_TYPE = {
+  generic: 'genericClass',
+  eventTicket: 'eventTicketClass',
+  storeCard: 'genericClass',
+  loyalty: 'loyaltyClass',
+  transit: 'transitClass',
+} as const satisfies Record<TemplateType, string>;
+
+export type GoogleClassType = (typeof GOOGLE_CLASS_TYPE)[TemplateType];
+
+/** What processing stores for Google Wallet. */
+export interface GoogleWalletArtefact {
+  classType: GoogleClassType;
+  /** The class resource, ready to insert once the issuer placeholders are replaced. */
+  class: Record<string, unknown>;
+  /**
+   * Members every pass object of the class gets from the template: the barcode, and for
+   * `genericClass` the visual members Google keeps on generic objects (`cardTitle`, `header`,
+   * `logo`, `heroImage`, `hexBackgroundColor`).
+   */
+  objectTemplate: Record<string, unknown>;
+}
+
+/** A Google `LocalizedString`. */
+export interface LocalizedString {
+  defaultValue: { language: string; value: string };
+  translatedValues?: { language: string; value: string }[];
+}
+
+const TRANSIT_TYPE: Record<TransitType, string> = { airplane: 'OTHER', bus: 'BUS', train: 'RAIL', ferry: 'FERRY', other: 'OTHER' };
+
+const BARCODE_TYPE = { qr: 'QR_CODE', code128: 'CODE_128', aztec: 'AZTEC', pdf417: 'PDF_417' } as const;
+
+/** Builds a `LocalizedString` from a default-language text and its translations (language → text). */
+export function localizedString(language: string, value: string, translations: Record<string, string> = {}): LocalizedString {
+  const translatedValues = Object.entries(translations).map(([lang, text]) => ({ language: lang, value: text }));
+  return { defaultValue: { language, value }, ...(translatedValues.length ? { translatedValues } : {}) };
+}
+
+const image = (uri: string) => ({ sourceUri: { uri } });
+
+function textModule(placed: PlacedField, design: TemplateDesign): Record<string, unknown> {
+  const { field } = placed;
+  const translations = fieldTranslations([placed]);
+  const localized = (member: 'label' | 'defaultValue', text: string) =>
+    localizedString(
+      design.defaultLanguage,
+      text,
+      Object.fromEntries(translations.filter((t) => t.member === member).map((t) => [t.language, t.translated])),
+    );
+  return {
+    id: field.id,
+    ...(field.label ? { header: field.label, localizedHeader: localized('label', field.label) } : {}),
+    ...(field.defaultValue ? { body: field.defaultValue, localizedBody: localized('defaultValue', field.defaultValue) } : {}),
+  };
+}
+
+function appLinkData(design: TemplateDesign): Record<string, unknown> | undefined {
+  const { app, displayText } = design.appLinking.google;
+  if (!app) return undefined;
+  const packageName = new URL(app.playStoreUrl).searchParams.get('id');
+  return {
+    androidAppLinkInfo: { appTarget: { packageName } },
+    ...(displayText ? { displayText: localizedString(design.defaultLanguage, displayText.text) } : {}),
+  };
+}
+
+/**
+ * Renders the Google Wallet artefact of a design. Pure: the same template id and design give the
+ * same artefact. Assumes the design passed `designProblems`.
+ * @param templateId The template UUID (the class id suffix).
+ */
+export function renderGoogleWalletClass(templateId: string, design: TemplateDesign): GoogleWalletArtefact {
+  const classType = GOOGLE_CLASS_TYPE[design.templateType];
+  const generic = classType === 'genericClass';
+  const fields = placedFields(design);
+  const title = design.centralTitle ? localizedString(design.defaultLanguage, design.centralTitle) : undefined;
+  const background = design.colors.background.toLowerCase();
+  const { logo, banner } = design.images;
+
+  const cls: Record<string, unknown> = { id: `{issuerId}.${templateId}` };
+  const objectTemplate: Record<string, unknown> = {};
+  if (generic) {
+    if (title) objectTemplate.cardTitle = title;
+    const central = fields.find((f) => f.area === 'central');
+    if (central?.field.defaultValue) objectTemplate.header = localizedString(design.defaultLanguage, central.field.defaultValue);
+    if (logo) objectTemplate.logo = image(logo);
+    if (banner) objectTemplate.heroImage = image(banner);
+    objectTemplate.hexBackgroundColor = background;
+  } else {
+    cls.issuerName = '{issuerName}';
+    cls.reviewStatus = 'UNDER_REVIEW';
+    cls.hexBackgroundColor = background;
+    if (classType === 'loyaltyClass') {
+      cls.programName = design.centralTitle;
+      cls.localizedProgramName = title;
+      if (logo) cls.programLogo = image(logo);
+    } else {
+      if (classType === 'eventTicketClass') cls.eventName = title;
+      if (design.transitType) cls.transitType = TRANSIT_TYPE[design.transitType];
+      if (logo) cls.logo = image(logo);
+    }
+    if (banner) cls.heroImage = image(banner);
+    if (design.locations.length) cls.locations = design.locations.map((l) => ({ latitude: l.latitude, longitude: l.longitude }));
+  }
+  if (fields.length) cls.textModulesData = fields.map((f) => textModule(f, design));
+  const links = appLinkData(design);
+  if (links) cls.appLinkData = links;
+  if (design.barcode.enabled) {
+    objectTemplate.barcode = { type: BARCODE_TYPE[design.barcode.type], value: barcodeMessage(design.barcode) };
+  }
+  return { classType, class: cls, objectTemplate };
+}
 
 /** A Google resource id: `<issuerId>.<suffix>`, the suffix limited to alphanumerics, `.`, `_` and `-` (Google, "genericobject.get"). */
 export function googleResourceId(issuerId: string, suffix: string): string {

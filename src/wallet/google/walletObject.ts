@@ -1,7 +1,7 @@
 /**
  * The Google Wallet object of a pass (Google Wallet API v1: `genericObject`, `loyaltyObject`,
  * `eventTicketObject`, `transitObject`; https://developers.google.com/wallet/reference/rest):
- * the class's per-pass members (src/wallet/googleWalletClass.ts `objectTemplate`), the field
+ * the class's per-pass members (src/wallet/google/walletClass.ts `objectTemplate`), the field
  * values as text modules (same ids as the class's), the barcode with its type and
  * `alternateText`, the loyalty points, the state, and `smartTapRedemptionValue` from the pass's
  * NFC value. Pure.
@@ -12,7 +12,7 @@
  *
  * @module wallet/google/walletObject
  */
-import type { GoogleWalletArtefact } from '../googleWalletClass.ts';
+import type { GoogleWalletArtefact } from './walletClass.ts';
 import { googleResourceId, withIssuer, type ClassIssuerData, type GoogleResource } from './walletClass.ts';
 
 /** The barcode types of Google Wallet per barcode type of the API. */

@@ -1,0 +1,29 @@
+import type { OperationHandler } from '../../http/operation.ts';
+import { authenticatedApplePass } from '../../domain/appleDevices/applePassAuthentication.ts';
+import { announcePassChange } from '../../domain/passes/passChanges.ts';
+import { registerDeviceForPass } from '../../domain/appleDevices/appleDeviceStore.ts';
+
+/**
+ * `POST /wallet/apple/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}/{serialNumber}`
+ * (Apple, "Register a pass for update notifications"): keeps the device's push token; 201 for a
+ * new registration, 200 for a renewed one.
+ * @throws AuthenticationError (401) unless the token is this pass's.
+ */
+export const registerDevice: OperationHandler<'registerDevice'> = async ({ params, body, headers, write, ctx }) => {
+  const pass = await authenticatedApplePass(ctx, headers, params.passTypeIdentifier, params.serialNumber);
+  const now = ctx.clock.now();
+  const { created } = await write(async (tx) => {
+    const registration = await registerDeviceForPass(tx, {
+      accountId: pass.accountId,
+      passId: pass.id,
+      passTypeIdentifier: params.passTypeIdentifier,
+      deviceLibraryIdentifier: params.deviceLibraryIdentifier,
+      pushToken: body.pushToken,
+      now,
+    });
+    if (registration.first) await announcePassChange(tx, { accountId: pass.accountId, passId: pass.id, kind: 'installed', at: now });
+    return registration;
+  });
+  ctx.log.info({ passId: pass.id, created }, 'Apple device registered for a pass');
+  return { status: created ? 201 : 200, body: undefined };
+};

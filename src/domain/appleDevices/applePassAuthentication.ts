@@ -1,0 +1,38 @@
+/**
+ * Authenticates a call of Apple Wallet's web service for one pass: the `ApplePass` token must be
+ * that pass's own `authenticationToken` (compared in constant time), and the pass type in the path
+ * the one the pass is signed for. Apple expects `401` for a wrong token and for an unknown serial
+ * number alike
+ * (https://developer.apple.com/documentation/walletpasses/register-a-pass-for-update-notifications).
+ *
+ * @module domain/appleDevices/applePassAuthentication
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { AuthenticationError } from '../../errors.ts';
+import type { Runtime } from '../../deps.ts';
+import { appleAuthenticationTokenContext } from '../../security/secretContexts.ts';
+import { applePassCredential, sameToken } from '../../security/applePassCredential.ts';
+import { findPassByUuid, type PassRow } from '../passes/passStore.ts';
+
+const refused = () => new AuthenticationError('The ApplePass authentication token is not the one of this pass.', 'invalid_token', { header: 'Authorization' }, 'ApplePass');
+
+/**
+ * The pass a web service call is for.
+ * @returns The pass (any status: voided passes are still served).
+ * @throws AuthenticationError (scheme `ApplePass`) for a malformed header, an unknown serial
+ *   number, a pass of another pass type, or a wrong token.
+ */
+export async function authenticatedApplePass(ctx: Pick<Runtime, 'db' | 'secrets'>, headers: IncomingHttpHeaders, passTypeIdentifier: string, serialNumber: string): Promise<PassRow> {
+  const presented = applePassCredential(headers.authorization);
+  const pass = await findPassByUuid(ctx.db.prisma, serialNumber);
+  if (!pass?.appleAuthenticationToken) throw refused();
+  const [signing] = await ctx.db.prisma.$queryRaw<{ passTypeIdentifier: string | null }[]>`
+    SELECT COALESCE(t.apple_pass_type_identifier,
+                    (SELECT pass_type_identifier FROM apple_configurations c WHERE c.account_id = t.account_id ORDER BY created_at, id LIMIT 1))
+             AS "passTypeIdentifier"
+      FROM pass_templates t WHERE t.id = ${pass.templateId}::uuid`;
+  if (signing?.passTypeIdentifier !== passTypeIdentifier) throw refused();
+  const expected = ctx.secrets.decrypt(pass.appleAuthenticationToken, appleAuthenticationTokenContext(pass.id));
+  if (!sameToken(presented, expected)) throw refused();
+  return pass;
+}
