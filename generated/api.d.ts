@@ -4672,7 +4672,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is malformed: a parameter or body member is missing, of the wrong type or out of range. One error object per problem, with `source` naming the parameter or body member. */
+        /** @description The request is malformed: a parameter or body member is missing, of the wrong type or out of range, or the body nests arrays and objects more than 64 levels deep. One error object per problem, with `source` naming the parameter or body member. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
