@@ -3492,7 +3492,11 @@ export interface components {
         /**
          * Format: password
          * @description The password the reader signs in with, 8–128 characters. Write-only: it is stored only as a
-         *     salted scrypt hash and never appears in a response or a log line.
+         *     salted scrypt hash and never appears in a response or a log line. The hash (RFC 7914, scrypt
+         *     with N = 2^15, r = 8, p = 1: 32 MiB of memory) costs about 0.15 s of one core (measured on a
+         *     2-core server; up to 0.4 s of waiting when the machine is busy), so creating a reader or
+         *     changing its password takes that much longer than other writes. Hashing runs off the thread
+         *     that answers requests and on at most all cores but one, so other requests are not held up.
          * @example correct-horse-battery
          */
         ReaderPassword: string;
