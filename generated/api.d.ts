@@ -3492,7 +3492,11 @@ export interface components {
         /**
          * Format: password
          * @description The password the reader signs in with, 8–128 characters. Write-only: it is stored only as a
-         *     salted scrypt hash and never appears in a response or a log line.
+         *     salted scrypt hash and never appears in a response or a log line. The hash (RFC 7914, scrypt
+         *     with N = 2^15, r = 8, p = 1: 32 MiB of memory) costs about 0.15 s of one core (measured on a
+         *     2-core server; up to 0.4 s of waiting when the machine is busy), so creating a reader or
+         *     changing its password takes that much longer than other writes. Hashing runs off the thread
+         *     that answers requests and on at most all cores but one, so other requests are not held up.
          * @example correct-horse-battery
          */
         ReaderPassword: string;
@@ -4672,7 +4676,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is malformed: a parameter or body member is missing, of the wrong type or out of range. One error object per problem, with `source` naming the parameter or body member. */
+        /** @description The request is malformed: a parameter or body member is missing, of the wrong type or out of range, or the body nests arrays and objects more than 64 levels deep. One error object per problem, with `source` naming the parameter or body member. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;

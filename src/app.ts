@@ -26,6 +26,7 @@ import { authenticatedWith, authenticateFirst } from './http/authenticate.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
 import { operationHandlers, pathMatcher, type OpenApiDocument } from './http/routes.ts';
 import { rateLimit } from './http/rateLimit.ts';
+import { refuseDeepJson } from './http/jsonDepth.ts';
 import { refuseUnstorableInput } from './http/storableInput.ts';
 import { loadServedContract } from './http/servedContract.ts';
 import { warmUpValidators, type WarmUpReport } from './http/validatorWarmUp.ts';
@@ -189,6 +190,8 @@ export function createApp(deps: AppDependencies): Express {
       parseJson(typeof own === 'number' ? Math.min(own, config.bodyLimitBytes) : config.bodyLimitBytes)(req, res, next);
     } else next();
   });
+  // Before anything walks the body recursively (src/http/jsonDepth.ts).
+  app.use(refuseDeepJson());
   app.use(refuseUnstorableInput((req) => contractPath(req.path)?.operation(req.method)?.operation['x-eov-allow-unknown-query-parameters'] === true));
   // Uploaded files are streamed to temporary files (src/http/csvUpload.ts), removed when the response ends.
   app.use(removeUploads);

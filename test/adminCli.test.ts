@@ -1,10 +1,11 @@
 /**
- * The admin CLI (`npm run admin -- …`), run as a real process against the app listening on a port.
+ * The admin CLI (`npm run -s admin -- …`, installed: `wallet-pass-admin …`), run as a real
+ * process against the app listening on a port.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestService, type TestService } from './support/testService.ts';
@@ -90,7 +91,7 @@ it.each([
 ])('exits 2 with usage for %j', async (args) => {
   const run = await admin(args, { ADMIN_TOKEN: '' });
   expect(run.code).toBe(2);
-  expect(run.stderr).toContain('Usage: npm run admin');
+  expect(run.stderr).toContain('Usage: npm run -s admin');
 });
 
 it('exits 1 with the API error detail', async () => {
@@ -132,3 +133,51 @@ it('makes development Apple credentials, sets them, and shows, lists, replaces a
   expect((await admin(['apple', 'delete', '--account', accountId, '--pass-type-id', 'pass.dev.cli'])).code).toBe(0);
   expect((await admin(['apple', 'list', '--account', accountId])).stdout).toBe('No Apple configurations.\n');
 }, 60_000);
+
+describe('output read through a pipe', () => {
+  const env = () => ({ PATH: process.env.PATH!, ADMIN_URL: baseUrl, ADMIN_TOKEN: service.adminToken });
+
+  it('prints one JSON document with --json, through the package bin and through npm run -s as the README says', async () => {
+    const bin = JSON.parse(await readFile('package.json', 'utf8')).bin['wallet-pass-admin'];
+    expect(bin).toBeDefined();
+    const viaBin = await new Promise<Run>((resolve) =>
+      execFile(process.execPath, [bin, 'account', 'list', '--json'], { env: env() }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr })),
+    );
+    expect(viaBin).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(viaBin.stdout).accounts).toEqual(expect.any(Array));
+    const viaNpm = await new Promise<Run>((resolve) =>
+      execFile('npm', ['run', '-s', 'admin', '--', 'account', 'list', '--json'], { env: env() }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr })),
+    );
+    expect(viaNpm.code).toBe(0);
+    expect(JSON.parse(viaNpm.stdout)).toEqual(JSON.parse(viaBin.stdout));
+    // Every admin command the README shows is one whose output pipes (npm prints no header with -s).
+    const readme = await readFile('README.md', 'utf8');
+    expect(readme.match(/npm run admin\b/g) ?? []).toEqual([]);
+  }, 60_000);
+
+  it('exits 0 without a stack trace when the reader has gone before the output is written', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', 'account', 'list', '--json'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  }, 30_000);
+
+  it('exits 0 without a stack trace when the reader closes after the first byte (`| head -c1`)', async () => {
+    // More output than a pipe holds (64 KiB on Linux): the CLI is still writing when head exits.
+    const names = Array.from({ length: 400 }, (_, i) => `Pipe ${i} ${'x'.repeat(180)}`);
+    for (let i = 0; i < names.length; i += 20) {
+      await Promise.all(names.slice(i, i + 20).map((name) => service.api.post('/admin/v1/accounts').set(service.adminAuth()).send({ account: { name } }).expect(201)));
+    }
+    const run = await new Promise<Run>((resolve) =>
+      execFile(
+        'bash',
+        ['--norc', '-o', 'pipefail', '-c', '"$0" --import tsx src/admin/cli.ts account list --json | head -c1', process.execPath],
+        { env: env(), maxBuffer: 1 << 20 },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+      ),
+    );
+    expect(run).toEqual({ code: 0, stdout: '{', stderr: '' });
+  }, 120_000);
+});

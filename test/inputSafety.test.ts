@@ -1,11 +1,13 @@
 /**
  * Input the database could never store is refused at the HTTP edge, for every operation of the
  * contract (src/http/storableInput.ts): a NUL character or an unpaired UTF-16 surrogate in a JSON
- * body member, a query parameter or a path segment answers 400 naming where it is. Also: bodies
+ * body member, a query parameter or a path segment answers 400 naming where it is; so does a body
+ * nested deeper than the contract's limit (src/http/jsonDepth.ts), before anything recurses into it. Also: bodies
  * whose Content-Encoding cannot be decoded (415, or 400 when it claims gzip and is not), dates
  * that do not exist, and health probes that ignore query strings.
  */
 import { contractOperations, validRequest, type ContractOperation, UNKNOWN_APPLE_PASS_AUTHORIZATION } from './support/contractOperations.ts';
+import { loadApiDocument } from '../src/app.ts';
 import { startTestService, type TestService } from './support/testService.ts';
 
 let service: TestService;
@@ -78,6 +80,44 @@ describe('unstorable text in a JSON body', () => {
     const body = op.bodyExample as { pass: Record<string, unknown> };
     const res = await send(op, { rawBody: JSON.stringify({ ...body, pass: { ...body.pass, 'mem\u0000ber': 'x' } }) });
     expectRefusal(res, /A member name in \/pass contains the NUL character/, { pointer: '/pass' });
+  });
+});
+
+describe('deeply nested JSON', () => {
+  // The contract's limit (openapi/openapi.yaml, Limits): arrays and objects nested at most 64 deep.
+  const LIMIT = 64;
+  /** `depth` arrays nested in one another: `[[…]]`. */
+  const nestedArrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+
+  const document = loadApiDocument();
+  /** An operation's own body limit in bytes (`x-body-limit-bytes`), when it has one. */
+  const ownLimit = (op: ContractOperation) => (document.paths[op.path]?.[op.method] as { 'x-body-limit-bytes'?: number } | undefined)?.['x-body-limit-bytes'];
+
+  test.each(rows(withBody))('%s refuses JSON nested 100,000 deep (or as deep as its own body limit allows) with 400, naming where the limit is passed', async (_id, op) => {
+    const res = await send(op, { rawBody: nestedArrays(Math.min(100_000, Math.floor((ownLimit(op) ?? Infinity) / 2))) });
+    expectRefusal(res, new RegExp(`nested more than ${LIMIT} levels deep`), { pointer: '/0'.repeat(LIMIT) });
+  });
+
+  it('names the member that nests too deep inside an otherwise valid body (an administration operation)', async () => {
+    const op = operations.find((o) => o.operationId === 'createAccount')!;
+    expect(op.auth).toBe('adminAuth');
+    const body = op.bodyExample as { account: Record<string, unknown> };
+    // {account: {…, extra: [[…]]}}: the body is level 1, account 2, extra's arrays 3 and deeper.
+    const withExtra = (arrays: number) => `{"account":${JSON.stringify(body.account).replace(/}$/, `,"extra":${nestedArrays(arrays)}}`)}}`;
+    const tooDeep = await send(op, { rawBody: withExtra(LIMIT - 1) });
+    expectRefusal(tooDeep, new RegExp(`nested more than ${LIMIT} levels deep`), { pointer: `/account/extra${'/0'.repeat(LIMIT - 2)}` });
+    // One level less is read as before: the contract's own refusal of the unknown member.
+    const atLimit = await send(op, { rawBody: withExtra(LIMIT - 2) });
+    expectRefusal(atLimit, /extra is not an allowed member/, { pointer: '/account/extra' });
+  });
+
+  it('accepts a valid body as before, and refuses a body at the limit only for what the contract says', async () => {
+    const op = operations.find((o) => o.operationId === 'createPass')!;
+    const res = await send(op, { rawBody: nestedArrays(LIMIT) });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].detail).not.toMatch(/levels deep/);
+    const account = await service.api.post('/admin/v1/accounts').set(service.adminAuth()).send({ account: { name: 'Deep enough' } });
+    expect(account.status).toBe(201);
   });
 });
 

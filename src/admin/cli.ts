@@ -1,6 +1,8 @@
 /**
- * `npm run admin -- <command>`: the operator's command line over the administration API
- * (`/admin/v1`), built on openapi-fetch with the generated `paths` type.
+ * `npm run -s admin -- <command>` (installed as a package: `wallet-pass-admin <command>`, from
+ * bin/wallet-pass-admin.js): the operator's command line over the administration API
+ * (`/admin/v1`), built on openapi-fetch with the generated `paths` type. `-s` keeps npm's own
+ * header lines out of the output, so that `--json` output can be piped (`| jq`).
  *
  * Commands (add `--json` to print exactly one JSON document):
  *   account create --name <name>           → { "account": { "id", "name" }, "token": "wps_…" }
@@ -21,7 +23,8 @@
  *
  * Environment: `ADMIN_URL` (default http://127.0.0.1:3000); the token from `ADMIN_TOKEN`, else
  * `<DATA_DIR>/admin-token` (DATA_DIR default ./data). Exit codes: 0 success, 1 the API refused or
- * could not be reached (its error detail is printed), 2 bad arguments (usage is printed).
+ * could not be reached (its error detail is printed), 2 bad arguments (usage is printed). When
+ * the reader of the output goes away early (`| head -c1`), the CLI stops quietly with 0.
  *
  * @module admin/cli
  */
@@ -33,7 +36,8 @@ import type { paths } from '../../generated/api.d.ts';
 import { adminTokenPath } from '../security/adminToken.ts';
 import { createDevelopmentCertificates } from '../wallet/apple/developmentCertificates.ts';
 
-export const USAGE = `Usage: npm run admin -- <command> [--json]
+export const USAGE = `Usage: npm run -s admin -- <command> [--json]
+       wallet-pass-admin <command> [--json]     (installed as a package)
 
 Commands:
   account create --name <name>                Create an account and its first API key
@@ -106,7 +110,7 @@ async function allPages<T>(fetchPage: (page: number) => Promise<{ data: T[]; met
 
 /**
  * Runs one command.
- * @param argv Arguments after `npm run admin --`.
+ * @param argv Arguments after `npm run -s admin --`.
  * @param connect Makes the openapi-fetch client; called only once the arguments are known good.
  * @throws UsageError for bad arguments, ApiError when the API refuses.
  */
@@ -341,7 +345,7 @@ async function adminToken(env: NodeJS.ProcessEnv): Promise<string> {
 
 /**
  * The CLI: parses, runs, prints, and returns the exit code (0, 1 or 2).
- * @param argv Arguments after `npm run admin --`.
+ * @param argv Arguments after `npm run -s admin --`.
  * @param env Environment (ADMIN_URL, ADMIN_TOKEN, DATA_DIR).
  */
 export async function main(argv: string[], env: NodeJS.ProcessEnv, out = process.stdout, err = process.stderr): Promise<number> {
@@ -374,6 +378,31 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, out = process
   }
 }
 
+/**
+ * Exits at once with 0, printing nothing, when the reader of `stream` has closed its end (the
+ * write fails with EPIPE: `wallet-pass-admin account list --json | head -c1`); any other write
+ * error is thrown. Node ignores SIGPIPE and reports it as this error instead (Node.js
+ * documentation, Signal events: "'SIGPIPE' is ignored by default"), which, unhandled, printed a
+ * stack trace.
+ */
+function exitQuietlyWhenReaderCloses(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(0);
+  });
+}
+
+/**
+ * Runs the CLI as a process: {@link main} with the process's arguments and environment, its
+ * result as the exit code. Called when this file is run (`npm run admin`) and by the package's
+ * bin (bin/wallet-pass-admin.js).
+ */
+export async function runCli(argv = process.argv.slice(2), env = process.env): Promise<void> {
+  exitQuietlyWhenReaderCloses(process.stdout);
+  exitQuietlyWhenReaderCloses(process.stderr);
+  process.exitCode = await main(argv, env);
+}
+
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('src/admin/cli.ts')) {
-  process.exitCode = await main(process.argv.slice(2), process.env);
+  await runCli();
 }

@@ -50,7 +50,8 @@ function token(name: string): string {
 /**
  * The first string in `value` (a parsed JSON value: objects, arrays, strings, numbers, booleans,
  * null) that PostgreSQL text cannot hold, depth first in document order; undefined when there is
- * none. Member names are checked as well as values.
+ * none. Member names are checked as well as values. Recursive: one stack frame per level, so a
+ * request body reaches it only after src/http/jsonDepth.ts has bounded its depth.
  */
 export function unstorableIn(value: unknown, pointer = ''): UnstorableText | undefined {
   if (typeof value === 'string') {

@@ -32,7 +32,8 @@ const PURGE_BATCH = 20;
 
 /**
  * JSON with object keys sorted at every depth, so that two bodies that differ only in key order
- * have the same fingerprint.
+ * have the same fingerprint. Recursive: request bodies reach it with their depth bounded
+ * (src/http/jsonDepth.ts).
  */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;

@@ -3249,6 +3249,7 @@ export const PassChangeOutboxEntryScalarFieldEnum = {
   passId: 'passId',
   push: 'push',
   eventType: 'eventType',
+  entityId: 'entityId',
   subscriptionIds: 'subscriptionIds',
   occurredAt: 'occurredAt',
   createdAt: 'createdAt'

@@ -34,6 +34,7 @@ export type PassChangeOutboxEntryMinAggregateOutputType = {
   passId: string | null
   push: boolean | null
   eventType: string | null
+  entityId: string | null
   occurredAt: Date | null
   createdAt: Date | null
 }
@@ -44,6 +45,7 @@ export type PassChangeOutboxEntryMaxAggregateOutputType = {
   passId: string | null
   push: boolean | null
   eventType: string | null
+  entityId: string | null
   occurredAt: Date | null
   createdAt: Date | null
 }
@@ -54,6 +56,7 @@ export type PassChangeOutboxEntryCountAggregateOutputType = {
   passId: number
   push: number
   eventType: number
+  entityId: number
   subscriptionIds: number
   occurredAt: number
   createdAt: number
@@ -67,6 +70,7 @@ export type PassChangeOutboxEntryMinAggregateInputType = {
   passId?: true
   push?: true
   eventType?: true
+  entityId?: true
   occurredAt?: true
   createdAt?: true
 }
@@ -77,6 +81,7 @@ export type PassChangeOutboxEntryMaxAggregateInputType = {
   passId?: true
   push?: true
   eventType?: true
+  entityId?: true
   occurredAt?: true
   createdAt?: true
 }
@@ -87,6 +92,7 @@ export type PassChangeOutboxEntryCountAggregateInputType = {
   passId?: true
   push?: true
   eventType?: true
+  entityId?: true
   subscriptionIds?: true
   occurredAt?: true
   createdAt?: true
@@ -170,7 +176,8 @@ export type PassChangeOutboxEntryGroupByOutputType = {
   accountId: string
   passId: string
   push: boolean
-  eventType: string
+  eventType: string | null
+  entityId: string | null
   subscriptionIds: string[]
   occurredAt: Date
   createdAt: Date
@@ -202,7 +209,8 @@ export type PassChangeOutboxEntryWhereInput = {
   accountId?: Prisma.UuidFilter<"PassChangeOutboxEntry"> | string
   passId?: Prisma.UuidFilter<"PassChangeOutboxEntry"> | string
   push?: Prisma.BoolFilter<"PassChangeOutboxEntry"> | boolean
-  eventType?: Prisma.StringFilter<"PassChangeOutboxEntry"> | string
+  eventType?: Prisma.StringNullableFilter<"PassChangeOutboxEntry"> | string | null
+  entityId?: Prisma.UuidNullableFilter<"PassChangeOutboxEntry"> | string | null
   subscriptionIds?: Prisma.StringNullableListFilter<"PassChangeOutboxEntry">
   occurredAt?: Prisma.DateTimeFilter<"PassChangeOutboxEntry"> | Date | string
   createdAt?: Prisma.DateTimeFilter<"PassChangeOutboxEntry"> | Date | string
@@ -215,7 +223,8 @@ export type PassChangeOutboxEntryOrderByWithRelationInput = {
   accountId?: Prisma.SortOrder
   passId?: Prisma.SortOrder
   push?: Prisma.SortOrder
-  eventType?: Prisma.SortOrder
+  eventType?: Prisma.SortOrderInput | Prisma.SortOrder
+  entityId?: Prisma.SortOrderInput | Prisma.SortOrder
   subscriptionIds?: Prisma.SortOrder
   occurredAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -231,7 +240,8 @@ export type PassChangeOutboxEntryWhereUniqueInput = Prisma.AtLeast<{
   accountId?: Prisma.UuidFilter<"PassChangeOutboxEntry"> | string
   passId?: Prisma.UuidFilter<"PassChangeOutboxEntry"> | string
   push?: Prisma.BoolFilter<"PassChangeOutboxEntry"> | boolean
-  eventType?: Prisma.StringFilter<"PassChangeOutboxEntry"> | string
+  eventType?: Prisma.StringNullableFilter<"PassChangeOutboxEntry"> | string | null
+  entityId?: Prisma.UuidNullableFilter<"PassChangeOutboxEntry"> | string | null
   subscriptionIds?: Prisma.StringNullableListFilter<"PassChangeOutboxEntry">
   occurredAt?: Prisma.DateTimeFilter<"PassChangeOutboxEntry"> | Date | string
   createdAt?: Prisma.DateTimeFilter<"PassChangeOutboxEntry"> | Date | string
@@ -244,7 +254,8 @@ export type PassChangeOutboxEntryOrderByWithAggregationInput = {
   accountId?: Prisma.SortOrder
   passId?: Prisma.SortOrder
   push?: Prisma.SortOrder
-  eventType?: Prisma.SortOrder
+  eventType?: Prisma.SortOrderInput | Prisma.SortOrder
+  entityId?: Prisma.SortOrderInput | Prisma.SortOrder
   subscriptionIds?: Prisma.SortOrder
   occurredAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -261,7 +272,8 @@ export type PassChangeOutboxEntryScalarWhereWithAggregatesInput = {
   accountId?: Prisma.UuidWithAggregatesFilter<"PassChangeOutboxEntry"> | string
   passId?: Prisma.UuidWithAggregatesFilter<"PassChangeOutboxEntry"> | string
   push?: Prisma.BoolWithAggregatesFilter<"PassChangeOutboxEntry"> | boolean
-  eventType?: Prisma.StringWithAggregatesFilter<"PassChangeOutboxEntry"> | string
+  eventType?: Prisma.StringNullableWithAggregatesFilter<"PassChangeOutboxEntry"> | string | null
+  entityId?: Prisma.UuidNullableWithAggregatesFilter<"PassChangeOutboxEntry"> | string | null
   subscriptionIds?: Prisma.StringNullableListFilter<"PassChangeOutboxEntry">
   occurredAt?: Prisma.DateTimeWithAggregatesFilter<"PassChangeOutboxEntry"> | Date | string
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"PassChangeOutboxEntry"> | Date | string
@@ -270,7 +282,8 @@ export type PassChangeOutboxEntryScalarWhereWithAggregatesInput = {
 export type PassChangeOutboxEntryCreateInput = {
   id?: string
   push: boolean
-  eventType: string
+  eventType?: string | null
+  entityId?: string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryCreatesubscriptionIdsInput | string[]
   occurredAt: Date | string
   createdAt?: Date | string
@@ -283,7 +296,8 @@ export type PassChangeOutboxEntryUncheckedCreateInput = {
   accountId: string
   passId: string
   push: boolean
-  eventType: string
+  eventType?: string | null
+  entityId?: string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryCreatesubscriptionIdsInput | string[]
   occurredAt: Date | string
   createdAt?: Date | string
@@ -292,7 +306,8 @@ export type PassChangeOutboxEntryUncheckedCreateInput = {
 export type PassChangeOutboxEntryUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   push?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  eventType?: Prisma.StringFieldUpdateOperationsInput | string
+  eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryUpdatesubscriptionIdsInput | string[]
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -305,7 +320,8 @@ export type PassChangeOutboxEntryUncheckedUpdateInput = {
   accountId?: Prisma.StringFieldUpdateOperationsInput | string
   passId?: Prisma.StringFieldUpdateOperationsInput | string
   push?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  eventType?: Prisma.StringFieldUpdateOperationsInput | string
+  eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryUpdatesubscriptionIdsInput | string[]
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -316,7 +332,8 @@ export type PassChangeOutboxEntryCreateManyInput = {
   accountId: string
   passId: string
   push: boolean
-  eventType: string
+  eventType?: string | null
+  entityId?: string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryCreatesubscriptionIdsInput | string[]
   occurredAt: Date | string
   createdAt?: Date | string
@@ -325,7 +342,8 @@ export type PassChangeOutboxEntryCreateManyInput = {
 export type PassChangeOutboxEntryUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   push?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  eventType?: Prisma.StringFieldUpdateOperationsInput | string
+  eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryUpdatesubscriptionIdsInput | string[]
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -336,7 +354,8 @@ export type PassChangeOutboxEntryUncheckedUpdateManyInput = {
   accountId?: Prisma.StringFieldUpdateOperationsInput | string
   passId?: Prisma.StringFieldUpdateOperationsInput | string
   push?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  eventType?: Prisma.StringFieldUpdateOperationsInput | string
+  eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryUpdatesubscriptionIdsInput | string[]
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -358,6 +377,7 @@ export type PassChangeOutboxEntryCountOrderByAggregateInput = {
   passId?: Prisma.SortOrder
   push?: Prisma.SortOrder
   eventType?: Prisma.SortOrder
+  entityId?: Prisma.SortOrder
   subscriptionIds?: Prisma.SortOrder
   occurredAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -369,6 +389,7 @@ export type PassChangeOutboxEntryMaxOrderByAggregateInput = {
   passId?: Prisma.SortOrder
   push?: Prisma.SortOrder
   eventType?: Prisma.SortOrder
+  entityId?: Prisma.SortOrder
   occurredAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
@@ -379,6 +400,7 @@ export type PassChangeOutboxEntryMinOrderByAggregateInput = {
   passId?: Prisma.SortOrder
   push?: Prisma.SortOrder
   eventType?: Prisma.SortOrder
+  entityId?: Prisma.SortOrder
   occurredAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
@@ -479,7 +501,8 @@ export type PassChangeOutboxEntryUpdatesubscriptionIdsInput = {
 export type PassChangeOutboxEntryCreateWithoutAccountInput = {
   id?: string
   push: boolean
-  eventType: string
+  eventType?: string | null
+  entityId?: string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryCreatesubscriptionIdsInput | string[]
   occurredAt: Date | string
   createdAt?: Date | string
@@ -490,7 +513,8 @@ export type PassChangeOutboxEntryUncheckedCreateWithoutAccountInput = {
   id?: string
   passId: string
   push: boolean
-  eventType: string
+  eventType?: string | null
+  entityId?: string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryCreatesubscriptionIdsInput | string[]
   occurredAt: Date | string
   createdAt?: Date | string
@@ -530,7 +554,8 @@ export type PassChangeOutboxEntryScalarWhereInput = {
   accountId?: Prisma.UuidFilter<"PassChangeOutboxEntry"> | string
   passId?: Prisma.UuidFilter<"PassChangeOutboxEntry"> | string
   push?: Prisma.BoolFilter<"PassChangeOutboxEntry"> | boolean
-  eventType?: Prisma.StringFilter<"PassChangeOutboxEntry"> | string
+  eventType?: Prisma.StringNullableFilter<"PassChangeOutboxEntry"> | string | null
+  entityId?: Prisma.UuidNullableFilter<"PassChangeOutboxEntry"> | string | null
   subscriptionIds?: Prisma.StringNullableListFilter<"PassChangeOutboxEntry">
   occurredAt?: Prisma.DateTimeFilter<"PassChangeOutboxEntry"> | Date | string
   createdAt?: Prisma.DateTimeFilter<"PassChangeOutboxEntry"> | Date | string
@@ -539,7 +564,8 @@ export type PassChangeOutboxEntryScalarWhereInput = {
 export type PassChangeOutboxEntryCreateWithoutPassInput = {
   id?: string
   push: boolean
-  eventType: string
+  eventType?: string | null
+  entityId?: string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryCreatesubscriptionIdsInput | string[]
   occurredAt: Date | string
   createdAt?: Date | string
@@ -550,7 +576,8 @@ export type PassChangeOutboxEntryUncheckedCreateWithoutPassInput = {
   id?: string
   accountId: string
   push: boolean
-  eventType: string
+  eventType?: string | null
+  entityId?: string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryCreatesubscriptionIdsInput | string[]
   occurredAt: Date | string
   createdAt?: Date | string
@@ -586,7 +613,8 @@ export type PassChangeOutboxEntryCreateManyAccountInput = {
   id?: string
   passId: string
   push: boolean
-  eventType: string
+  eventType?: string | null
+  entityId?: string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryCreatesubscriptionIdsInput | string[]
   occurredAt: Date | string
   createdAt?: Date | string
@@ -595,7 +623,8 @@ export type PassChangeOutboxEntryCreateManyAccountInput = {
 export type PassChangeOutboxEntryUpdateWithoutAccountInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   push?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  eventType?: Prisma.StringFieldUpdateOperationsInput | string
+  eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryUpdatesubscriptionIdsInput | string[]
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -606,7 +635,8 @@ export type PassChangeOutboxEntryUncheckedUpdateWithoutAccountInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   passId?: Prisma.StringFieldUpdateOperationsInput | string
   push?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  eventType?: Prisma.StringFieldUpdateOperationsInput | string
+  eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryUpdatesubscriptionIdsInput | string[]
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -616,7 +646,8 @@ export type PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   passId?: Prisma.StringFieldUpdateOperationsInput | string
   push?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  eventType?: Prisma.StringFieldUpdateOperationsInput | string
+  eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryUpdatesubscriptionIdsInput | string[]
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -626,7 +657,8 @@ export type PassChangeOutboxEntryCreateManyPassInput = {
   id?: string
   accountId: string
   push: boolean
-  eventType: string
+  eventType?: string | null
+  entityId?: string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryCreatesubscriptionIdsInput | string[]
   occurredAt: Date | string
   createdAt?: Date | string
@@ -635,7 +667,8 @@ export type PassChangeOutboxEntryCreateManyPassInput = {
 export type PassChangeOutboxEntryUpdateWithoutPassInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   push?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  eventType?: Prisma.StringFieldUpdateOperationsInput | string
+  eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryUpdatesubscriptionIdsInput | string[]
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -646,7 +679,8 @@ export type PassChangeOutboxEntryUncheckedUpdateWithoutPassInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   accountId?: Prisma.StringFieldUpdateOperationsInput | string
   push?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  eventType?: Prisma.StringFieldUpdateOperationsInput | string
+  eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryUpdatesubscriptionIdsInput | string[]
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -656,7 +690,8 @@ export type PassChangeOutboxEntryUncheckedUpdateManyWithoutPassInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   accountId?: Prisma.StringFieldUpdateOperationsInput | string
   push?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  eventType?: Prisma.StringFieldUpdateOperationsInput | string
+  eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryUpdatesubscriptionIdsInput | string[]
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -670,6 +705,7 @@ export type PassChangeOutboxEntrySelect<ExtArgs extends runtime.Types.Extensions
   passId?: boolean
   push?: boolean
   eventType?: boolean
+  entityId?: boolean
   subscriptionIds?: boolean
   occurredAt?: boolean
   createdAt?: boolean
@@ -683,6 +719,7 @@ export type PassChangeOutboxEntrySelectCreateManyAndReturn<ExtArgs extends runti
   passId?: boolean
   push?: boolean
   eventType?: boolean
+  entityId?: boolean
   subscriptionIds?: boolean
   occurredAt?: boolean
   createdAt?: boolean
@@ -696,6 +733,7 @@ export type PassChangeOutboxEntrySelectUpdateManyAndReturn<ExtArgs extends runti
   passId?: boolean
   push?: boolean
   eventType?: boolean
+  entityId?: boolean
   subscriptionIds?: boolean
   occurredAt?: boolean
   createdAt?: boolean
@@ -709,12 +747,13 @@ export type PassChangeOutboxEntrySelectScalar = {
   passId?: boolean
   push?: boolean
   eventType?: boolean
+  entityId?: boolean
   subscriptionIds?: boolean
   occurredAt?: boolean
   createdAt?: boolean
 }
 
-export type PassChangeOutboxEntryOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "passId" | "push" | "eventType" | "subscriptionIds" | "occurredAt" | "createdAt", ExtArgs["result"]["passChangeOutboxEntry"]>
+export type PassChangeOutboxEntryOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "passId" | "push" | "eventType" | "entityId" | "subscriptionIds" | "occurredAt" | "createdAt", ExtArgs["result"]["passChangeOutboxEntry"]>
 export type PassChangeOutboxEntryInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   pass?: boolean | Prisma.PassDefaultArgs<ExtArgs>
@@ -743,9 +782,13 @@ export type $PassChangeOutboxEntryPayload<ExtArgs extends runtime.Types.Extensio
      */
     push: boolean
     /**
-     * The webhook event of the change (`passUpdated`).
+     * The webhook event of the change (`passCreated`, `passUpdated`, `passScanned`, `passInstalled`, `passRemoved`), or null: a change no event announces (a template's new design).
      */
-    eventType: string
+    eventType: string | null
+    /**
+     * The entity the event happened at (a scan's reader), or null: entity-scoped subscriptions get events of their entity.
+     */
+    entityId: string | null
     /**
      * The subscriptions that get the event, as the statement selected them (empty: none).
      */
@@ -1188,6 +1231,7 @@ export interface PassChangeOutboxEntryFieldRefs {
   readonly passId: Prisma.FieldRef<"PassChangeOutboxEntry", 'String'>
   readonly push: Prisma.FieldRef<"PassChangeOutboxEntry", 'Boolean'>
   readonly eventType: Prisma.FieldRef<"PassChangeOutboxEntry", 'String'>
+  readonly entityId: Prisma.FieldRef<"PassChangeOutboxEntry", 'String'>
   readonly subscriptionIds: Prisma.FieldRef<"PassChangeOutboxEntry", 'String[]'>
   readonly occurredAt: Prisma.FieldRef<"PassChangeOutboxEntry", 'DateTime'>
   readonly createdAt: Prisma.FieldRef<"PassChangeOutboxEntry", 'DateTime'>
