@@ -19,6 +19,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { Logger } from './logger.ts';
+import { exitAfterLogFlush } from './shutdown.ts';
 
 /** What a server process tells the primary once it listens. */
 export interface ListeningMessage {
@@ -102,7 +103,7 @@ export function runPrimary(processes: number, logger: Logger): void {
   const aggregator = new AggregatorRegistry();
 
   // The log is written asynchronously to a pipe: flush it before the process ends.
-  const exit = () => logger.flush(() => process.exit(exitCode));
+  const exit = () => exitAfterLogFlush(logger, exitCode);
   const stopAll = (code: number) => {
     stopping = true;
     exitCode = code;
@@ -160,13 +161,16 @@ export function runPrimary(processes: number, logger: Logger): void {
     fork();
   });
 
+  // Installed for good: a Ctrl-C reaches the primary and every process (one process group), and
+  // `npm start` forwards it once more; a second signal must not end the primary while its
+  // processes drain (src/shutdown.ts).
   const shutdown = (signal: NodeJS.Signals) => {
     if (stopping) return;
     logger.info({ signal, processes: alive.size }, 'shutting down');
     stopAll(0);
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
 
   for (let i = 0; i < processes; i++) fork();
 }
