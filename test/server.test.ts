@@ -4,8 +4,9 @@
  * embedded data directory (a second server and `npm run db:migrate` are refused naming the
  * holder, and a `kill -9` leaves no stale lock); a port in use stops the server before it opens
  * the database; PostgreSQL needs PUBLIC_BASE_URL; `WEB_CONCURRENCY` server processes on one
- * port (src/cluster.ts), replaced when one dies, all stopped by SIGTERM; a Ctrl-C to the process
- * group under load drains and completes every time.
+ * port (src/cluster.ts), replaced when one dies, all stopped by SIGTERM, `/metrics` answered on
+ * the first scrape once `/readyz` says ready; a Ctrl-C to the process group under load drains and
+ * completes every time.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -206,6 +207,58 @@ it('refuses WEB_CONCURRENCY above 1 on the embedded database, which one process 
     await database.drop();
   }
 }, 90_000);
+
+(testDatabaseKind() === 'postgresql' ? it : it.skip)('answers /metrics on the first scrape once /readyz says ready with WEB_CONCURRENCY=2', async () => {
+  const database = await createTestDatabase();
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as AddressInfo;
+      probe.close(() => resolve(free));
+    });
+  });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: {
+      PATH: process.env.PATH,
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      DATABASE_URL: database.url!,
+      PUBLIC_BASE_URL: 'https://wallet.example.com',
+      SECRETS_KEY: randomBytes(32).toString('base64'),
+      ADMIN_TOKEN: 'wpa_cluster-metrics-token',
+      WEB_CONCURRENCY: '2',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // a process group of its own, stopped as a whole below
+  });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    // A prober's way: a new connection each time (the primary hands each to any process).
+    const started = Date.now();
+    for (;;) {
+      const ready = await fetch(`${base}/readyz`, { headers: { Connection: 'close' } }).then((res) => res.status, () => 0);
+      if (ready === 200) break;
+      if (Date.now() - started > 120_000) throw new Error(`never ready:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const scraped = Date.now();
+    const metrics = await fetch(`${base}/metrics`, { headers: { Authorization: 'Bearer wpa_cluster-metrics-token', Connection: 'close' } });
+    expect({ status: metrics.status, body: (await metrics.text()).slice(0, 300) }).toEqual({ status: 200, body: expect.stringContaining('# HELP') });
+    expect(Date.now() - scraped).toBeLessThan(2000);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  } finally {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // the group is gone already
+    }
+    await database.drop();
+  }
+}, 180_000);
 
 it('finishes every shutdown on a Ctrl-C to its process group under load, exits 0, and comes back to the same state', async () => {
   // A terminal's Ctrl-C sends SIGINT to the whole foreground process group, and `npm start`
