@@ -1579,7 +1579,7 @@ export interface paths {
         };
         /**
          * Check that the service can take traffic
-         * @description Readiness probe. Runs `SELECT 1` on the database with a 2 second limit: 200 when it answers, 503 when it does not (a load balancer should then route elsewhere). Needs no authentication; a query string is ignored.
+         * @description Readiness probe. Runs `SELECT 1` on the database with a 2 second limit: 200 when it answers, 503 when it does not (a load balancer should then route elsewhere). With several server processes (`WEB_CONCURRENCY` above 1) also 503 until every process has started, so that once it answers 200 every operation, `/metrics` included, is answered by whichever process takes the connection. Needs no authentication; a query string is ignored.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -4612,6 +4612,11 @@ export interface components {
                  * @enum {string}
                  */
                 database: "ok" | "unavailable";
+                /**
+                 * @description Only with several server processes (`WEB_CONCURRENCY` above 1): whether every one of them has started. Until then the answer is 503 (`starting`), since connections also reach a process that is still starting.
+                 * @enum {string}
+                 */
+                processes?: "ok" | "starting";
             };
         };
         /**

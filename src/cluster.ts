@@ -13,12 +13,19 @@
  * primary exits 0 once they all stopped gracefully. A process whose primary disappears (kill -9)
  * exits at once (Node's cluster does this for workers whose IPC channel closes).
  *
+ * Readiness: the primary tells every process once all of them listen (`started`), and each
+ * replacement once it listens; until then a process's `/readyz` answers 503, since the primary
+ * hands connections to every process that listens, a starting one included. Metrics: `/metrics`
+ * answers at once with the processes that listen (the asking one and every other that answers
+ * within 2 s), not waiting for one that is still starting.
+ *
  * @module cluster
  */
 import cluster, { type Worker } from 'node:cluster';
 import { randomUUID } from 'node:crypto';
-import { AggregatorRegistry, type Registry } from 'prom-client';
+import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue, type Registry } from 'prom-client';
 import type { Logger } from './logger.ts';
+import { exitAfterLogFlush } from './shutdown.ts';
 
 /** What a server process tells the primary once it listens. */
 export interface ListeningMessage {
@@ -26,18 +33,44 @@ export interface ListeningMessage {
   url: string;
 }
 
-/** A server process asks the primary for every process's metrics; the answer has the same id. */
+/** The primary tells a server process that every process has started (it may say it is ready). */
+interface StartedMessage {
+  type: 'started';
+}
+
+/** One process's metrics, as prom-client's `Registry.getMetricsAsJSON()` answers them. */
+type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
+
+/**
+ * A server process asks the primary for every process's metrics, sending its own along; the
+ * answer has the same id.
+ */
 interface MetricsRequest {
   type: 'metrics';
   id: string;
+  own: MetricsJson;
 }
-interface MetricsAnswer extends MetricsRequest {
+interface MetricsAnswer {
+  type: 'metrics';
+  id: string;
   text?: string;
   error?: string;
+}
+/** The primary asks a listening process for its metrics; the answer has the same id. */
+interface CollectRequest {
+  type: 'metrics-collect';
+  id: string;
+}
+interface CollectAnswer {
+  type: 'metrics-collected';
+  id: string;
+  metrics: MetricsJson;
 }
 
 /** How long a process waits for the primary's aggregated metrics, in ms. */
 const METRICS_TIMEOUT_MS = 5_000;
+/** How long the primary waits for each other process's metrics before answering without them, in ms. */
+const COLLECT_TIMEOUT_MS = 2_000;
 
 /** Replacements allowed within {@link RESTART_WINDOW_MS} before the primary gives up. */
 const MAX_RESTARTS = 5;
@@ -48,24 +81,45 @@ export function isClusterWorker(): boolean {
   return cluster.isWorker;
 }
 
+/** Set when the primary says every process has started (always true outside a cluster). */
+let everyProcessStarted = !cluster.isWorker;
+
 /**
- * Tells the primary that this server process listens at `url`, and lets it read `metrics` when a
- * process asks for the cluster's (no-op outside a cluster).
+ * Whether the whole service has started: outside a cluster always; in a server process once the
+ * primary said that every process listens (or, for a replacement, that it listens itself).
+ */
+export function clusterStarted(): boolean {
+  return everyProcessStarted;
+}
+
+/**
+ * Tells the primary that this server process listens at `url`, and answers the primary's requests
+ * for this process's `metrics` (no-op outside a cluster).
  */
 export function reportListening(url: string, metrics: Registry): void {
   if (!cluster.isWorker) return;
-  AggregatorRegistry.setRegistries([metrics]);
-  new AggregatorRegistry(); // answers the primary's requests for this process's metrics
+  process.on('message', (message: StartedMessage | CollectRequest) => {
+    if (message?.type === 'started') everyProcessStarted = true;
+    if (message?.type !== 'metrics-collect') return;
+    const { id } = message;
+    void metrics.getMetricsAsJSON().then(
+      (json) => process.send?.({ type: 'metrics-collected', id, metrics: json as MetricsJson } satisfies CollectAnswer),
+      () => undefined, // the primary answers without this process after its timeout
+    );
+  });
   process.send?.({ type: 'listening', url } satisfies ListeningMessage);
 }
 
 /**
- * The metrics of every server process, aggregated by the primary (prom-client's
- * AggregatorRegistry: counters and histograms summed, gauges marked `first` taken once).
+ * The metrics of every server process that listens, aggregated by the primary (prom-client's
+ * `AggregatorRegistry.aggregate`: counters and histograms summed, gauges marked `first` taken
+ * once): this process's own, and those of the others that answer the primary within 2 s.
+ * @param own This process's registry.
  * @throws Error when the primary does not answer within 5 s.
  */
-export function clusterMetrics(): Promise<string> {
+export async function clusterMetrics(own: Registry): Promise<string> {
   const id = randomUUID();
+  const ownJson = (await own.getMetricsAsJSON()) as MetricsJson;
   return new Promise((resolve, reject) => {
     const onMessage = (message: MetricsAnswer) => {
       if (message?.type !== 'metrics' || message.id !== id) return;
@@ -82,8 +136,41 @@ export function clusterMetrics(): Promise<string> {
       process.off('message', onMessage);
     };
     process.on('message', onMessage);
-    process.send?.({ type: 'metrics', id } satisfies MetricsRequest);
+    process.send?.({ type: 'metrics', id, own: ownJson } satisfies MetricsRequest);
   });
+}
+
+/**
+ * Collects the metrics of `workers` (the primary's side): each one's answer, or nothing from one
+ * that does not answer within 2 s.
+ */
+function collectMetrics(workers: Worker[]): Promise<MetricsJson[]> {
+  return Promise.all(
+    workers.map(
+      (worker) =>
+        new Promise<MetricsJson | undefined>((resolve) => {
+          const id = randomUUID();
+          const onMessage = (message: CollectAnswer) => {
+            if (message?.type !== 'metrics-collected' || message.id !== id) return;
+            done();
+            resolve(message.metrics);
+          };
+          const timer = setTimeout(() => {
+            done();
+            resolve(undefined);
+          }, COLLECT_TIMEOUT_MS);
+          const done = () => {
+            clearTimeout(timer);
+            worker.off('message', onMessage);
+          };
+          worker.on('message', onMessage);
+          if (!worker.isConnected() || !worker.send({ type: 'metrics-collect', id } satisfies CollectRequest)) {
+            done();
+            resolve(undefined);
+          }
+        }),
+    ),
+  ).then((answers) => answers.filter((answer): answer is MetricsJson => answer !== undefined));
 }
 
 /**
@@ -99,10 +186,9 @@ export function runPrimary(processes: number, logger: Logger): void {
   const alive = new Map<number, Worker>();
   const listening = new Set<number>();
   const restarts: number[] = [];
-  const aggregator = new AggregatorRegistry();
 
   // The log is written asynchronously to a pipe: flush it before the process ends.
-  const exit = () => logger.flush(() => process.exit(exitCode));
+  const exit = () => exitAfterLogFlush(logger, exitCode);
   const stopAll = (code: number) => {
     stopping = true;
     exitCode = code;
@@ -114,18 +200,23 @@ export function runPrimary(processes: number, logger: Logger): void {
     alive.set(worker.id, worker);
     worker.on('message', (message: ListeningMessage | MetricsRequest) => {
       if (message?.type === 'metrics') {
-        const { id } = message;
+        const { id, own } = message;
         const answer = (reply: MetricsAnswer) => worker.isConnected() && worker.send(reply);
-        aggregator.clusterMetrics().then(
-          (text) => answer({ type: 'metrics', id, text }),
-          (error: Error) => answer({ type: 'metrics', id, error: error.message }),
-        );
+        const others = [...listening].filter((other) => other !== worker.id).flatMap((other) => alive.get(other) ?? []);
+        collectMetrics(others)
+          .then((collected) => AggregatorRegistry.aggregate([own, ...collected]).metrics())
+          .then(
+            (text) => answer({ type: 'metrics', id, text }),
+            (error: Error) => answer({ type: 'metrics', id, error: error.message }),
+          );
         return;
       }
       if (message?.type !== 'listening') return;
       listening.add(worker.id);
-      if (!started && listening.size === processes) {
+      if (started) worker.send({ type: 'started' } satisfies StartedMessage);
+      else if (listening.size === processes) {
         started = true;
+        for (const other of listening) alive.get(other)?.send({ type: 'started' } satisfies StartedMessage);
         logger.info({ url: message.url, docs: `${message.url}/docs`, processes }, 'listening');
       }
     });
@@ -160,13 +251,16 @@ export function runPrimary(processes: number, logger: Logger): void {
     fork();
   });
 
+  // Installed for good: a Ctrl-C reaches the primary and every process (one process group), and
+  // `npm start` forwards it once more; a second signal must not end the primary while its
+  // processes drain (src/shutdown.ts).
   const shutdown = (signal: NodeJS.Signals) => {
     if (stopping) return;
     logger.info({ signal, processes: alive.size }, 'shutting down');
     stopAll(0);
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
 
   for (let i = 0; i < processes; i++) fork();
 }

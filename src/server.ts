@@ -15,7 +15,7 @@
  *
  * @module server
  */
-import type { RequestListener, Server } from 'node:http';
+import type { RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, requirePublicBaseUrl, type Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -97,13 +97,19 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
+        // Clients on keep-alive connections that keep sending would hold the drain open until
+        // the timeout: a request that arrives now gets its answer with `Connection: close`
+        // (RFC 9112 §9.6), and a connection is closed as soon as it falls idle.
+        server.prependListener('request', (_req, res: ServerResponse) => res.setHeader('Connection', 'close'));
         const closed = new Promise<void>((done) => server.close(() => done()));
         server.closeIdleConnections();
+        const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
         const timer = setTimeout(() => {
           logger.warn('shutdown timeout reached; closing remaining connections');
           server.closeAllConnections();
         }, config.shutdownTimeoutMs);
         await closed;
+        clearInterval(idleSweep);
         clearTimeout(timer);
         await closeRuntime(runtime);
       })());

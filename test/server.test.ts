@@ -4,7 +4,9 @@
  * embedded data directory (a second server and `npm run db:migrate` are refused naming the
  * holder, and a `kill -9` leaves no stale lock); a port in use stops the server before it opens
  * the database; PostgreSQL needs PUBLIC_BASE_URL; `WEB_CONCURRENCY` server processes on one
- * port (src/cluster.ts), replaced when one dies, all stopped by SIGTERM.
+ * port (src/cluster.ts), replaced when one dies, all stopped by SIGTERM, `/metrics` answered on
+ * the first scrape once `/readyz` says ready; a Ctrl-C to the process group under load drains and
+ * completes every time.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -205,3 +207,143 @@ it('refuses WEB_CONCURRENCY above 1 on the embedded database, which one process 
     await database.drop();
   }
 }, 90_000);
+
+(testDatabaseKind() === 'postgresql' ? it : it.skip)('answers /metrics on the first scrape once /readyz says ready with WEB_CONCURRENCY=2', async () => {
+  const database = await createTestDatabase();
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as AddressInfo;
+      probe.close(() => resolve(free));
+    });
+  });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: {
+      PATH: process.env.PATH,
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      DATABASE_URL: database.url!,
+      PUBLIC_BASE_URL: 'https://wallet.example.com',
+      SECRETS_KEY: randomBytes(32).toString('base64'),
+      ADMIN_TOKEN: 'wpa_cluster-metrics-token',
+      WEB_CONCURRENCY: '2',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // a process group of its own, stopped as a whole below
+  });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    // A prober's way: a new connection each time (the primary hands each to any process).
+    const started = Date.now();
+    for (;;) {
+      const ready = await fetch(`${base}/readyz`, { headers: { Connection: 'close' } }).then((res) => res.status, () => 0);
+      if (ready === 200) break;
+      if (Date.now() - started > 120_000) throw new Error(`never ready:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const scraped = Date.now();
+    const metrics = await fetch(`${base}/metrics`, { headers: { Authorization: 'Bearer wpa_cluster-metrics-token', Connection: 'close' } });
+    expect({ status: metrics.status, body: (await metrics.text()).slice(0, 300) }).toEqual({ status: 200, body: expect.stringContaining('# HELP') });
+    expect(Date.now() - scraped).toBeLessThan(2000);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  } finally {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // the group is gone already
+    }
+    await database.drop();
+  }
+}, 180_000);
+
+it('finishes every shutdown on a Ctrl-C to its process group under load, exits 0, and comes back to the same state', async () => {
+  // A terminal's Ctrl-C sends SIGINT to the whole foreground process group, and `npm start`
+  // forwards the SIGINT it got to its child once more: the server gets two. The server runs as
+  // `npm start` runs it (its script, by a shell that execs it so that the exit code is the
+  // script's, with node_modules/.bin on the PATH), in a process group of its own.
+  const postgres = testDatabaseKind() === 'postgresql' ? await createTestDatabase() : undefined;
+  const env: Record<string, string> = postgres
+    ? { DATABASE_URL: postgres.url!, PUBLIC_BASE_URL: 'https://wallet.example.com', SECRETS_KEY: randomBytes(32).toString('base64') }
+    : { DATA_DIR: await mkdtemp(join(tmpdir(), 'wps-data-')) };
+  const startScript = (JSON.parse(await readFile('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts.start!;
+  const adminToken = 'wpa_ctrl-c-test-token';
+  const admin = { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' };
+  const created: string[] = [];
+  try {
+    for (let round = 1; round <= 3; round++) {
+      const port = await new Promise<number>((resolve) => {
+        const probe = createServer().listen(0, '127.0.0.1', () => {
+          const { port: free } = probe.address() as AddressInfo;
+          probe.close(() => resolve(free));
+        });
+      });
+      const child = spawn('sh', ['-c', `exec ${startScript}`], {
+        env: { PATH: `${join(process.cwd(), 'node_modules', '.bin')}:${process.env.PATH}`, PORT: String(port), LOG_LEVEL: 'info', ADMIN_TOKEN: adminToken, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true, // its own process group, as a terminal's foreground job
+      });
+      let output = '';
+      child.stdout.on('data', (d) => (output += d));
+      child.stderr.on('data', (d) => (output += d));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      const base = `http://127.0.0.1:${port}`;
+      let loading = true;
+      try {
+        for (const started = Date.now(); !/"msg":"listening"/.test(output); ) {
+          if (Date.now() - started > 60_000) throw new Error(`did not start:\n${output}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        // The state the earlier rounds left: every account they created.
+        const listed = await (await fetch(`${base}/admin/v1/accounts?perPage=100`, { headers: admin })).json() as { data: { attributes: { name: string } }[] };
+        expect(listed.data.map((account) => account.attributes.name).sort()).toEqual([...created].sort());
+
+        // Load: keep-alive clients reading and writing without pause.
+        const statuses: number[] = [];
+        const client = async (n: number) => {
+          for (let i = 0; loading; i++) {
+            const res = await fetch(n % 2 ? `${base}/admin/v1/accounts` : `${base}/readyz`, { headers: admin }).catch(() => undefined);
+            if (res) statuses.push(res.status);
+            await res?.arrayBuffer();
+          }
+        };
+        const clients = Array.from({ length: 8 }, (_, n) => client(n));
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        // A write whose body is still arriving when the signals land must be answered in full.
+        const name = `Round ${round}`;
+        const body = JSON.stringify({ account: { name } });
+        const request = http.request(`${base}/admin/v1/accounts`, { method: 'POST', headers: { ...admin, 'Content-Length': Buffer.byteLength(body) } });
+        const answered = new Promise<number>((resolve, reject) => {
+          request.on('response', (res) => res.resume().on('end', () => resolve(res.statusCode!)));
+          request.on('error', reject);
+        });
+        request.write(body.slice(0, 10));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        process.kill(-child.pid!, 'SIGINT'); // the terminal, to the process group
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        process.kill(child.pid!, 'SIGINT'); // npm, forwarding it to its child
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        request.end(body.slice(10));
+        expect(await answered).toBe(201);
+        created.push(name);
+        expect(await exited).toBe(0);
+        loading = false;
+        await Promise.all(clients);
+        expect(output).toContain('"msg":"shutdown complete"');
+        expect(statuses.filter((status) => status >= 500)).toEqual([]);
+      } finally {
+        loading = false;
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // the group is gone already
+        }
+      }
+    }
+  } finally {
+    await postgres?.drop();
+  }
+}, 240_000);

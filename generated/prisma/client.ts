@@ -257,7 +257,8 @@ export type GoogleWalletObject = Prisma.GoogleWalletObjectModel
 export type GoogleWalletCallbackNonce = Prisma.GoogleWalletCallbackNonceModel
 /**
  * Model GoogleRateLimit
- * The current rate window of each Google Wallet issuer (src/delivery/googleRateLimit.ts): calls
- * counted in it and when it ends, by the database's clock, shared by every worker.
+ * The pacing of each Google Wallet issuer's calls (src/delivery/googleRateLimit.ts), shared by
+ * every worker: a run of back-to-back call slots, `expire` when its first slot starts (by the
+ * database's clock) and `points` how many slots it has handed out.
  */
 export type GoogleRateLimit = Prisma.GoogleRateLimitModel

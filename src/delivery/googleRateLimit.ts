@@ -1,73 +1,104 @@
 /**
  * Google Wallet's quota, 20 requests per second per issuer
- * (https://developers.google.com/wallet/generic/resources/faq), kept across every worker and
- * in every second, not only on average: each issuer's calls are counted in short fixed windows —
- * a tenth of the per-second budget per window of 1/9 s (for 20/s: 2 calls per 111 ms) — so that
- * any one-second interval, which overlaps at most 10 such windows, holds at most the budget
- * (sustained: 90 % of it). A call over the budget waits for the next window instead of failing.
+ * (https://developers.google.com/wallet/generic/resources/faq), kept as Google counts it: in
+ * every sliding second at Google's end, across every worker, with a margin for the time each
+ * call takes from being let through to reaching Google.
  *
- * With PostgreSQL the windows are rows of `google_rate_limits`, one per issuer, counted by one
- * atomic statement that stamps windows with the database's clock, so all workers and servers
- * share one budget. (rate-limiter-flexible's PostgreSQL and Prisma stores stamp a window with
- * the caller's clock taken before the query waits for a pooled connection: under load a window
- * opened late is already partly over, and 28 calls passed in one second of a 20/s budget.) The
- * embedded database has one process, whose memory counts, with rate-limiter-flexible's memory
- * store.
+ * The calls of an issuer are paced: one every `1/B` s, where the budget `B` is `⌊Q/1.25⌋` (at
+ * least 1; 16/s for Google's 20). Each call takes the next free slot and waits for it, in
+ * the order the calls asked. Why this holds at the receiver: slots are at least `1/B` s apart, so
+ * any half-open stretch of `L` seconds holds at most `⌈B·L⌉` of them. A call granted at `g`
+ * arrives at `g + d`, with `d` between `dmin` and `dmax` (the sender's scheduling, then the
+ * network); the calls arriving within one second were granted within `1 + (dmax − dmin)` s, so
+ * at most `⌈B·(1 + J)⌉` arrive in any second, where `J = dmax − dmin` is the jitter. That is at
+ * most `Q` while `J ≤ Q/B − 1` s: at least 250 ms (the tolerance `throttleSpacing` answers). Windows that let several calls through at once (the earlier design: 2 calls per
+ * 1/9 s window) allow `Q` calls in one second with no jitter at all, and more with any.
+ *
+ * With PostgreSQL the slots are kept in `google_rate_limits`, a row per issuer, by one atomic
+ * statement that reads the database's clock, so all workers and servers share one pacing. The
+ * row holds a run of back-to-back slots: `expire` is when its first slot starts, `points` how
+ * many slots it has handed out; the next slot is `expire + points/B`. A call that finds the run
+ * over (its last slot is past) starts a new run at the database's current time. (A caller's own
+ * clock is not used: rate-limiter-flexible's PostgreSQL and Prisma stores stamp windows with it,
+ * taken before the query waits for a pooled connection, and 28 calls passed in one second of a
+ * 20/s budget under load.) The embedded database has one process, which keeps the next free slot
+ * of each issuer in memory.
  *
  * @module delivery/googleRateLimit
  */
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Database } from '../db/database.ts';
 
 /**
- * The window of a per-second budget: `points` calls per `duration` seconds such that no
- * one-second interval holds more than `perSecond` calls. Windows per second k and calls per
- * window p with p·(k+1) ≤ perSecond (a second overlaps at most k+1 consecutive windows); p is a
- * tenth of the budget (at least 1), k as large as that allows.
+ * The spread of delays between letting a call through and Google receiving it that the pacing
+ * absorbs, in seconds: the budget is `Q/(1 + 0.25)`. 250 ms covers the network and a loaded
+ * sender (its database round trip and timers): with a 90 % budget (111 ms) two workers sharing
+ * PostgreSQL on a busy two-core machine, with 0–100 ms of network jitter, put 21 calls in one
+ * second at a 20/s receiver.
  */
-export function throttleWindow(perSecond: number): { points: number; duration: number } {
-  const points = Math.max(1, Math.floor(perSecond / 10));
-  const windows = Math.max(1, Math.floor(perSecond / points) - 1);
-  return { points, duration: 1 / windows };
+const JITTER_TOLERANCE_S = 0.25;
+
+/** Slots of one run before the next run starts where it ends (keeps `points` far from int4's limit). */
+const MAX_RUN = 100_000;
+
+/** The pacing of a per-second quota, see the module's comment. */
+export interface ThrottleSpacing {
+  /** Calls per second let through (`B`): `⌊Q/1.25⌋`, at least 1. */
+  perSecond: number;
+  /** Time between two calls of one issuer, in ms (`1000/B`). */
+  intervalMs: number;
+  /** The largest spread of delays between a call's grant and its arrival for which no sliding second at the receiver holds more than the quota, in ms (`1000·(Q/B − 1)`). */
+  jitterToleranceMs: number;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(1, ms)));
+/**
+ * The pacing of `quota` calls per second, see the module's comment.
+ * @param quota Calls per second allowed per issuer (`GOOGLE_WALLET_REQUESTS_PER_SECOND`, at least 1).
+ */
+export function throttleSpacing(quota: number): ThrottleSpacing {
+  const perSecond = Math.max(1, Math.floor(quota / (1 + JITTER_TOLERANCE_S)));
+  return { perSecond, intervalMs: 1000 / perSecond, jitterToleranceMs: 1000 * (quota / perSecond - 1) };
+}
+
+const sleep = (ms: number) => (ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve());
 
 /**
  * Makes the throttle of the Google Wallet client.
- * @param perSecond Calls per second per issuer (`GOOGLE_WALLET_REQUESTS_PER_SECOND`, at least 2).
- * @returns A function that resolves when the issuer may make one more call.
+ * @param quota Calls per second per issuer (`GOOGLE_WALLET_REQUESTS_PER_SECOND`).
+ * @returns A function that resolves when the issuer's next call may be sent (at its slot).
  */
-export function createGoogleThrottle(db: Pick<Database, 'kind' | 'prisma'>, perSecond: number): (issuerId: string) => Promise<void> {
-  const { points, duration } = throttleWindow(perSecond);
+export function createGoogleThrottle(db: Pick<Database, 'kind' | 'prisma'>, quota: number): (issuerId: string) => Promise<void> {
+  const { intervalMs } = throttleSpacing(quota);
+  const intervalS = intervalMs / 1000;
   if (db.kind === 'postgresql') {
-    const windowMs = Math.round(duration * 1000);
     return async (issuerId) => {
-      for (;;) {
-        // Opens a new window when the issuer's has ended, else counts the call in it; answers the
-        // count and how long the window still runs, by the database's clock.
-        const [row] = await db.prisma.$queryRaw<{ points: number; remainingMs: number }[]>`
-          INSERT INTO google_rate_limits AS l (key, points, expire)
-          VALUES (${issuerId}, 1, clock_timestamp() + make_interval(secs => ${windowMs / 1000}::float8))
-          ON CONFLICT (key) DO UPDATE SET
-            points = CASE WHEN l.expire <= clock_timestamp() THEN 1 ELSE l.points + 1 END,
-            expire = CASE WHEN l.expire <= clock_timestamp() THEN clock_timestamp() + make_interval(secs => ${windowMs / 1000}::float8) ELSE l.expire END
-          RETURNING l.points, (EXTRACT(EPOCH FROM l.expire - clock_timestamp()) * 1000)::int AS "remainingMs"`;
-        if (row && row.points <= points) return;
-        await sleep(row?.remainingMs ?? windowMs);
-      }
+      // Takes the issuer's next slot and answers how long until it starts. A run whose last slot
+      // is past (or that is long) is replaced by a new one starting at the later of now and its
+      // end, rounded up to the column's millisecond. `expire` may be NULL in a row of the
+      // earlier design: a new run then starts now.
+      const [row] = await db.prisma.$queryRaw<{ waitMs: number }[]>`
+        WITH c AS (SELECT clock_timestamp() AS now)
+        INSERT INTO google_rate_limits AS l (key, points, expire)
+        SELECT ${issuerId}, 1, date_trunc('milliseconds', c.now) + interval '1 millisecond' FROM c
+        ON CONFLICT (key) DO UPDATE SET
+          points = CASE
+            WHEN COALESCE(l.expire, '-infinity') + make_interval(secs => l.points * ${intervalS}::float8) <= (SELECT now FROM c)
+              OR l.points >= ${MAX_RUN}::int THEN 1
+            ELSE l.points + 1 END,
+          expire = CASE
+            WHEN COALESCE(l.expire, '-infinity') + make_interval(secs => l.points * ${intervalS}::float8) <= (SELECT now FROM c)
+              OR l.points >= ${MAX_RUN}::int
+            THEN date_trunc('milliseconds', GREATEST(COALESCE(l.expire, '-infinity') + make_interval(secs => l.points * ${intervalS}::float8), (SELECT now FROM c))) + interval '1 millisecond'
+            ELSE l.expire END
+        RETURNING GREATEST(0, EXTRACT(EPOCH FROM l.expire - (SELECT now FROM c)) * 1000 + (l.points - 1) * ${intervalMs}::float8)::float8 AS "waitMs"`;
+      await sleep(row?.waitMs ?? intervalMs);
     };
   }
-  const limiter = new RateLimiterMemory({ points, duration, keyPrefix: 'google' });
+  /** Each issuer's next free slot, in `performance.now()` ms. */
+  const nextSlot = new Map<string, number>();
   return async (issuerId) => {
-    for (;;) {
-      try {
-        await limiter.consume(issuerId);
-        return;
-      } catch (rejection) {
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        await sleep(rejection.msBeforeNext);
-      }
-    }
+    const now = performance.now();
+    const slot = Math.max(now, nextSlot.get(issuerId) ?? now);
+    nextSlot.set(issuerId, slot + intervalMs);
+    await sleep(slot - now);
   };
 }
