@@ -77,7 +77,7 @@ function nfcOf(row: PassRow): string | null {
 
 /**
  * The field values of a pass as text (`passContent`); the loyalty field shows the current
- * balance. Also what wallet messages render `%{fieldId}` placeholders from (src/resources/batches).
+ * balance. Also what wallet messages render `%{fieldId}` placeholders from (src/delivery/walletMessagingJob.ts).
  */
 export function passContentOf(row: Pick<PassRow, 'content' | 'balance'>): Record<string, string> {
   const content = { ...(row.content as Record<string, string>) };
