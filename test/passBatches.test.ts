@@ -9,9 +9,13 @@
  * enums, unknown field ids, duplicate and taken extIds, bad dates) parsed back from the errors CSV,
  * the results CSV, file-level refusals (non-CSV, not UTF-8, unknown column, no data, too large,
  * wrong content type, missing fields), progress, a restart between chunks without duplicates,
- * and update batches at scheduledAt.
+ * update batches at scheduledAt, and a client polling a batch over one keep-alive connection.
  */
 import { parse } from 'csv-parse/sync';
+import { spawn } from 'node:child_process';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHttpServer, listen, serveApp } from '../src/http/listener.ts';
 import { advancePassBatch } from '../src/domain/batches/passBatchJob.ts';
 import { startTestService, TestClock, type TestService } from './support/testService.ts';
 import { createTemplate, issuePass, loyaltyTemplate } from './support/passes.ts';
@@ -27,6 +31,48 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Pr
     if (done(value)) return value;
     await sleep(25);
   }
+}
+
+/** Keeps the event loop busy for `ms` ms, as long synchronous work does. */
+function holdEventLoop(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+}
+
+/**
+ * Runs a client in its own Node.js process with the given environment: it uploads ROWS rows to
+ * TEMPLATE_ID (extIds PREFIX-1…), then polls the batch every 500 ms with fetch until it is final
+ * (at most 2 minutes). Resolves with one line per request: the upload's `{ status, id }`, then each
+ * poll's `{ status, batchStatus, processed }` or `{ error }` (the message and its cause).
+ */
+async function pollingClient(env: Record<string, string>): Promise<Record<string, any>[]> {
+  const script = `
+    const { BASE_URL, TOKEN, TEMPLATE_ID, PREFIX, ROWS } = process.env;
+    const auth = { Authorization: 'Bearer ' + TOKEN };
+    const rows = ['ext_id,passfield_member,passfield_points'];
+    for (let i = 1; i <= Number(ROWS); i++) rows.push(PREFIX + '-' + i + ',Member ' + i + ',' + i);
+    const form = new FormData();
+    form.set('passTemplate', TEMPLATE_ID);
+    form.set('csv', new Blob([rows.join('\\r\\n') + '\\r\\n'], { type: 'text/csv' }), 'members.csv');
+    const upload = await fetch(BASE_URL + '/api/v1/passes/batch', { method: 'POST', headers: auth, body: form });
+    const id = (await upload.json()).data?.id;
+    console.log(JSON.stringify({ status: upload.status, id }));
+    for (let i = 0; id && i < 240; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      try {
+        const res = await fetch(BASE_URL + '/api/v1/batches/' + id, { headers: auth });
+        const { attributes } = (await res.json()).data;
+        console.log(JSON.stringify({ status: res.status, batchStatus: attributes.status, processed: attributes.progress?.processed }));
+        if (!['processing', 'scheduled', 'sending'].includes(attributes.status)) break;
+      } catch (error) {
+        console.log(JSON.stringify({ error: error.message + ': ' + (error.cause?.code ?? error.cause?.message) }));
+      }
+    }`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  await new Promise((resolve) => child.once('exit', resolve));
+  return output.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, any>);
 }
 
 /** Parses a CSV answer into records keyed by its header. */
@@ -226,6 +272,44 @@ describe('CSV pass batches, with the job workers running', () => {
     expect(past.status).toBe(400);
     expect(past.body.errors[0].source).toEqual({ pointer: '/scheduledAt' });
   });
+
+  it('answers every poll of a 200-row batch over one keep-alive connection, even when the event loop was held past the keep-alive timeout', async () => {
+    // The service's own HTTP server (src/http/listener.ts) around the app, and a client in its
+    // own process — Node's fetch (undici), whose connections are kept alive — that uploads 200
+    // rows and polls the batch every 500 ms until it is final, as a client script would.
+    const server = createHttpServer({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
+    serveApp(server, service.app);
+    // Node's keep-alive timeout (5 s by default) shortened to keep the test short; it announces it
+    // (`Keep-Alive: timeout=3`) and undici then reuses a connection idle for up to 1 s.
+    server.keepAliveTimeout = 3000;
+    await listen(server, 0, '127.0.0.1');
+    // On a loaded machine PGlite's synchronous WASM work holds the event loop for seconds. Held
+    // here after the first two answers (the upload's and the first poll's, when the batch is still
+    // running then) past the moment Node closes the idle connection (the keep-alive timeout plus
+    // the 1 s Node 20.20 adds to it), while the client sends its next poll on it; from an immediate
+    // callback, as work that runs after a request's I/O callbacks does (held from a timer callback
+    // instead, the timers due after it wait for the next turn, and the request is read first).
+    let holds = 2;
+    const ports = new Set<number>();
+    server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+      ports.add(req.socket.remotePort!);
+      if (holds-- > 0) res.once('finish', () => setImmediate(() => holdEventLoop(server.keepAliveTimeout + 1500)));
+    });
+    try {
+      const { port } = server.address() as AddressInfo;
+      const lines = await pollingClient({ BASE_URL: `http://127.0.0.1:${port}`, TOKEN: tenant.token, TEMPLATE_ID: templateId, PREFIX: ext(), ROWS: '200' });
+      expect(lines[0]).toMatchObject({ status: 202 });
+      const polls = lines.slice(1);
+      expect(polls.filter((poll) => poll.error)).toEqual([]);
+      expect(polls.every((poll) => poll.status === 200)).toBe(true);
+      expect(polls.at(-1)).toMatchObject({ batchStatus: 'successful', processed: 200 });
+      // One connection from the upload to the last poll: the polls went over the idle kept-alive connection.
+      expect(ports.size).toBe(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 60_000);
 });
 
 describe('CSV pass batches, progress and restart between chunks', () => {

@@ -16,6 +16,15 @@
  * headers had been read (a body too slow), the answer goes through its response object, so it is
  * logged like any other; otherwise it is written to the socket directly.
  *
+ * Idle keep-alive connections (RFC 9112 §9.3) are closed after Node's `keepAliveTimeout` (5 s,
+ * announced as `Keep-Alive: timeout=5`, and a second more before Node acts; Node.js docs,
+ * `server.keepAliveTimeout`), but never under a request that has arrived. Node closes them from a socket timer, and timers run before the
+ * event loop reads sockets: when the loop was held past that moment (PGlite's synchronous WASM
+ * work on a loaded machine holds it for seconds), a request the client sent meanwhile sits unread
+ * when the timer fires, and closing then resets the connection under it — the client sees
+ * ECONNRESET ("fetch failed") and the server logs nothing. Here the close waits one turn of the
+ * loop, in which what arrived is read, and happens only when nothing did.
+ *
  * @module http/listener
  */
 import http, { STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
@@ -88,6 +97,18 @@ export function createHttpServer(limits: ListenerLimits, app?: RequestListener):
     exchanges.set(req.socket, { req, res });
     res.once('close', () => {
       if (exchanges.get(req.socket)?.res === res) exchanges.delete(req.socket);
+    });
+  });
+  // A socket timer fired: with this listener, closing the socket is left to it (Node.js docs,
+  // `server.setTimeout`, `'timeout'` event). The only socket timer here is the keep-alive one
+  // (`server.timeout` is 0), set when a response finished and cleared when the next request comes.
+  server.on('timeout', (socket: Socket) => {
+    const readBefore = socket.bytesRead;
+    // The poll phase of this turn reads what the client sent while the loop was held; a request
+    // that arrived (or started to: its headers are then bounded by headersTimeout) keeps the
+    // connection open.
+    setImmediate(() => {
+      if (!socket.destroyed && socket.bytesRead === readBefore && !exchanges.has(socket)) socket.destroy();
     });
   });
   messagePrototypes.set(server, { request: Request.prototype, response: Response.prototype });

@@ -18,6 +18,18 @@
  * wait for the transaction that waits for it: a deadlock), every queue's metadata is loaded
  * into pg-boss's cache by {@link JobQueue.start}, before any request can enqueue.
  *
+ * Polling on PGlite: its one connection serves requests and jobs alike, and every statement runs
+ * as synchronous WebAssembly on the event loop, so each of pg-boss's fetches (a locking
+ * `UPDATE … FOR UPDATE SKIP LOCKED`, 2–15 ms each, one per queue per polling interval: six per
+ * second at 1 s) holds up the requests that arrive meanwhile. There, pg-boss's workers do not poll
+ * on their own (only every {@link PGLITE_WORKER_POLL_SECONDS}, a floor); one read-only statement
+ * per polling interval asks which of the service's queues have a job due (the fetch's conditions:
+ * `state < 'active' AND NOT blocked AND start_after <= job_now()`) and wakes only those queues'
+ * workers in process (pg-boss `notifyWorker`). A job sent now still wakes its worker at once
+ * through NOTIFY, which PGlite delivers in process; a delayed one (a retry, a coalescing window,
+ * a batch's start) is picked up within a polling interval of its time, as before. pg-boss's
+ * vacuum monitor is off there: PGlite runs no autovacuum to report on. PostgreSQL is unchanged.
+ *
  * @module jobs/queue
  */
 import { PgBoss, fromPglite, fromPrisma, type JobResult, type JobWithMetadata } from 'pg-boss';
@@ -28,9 +40,11 @@ import type { AnyJobDefinition, JobDefinition, QueueDeclaration, QueuedJob } fro
 /** Options of {@link createJobQueue}. */
 export interface JobQueueOptions {
   /**
-   * How often an idle worker polls, in seconds (≥ 0.5, default 1). LISTEN/NOTIFY wakes workers
-   * as soon as a job commits; polling is the floor for a missed notification, so a job waits at
-   * most this long for a free worker (within the 2 s processing target of pass templates).
+   * How often an idle worker polls, in seconds (≥ 0.5, default 1); on PGlite, how often one
+   * statement looks for due jobs of every queue instead (module comment). LISTEN/NOTIFY wakes
+   * workers as soon as a job commits; polling is the floor for a missed notification and what
+   * finds delayed jobs, so a job waits at most this long for a free worker (within the 2 s
+   * processing target of pass templates).
    */
   pollingIntervalSeconds?: number;
   /** How long `stop()` waits for running jobs, in ms (default 10000). */
@@ -99,6 +113,12 @@ export interface JobQueue {
 /** A UUID no job has: looking it up loads a queue's metadata into pg-boss's cache. */
 const NO_JOB = '00000000-0000-0000-0000-000000000000';
 
+/** On PGlite, how often pg-boss's workers poll on their own, in seconds: a floor under the due-job watcher. */
+export const PGLITE_WORKER_POLL_SECONDS = 30;
+
+/** The queues among `names` with a job due now: what pg-boss's fetch would take (its conditions, its clock, its index `job_i5`). */
+const DUE_QUEUES_SQL = `SELECT DISTINCT name FROM pgboss.job WHERE name = ANY($1::text[]) AND state < 'active' AND NOT blocked AND start_after <= pgboss.job_now()`;
+
 /**
  * Creates the job queue on the database `db` (nothing runs until `start()`).
  * @param db The open database; pg-boss reuses its PGlite instance, or opens its own small pool
@@ -108,9 +128,10 @@ const NO_JOB = '00000000-0000-0000-0000-000000000000';
  */
 export function createJobQueue(db: Database, logger: Logger, queues: readonly AnyJobDefinition<never>[], options: JobQueueOptions = {}): JobQueue {
   const common = { schedule: false, useListenNotify: true } as const;
+  const pglite = db.driver.kind === 'pglite' ? db.driver.pglite : undefined;
   const boss =
     db.driver.kind === 'pglite'
-      ? new PgBoss({ ...common, db: fromPglite(db.driver.pglite), backend: 'pglite' })
+      ? new PgBoss({ ...common, db: fromPglite(db.driver.pglite), backend: 'pglite', monitorVacuum: false })
       : new PgBoss({ ...common, connectionString: db.driver.connectionString, max: 4, application_name: 'wallet-pass-service-jobs' });
   boss.on('error', (err) => logger.error({ err }, 'job queue error'));
   boss.on('warning', (warning) => logger.warn({ warning }, 'job queue warning'));
@@ -118,6 +139,22 @@ export function createJobQueue(db: Database, logger: Logger, queues: readonly An
   let starting: Promise<void> | undefined;
   let started = false;
   let stopping: Promise<void> | undefined;
+  // PGlite: the workers of each queue worked here, woken by the due-job watcher.
+  const workerIds = new Map<string, string[]>();
+  let watcher: NodeJS.Timeout | undefined;
+  let looking: Promise<void> = Promise.resolve();
+  const watchDueJobs = () => {
+    watcher = setTimeout(() => {
+      looking = pglite!
+        .query<{ name: string }>(DUE_QUEUES_SQL, [[...workerIds.keys()]])
+        .then(
+          ({ rows }) => rows.forEach(({ name }) => workerIds.get(name)?.forEach((id) => boss.notifyWorker(id))),
+          (err: unknown) => logger.error({ err }, 'job queue: looking for due jobs failed; trying again'),
+        )
+        .finally(() => !stopping && watchDueJobs());
+    }, pollingIntervalSeconds * 1000);
+    watcher.unref();
+  };
 
   const assertStarted = () => {
     if (!started || stopping) throw new Error('The job queue is not running; call start() first.');
@@ -174,7 +211,9 @@ export function createJobQueue(db: Database, logger: Logger, queues: readonly An
     async work(queue, handler) {
       assertStarted();
       const batchSize = queue.settings.batchSize ?? 1;
-      await boss.work(
+      // On PGlite the workers' own polling is only a floor under the due-job watcher (module comment).
+      const workerPollSeconds = pglite ? PGLITE_WORKER_POLL_SECONDS : pollingIntervalSeconds;
+      const workerId = await boss.work(
         queue.name,
         {
           includeMetadata: true,
@@ -185,8 +224,8 @@ export function createJobQueue(db: Database, logger: Logger, queues: readonly An
           perJobResults: true,
           // NOTIFY is a hint pg-boss may miss (a notification that lands while the worker is between
           // fetches); polling stays the floor, at the same interval whether or not LISTEN is up.
-          pollingIntervalSeconds,
-          notifyPollingIntervalSeconds: pollingIntervalSeconds,
+          pollingIntervalSeconds: workerPollSeconds,
+          notifyPollingIntervalSeconds: workerPollSeconds,
         },
         async (jobs: JobWithMetadata<object>[]): Promise<JobResult[]> =>
           Promise.all(
@@ -200,11 +239,16 @@ export function createJobQueue(db: Database, logger: Logger, queues: readonly An
             }),
           ),
       );
+      if (!pglite) return;
+      workerIds.set(queue.name, [...(workerIds.get(queue.name) ?? []), workerId]);
+      if (!watcher && !stopping) watchDueJobs();
     },
 
     stop: () =>
       (stopping ??= (async () => {
         if (starting) await starting.catch(() => {});
+        clearTimeout(watcher);
+        await looking;
         await boss.stop({ graceful: true, close: true, timeout: options.stopTimeoutMs ?? 10_000 });
       })()),
   };
