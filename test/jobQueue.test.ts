@@ -5,7 +5,7 @@
  * a delayed job still runs within a polling interval of its time.
  */
 import type { PGlite } from '@electric-sql/pglite';
-import { passChangedJob } from '../src/delivery/passChanged.ts';
+import { passChangedJob } from '../src/delivery/passChangedJob.ts';
 import { testDatabaseKind } from './support/testDatabase.ts';
 import { startTestService, type TestService } from './support/testService.ts';
 import { pollUntil } from './support/poll.ts';
