@@ -1420,8 +1420,9 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook subscription
-         * @description Subscribes an HTTPS endpoint to events of the account (`scopeType` `organisation`) or of one
-         *     of its entities (`entity`, `scopeName` = the entity id), as PassEntry does (PassEntry API
+         * @description Subscribes an HTTPS endpoint to events of the account (`scopeType` `organisation`, the
+         *     default when `scopeType` is left out, as in PassEntry's documented body) or of one of its
+         *     entities (`entity`, `scopeName` = the entity id), as PassEntry does (PassEntry API
          *     reference, webhook subscriptions). The answer carries `secretKey`, the signing secret of
          *     the deliveries; it is shown again only by `rotateWebhookSubscriptionSecret`. The URL must be
          *     `https:` and resolve to public addresses only (`400` pointing at `/webhookSubscription/url`
@@ -4462,11 +4463,19 @@ export interface components {
          * @description Body of `createWebhookSubscription` (PassEntry API reference, webhook subscriptions). Webhook
          *     subscriptions are written with this schema and `WebhookSubscriptionUpdateRequest`, and read as
          *     `WebhookSubscription` / `WebhookSubscriptionWithSecret` (explicit read and write siblings).
+         *     PassEntry's documented body has `url`, `enabled` and `subscribedEvents` only: without
+         *     `scopeType` the subscription is the account's (`organisation`), and `scopeName`, if given, must
+         *     then be the account id.
          */
         WebhookSubscriptionCreateRequest: {
             webhookSubscription: {
                 url: components["schemas"]["WebhookUrl"];
-                scopeType: components["schemas"]["WebhookScopeType"];
+                /**
+                 * @description `organisation` (the default when left out, as in PassEntry's documented body) or
+                 *     `entity` (then `scopeName` is required).
+                 * @default organisation
+                 */
+                scopeType?: components["schemas"]["WebhookScopeType"];
                 scopeName?: components["schemas"]["WebhookScopeName"];
                 subscribedEvents: components["schemas"]["WebhookSubscribedEvents"];
                 /**
