@@ -1222,11 +1222,11 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier Apple Wallet gives the device (the same for every pass on it). */
+                /** @description The identifier Apple Wallet gives the device (the same for every pass on it; 32 hex digits on today's devices). A device is registered only with an identifier of 1 to 128 letters, digits, `.`, `_` or `-`: registering any other is answered `401`; elsewhere it names no device (no registration to remove, no pass changed), never `400`. */
                 deviceLibraryIdentifier: components["parameters"]["DeviceLibraryIdentifier"];
-                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
-                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
-                /** @description The pass's `serialNumber`, which is its UUID in this service. */
+                /** @description The Apple pass type identifier the pass is signed with (`pass.` and reverse DNS). Any other value, well-formed or not, names no pass of this service and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
+                passTypeIdentifier: components["parameters"]["AppleWebServicePassTypeIdentifier"];
+                /** @description The pass's `serialNumber`, which is its UUID in this service. Any other value names no pass and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
                 serialNumber: components["parameters"]["AppleSerialNumber"];
             };
             cookie?: never;
@@ -1241,6 +1241,12 @@ export interface paths {
          *     `201` for a new registration, `200` when the device was registered already (a new push token
          *     replaces the old one). The first registration of a pass sets its `addedAt`, `deviceType`
          *     `iphone` and status `active`.
+         *
+         *     Apple documents `201`, `200` and `401` only, so every path value is answered with one of
+         *     them: a serial number that is not a pass's UUID, another pass type identifier, and a device
+         *     library identifier other than 1 to 128 letters, digits, `.`, `_` or `-` get `401`, as an
+         *     unknown pass does; so does a path segment that is not UTF-8 or holds a NUL
+         *     (`x-unstorable-path-status`). `400` is for a body that is not the documented one only.
          */
         post: operations["registerDevice"];
         /**
@@ -1250,6 +1256,13 @@ export interface paths {
          *     When no device holds the pass any more — no Apple device, and its Google Wallet object is not
          *     saved ([Google Wallet callbacks](#tag/Google-Wallet-callbacks)) — its `removedAt` is set and
          *     its status becomes `removed` (a deactivated or nullified pass keeps its status).
+         *
+         *     Apple documents `200` and `401` only, so every path value is answered with one of them: a
+         *     serial number that is not a pass's UUID or another pass type identifier get `401`, as an
+         *     unknown pass does; a device library identifier that names no device registered for the pass,
+         *     well-formed or not, gets `200` (nothing to remove); a path segment that is not UTF-8 or holds
+         *     a NUL gets `401` (`x-unstorable-path-status`). `400` is for an undocumented query parameter
+         *     only.
          */
         delete: operations["unregisterDevice"];
         options?: never;
@@ -1262,10 +1275,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier Apple Wallet gives the device (the same for every pass on it). */
+                /** @description The identifier Apple Wallet gives the device (the same for every pass on it; 32 hex digits on today's devices). A device is registered only with an identifier of 1 to 128 letters, digits, `.`, `_` or `-`: registering any other is answered `401`; elsewhere it names no device (no registration to remove, no pass changed), never `400`. */
                 deviceLibraryIdentifier: components["parameters"]["DeviceLibraryIdentifier"];
-                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
-                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
+                /** @description The Apple pass type identifier the pass is signed with (`pass.` and reverse DNS). Any other value, well-formed or not, names no pass of this service and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
+                passTypeIdentifier: components["parameters"]["AppleWebServicePassTypeIdentifier"];
             };
             cookie?: never;
         };
@@ -1277,6 +1290,11 @@ export interface paths {
          *     changed after `passesUpdatedSince`, with a new `lastUpdated` tag; `204` when none did. Not
          *     authenticated (Apple sends no token here): the device library identifier is the secret, and
          *     only passes registered to it are ever listed.
+         *
+         *     Apple documents `200` and `204` only, so every path value is answered with one of them: a
+         *     device library identifier or pass type identifier that names nothing, well-formed or not,
+         *     lists no pass (`204`), and so does a path segment or tag that is not UTF-8 or holds a NUL
+         *     (`x-unstorable-path-status`). `400` is for an undocumented query parameter only.
          */
         get: operations["listUpdatedPasses"];
         put?: never;
@@ -1292,9 +1310,9 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
-                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
-                /** @description The pass's `serialNumber`, which is its UUID in this service. */
+                /** @description The Apple pass type identifier the pass is signed with (`pass.` and reverse DNS). Any other value, well-formed or not, names no pass of this service and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
+                passTypeIdentifier: components["parameters"]["AppleWebServicePassTypeIdentifier"];
+                /** @description The pass's `serialNumber`, which is its UUID in this service. Any other value names no pass and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
                 serialNumber: components["parameters"]["AppleSerialNumber"];
             };
             cookie?: never;
@@ -1307,6 +1325,11 @@ export interface paths {
          *     really last changed; `If-Modified-Since` is compared at second precision and answered `304`
          *     when nothing changed since. Voided passes (deactivated or nullified) are still sent, so that
          *     the device shows them voided.
+         *
+         *     Apple documents `200`, `304` and `401` only, so every path value is answered with one of
+         *     them: a serial number that is not a pass's UUID and another pass type identifier get `401`,
+         *     as an unknown pass does, and so does a path segment that is not UTF-8 or holds a NUL
+         *     (`x-unstorable-path-status`). `400` is for an undocumented query parameter only.
          */
         get: operations["getLatestApplePass"];
         put?: never;
@@ -1331,7 +1354,8 @@ export interface paths {
          * @description Called by Apple Wallet with messages about errors on the device
          *     (https://developer.apple.com/documentation/walletpasses/log-a-message). They are stored,
          *     the last 10,000 of them or 30 days, whichever is fewer, for the operator to read with List
-         *     messages from Apple Wallet devices; nothing else is done with them.
+         *     messages from Apple Wallet devices; nothing else is done with them. A message longer than
+         *     2,000 characters is kept cut to its first 2,000 (Apple documents `200` only).
          */
         post: operations["logAppleDeviceMessages"];
         delete?: never;
@@ -5005,11 +5029,13 @@ export interface components {
         PassTypeIdentifier: components["schemas"]["ApplePassTypeIdentifier"];
         /** @description The pass UUID (version 7, 74 random bits). It is the capability: whoever has the link can add the pass to a wallet, so it is shared only with the holder (an extId is never accepted here). */
         HolderPassId: components["schemas"]["Uuid"];
-        /** @description The identifier Apple Wallet gives the device (the same for every pass on it). */
+        /** @description The identifier Apple Wallet gives the device (the same for every pass on it; 32 hex digits on today's devices). A device is registered only with an identifier of 1 to 128 letters, digits, `.`, `_` or `-`: registering any other is answered `401`; elsewhere it names no device (no registration to remove, no pass changed), never `400`. */
         DeviceLibraryIdentifier: string;
-        /** @description The pass's `serialNumber`, which is its UUID in this service. */
-        AppleSerialNumber: components["schemas"]["Uuid"];
-        /** @description The `lastUpdated` tag of the device's previous call (absent on its first call): only passes changed after it are listed. */
+        /** @description The Apple pass type identifier the pass is signed with (`pass.` and reverse DNS). Any other value, well-formed or not, names no pass of this service and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
+        AppleWebServicePassTypeIdentifier: string;
+        /** @description The pass's `serialNumber`, which is its UUID in this service. Any other value names no pass and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
+        AppleSerialNumber: string;
+        /** @description The `lastUpdated` tag of the device's previous call (absent on its first call): only passes changed after it are listed. A tag is digits: milliseconds since 1970 as this service writes them, or seconds (10 digits) as other servers do; any other value counts as absent, never `400`. */
         PassesUpdatedSince: string;
         /** @description The id of one of the account's webhook subscriptions. */
         WebhookSubscriptionId: components["schemas"]["Uuid"];
@@ -7145,11 +7171,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier Apple Wallet gives the device (the same for every pass on it). */
+                /** @description The identifier Apple Wallet gives the device (the same for every pass on it; 32 hex digits on today's devices). A device is registered only with an identifier of 1 to 128 letters, digits, `.`, `_` or `-`: registering any other is answered `401`; elsewhere it names no device (no registration to remove, no pass changed), never `400`. */
                 deviceLibraryIdentifier: components["parameters"]["DeviceLibraryIdentifier"];
-                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
-                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
-                /** @description The pass's `serialNumber`, which is its UUID in this service. */
+                /** @description The Apple pass type identifier the pass is signed with (`pass.` and reverse DNS). Any other value, well-formed or not, names no pass of this service and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
+                passTypeIdentifier: components["parameters"]["AppleWebServicePassTypeIdentifier"];
+                /** @description The pass's `serialNumber`, which is its UUID in this service. Any other value names no pass and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
                 serialNumber: components["parameters"]["AppleSerialNumber"];
             };
             cookie?: never;
@@ -7190,11 +7216,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier Apple Wallet gives the device (the same for every pass on it). */
+                /** @description The identifier Apple Wallet gives the device (the same for every pass on it; 32 hex digits on today's devices). A device is registered only with an identifier of 1 to 128 letters, digits, `.`, `_` or `-`: registering any other is answered `401`; elsewhere it names no device (no registration to remove, no pass changed), never `400`. */
                 deviceLibraryIdentifier: components["parameters"]["DeviceLibraryIdentifier"];
-                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
-                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
-                /** @description The pass's `serialNumber`, which is its UUID in this service. */
+                /** @description The Apple pass type identifier the pass is signed with (`pass.` and reverse DNS). Any other value, well-formed or not, names no pass of this service and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
+                passTypeIdentifier: components["parameters"]["AppleWebServicePassTypeIdentifier"];
+                /** @description The pass's `serialNumber`, which is its UUID in this service. Any other value names no pass and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
                 serialNumber: components["parameters"]["AppleSerialNumber"];
             };
             cookie?: never;
@@ -7219,15 +7245,15 @@ export interface operations {
     listUpdatedPasses: {
         parameters: {
             query?: {
-                /** @description The `lastUpdated` tag of the device's previous call (absent on its first call): only passes changed after it are listed. */
+                /** @description The `lastUpdated` tag of the device's previous call (absent on its first call): only passes changed after it are listed. A tag is digits: milliseconds since 1970 as this service writes them, or seconds (10 digits) as other servers do; any other value counts as absent, never `400`. */
                 passesUpdatedSince?: components["parameters"]["PassesUpdatedSince"];
             };
             header?: never;
             path: {
-                /** @description The identifier Apple Wallet gives the device (the same for every pass on it). */
+                /** @description The identifier Apple Wallet gives the device (the same for every pass on it; 32 hex digits on today's devices). A device is registered only with an identifier of 1 to 128 letters, digits, `.`, `_` or `-`: registering any other is answered `401`; elsewhere it names no device (no registration to remove, no pass changed), never `400`. */
                 deviceLibraryIdentifier: components["parameters"]["DeviceLibraryIdentifier"];
-                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
-                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
+                /** @description The Apple pass type identifier the pass is signed with (`pass.` and reverse DNS). Any other value, well-formed or not, names no pass of this service and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
+                passTypeIdentifier: components["parameters"]["AppleWebServicePassTypeIdentifier"];
             };
             cookie?: never;
         };
@@ -7260,9 +7286,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
-                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
-                /** @description The pass's `serialNumber`, which is its UUID in this service. */
+                /** @description The Apple pass type identifier the pass is signed with (`pass.` and reverse DNS). Any other value, well-formed or not, names no pass of this service and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
+                passTypeIdentifier: components["parameters"]["AppleWebServicePassTypeIdentifier"];
+                /** @description The pass's `serialNumber`, which is its UUID in this service. Any other value names no pass and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
                 serialNumber: components["parameters"]["AppleSerialNumber"];
             };
             cookie?: never;

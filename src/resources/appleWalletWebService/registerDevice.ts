@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../../http/operation.ts';
-import { authenticatedApplePass } from './applePassAuthentication.ts';
+import { authenticatedApplePass, checkRegistrableDevice } from './applePassAuthentication.ts';
 import { recordPassEvent } from '../passes/passWebhooks.ts';
 import { registerDeviceForPass } from './appleDeviceStore.ts';
 
@@ -7,9 +7,11 @@ import { registerDeviceForPass } from './appleDeviceStore.ts';
  * `POST /wallet/apple/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}/{serialNumber}`
  * (Apple, "Register a pass for update notifications"): keeps the device's push token; 201 for a
  * new registration, 200 for a renewed one.
- * @throws AuthenticationError (401) unless the token is this pass's.
+ * @throws AuthenticationError (401) unless the token is this pass's and the device library
+ *   identifier of the registrable form.
  */
 export const registerDevice: OperationHandler<'registerDevice'> = async ({ params, body, headers, write, ctx }) => {
+  checkRegistrableDevice(params.deviceLibraryIdentifier);
   const pass = await authenticatedApplePass(ctx, headers, params.passTypeIdentifier, params.serialNumber);
   const now = ctx.clock.now();
   const { created } = await write(async (tx) => {
