@@ -1881,7 +1881,7 @@ export interface components {
          */
         ApplePassTypeIdentifier: string;
         /**
-         * @description Header of the messages sent to holders of passes of this template, 1–100 characters.
+         * @description Header of the messages sent to holders of passes of this template, 1–100 characters: the label of the message field on Apple Wallet passes, and the `header` (the notification's title) of the Google Wallet messages (https://developers.google.com/wallet/reference/rest/v1/Message). Without one, Apple passes show "Message" and Google messages are headed with the account's name.
          * @example Coffee Club news
          */
         NotificationHeader: string;

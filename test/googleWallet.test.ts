@@ -145,6 +145,19 @@ describe('objects', () => {
       ['Message Three', 'TEXT_AND_NOTIFY'],
       ['Message Four', 'TEXT'],
     ]);
+    // Google's Message resource: header is the notification's title, the template's notificationHeader.
+    const [first] = await callsOf(call('POST', `${objectPath(passId)}/addMessage`));
+    expect(first!.body.message).toEqual({ id: expect.any(String), header: 'Coffee Club news', body: 'Message One', messageType: 'TEXT_AND_NOTIFY' });
+  });
+
+  it('heads a message with the account\'s name when the template has no notificationHeader', async () => {
+    const headless = await createTemplate(service, tenant.token, loyaltyTemplate({ name: 'Headless card', notificationHeader: undefined }));
+    const pass = await issuePass(service, tenant.token, headless, { pass: { member: 'Ada' } });
+    await callsOf((c) => call('POST', '/loyaltyObject')(c) && c.body.id === `${ISSUER_ID}.${pass.id}`);
+    await attemptsOnceRecorded(pass.id, 'insertObject');
+    await service.api.patch(`/api/v1/passes/${pass.id}`).set(auth()).send({ message: 'Double points today' }).expect(200);
+    const [message] = await callsOf(call('POST', `${objectPath(pass.id)}/addMessage`));
+    expect(message!.body.message).toMatchObject({ header: ACCOUNT_NAME, body: 'Double points today' });
   });
 
   it('falls back to TEXT when Google answers QuotaExceededException', async () => {
@@ -259,7 +272,7 @@ describe('wallet-messaging batches', () => {
     expect(attributes).toMatchObject({ status: 'successful', recipientCount: 2 });
     for (const [i, pass] of passes.entries()) {
       const [message] = await callsOf(call('POST', `${objectPath(pass.id)}/addMessage`));
-      expect(message!.body.message).toMatchObject({ body: `Hi ${['Ada', 'Grace'][i]}, double points today.`, messageType: 'TEXT_AND_NOTIFY' });
+      expect(message!.body.message).toMatchObject({ header: 'Coffee Club news', body: `Hi ${['Ada', 'Grace'][i]}, double points today.`, messageType: 'TEXT_AND_NOTIFY' });
       expect((await attempts(pass.id)).map((a) => a.attributes)).toContainEqual(expect.objectContaining({ operation: 'addNotifyingMessage', outcome: 'delivered', batchId }));
     }
   });
