@@ -1652,6 +1652,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/favicon.ico": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Answer a browser's icon request
+         * @description Browsers ask every site for `/favicon.ico` by themselves. The service has no icon of its own,
+         *     so it answers `204 No Content`, cached for a day, rather than a JSON `404` that a browser
+         *     console shows as an error. Holder pages name their template's icon with `<link rel="icon">`
+         *     where they have one; this path is for browsers that probe it anyway. No authentication; a
+         *     query string is ignored.
+         */
+        get: operations["getFavicon"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     passCreated: {
@@ -7733,6 +7757,28 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFavicon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No icon; the browser shows its default. */
+            204: {
+                headers: {
+                    /** @description Browsers keep the answer for a day (RFC 9111 §5.2.2.1). */
+                    "Cache-Control"?: "public, max-age=86400";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalServerError"];
         };
     };
     sendPassCreatedWebhook: {

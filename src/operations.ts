@@ -8,6 +8,7 @@ import type { HandlerMap } from './http/operation.ts';
 import { getHealth } from './resources/health/getHealth.ts';
 import { getReadiness } from './resources/health/getReadiness.ts';
 import { getMetrics } from './resources/monitoring/getMetrics.ts';
+import { getFavicon } from './resources/favicon/getFavicon.ts';
 import { listEntities } from './resources/entities/listEntities.ts';
 import { getEntity } from './resources/entities/getEntity.ts';
 import { createPassTemplate } from './resources/passTemplates/createPassTemplate.ts';
@@ -83,6 +84,7 @@ export const handlers: HandlerMap = {
   getHealth,
   getReadiness,
   getMetrics,
+  getFavicon,
   listEntities,
   getEntity,
   createPassTemplate,

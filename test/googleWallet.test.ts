@@ -81,6 +81,8 @@ describe('classes', () => {
   it('serves the images Google fetches (getPassTemplateImage), 404 for another', async () => {
     const res = await service.api.get(`/media/pass-templates/${templateId}/versions/1/logo@3x.png`).buffer(true).parse(binary).expect(200);
     expect(res.headers['content-type']).toBe('image/png');
+    // CacheControlImmutable in the contract: the bytes at this URL never change.
+    expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect((res.body as Buffer).subarray(1, 4).toString('latin1')).toBe('PNG');
     expectError(await service.api.get(`/media/pass-templates/${templateId}/versions/9/logo@3x.png`), 404, 'not_found', { parameter: 'imageName' });
     expectError(await service.api.get(`/media/pass-templates/${templateId}/versions/1/secret.txt`), 400, 'validation_failed', { parameter: 'imageName' });
