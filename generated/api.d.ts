@@ -1222,11 +1222,11 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier Apple Wallet gives the device (the same for every pass on it). */
+                /** @description The identifier Apple Wallet gives the device (the same for every pass on it; 32 hex digits on today's devices). A device is registered only with an identifier of 1 to 128 letters, digits, `.`, `_` or `-`: registering any other is answered `401`; elsewhere it names no device (no registration to remove, no pass changed), never `400`. */
                 deviceLibraryIdentifier: components["parameters"]["DeviceLibraryIdentifier"];
-                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
-                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
-                /** @description The pass's `serialNumber`, which is its UUID in this service. */
+                /** @description The Apple pass type identifier the pass is signed with (`pass.` and reverse DNS). Any other value, well-formed or not, names no pass of this service and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
+                passTypeIdentifier: components["parameters"]["AppleWebServicePassTypeIdentifier"];
+                /** @description The pass's `serialNumber`, which is its UUID in this service. Any other value names no pass and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
                 serialNumber: components["parameters"]["AppleSerialNumber"];
             };
             cookie?: never;
@@ -1241,6 +1241,12 @@ export interface paths {
          *     `201` for a new registration, `200` when the device was registered already (a new push token
          *     replaces the old one). The first registration of a pass sets its `addedAt`, `deviceType`
          *     `iphone` and status `active`.
+         *
+         *     Apple documents `201`, `200` and `401` only, so every path value is answered with one of
+         *     them: a serial number that is not a pass's UUID, another pass type identifier, and a device
+         *     library identifier other than 1 to 128 letters, digits, `.`, `_` or `-` get `401`, as an
+         *     unknown pass does; so does a path segment that is not UTF-8 or holds a NUL
+         *     (`x-unstorable-path-status`). `400` is for a body that is not the documented one only.
          */
         post: operations["registerDevice"];
         /**
@@ -1250,6 +1256,13 @@ export interface paths {
          *     When no device holds the pass any more — no Apple device, and its Google Wallet object is not
          *     saved ([Google Wallet callbacks](#tag/Google-Wallet-callbacks)) — its `removedAt` is set and
          *     its status becomes `removed` (a deactivated or nullified pass keeps its status).
+         *
+         *     Apple documents `200` and `401` only, so every path value is answered with one of them: a
+         *     serial number that is not a pass's UUID or another pass type identifier get `401`, as an
+         *     unknown pass does; a device library identifier that names no device registered for the pass,
+         *     well-formed or not, gets `200` (nothing to remove); a path segment that is not UTF-8 or holds
+         *     a NUL gets `401` (`x-unstorable-path-status`). `400` is for an undocumented query parameter
+         *     only.
          */
         delete: operations["unregisterDevice"];
         options?: never;
@@ -1262,10 +1275,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier Apple Wallet gives the device (the same for every pass on it). */
+                /** @description The identifier Apple Wallet gives the device (the same for every pass on it; 32 hex digits on today's devices). A device is registered only with an identifier of 1 to 128 letters, digits, `.`, `_` or `-`: registering any other is answered `401`; elsewhere it names no device (no registration to remove, no pass changed), never `400`. */
                 deviceLibraryIdentifier: components["parameters"]["DeviceLibraryIdentifier"];
-                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
-                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
+                /** @description The Apple pass type identifier the pass is signed with (`pass.` and reverse DNS). Any other value, well-formed or not, names no pass of this service and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
+                passTypeIdentifier: components["parameters"]["AppleWebServicePassTypeIdentifier"];
             };
             cookie?: never;
         };
@@ -1277,6 +1290,11 @@ export interface paths {
          *     changed after `passesUpdatedSince`, with a new `lastUpdated` tag; `204` when none did. Not
          *     authenticated (Apple sends no token here): the device library identifier is the secret, and
          *     only passes registered to it are ever listed.
+         *
+         *     Apple documents `200` and `204` only, so every path value is answered with one of them: a
+         *     device library identifier or pass type identifier that names nothing, well-formed or not,
+         *     lists no pass (`204`), and so does a path segment or tag that is not UTF-8 or holds a NUL
+         *     (`x-unstorable-path-status`). `400` is for an undocumented query parameter only.
          */
         get: operations["listUpdatedPasses"];
         put?: never;
@@ -1292,9 +1310,9 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
-                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
-                /** @description The pass's `serialNumber`, which is its UUID in this service. */
+                /** @description The Apple pass type identifier the pass is signed with (`pass.` and reverse DNS). Any other value, well-formed or not, names no pass of this service and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
+                passTypeIdentifier: components["parameters"]["AppleWebServicePassTypeIdentifier"];
+                /** @description The pass's `serialNumber`, which is its UUID in this service. Any other value names no pass and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
                 serialNumber: components["parameters"]["AppleSerialNumber"];
             };
             cookie?: never;
@@ -1307,6 +1325,11 @@ export interface paths {
          *     really last changed; `If-Modified-Since` is compared at second precision and answered `304`
          *     when nothing changed since. Voided passes (deactivated or nullified) are still sent, so that
          *     the device shows them voided.
+         *
+         *     Apple documents `200`, `304` and `401` only, so every path value is answered with one of
+         *     them: a serial number that is not a pass's UUID and another pass type identifier get `401`,
+         *     as an unknown pass does, and so does a path segment that is not UTF-8 or holds a NUL
+         *     (`x-unstorable-path-status`). `400` is for an undocumented query parameter only.
          */
         get: operations["getLatestApplePass"];
         put?: never;
@@ -1331,7 +1354,8 @@ export interface paths {
          * @description Called by Apple Wallet with messages about errors on the device
          *     (https://developer.apple.com/documentation/walletpasses/log-a-message). They are stored,
          *     the last 10,000 of them or 30 days, whichever is fewer, for the operator to read with List
-         *     messages from Apple Wallet devices; nothing else is done with them.
+         *     messages from Apple Wallet devices; nothing else is done with them. A message longer than
+         *     2,000 characters is kept cut to its first 2,000 (Apple documents `200` only).
          */
         post: operations["logAppleDeviceMessages"];
         delete?: never;
@@ -1420,8 +1444,9 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook subscription
-         * @description Subscribes an HTTPS endpoint to events of the account (`scopeType` `organisation`) or of one
-         *     of its entities (`entity`, `scopeName` = the entity id), as PassEntry does (PassEntry API
+         * @description Subscribes an HTTPS endpoint to events of the account (`scopeType` `organisation`, the
+         *     default when `scopeType` is left out, as in PassEntry's documented body) or of one of its
+         *     entities (`entity`, `scopeName` = the entity id), as PassEntry does (PassEntry API
          *     reference, webhook subscriptions). The answer carries `secretKey`, the signing secret of
          *     the deliveries; it is shown again only by `rotateWebhookSubscriptionSecret`. The URL must be
          *     `https:` and resolve to public addresses only (`400` pointing at `/webhookSubscription/url`
@@ -1619,6 +1644,30 @@ export interface paths {
          *     process receives the scrape.
          */
         get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/favicon.ico": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Answer a browser's icon request
+         * @description Browsers ask every site for `/favicon.ico` by themselves. The service has no icon of its own,
+         *     so it answers `204 No Content`, cached for a day, rather than a JSON `404` that a browser
+         *     console shows as an error. Holder pages name their template's icon with `<link rel="icon">`
+         *     where they have one; this path is for browsers that probe it anyway. No authentication; a
+         *     query string is ignored.
+         */
+        get: operations["getFavicon"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1856,7 +1905,7 @@ export interface components {
          */
         ApplePassTypeIdentifier: string;
         /**
-         * @description Header of the messages sent to holders of passes of this template, 1–100 characters.
+         * @description Header of the messages sent to holders of passes of this template, 1–100 characters: the label of the message field on Apple Wallet passes, and the `header` (the notification's title) of the Google Wallet messages (https://developers.google.com/wallet/reference/rest/v1/Message). Without one, Apple passes show "Message" and Google messages are headed with the account's name.
          * @example Coffee Club news
          */
         NotificationHeader: string;
@@ -4466,11 +4515,19 @@ export interface components {
          * @description Body of `createWebhookSubscription` (PassEntry API reference, webhook subscriptions). Webhook
          *     subscriptions are written with this schema and `WebhookSubscriptionUpdateRequest`, and read as
          *     `WebhookSubscription` / `WebhookSubscriptionWithSecret` (explicit read and write siblings).
+         *     PassEntry's documented body has `url`, `enabled` and `subscribedEvents` only: without
+         *     `scopeType` the subscription is the account's (`organisation`), and `scopeName`, if given, must
+         *     then be the account id.
          */
         WebhookSubscriptionCreateRequest: {
             webhookSubscription: {
                 url: components["schemas"]["WebhookUrl"];
-                scopeType: components["schemas"]["WebhookScopeType"];
+                /**
+                 * @description `organisation` (the default when left out, as in PassEntry's documented body) or
+                 *     `entity` (then `scopeName` is required).
+                 * @default organisation
+                 */
+                scopeType?: components["schemas"]["WebhookScopeType"];
                 scopeName?: components["schemas"]["WebhookScopeName"];
                 subscribedEvents: components["schemas"]["WebhookSubscribedEvents"];
                 /**
@@ -4816,6 +4873,16 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDocument"];
             };
         };
+        /** @description The `Authorization: Bearer` header is missing or malformed, or does not carry the operator's administration token (`ADMIN_TOKEN`, or the file `<DATA_DIR>/admin-token`); an account's API key is refused here, and the error's `detail` says which token to send. Also answered while the administration API is disabled (PostgreSQL without `ADMIN_TOKEN`). */
+        AdminUnauthorized: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
         /** @description The credentials cannot be used to sign passes: `code` names the check that failed (`certificate_unreadable`, `wrong_passphrase`, `wrong_pass_type_identifier`, `wrong_team_identifier`, `not_pass_type_certificate`, `key_mismatch`, `chain_not_wwdr`, `wwdr_not_apple_g4`, `expired`, `not_yet_valid`), `detail` what was found and what to do, and `source` the member at fault. Nothing is stored. */
         UnusableAppleCredentials: {
             headers: {
@@ -5005,11 +5072,13 @@ export interface components {
         PassTypeIdentifier: components["schemas"]["ApplePassTypeIdentifier"];
         /** @description The pass UUID (version 7, 74 random bits). It is the capability: whoever has the link can add the pass to a wallet, so it is shared only with the holder (an extId is never accepted here). */
         HolderPassId: components["schemas"]["Uuid"];
-        /** @description The identifier Apple Wallet gives the device (the same for every pass on it). */
+        /** @description The identifier Apple Wallet gives the device (the same for every pass on it; 32 hex digits on today's devices). A device is registered only with an identifier of 1 to 128 letters, digits, `.`, `_` or `-`: registering any other is answered `401`; elsewhere it names no device (no registration to remove, no pass changed), never `400`. */
         DeviceLibraryIdentifier: string;
-        /** @description The pass's `serialNumber`, which is its UUID in this service. */
-        AppleSerialNumber: components["schemas"]["Uuid"];
-        /** @description The `lastUpdated` tag of the device's previous call (absent on its first call): only passes changed after it are listed. */
+        /** @description The Apple pass type identifier the pass is signed with (`pass.` and reverse DNS). Any other value, well-formed or not, names no pass of this service and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
+        AppleWebServicePassTypeIdentifier: string;
+        /** @description The pass's `serialNumber`, which is its UUID in this service. Any other value names no pass and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
+        AppleSerialNumber: string;
+        /** @description The `lastUpdated` tag of the device's previous call (absent on its first call): only passes changed after it are listed. A tag is digits: milliseconds since 1970 as this service writes them, or seconds (10 digits) as other servers do; any other value counts as absent, never `400`. */
         PassesUpdatedSince: string;
         /** @description The id of one of the account's webhook subscriptions. */
         WebhookSubscriptionId: components["schemas"]["Uuid"];
@@ -5742,7 +5811,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["AdminUnauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -5775,7 +5844,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["AdminUnauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5812,7 +5881,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -5847,7 +5916,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -5880,7 +5949,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -5915,7 +5984,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -5951,7 +6020,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -5988,7 +6057,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -6578,7 +6647,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -6612,7 +6681,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -6643,7 +6712,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -6673,7 +6742,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -6705,7 +6774,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -6750,7 +6819,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -6784,7 +6853,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -6814,7 +6883,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -6857,7 +6926,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -6889,7 +6958,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -7133,7 +7202,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["AdminUnauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -7145,11 +7214,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier Apple Wallet gives the device (the same for every pass on it). */
+                /** @description The identifier Apple Wallet gives the device (the same for every pass on it; 32 hex digits on today's devices). A device is registered only with an identifier of 1 to 128 letters, digits, `.`, `_` or `-`: registering any other is answered `401`; elsewhere it names no device (no registration to remove, no pass changed), never `400`. */
                 deviceLibraryIdentifier: components["parameters"]["DeviceLibraryIdentifier"];
-                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
-                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
-                /** @description The pass's `serialNumber`, which is its UUID in this service. */
+                /** @description The Apple pass type identifier the pass is signed with (`pass.` and reverse DNS). Any other value, well-formed or not, names no pass of this service and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
+                passTypeIdentifier: components["parameters"]["AppleWebServicePassTypeIdentifier"];
+                /** @description The pass's `serialNumber`, which is its UUID in this service. Any other value names no pass and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
                 serialNumber: components["parameters"]["AppleSerialNumber"];
             };
             cookie?: never;
@@ -7190,11 +7259,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier Apple Wallet gives the device (the same for every pass on it). */
+                /** @description The identifier Apple Wallet gives the device (the same for every pass on it; 32 hex digits on today's devices). A device is registered only with an identifier of 1 to 128 letters, digits, `.`, `_` or `-`: registering any other is answered `401`; elsewhere it names no device (no registration to remove, no pass changed), never `400`. */
                 deviceLibraryIdentifier: components["parameters"]["DeviceLibraryIdentifier"];
-                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
-                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
-                /** @description The pass's `serialNumber`, which is its UUID in this service. */
+                /** @description The Apple pass type identifier the pass is signed with (`pass.` and reverse DNS). Any other value, well-formed or not, names no pass of this service and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
+                passTypeIdentifier: components["parameters"]["AppleWebServicePassTypeIdentifier"];
+                /** @description The pass's `serialNumber`, which is its UUID in this service. Any other value names no pass and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
                 serialNumber: components["parameters"]["AppleSerialNumber"];
             };
             cookie?: never;
@@ -7219,15 +7288,15 @@ export interface operations {
     listUpdatedPasses: {
         parameters: {
             query?: {
-                /** @description The `lastUpdated` tag of the device's previous call (absent on its first call): only passes changed after it are listed. */
+                /** @description The `lastUpdated` tag of the device's previous call (absent on its first call): only passes changed after it are listed. A tag is digits: milliseconds since 1970 as this service writes them, or seconds (10 digits) as other servers do; any other value counts as absent, never `400`. */
                 passesUpdatedSince?: components["parameters"]["PassesUpdatedSince"];
             };
             header?: never;
             path: {
-                /** @description The identifier Apple Wallet gives the device (the same for every pass on it). */
+                /** @description The identifier Apple Wallet gives the device (the same for every pass on it; 32 hex digits on today's devices). A device is registered only with an identifier of 1 to 128 letters, digits, `.`, `_` or `-`: registering any other is answered `401`; elsewhere it names no device (no registration to remove, no pass changed), never `400`. */
                 deviceLibraryIdentifier: components["parameters"]["DeviceLibraryIdentifier"];
-                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
-                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
+                /** @description The Apple pass type identifier the pass is signed with (`pass.` and reverse DNS). Any other value, well-formed or not, names no pass of this service and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
+                passTypeIdentifier: components["parameters"]["AppleWebServicePassTypeIdentifier"];
             };
             cookie?: never;
         };
@@ -7260,9 +7329,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
-                passTypeIdentifier: components["parameters"]["PassTypeIdentifier"];
-                /** @description The pass's `serialNumber`, which is its UUID in this service. */
+                /** @description The Apple pass type identifier the pass is signed with (`pass.` and reverse DNS). Any other value, well-formed or not, names no pass of this service and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
+                passTypeIdentifier: components["parameters"]["AppleWebServicePassTypeIdentifier"];
+                /** @description The pass's `serialNumber`, which is its UUID in this service. Any other value names no pass and is answered as an unknown pass (`401`, or `204` where Apple expects it), never `400`: Apple Wallet documents no other status. */
                 serialNumber: components["parameters"]["AppleSerialNumber"];
             };
             cookie?: never;
@@ -7692,11 +7761,33 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["AdminUnauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFavicon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No icon; the browser shows its default. */
+            204: {
+                headers: {
+                    /** @description Browsers keep the answer for a day (RFC 9111 §5.2.2.1). */
+                    "Cache-Control"?: "public, max-age=86400";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalServerError"];
         };
     };
     sendPassCreatedWebhook: {

@@ -22,7 +22,7 @@ import type { Runtime } from './deps.ts';
 import type { RequestContext } from './http/operation.ts';
 import { requestLogging } from './http/requestLog.ts';
 import { errorHandler } from './http/errorHandler.ts';
-import { authenticatedWith, authenticateFirst } from './http/authenticate.ts';
+import { authenticatedWith, authenticateFirst, schemeOf } from './http/authenticate.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
 import { operationHandlers, pathMatcher, type OpenApiDocument } from './http/routes.ts';
 import { rateLimit } from './http/rateLimit.ts';
@@ -192,7 +192,19 @@ export function createApp(deps: AppDependencies): Express {
   });
   // Before anything walks the body recursively (src/http/jsonDepth.ts).
   app.use(refuseDeepJson());
-  app.use(refuseUnstorableInput((req) => contractPath(req.path)?.operation(req.method)?.operation['x-eov-allow-unknown-query-parameters'] === true));
+  app.use(
+    refuseUnstorableInput(
+      (req) => contractPath(req.path)?.operation(req.method)?.operation['x-eov-allow-unknown-query-parameters'] === true,
+      (req) => {
+        // The contract's `x-unstorable-path-status` (openapi/README.md): how a protocol that has
+        // no 400 for names answers one that cannot be stored.
+        const operation = contractPath(req.path)?.operation(req.method)?.operation;
+        const status = operation?.['x-unstorable-path-status'];
+        if (typeof status !== 'number') return undefined;
+        return { status, scheme: schemeOf(document, operation!) === 'applePass' ? 'ApplePass' : 'Bearer' };
+      },
+    ),
+  );
   // Uploaded files are streamed to temporary files (src/http/csvUpload.ts), removed when the response ends.
   app.use(removeUploads);
   const validators = OpenApiValidator.middleware({

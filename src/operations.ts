@@ -78,11 +78,13 @@ import { deleteWebhookSubscription } from './api/webhooks/deleteWebhookSubscript
 import { rotateWebhookSubscriptionSecret } from './api/webhooks/rotateWebhookSubscriptionSecret.ts';
 import { listWebhookDeliveryAttempts } from './api/webhooks/listWebhookDeliveryAttempts.ts';
 import { sendWebhookTestEvent } from './api/webhooks/sendWebhookTestEvent.ts';
+import { getFavicon } from './api/favicon/getFavicon.ts';
 
 export const handlers: HandlerMap = {
   getHealth,
   getReadiness,
   getMetrics,
+  getFavicon,
   listEntities,
   getEntity,
   createPassTemplate,

@@ -29,6 +29,21 @@ describe('admin authentication', () => {
     const { token } = await service.createAccount();
     await service.api.get('/admin/v1/accounts').set(service.auth(token)).expect(401);
   });
+
+  it.each(['/admin/v1/accounts', '/metrics'])('tells a caller of %s to send the administration token, never an API key', async (path) => {
+    const { token } = await service.createAccount();
+    const detail = async (header?: string) => {
+      const req = service.api.get(path);
+      if (header) req.set('Authorization', header);
+      const res = await req.expect(401);
+      return res.body.errors[0].detail as string;
+    };
+    expect(await detail()).toBe('The Authorization header is missing; send "Authorization: Bearer <administration token>".');
+    expect(await detail('Basic dXNlcjpwYXNz')).toBe('The Authorization header must be "Bearer <administration token>".');
+    expect(await detail(`Bearer ${token}`)).toBe('An account\'s API key is not accepted here; send "Authorization: Bearer <administration token>" (ADMIN_TOKEN, or the file <DATA_DIR>/admin-token).');
+    // The account API still asks for an API key.
+    expect((await service.api.get('/api/v1/entities').expect(401)).body.errors[0].detail).toBe('The Authorization header is missing; send "Authorization: Bearer <API key>".');
+  });
 });
 
 describe('createAccount', () => {

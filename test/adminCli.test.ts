@@ -109,7 +109,8 @@ it('makes development Apple credentials, sets them, and shows, lists, replaces a
   const made = await admin(['apple', 'dev-certificate', '--account', accountId, '--pass-type-id', 'pass.dev.cli', '--team-id', 'CLITEAM123', '--out', dir, '--json']);
   expect(made.code).toBe(0);
   const output = JSON.parse(made.stdout);
-  expect(output.appleConfiguration).toMatchObject({ passTypeIdentifier: 'pass.dev.cli', teamIdentifier: 'CLITEAM123', isDefault: true, wwdrCertificate: { isAppleWwdrG4: false } });
+  // The passes' organizationName (pass.json, shown on the lock screen) is the account's name.
+  expect(output.appleConfiguration).toMatchObject({ passTypeIdentifier: 'pass.dev.cli', teamIdentifier: 'CLITEAM123', organizationName: 'CLI Apple', isDefault: true, wwdrCertificate: { isAppleWwdrG4: false } });
   expect(output.files.rootCertificate).toBe(join(dir, 'root.pem'));
   expect((await stat(join(dir, 'private-key.pem'))).mode & 0o777).toBe(0o600);
 
@@ -132,6 +133,18 @@ it('makes development Apple credentials, sets them, and shows, lists, replaces a
 
   expect((await admin(['apple', 'delete', '--account', accountId, '--pass-type-id', 'pass.dev.cli'])).code).toBe(0);
   expect((await admin(['apple', 'list', '--account', accountId])).stdout).toBe('No Apple configurations.\n');
+}, 60_000);
+
+it('names the development passes\' organisation as --organization says, and refuses an unknown account', async () => {
+  const { accountId } = await service.createAccount('CLI Named');
+  const dir = await mkdtemp(join(tmpdir(), 'wps-cli-apple-'));
+  const made = await admin(['apple', 'dev-certificate', '--account', accountId, '--organization', 'Operator Chosen Ltd', '--out', dir, '--json']);
+  expect(made.code).toBe(0);
+  expect(JSON.parse(made.stdout).appleConfiguration.organizationName).toBe('Operator Chosen Ltd');
+
+  const unknown = await admin(['apple', 'dev-certificate', '--account', '0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10', '--out', dir]);
+  expect(unknown.code).toBe(1);
+  expect(unknown.stderr).toContain('No account with id 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10 exists.');
 }, 60_000);
 
 describe('output read through a pipe', () => {

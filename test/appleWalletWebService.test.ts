@@ -114,6 +114,82 @@ describe('registerDevice and unregisterDevice', () => {
   });
 });
 
+describe('any path value is answered with Apple\'s documented statuses', () => {
+  // Path segments as sent on the wire: not a UUID, a UUID too short, upper-case words with a
+  // space, a non-ASCII word, 300 characters, a dot-dot segment, a NUL, bytes that are not UTF-8,
+  // and an encoded UTF-16 surrogate (neither can be stored as text).
+  const malformed = ['not-a-serial', '0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e1', 'NOT%20A%20UUID', '%C3%A9t%C3%A9', 'x'.repeat(300), '..', '%00', '%FF', '%ED%A0%80'];
+  let pass: { serialNumber: string; token: string };
+  const device = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+  const registration = (d: string, ptid: string, serial: string) => `/wallet/apple/v1/devices/${d}/registrations/${ptid}/${serial}`;
+  const applePass = () => ({ Authorization: `ApplePass ${pass.token}` });
+
+  beforeAll(async () => {
+    const { pkpass } = await issueAndDownload();
+    const json = (await inspectPkpass(pkpass, testCertificates().rootCertificatePem)).passJson;
+    pass = { serialNumber: String(json.serialNumber), token: String(json.authenticationToken) };
+  });
+
+  it('registerDevice: 401 for a malformed serial number, pass type identifier or device library identifier', async () => {
+    // Device library identifiers other than 1 to 128 letters, digits, '.', '_' or '-'.
+    const malformedDevices = ['NOT%20A%20UUID', '%C3%A9t%C3%A9', 'x'.repeat(129), 'a%2Fb', '%00', '%FF', '%ED%A0%80'];
+    for (const value of malformed) {
+      for (const path of [registration(device, PASS_TYPE_ID, value), registration(device, value, pass.serialNumber)]) {
+        const res = await service.api.post(path).set(applePass()).send({ pushToken: 'ab'.repeat(32) });
+        expect({ path, status: res.status }).toEqual({ path, status: 401 });
+        expect(res.headers['www-authenticate']).toMatch(/^ApplePass /);
+      }
+    }
+    for (const value of malformedDevices) {
+      for (const path of [registration(value, PASS_TYPE_ID, pass.serialNumber)]) {
+        const res = await service.api.post(path).set(applePass()).send({ pushToken: 'ab'.repeat(32) });
+        expect({ path, status: res.status }).toEqual({ path, status: 401 });
+        expect(res.headers['www-authenticate']).toMatch(/^ApplePass /);
+      }
+    }
+    // Nothing was registered.
+    const registrations = await service.api.get(`/api/v1/passes/${pass.serialNumber}/registrations`).set(auth()).expect(200);
+    expect(registrations.body.data).toEqual([]);
+  });
+
+  it('unregisterDevice: 401 for a malformed serial number or pass type identifier, 200 for a malformed device (registered nowhere)', async () => {
+    for (const value of malformed) {
+      for (const path of [registration(device, PASS_TYPE_ID, value), registration(device, value, pass.serialNumber)]) {
+        const res = await service.api.delete(path).set(applePass());
+        expect({ path, status: res.status }).toEqual({ path, status: 401 });
+      }
+      const path = registration(value, PASS_TYPE_ID, pass.serialNumber);
+      const res = await service.api.delete(path).set(applePass());
+      // Text that cannot be stored is no device of any pass: 401, as an unknown pass.
+      expect({ path, status: res.status }).toEqual({ path, status: ['%00', '%FF', '%ED%A0%80'].includes(value) ? 401 : 200 });
+    }
+  });
+
+  it('listUpdatedPasses: 204 for a malformed device library identifier, pass type identifier or tag', async () => {
+    for (const value of malformed) {
+      for (const path of [`/wallet/apple/v1/devices/${value}/registrations/${PASS_TYPE_ID}`, `/wallet/apple/v1/devices/${device}/registrations/${value}`, `/wallet/apple/v1/devices/${device}/registrations/${PASS_TYPE_ID}?passesUpdatedSince=${value}`]) {
+        const res = await service.api.get(path);
+        expect({ path, status: res.status }).toEqual({ path, status: 204 });
+      }
+    }
+  });
+
+  it('getLatestApplePass: 401 for a malformed serial number or pass type identifier', async () => {
+    for (const value of malformed) {
+      for (const path of [`/wallet/apple/v1/passes/${PASS_TYPE_ID}/${value}`, `/wallet/apple/v1/passes/${value}/${pass.serialNumber}`]) {
+        const res = await service.api.get(path).set(applePass());
+        expect({ path, status: res.status }).toEqual({ path, status: 401 });
+      }
+    }
+  });
+
+  it('logAppleDeviceMessages: 200 for a message longer than the 2,000 characters kept', async () => {
+    await service.api.post('/wallet/apple/v1/log').send({ logs: [`long ${'m'.repeat(3000)}`] }).expect(200);
+    const res = await service.api.get('/admin/v1/apple-device-logs').set(service.adminAuth()).expect(200);
+    expect(res.body.data[0].attributes.message).toBe(`long ${'m'.repeat(1995)}`);
+  });
+});
+
 describe('the update loop', () => {
   it('pushes a changed pass to its device, which lists exactly that serial and fetches a new signed version', async () => {
     const iphone = new SimulatedIphone(service);

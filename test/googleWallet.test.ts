@@ -81,6 +81,8 @@ describe('classes', () => {
   it('serves the images Google fetches (getPassTemplateImage), 404 for another', async () => {
     const res = await service.api.get(`/media/pass-templates/${templateId}/versions/1/logo@3x.png`).buffer(true).parse(binary).expect(200);
     expect(res.headers['content-type']).toBe('image/png');
+    // CacheControlImmutable in the contract: the bytes at this URL never change.
+    expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect((res.body as Buffer).subarray(1, 4).toString('latin1')).toBe('PNG');
     expectError(await service.api.get(`/media/pass-templates/${templateId}/versions/9/logo@3x.png`), 404, 'not_found', { parameter: 'imageName' });
     expectError(await service.api.get(`/media/pass-templates/${templateId}/versions/1/secret.txt`), 400, 'validation_failed', { parameter: 'imageName' });
@@ -145,6 +147,19 @@ describe('objects', () => {
       ['Message Three', 'TEXT_AND_NOTIFY'],
       ['Message Four', 'TEXT'],
     ]);
+    // Google's Message resource: header is the notification's title, the template's notificationHeader.
+    const [first] = await callsOf(call('POST', `${objectPath(passId)}/addMessage`));
+    expect(first!.body.message).toEqual({ id: expect.any(String), header: 'Coffee Club news', body: 'Message One', messageType: 'TEXT_AND_NOTIFY' });
+  });
+
+  it('heads a message with the account\'s name when the template has no notificationHeader', async () => {
+    const headless = await createTemplate(service, tenant.token, loyaltyTemplate({ name: 'Headless card', notificationHeader: undefined }));
+    const pass = await issuePass(service, tenant.token, headless, { pass: { member: 'Ada' } });
+    await callsOf((c) => call('POST', '/loyaltyObject')(c) && c.body.id === `${ISSUER_ID}.${pass.id}`);
+    await attemptsOnceRecorded(pass.id, 'insertObject');
+    await service.api.patch(`/api/v1/passes/${pass.id}`).set(auth()).send({ message: 'Double points today' }).expect(200);
+    const [message] = await callsOf(call('POST', `${objectPath(pass.id)}/addMessage`));
+    expect(message!.body.message).toMatchObject({ header: ACCOUNT_NAME, body: 'Double points today' });
   });
 
   it('falls back to TEXT when Google answers QuotaExceededException', async () => {
@@ -259,7 +274,7 @@ describe('wallet-messaging batches', () => {
     expect(attributes).toMatchObject({ status: 'successful', recipientCount: 2 });
     for (const [i, pass] of passes.entries()) {
       const [message] = await callsOf(call('POST', `${objectPath(pass.id)}/addMessage`));
-      expect(message!.body.message).toMatchObject({ body: `Hi ${['Ada', 'Grace'][i]}, double points today.`, messageType: 'TEXT_AND_NOTIFY' });
+      expect(message!.body.message).toMatchObject({ header: 'Coffee Club news', body: `Hi ${['Ada', 'Grace'][i]}, double points today.`, messageType: 'TEXT_AND_NOTIFY' });
       expect((await attempts(pass.id)).map((a) => a.attributes)).toContainEqual(expect.objectContaining({ operation: 'addNotifyingMessage', outcome: 'delivered', batchId }));
     }
   });

@@ -122,7 +122,7 @@ describe('deeply nested JSON', () => {
 });
 
 describe('unstorable text in the query and the path', () => {
-  const refusingQuery = operations.filter((op) => op.statuses.includes(400));
+  const refusingQuery = operations.filter((op) => op.statuses.includes(400) && op.unstorablePathStatus === undefined);
   test.each(rows(refusingQuery))('%s refuses a NUL in a query parameter, naming it', async (_id, op) => {
     const built = validRequest(op);
     const name = op.parameters.find((p) => p.in === 'query' && !p.required)?.name ?? 'probe';
@@ -130,13 +130,31 @@ describe('unstorable text in the query and the path', () => {
     expectRefusal(await send(op, { url }), /query parameter .* contains the NUL character/, { parameter: name });
   });
 
-  const withPathParameters = operations.filter((op) => op.parameters.some((p) => p.in === 'path'));
+  const withPathParameters = operations.filter((op) => op.parameters.some((p) => p.in === 'path') && op.unstorablePathStatus === undefined);
   test.each(rows(withPathParameters))('%s refuses a NUL or undecodable UTF-8 in a path parameter', async (_id, op) => {
     const built = validRequest(op);
     const [first] = built.url.split('?')[0]!.split('/').filter((segment) => /^[0-9a-f-]{36}$/.test(segment));
     expect(first).toBeDefined();
     expectRefusal(await send(op, { url: built.url.replace(first!, 'a%00b') }), /path segment contains the NUL character/);
     expectRefusal(await send(op, { url: built.url.replace(first!, '%ED%A0%80') }), /not valid percent-encoded UTF-8/);
+  });
+});
+
+describe('unstorable text where the protocol has no 400 for names (x-unstorable-path-status)', () => {
+  const answering = operations.filter((op) => op.unstorablePathStatus !== undefined);
+  it('is the Apple Wallet web service but its log', () => {
+    expect(answering.map((op) => op.operationId).sort()).toEqual(['getLatestApplePass', 'listUpdatedPasses', 'registerDevice', 'unregisterDevice']);
+  });
+  test.each(rows(answering))('%s answers a NUL or undecodable UTF-8 in a path parameter or query value as naming nothing', async (_id, op) => {
+    const built = validRequest(op);
+    const [first] = built.url.split('?')[0]!.split('/').filter((segment) => /^[0-9a-f-]{36}$|^[0-9a-f]{32}$/.test(segment));
+    expect(first).toBeDefined();
+    const urls = [built.url.replace(first!, 'a%00b'), built.url.replace(first!, '%ED%A0%80'), `${built.url}${built.url.includes('?') ? '&' : '?'}passesUpdatedSince=a%00b`];
+    for (const url of urls) {
+      const res = await send(op, { url });
+      expect({ url, status: res.status }).toEqual({ url, status: op.unstorablePathStatus });
+      if (res.status === 401) expect(res.headers['www-authenticate']).toMatch(/^ApplePass /);
+    }
   });
 });
 

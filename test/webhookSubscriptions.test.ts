@@ -65,6 +65,21 @@ describe('createWebhookSubscription', () => {
     expect(shown.body.data.attributes.url).toBe(data.attributes.url);
   });
 
+  it('takes PassEntry\'s documented body without scopeType: an organisation subscription (the account)', async () => {
+    // PassEntry's documented create body, with a loopback URL this test service allows.
+    const documented = { webhookSubscription: { url: 'https://127.0.0.1:9/webhook', enabled: true, subscribedEvents: ['passInstalled', 'passRemoved'] } };
+    const res = remember(await service.api.post('/api/v1/webhook-subscriptions').set(service.auth(tenant.token)).send(documented));
+    expect(res.status).toBe(201);
+    expect(res.body.data.attributes).toMatchObject({ url: 'https://127.0.0.1:9/webhook', enabled: true, scopeType: 'organisation', scopeName: tenant.accountId, subscribedEvents: ['passInstalled', 'passRemoved'] });
+    secrets.push(res.body.data.attributes.secretKey);
+    const row = await service.database.db.prisma.webhookSubscription.findUniqueOrThrow({ where: { id: res.body.data.id } });
+    expect(row).toMatchObject({ scopeType: 'organisation', scopeName: tenant.accountId, entityId: null });
+    // Without scopeType, a scopeName is the account's id or nothing, as for `organisation`.
+    const entityName = await create({ scopeType: undefined, scopeName: entityId });
+    expect(entityName.status).toBe(400);
+    expect(entityName.body.errors[0].source).toEqual({ pointer: '/webhookSubscription/scopeName' });
+  });
+
   it('creates an entity subscription for one of the account\'s entities only', async () => {
     const res = await create({ scopeType: 'entity', scopeName: entityId, subscribedEvents: ['passScanned'] });
     expect(res.status).toBe(201);

@@ -16,7 +16,9 @@
  *             --wwdr <pem file>               → { "appleConfiguration": { … } }
  *   apple show --account <id> --pass-type-id <id>, apple list --account <id>, apple delete …
  *   apple dev-certificate --account <id> [--pass-type-id <id>] [--team-id <id>] [--organization <name>] [--out <dir>]
- *                                          → throw-away development credentials, written to <dir> and set
+ *                                          → throw-away development credentials, written to <dir> and set;
+ *                                            the passes' organizationName is the account's name unless
+ *                                            --organization gives one
  *   google set --account <id> --issuer-id <digits> --key <service account JSON file>
  *                                          → { "googleConfiguration": { "issuerId", "clientEmail", … } }
  *   google show --account <id>, google delete --account <id>
@@ -61,6 +63,9 @@ Commands:
                                               certificate), write them to <dir> (default
                                               <DATA_DIR>/dev-apple) and set them for the account.
                                               Their passes open in tooling, not on an iPhone.
+                                              The passes' organization name (shown with their
+                                              notifications) is the account's name unless
+                                              --organization gives one.
   google set --account <accountId> --issuer-id <digits> --key <service account JSON key file>
                                               Set (or replace) an account's Google Wallet credentials
   google show --account <accountId>
@@ -106,6 +111,17 @@ async function allPages<T>(fetchPage: (page: number) => Promise<{ data: T[]; met
     items.push(...result.data);
     if (page >= result.meta.totalPages) return items;
   }
+}
+
+/**
+ * The name of an account, read from the administration list (the API has no single-account read).
+ * @throws ApiError, with the API's own wording, when no account has the id.
+ */
+async function accountName(client: Client, accountId: string): Promise<string> {
+  const accounts = await allPages((page) => client.GET('/admin/v1/accounts', { params: { query: { page, perPage: 100 } } }).then(unwrap));
+  const account = accounts.find((a) => a.id === accountId.toLowerCase());
+  if (!account) throw new ApiError(`No account with id ${accountId} exists.`);
+  return account.attributes.name;
 }
 
 /**
@@ -256,15 +272,17 @@ export async function runCommand(argv: string[], connect: () => Promise<Client>,
       const accountId = required(values.account, 'account');
       const passTypeIdentifier = values['pass-type-id'] ?? 'pass.dev.wallet-pass-service';
       const teamIdentifier = values['team-id'] ?? 'DEVTEAM123';
-      const organizationName = values.organization ?? 'Wallet Pass Service development';
       const dir = resolve(values.out ?? join(env.DATA_DIR || './data', 'dev-apple'));
+      const client = await connect();
+      // Apple shows organizationName with the pass's notifications and on the lock screen
+      // (https://developer.apple.com/documentation/walletpasses/pass): the account's name.
+      const organizationName = values.organization ?? (await accountName(client, accountId));
       const chain = createDevelopmentCertificates({ passTypeIdentifier, teamIdentifier, organizationName });
       await mkdir(dir, { recursive: true });
       await writeFile(join(dir, 'root.pem'), chain.rootCertificatePem);
       await writeFile(join(dir, 'wwdr.pem'), chain.wwdrCertificatePem);
       await writeFile(join(dir, 'certificate.pem'), chain.certificatePem);
       await writeFile(join(dir, 'private-key.pem'), chain.privateKeyPem, { mode: 0o600 });
-      const client = await connect();
       const data = unwrap(
         await client.PUT('/admin/v1/accounts/{accountId}/apple-configurations/{passTypeIdentifier}', {
           params: { path: { accountId, passTypeIdentifier } },

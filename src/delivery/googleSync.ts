@@ -13,6 +13,9 @@
  * Messages (pass `latestMessage`, PassEntry's update `message`) are added once each with
  * `addMessage`: `TEXT_AND_NOTIFY` while the object has notified fewer than 3 times in 24 hours
  * (Google's limit), else `TEXT`, and `TEXT` again when Google answers QuotaExceededException.
+ * Their `header`, the notification's title, is the template's `notificationHeader`, else the
+ * account's name (Google's Message resource,
+ * https://developers.google.com/wallet/reference/rest/v1/Message).
  *
  * @module delivery/googleSync
  */
@@ -191,7 +194,7 @@ export async function syncGooglePass(deps: GoogleDependencies, passId: string, c
   const firstWrite = pass.object === null && inserted;
   await recordObjectSynced(prisma, { passId, accountId: pass.accountId, objectId: resource.id, objectType: resource.resource, lastMessage: firstWrite ? pass.latestMessage : (pass.object?.lastMessage ?? null) }, now);
   if (!firstWrite && pass.latestMessage && pass.latestMessage !== pass.object?.lastMessage) {
-    return addGoogleMessage(deps, issuer, { passId, objectType: resource.resource, objectId: resource.id, notifiedAt: pass.object?.notifiedAt ?? [] }, { header: null, body: pass.latestMessage }, target);
+    return addGoogleMessage(deps, issuer, { passId, objectType: resource.resource, objectId: resource.id, notifiedAt: pass.object?.notifiedAt ?? [] }, { header: pass.notificationHeader, body: pass.latestMessage }, target);
   }
   return { outcome, reason: null };
 }
@@ -202,6 +205,9 @@ export const NOTIFICATIONS_PER_DAY = 3;
 /**
  * Adds a message to a pass's object: `TEXT_AND_NOTIFY` while it notified fewer than 3 times in
  * the last 24 hours, else `TEXT`; on QuotaExceededException, once more as `TEXT`.
+ * @param message `header` the template's `notificationHeader`, null for none: the message is then
+ *   headed with the account's name (`issuer.issuerName`), as Google shows `header` as the title of
+ *   the notification (https://developers.google.com/wallet/reference/rest/v1/Message).
  */
 export async function addGoogleMessage(
   deps: GoogleDependencies,
@@ -217,7 +223,7 @@ export async function addGoogleMessage(
     const response = await deps.googleWallet.call(issuer, {
       method: 'POST',
       path: `/${object.objectType}/${encodeURIComponent(object.objectId)}/addMessage`,
-      body: { message: { id, ...(message.header ? { header: message.header } : {}), body: message.body, messageType } },
+      body: { message: { id, header: message.header || issuer.issuerName, body: message.body, messageType } },
     });
     await record(deps, target, object.objectId, messageType === 'TEXT' ? 'addMessage' : 'addNotifyingMessage', response);
     return response;
@@ -288,7 +294,7 @@ export async function messageGooglePasses(
         deps,
         issuer,
         { passId, objectType, objectId: pass.object.objectId, notifiedAt: pass.object.notifiedAt },
-        { header: null, body: pass.latestMessage },
+        { header: pass.notificationHeader, body: pass.latestMessage },
         { passId, accountId: pass.accountId, context: { jobId: null, attempt, batchId } },
       );
       results.set(passId, { passId, devices: result.outcome === 'delivered' ? 1 : 0, error: result.outcome === 'delivered' ? null : `Google Wallet: ${result.reason ?? result.outcome}` });

@@ -72,7 +72,7 @@ export interface AuthenticationOptions {
 const WINDOW_S = 60;
 
 /** The scheme an operation requires, or undefined when it requires none (`security: []`). */
-function schemeOf(document: OpenApiDocument, operation: Record<string, unknown>): SecurityScheme | undefined {
+export function schemeOf(document: OpenApiDocument, operation: Record<string, unknown>): SecurityScheme | undefined {
   const security = (operation.security ?? document.security ?? []) as Record<string, unknown>[];
   return Object.keys(security[0] ?? {})[0] as SecurityScheme | undefined;
 }

@@ -141,16 +141,28 @@ export function takesIdempotencyKey(document: OpenApiDocument, path: string, met
   });
 }
 
+/** A header object, or a local `$ref` to one in `components.headers`, resolved. */
+function resolveHeader(document: OpenApiDocument, header: unknown): { schema?: { const?: unknown } } {
+  const ref = (header as { $ref?: string }).$ref;
+  if (!ref) return header as { schema?: { const?: unknown } };
+  const components = document.components as { headers?: Record<string, unknown> } | undefined;
+  return resolveHeader(document, components?.headers?.[ref.replace('#/components/headers/', '')] ?? {});
+}
+
 /**
- * The statuses of an operation whose responses declare a `Cache-Control` header: the contract's
- * way of saying that the response carries a secret (a new API key, reader configuration
- * secrets), which the router sends with `Cache-Control: no-store` (RFC 9111 §5.2.2.5).
+ * The statuses of an operation whose responses declare `Cache-Control: no-store` (a header whose
+ * schema is `const: no-store`, such as `CacheControlNoStore`): the contract's way of saying that
+ * the response carries a secret (a new API key, reader configuration secrets), which the router
+ * sends with `Cache-Control: no-store` (RFC 9111 §5.2.2.5). A response that declares another
+ * `Cache-Control` (immutable images, the favicon) keeps the one its handler sets.
  */
 export function noStoreStatuses(document: OpenApiDocument, path: string, method: Method): Set<number> {
   const operation = document.paths[path]?.[method] as { responses?: Record<string, { headers?: Record<string, unknown> }> } | undefined;
   return new Set(
     Object.entries(operation?.responses ?? {})
-      .filter(([, response]) => Object.keys(response.headers ?? {}).some((name) => name.toLowerCase() === 'cache-control'))
+      .filter(([, response]) =>
+        Object.entries(response.headers ?? {}).some(([name, header]) => name.toLowerCase() === 'cache-control' && resolveHeader(document, header).schema?.const === 'no-store'),
+      )
       .map(([status]) => Number(status)),
   );
 }

@@ -6,13 +6,18 @@
  * character. One check for all operations, so that no field, present or future, lets such text
  * reach a statement.
  *
- * Answers 400 `validation_failed` naming the query `parameter` or the body member (JSON `pointer`).
+ * Answers 400 `validation_failed` naming the query `parameter` or the body member (JSON `pointer`),
+ * except where an operation's protocol allows no 400 for what names a resource: there a path or
+ * query value that cannot be stored names nothing, and is answered as the operation answers an
+ * unknown name (the contract's `x-unstorable-path-status`: Apple Wallet's web service answers
+ * `401` for an unknown pass and `204` for a device with nothing to list,
+ * https://developer.apple.com/documentation/walletpasses/adding-a-web-service-to-update-passes).
  *
  * @module http/storableInput
  */
 import type { Request, RequestHandler } from 'express';
 import { unstorableIn, unstorableReason } from '../db/storableText.ts';
-import { ValidationError, type Problem } from '../errors.ts';
+import { AuthenticationError, ValidationError, type Problem } from '../errors.ts';
 
 const REFUSED = 'which cannot be stored; remove it';
 
@@ -54,15 +59,37 @@ function bodyProblem(body: unknown): Problem | undefined {
 }
 
 /**
+ * How an operation answers a path or query value that cannot be stored, instead of 400: `status`
+ * 401 is an authentication failure of `scheme` (a JSON:API error document with its challenge);
+ * any other status is answered with no body (Apple's `204`).
+ */
+export interface UnstorableNameAnswer {
+  status: number;
+  scheme: 'Bearer' | 'ApplePass';
+}
+
+/**
  * Express middleware; runs after the body parser and before the validator.
  * @param ignoresQuery Whether the request's operation ignores its query string (the health
  *   probes): its query is not looked at.
- * @throws (through `next`) ValidationError with one problem: the first unstorable text found.
+ * @param answersUnstorableName How the request's operation answers a path or query value that
+ *   cannot be stored, when not with 400 (undefined: 400).
+ * @throws (through `next`) ValidationError with one problem: the first unstorable text found;
+ *   AuthenticationError when the operation answers such a name with 401.
  */
-export function refuseUnstorableInput(ignoresQuery: (req: Request) => boolean = () => false): RequestHandler {
-  return (req, _res, next) => {
+export function refuseUnstorableInput(
+  ignoresQuery: (req: Request) => boolean = () => false,
+  answersUnstorableName: (req: Request) => UnstorableNameAnswer | undefined = () => undefined,
+): RequestHandler {
+  return (req, res, next) => {
     const query = ignoresQuery(req) ? {} : (req.query as Record<string, unknown>);
-    const problem = pathProblem(req.path) ?? queryProblem(query) ?? bodyProblem(req.body);
+    const nameProblem = pathProblem(req.path) ?? queryProblem(query);
+    const answer = nameProblem && answersUnstorableName(req);
+    if (answer?.status === 401) {
+      return next(new AuthenticationError('The path or query names nothing here: it holds a NUL, an unpaired surrogate or bytes that are not UTF-8.', 'invalid_token', { header: 'Authorization' }, answer.scheme));
+    }
+    if (answer) return void res.status(answer.status).end();
+    const problem = nameProblem ?? bodyProblem(req.body);
     next(problem ? new ValidationError(problem) : undefined);
   };
 }

@@ -38,15 +38,20 @@ export async function resolveAdminToken(config: Config, logger: Logger): Promise
 }
 
 /**
- * Checks a request's admin credential in constant time.
+ * Checks a request's admin credential in constant time. The error details name the
+ * administration token (never an API key, which is refused here) and where it comes from.
  * @throws UnauthorizedError when the API is disabled or the credential is missing or wrong.
  */
 export function verifyAdminToken(expected: string | undefined, authorization: string | undefined): void {
   if (!expected) {
     throw new AuthenticationError('The administration API is disabled: the operator has not set ADMIN_TOKEN.');
   }
-  const presented = bearerCredential(authorization);
+  const presented = bearerCredential(authorization, 'administration token');
   if (!timingSafeEqual(Buffer.from(sha256Hex(presented), 'hex'), Buffer.from(sha256Hex(expected), 'hex'))) {
+    // An account's API key (`wps_…`, src/security/apiTokens.ts) is the likely mistake: say so.
+    if (presented.startsWith('wps_')) {
+      throw new AuthenticationError(`An account's API key is not accepted here; send "Authorization: Bearer <administration token>" (ADMIN_TOKEN, or the file <DATA_DIR>/${ADMIN_TOKEN_FILE}).`);
+    }
     throw new AuthenticationError('The administration token is wrong.');
   }
 }

@@ -39,12 +39,14 @@ export function generateApiToken(): GeneratedApiToken {
 
 /**
  * Extracts the credential of an `Authorization: Bearer <credential>` header (RFC 6750 §2.1).
+ * @param credential What the operation takes, named in the error detail: `API key` (`/api/v1`)
+ *   or `administration token` (`/admin/v1`, `/metrics`).
  * @throws UnauthorizedError when the header is missing or not a bearer credential.
  */
-export function bearerCredential(header: string | undefined): string {
-  if (!header) throw new AuthenticationError('The Authorization header is missing; send "Authorization: Bearer <API key>".', 'invalid_request');
+export function bearerCredential(header: string | undefined, credential: 'API key' | 'administration token' = 'API key'): string {
+  if (!header) throw new AuthenticationError(`The Authorization header is missing; send "Authorization: Bearer <${credential}>".`, 'invalid_request');
   const match = /^Bearer[ ]+([A-Za-z0-9._~+/-]+=*)\s*$/i.exec(header);
-  if (!match?.[1]) throw new AuthenticationError('The Authorization header must be "Bearer <API key>".', 'invalid_request');
+  if (!match?.[1]) throw new AuthenticationError(`The Authorization header must be "Bearer <${credential}>".`, 'invalid_request');
   return match[1];
 }
 

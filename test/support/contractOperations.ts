@@ -34,6 +34,7 @@ interface OperationObject {
   requestBody?: { required?: boolean; content: Record<string, MediaTypeObject> };
   responses: Record<string, unknown>;
   security?: Record<string, string[]>[];
+  'x-unstorable-path-status'?: number;
 }
 
 /** One operation of the contract, as the walkers need it. */
@@ -55,6 +56,11 @@ export interface ContractOperation extends DocumentOperation {
   multipartFile?: string;
   /** The first example of the `application/json` request body (undefined without a body). */
   bodyExample: unknown;
+  /**
+   * The status the operation answers, instead of 400, to a path segment or query value that
+   * cannot be stored (its `x-unstorable-path-status`; openapi/README.md), if it has one.
+   */
+  unstorablePathStatus?: number;
 }
 
 type Document = ReturnType<typeof loadApiDocument>;
@@ -111,6 +117,7 @@ export function contractOperations(document: Document = loadApiDocument()): Cont
       hasBody: operation.requestBody !== undefined,
       bodyExample: json ? firstExample(document, json) : undefined,
       ...(form?.encoding ? { multipartFile: Object.keys(form.encoding)[0] } : {}),
+      ...(operation['x-unstorable-path-status'] === undefined ? {} : { unstorablePathStatus: operation['x-unstorable-path-status'] }),
     };
   });
 }

@@ -1,15 +1,17 @@
 import type { OperationHandler } from '../../http/operation.ts';
-import { authenticatedApplePass } from '../../domain/appleDevices/applePassAuthentication.ts';
-import { announcePassChange } from '../../domain/passes/passChanges.ts';
+import { authenticatedApplePass, checkRegistrableDevice } from '../../domain/appleDevices/applePassAuthentication.ts';
 import { registerDeviceForPass } from '../../domain/appleDevices/appleDeviceStore.ts';
+import { announcePassChange } from '../../domain/passes/passChanges.ts';
 
 /**
  * `POST /wallet/apple/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}/{serialNumber}`
  * (Apple, "Register a pass for update notifications"): keeps the device's push token; 201 for a
  * new registration, 200 for a renewed one.
- * @throws AuthenticationError (401) unless the token is this pass's.
+ * @throws AuthenticationError (401) unless the token is this pass's and the device library
+ *   identifier of the registrable form.
  */
 export const registerDevice: OperationHandler<'registerDevice'> = async ({ params, body, headers, write, ctx }) => {
+  checkRegistrableDevice(params.deviceLibraryIdentifier);
   const pass = await authenticatedApplePass(ctx, headers, params.passTypeIdentifier, params.serialNumber);
   const now = ctx.clock.now();
   const { created } = await write(async (tx) => {

@@ -7,22 +7,24 @@ import { serializeSubscriptionWithSecret } from '../../domain/webhooks/serialize
 /**
  * `POST /api/v1/webhook-subscriptions` (PassEntry API reference, webhook subscriptions): checks
  * the URL and the scope, seals a new secret and answers 201 with it (the only time besides a
- * rotation that it is shown).
+ * rotation that it is shown). Without `scopeType`, as in PassEntry's documented body, the scope is
+ * the account (`organisation`).
  * @throws ValidationError for a refused URL or an unknown entity; ConflictError for a URL the
  *   scope has, or a full scope.
  */
 export const createWebhookSubscription: OperationHandler<'createWebhookSubscription'> = async ({ body, write, ctx }) => {
   const accountId = accountOf(ctx);
   const input = body.webhookSubscription;
+  const scopeType = input.scopeType ?? 'organisation';
   const url = await checkWebhookUrl(input.url, ctx.config);
   const row = await write(async (tx) => {
-    const scope = await resolveScope(tx, accountId, input.scopeType, input.scopeName);
+    const scope = await resolveScope(tx, accountId, scopeType, input.scopeName);
     const id = newSubscriptionId();
     const { secretKey, secretEncrypted } = sealedWebhookSecret(ctx.secrets, id);
     const created = await insertSubscription(tx, {
       id,
       accountId,
-      scopeType: input.scopeType,
+      scopeType,
       ...scope,
       url,
       secretEncrypted,

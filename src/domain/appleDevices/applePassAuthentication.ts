@@ -14,6 +14,26 @@ import { appleAuthenticationTokenContext } from '../../security/secretContexts.t
 import { applePassCredential, sameToken } from '../../security/applePassCredential.ts';
 import { findPassByUuid, type PassRow } from '../passes/passStore.ts';
 
+/**
+ * The device library identifiers a device is registered with: 1 to 128 letters, digits, `.`,
+ * `_` or `-` (the contract's `DeviceLibraryIdentifier`; Apple's are 32 hex digits, and the
+ * column holds 128 characters).
+ */
+const DEVICE_LIBRARY_IDENTIFIER = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * Refuses to register a device under an identifier of another form. Apple documents only `201`,
+ * `200` and `401` for a registration
+ * (https://developer.apple.com/documentation/walletpasses/register-a-pass-for-update-notifications),
+ * so such a request is not authorized rather than invalid.
+ * @throws AuthenticationError (scheme `ApplePass`) for an identifier of another form.
+ */
+export function checkRegistrableDevice(deviceLibraryIdentifier: string): void {
+  if (!DEVICE_LIBRARY_IDENTIFIER.test(deviceLibraryIdentifier)) {
+    throw new AuthenticationError('A device is registered with a device library identifier of 1 to 128 letters, digits, ".", "_" or "-".', 'invalid_token', { header: 'Authorization' }, 'ApplePass');
+  }
+}
+
 const refused = () => new AuthenticationError('The ApplePass authentication token is not the one of this pass.', 'invalid_token', { header: 'Authorization' }, 'ApplePass');
 
 /**

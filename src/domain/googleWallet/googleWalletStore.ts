@@ -120,12 +120,14 @@ export async function recordClassSynced(
 export interface GooglePassSubject extends GooglePassData {
   accountId: string;
   latestMessage: string | null;
+  /** The template's `notificationHeader` (read now: it changes without a new design version). */
+  notificationHeader: string | null;
   object: { objectId: string; lastMessage: string | null; notifiedAt: Date[] } | null;
 }
 
 /** A pass and the record of its object; null when the pass is gone. */
 export async function selectGooglePass(prisma: PrismaExecutor, passId: string): Promise<GooglePassSubject | null> {
-  const pass = await prisma.pass.findUnique({ where: { id: passId }, include: { googleWalletObject: true } });
+  const pass = await prisma.pass.findUnique({ where: { id: passId }, include: { googleWalletObject: true, template: { select: { notificationHeader: true } } } });
   if (!pass) return null;
   const content = { ...(pass.content as Record<string, string>) };
   if (Object.hasOwn(content, 'points')) content.points = String(pass.balance);
@@ -141,6 +143,7 @@ export async function selectGooglePass(prisma: PrismaExecutor, passId: string): 
     balance: pass.balance,
     expiresAt: pass.expiresAt,
     latestMessage: pass.latestMessage,
+    notificationHeader: pass.template.notificationHeader,
     object: pass.googleWalletObject
       ? { objectId: pass.googleWalletObject.objectId, lastMessage: pass.googleWalletObject.lastMessage, notifiedAt: pass.googleWalletObject.notifiedAt ?? [] }
       : null,
