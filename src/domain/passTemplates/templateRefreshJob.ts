@@ -9,8 +9,8 @@
  *
  * The `pass-template-refresh` job is queued in the transaction that records the processed
  * version (processPassTemplate.ts). It marks the passes chunk by chunk, each chunk in its own
- * transaction that also queues their `pass-changed` jobs (src/delivery/passChangedJob.ts: coalesced
- * per pass, pushed to every registered device). A pass counts as done once its `updated_at` is
+ * transaction that also announces them as `redesigned` pass changes (src/domain/passes/passChanges.ts:
+ * their wallets hear of it). A pass counts as done once its `updated_at` is
  * at or after the version's processing time, so a run that died part way, or a second run, goes
  * on with the passes not marked yet and marks none twice; a pass changed for another reason
  * after that time already shows the new design.
