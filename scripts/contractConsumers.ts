@@ -34,7 +34,6 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { createClient as heyApi } from '@hey-api/openapi-ts';
 import { generate as orval } from 'orval';
@@ -105,7 +104,7 @@ async function compile(name: string, dir: string): Promise<void> {
   } catch (error) {
     const failed = error as { stdout?: string; stderr?: string; message: string };
     const output = `${failed.stdout ?? ''}${failed.stderr ?? ''}`.trim() || failed.message;
-    throw new CheckFailed(`the ${name} client does not compile under tsc --strict`, output.split(dir + '/').join(''));
+    throw new CheckFailed(`the ${name} client does not compile under tsc --strict`, output.split(`${dir}/`).join(''));
   }
 }
 

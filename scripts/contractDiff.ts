@@ -196,6 +196,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(report);
     if (code !== 0) {
       // Optic's summary line, e.g. "x  Checks: 2/3 passed": fewer passed than run means a break.
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: strips the ANSI colour codes (ESC [ … m) of the tool's output
       const summary = /Checks: (\d+)\/(\d+) passed/.exec(output.replace(/\x1b\[[0-9;]*m/g, ''));
       if (!summary || Number(summary[1]) >= Number(summary[2])) {
         console.error(`contract:diff: Optic failed (exit ${code}) without reporting checks; see its output above.`);

@@ -61,6 +61,7 @@ class PrismLog {
 
   /** Appends a chunk of Prism's stdout or stderr. */
   add(chunk: Buffer): void {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: strips the ANSI colour codes (ESC [ … m) of Prism's output
     const text = this.partial + chunk.toString('utf8').replace(/\u001b\[[0-9;]*m/g, '');
     const lines = text.split('\n');
     this.partial = lines.pop() ?? '';

@@ -74,6 +74,7 @@ function baseUrlOf(req: Request, config: Config): string {
 }
 
 /** The fields {@link Context}'s constructor copies. */
+// biome-ignore lint/correctness/noUnusedVariables: merges with the class below, declaring the fields its constructor copies (Object.assign)
 interface Context extends Omit<RequestContext, 'log'> {}
 
 /**
@@ -83,6 +84,7 @@ interface Context extends Omit<RequestContext, 'log'> {}
  * a getter's accessor pair in old space, and the request with it, through every young-generation
  * GC until the next full one (src/http/requestLog.ts has the measurement).
  */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: see the interface above
 class Context {
   readonly #req: Request;
 
@@ -107,6 +109,87 @@ const validatorsOf = new WeakMap<Express, { document: OpenApiDocument; validator
 export function warmUpApp(app: Express): Promise<WarmUpReport> {
   const { document, validators } = validatorsOf.get(app)!;
   return warmUpValidators(document, validators);
+}
+
+/** Middleware: the request's context (src/http/operation.ts) from the runtime, as `req.ctx`. */
+function requestContext(runtime: Runtime): RequestHandler {
+  const { db, config, clock } = runtime;
+  return (req, _res, next) => {
+  req.ctx = new Context(req, {
+    db,
+    config,
+    clock,
+    secrets: runtime.secrets,
+    jobs: runtime.jobs,
+    apiTokens: runtime.apiTokens,
+    metrics: runtime.metrics,
+    googleCallbackKeys: runtime.googleCallbackKeys,
+    baseUrl: baseUrlOf(req, config),
+    accountId: null,
+    requestId: String(req.id),
+  });
+  next();
+  };
+}
+
+/**
+ * Middleware that reads request bodies. Bodies are read only for operations that take one, so a
+ * body sent to any other operation is ignored rather than answered with a 413 or 400 the contract
+ * does not document for it; an operation's `x-body-limit-bytes` lowers the limit for it (Google
+ * Wallet callbacks). Then, before anything walks a body recursively, too deep JSON is refused
+ * (src/http/jsonDepth.ts) and so is input that cannot be stored (src/http/storableInput.ts).
+ */
+function bodyReading(document: OpenApiDocument, contractPath: ReturnType<typeof pathMatcher>, config: Config): RequestHandler[] {
+  const jsonParsers = new Map<number, RequestHandler>();
+  const parseJson = (limit: number) => {
+    if (!jsonParsers.has(limit)) jsonParsers.set(limit, express.json({ limit, type: ['application/json', 'application/*+json'] }));
+    return jsonParsers.get(limit)!;
+  };
+  const readJson: RequestHandler = (req, res, next) => {
+    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+    const operation = hasBody ? contractPath(req.path)?.operation(req.method)?.operation : undefined;
+    if (operation?.requestBody) {
+      const own = operation['x-body-limit-bytes'];
+      parseJson(typeof own === 'number' ? Math.min(own, config.bodyLimitBytes) : config.bodyLimitBytes)(req, res, next);
+    } else next();
+  };
+  return [
+    readJson,
+    refuseDeepJson(),
+    refuseUnstorableInput(
+      (req) => contractPath(req.path)?.operation(req.method)?.operation['x-eov-allow-unknown-query-parameters'] === true,
+      (req) => {
+        // The contract's `x-unstorable-path-status` (openapi/README.md): how a protocol that has
+        // no 400 for names answers one that cannot be stored.
+        const operation = contractPath(req.path)?.operation(req.method)?.operation;
+        const status = operation?.['x-unstorable-path-status'];
+        if (typeof status !== 'number') return undefined;
+        return { status, scheme: schemeOf(document, operation!) === 'applePass' ? 'ApplePass' : 'Bearer' };
+      },
+    ),
+  ];
+}
+
+/** The request (and, with `VALIDATE_RESPONSES`, response) validators of the contract (express-openapi-validator). */
+function contractValidators(document: OpenApiDocument, config: Config): RequestHandler[] {
+  return OpenApiValidator.middleware({
+    apiSpec: structuredClone(document) as never,
+    // multer's disk storage, not its default memory storage: a 10 MB CSV never sits in memory.
+    fileUploader: uploadOptions,
+    validateRequests: { allowUnknownQueryParameters: false },
+    validateResponses: config.validateResponses,
+    validateFormats: true,
+    // 'full' checks dates for real (no 2026-02-30), not only their shape (ajv-formats modes).
+    ajvFormats: { mode: 'full' },
+    validateSecurity: {
+      // authenticateFirst did the work before the body was read; these confirm it.
+      handlers: {
+        bearerAuth: async (req) => authenticatedWith(req as unknown as Request, 'bearerAuth'),
+        adminAuth: async (req) => authenticatedWith(req as unknown as Request, 'adminAuth'),
+        applePass: async (req) => authenticatedWith(req as unknown as Request, 'applePass'),
+      },
+    },
+  });
 }
 
 /**
@@ -135,22 +218,7 @@ export function createApp(deps: AppDependencies): Express {
       },
     }),
   );
-  app.use((req, res, next) => {
-    req.ctx = new Context(req, {
-      db,
-      config,
-      clock,
-      secrets: runtime.secrets,
-      jobs: runtime.jobs,
-      apiTokens: runtime.apiTokens,
-      metrics: runtime.metrics,
-      googleCallbackKeys: runtime.googleCallbackKeys,
-      baseUrl: baseUrlOf(req, config),
-      accountId: null,
-      requestId: String(req.id),
-    });
-    next();
-  });
+  app.use(requestContext(runtime));
 
   // The contract names the server that serves it (src/http/servedContract.ts).
   const served = loadServedContract(generatedDir);
@@ -174,57 +242,10 @@ export function createApp(deps: AppDependencies): Express {
       apiTokens: runtime.apiTokens,
     }),
   );
-  // Bodies are read only for operations that take one, so a body sent to any other operation is
-  // ignored rather than answered with a 413 or 400 the contract does not document for it. An
-  // operation's `x-body-limit-bytes` lowers the limit for it (Google Wallet callbacks).
-  const jsonParsers = new Map<number, RequestHandler>();
-  const parseJson = (limit: number) => {
-    if (!jsonParsers.has(limit)) jsonParsers.set(limit, express.json({ limit, type: ['application/json', 'application/*+json'] }));
-    return jsonParsers.get(limit)!;
-  };
-  app.use((req, res, next) => {
-    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-    const operation = hasBody ? contractPath(req.path)?.operation(req.method)?.operation : undefined;
-    if (operation?.requestBody) {
-      const own = operation['x-body-limit-bytes'];
-      parseJson(typeof own === 'number' ? Math.min(own, config.bodyLimitBytes) : config.bodyLimitBytes)(req, res, next);
-    } else next();
-  });
-  // Before anything walks the body recursively (src/http/jsonDepth.ts).
-  app.use(refuseDeepJson());
-  app.use(
-    refuseUnstorableInput(
-      (req) => contractPath(req.path)?.operation(req.method)?.operation['x-eov-allow-unknown-query-parameters'] === true,
-      (req) => {
-        // The contract's `x-unstorable-path-status` (openapi/README.md): how a protocol that has
-        // no 400 for names answers one that cannot be stored.
-        const operation = contractPath(req.path)?.operation(req.method)?.operation;
-        const status = operation?.['x-unstorable-path-status'];
-        if (typeof status !== 'number') return undefined;
-        return { status, scheme: schemeOf(document, operation!) === 'applePass' ? 'ApplePass' : 'Bearer' };
-      },
-    ),
-  );
+  app.use(...bodyReading(document, contractPath, config));
   // Uploaded files are streamed to temporary files (src/http/csvUpload.ts), removed when the response ends.
   app.use(removeUploads);
-  const validators = OpenApiValidator.middleware({
-    apiSpec: structuredClone(document) as never,
-    // multer's disk storage, not its default memory storage: a 10 MB CSV never sits in memory.
-    fileUploader: uploadOptions,
-    validateRequests: { allowUnknownQueryParameters: false },
-    validateResponses: config.validateResponses,
-    validateFormats: true,
-    // 'full' checks dates for real (no 2026-02-30), not only their shape (ajv-formats modes).
-    ajvFormats: { mode: 'full' },
-    validateSecurity: {
-      // authenticateFirst did the work before the body was read; these confirm it.
-      handlers: {
-        bearerAuth: async (req) => authenticatedWith(req as unknown as Request, 'bearerAuth'),
-        adminAuth: async (req) => authenticatedWith(req as unknown as Request, 'adminAuth'),
-        applePass: async (req) => authenticatedWith(req as unknown as Request, 'applePass'),
-      },
-    },
-  });
+  const validators = contractValidators(document, config);
   app.use(validators);
   validatorsOf.set(app, { document, validators });
   app.use(rateLimit(config.rateLimitPerSecond, db));

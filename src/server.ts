@@ -66,7 +66,7 @@ const whileStarting: RequestListener = (req, res) => {
 export async function startService(config: Config, logger: Logger): Promise<RunningService> {
   const server = createHttpServer(config, whileStarting);
   await listen(server, config.port, config.host);
-  let runtime;
+  let runtime: Awaited<ReturnType<typeof openRuntime>>;
   try {
     runtime = await openRuntime(config, logger);
   } catch (error) {

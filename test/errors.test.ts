@@ -167,7 +167,7 @@ describe('rate limits', () => {
     const secondKey = await limited.api.post(`/admin/v1/accounts/${a.accountId}/tokens`).set(limited.adminAuth()).send({}).expect(201);
     const aTokens = [a.token, a.token, secondKey.body.data.attributes.token as string, a.token];
     const statuses: number[] = [];
-    let last;
+    let last: Awaited<ReturnType<typeof limited.api.get>> | undefined;
     // The account's keys share one budget: a second key does not add to it.
     for (const token of aTokens) {
       last = await limited.api.get('/api/v1/entities').set(limited.auth(token));

@@ -29,7 +29,7 @@ it('names the server that serves the contract in servers; the committed bundle k
   const committedJson = JSON.parse(readFileSync(new URL('../generated/openapi.json', import.meta.url), 'utf8'));
   const committedYaml = readFileSync(new URL('../generated/openapi.yaml', import.meta.url), 'utf8');
   expect(committedJson.servers).toEqual([expect.objectContaining({ url: 'http://127.0.0.1:3000' })]);
-  expect(committedYaml).toMatch(/^servers:\n  - url: http:\/\/127\.0\.0\.1:3000\n/m);
+  expect(committedYaml).toMatch(/^servers:\n {2}- url: http:\/\/127\.0\.0\.1:3000\n/m);
 
   const service = await startTestService({ config: { publicBaseUrl: 'https://wallet.example.com/passes' } });
   const json = await service.api.get('/openapi.json').expect(200).expect('Content-Type', /json/);
@@ -38,7 +38,7 @@ it('names the server that serves the contract in servers; the committed bundle k
   expect({ ...json.body, servers: committedJson.servers }).toEqual(committedJson);
 
   const yaml = await service.api.get('/openapi.yaml').expect(200).expect('Content-Type', /yaml/);
-  expect(yaml.text).toMatch(/^servers:\n  - url: "https:\/\/wallet\.example\.com\/passes"\n    description: "[^"\n]+"\n(?=security:)/m);
+  expect(yaml.text).toMatch(/^servers:\n {2}- url: "https:\/\/wallet\.example\.com\/passes"\n {4}description: "[^"\n]+"\n(?=security:)/m);
   expect(yaml.text.replace(/^servers:\n(?:[ -].*\n)*/m, '')).toBe(committedYaml.replace(/^servers:\n(?:[ -].*\n)*/m, ''));
   await service.close();
 });

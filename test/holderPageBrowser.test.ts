@@ -201,6 +201,7 @@ else if (!existsSync(chromiumPath)) {
       try {
         expect(status).toBe(expectedStatus);
         expect(await page.locator('a[data-action]').count()).toBe(0);
+        // biome-ignore lint/performance/useDomNodeTextContent: Playwright's locator.innerText, what a person sees, not the DOM property
         if (text) expect(await page.locator('body').innerText()).toContain(text);
         expect(await seriousViolations(page)).toEqual([]);
       } finally {

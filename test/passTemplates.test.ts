@@ -279,7 +279,7 @@ describe('listPassTemplates', () => {
       const eventTicket = i % 3 === 1;
       const body = eventTicket
         ? minimalTemplate({ name: `Event ${i}`, templateType: 'eventTicket', centralTitle: `Festival ${i}` })
-        : minimalTemplate({ name: `Card ${i}`, colors: { background: '#00000' + (i % 10) } });
+        : minimalTemplate({ name: `Card ${i}`, colors: { background: `#00000${i % 10}` } });
       const res = await create(body, lister.token).expect(202);
       ids.push(res.body.id);
       if (eventTicket) eventIds.push(res.body.id);

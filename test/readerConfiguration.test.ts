@@ -347,7 +347,12 @@ describe('the secrets key', () => {
 
   function captureLogger() {
     const lines: string[] = [];
-    const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
+    const sink = new Writable({
+      write: (chunk, _enc, done) => {
+        lines.push(String(chunk));
+        done();
+      },
+    });
     return { logger: createLogger('info', sink), text: () => lines.join('') };
   }
 

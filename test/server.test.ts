@@ -184,7 +184,7 @@ it('refuses WEB_CONCURRENCY above 1 on the embedded database, which one process 
   try {
     expect(server.output()).toMatch(/"processes":2,"msg":"listening"/);
     // Each process's own line may reach the pipe after the primary's.
-    await untilOutput(/"msg":"process listening"[^]*"msg":"process listening"/);
+    await untilOutput(/"msg":"process listening"[\s\S]*"msg":"process listening"/);
     const [first, second] = pidsListening();
     expect(new Set([first, second, server.child.pid]).size).toBe(3);
     const admin = { headers: { Authorization: 'Bearer wpa_cluster-test-token' } };
@@ -304,7 +304,7 @@ it('finishes every shutdown on a Ctrl-C to its process group under load, exits 0
         // Load: keep-alive clients reading and writing without pause.
         const statuses: number[] = [];
         const client = async (n: number) => {
-          for (let i = 0; loading; i++) {
+          while (loading) {
             const res = await fetch(n % 2 ? `${base}/admin/v1/accounts` : `${base}/readyz`, { headers: admin }).catch(() => undefined);
             if (res) statuses.push(res.status);
             await res?.arrayBuffer();

@@ -364,7 +364,7 @@ async function captureWorkload(database: { url: string } | { pgliteDir: string }
   const { ApiTokenCache } = await import('../../src/security/apiTokenCache.ts');
   const { findPass } = await import('../../src/domain/passes/passStore.ts');
   const { changePassBalance } = await import('../../src/domain/loyalty/loyaltyLedger.ts');
-  let adapter;
+  let adapter: ConstructorParameters<typeof PrismaClient>[0]['adapter'];
   let close: () => Promise<void>;
   if ('url' in database) {
     const { PrismaPg } = await import('@prisma/adapter-pg');

@@ -124,18 +124,8 @@ async function accountName(client: Client, accountId: string): Promise<string> {
   return account.attributes.name;
 }
 
-/**
- * Runs one command.
- * @param argv Arguments after `npm run -s admin --`.
- * @param connect Makes the openapi-fetch client; called only once the arguments are known good.
- * @throws UsageError for bad arguments, ApiError when the API refuses.
- */
-export async function runCommand(argv: string[], connect: () => Promise<Client>, env: NodeJS.ProcessEnv = {}): Promise<Output> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
+/** The command line's flags. */
+const OPTIONS = {
       name: { type: 'string' },
       account: { type: 'string' },
       'pass-type-id': { type: 'string' },
@@ -151,179 +141,214 @@ export async function runCommand(argv: string[], connect: () => Promise<Client>,
       out: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
-    },
-  });
+} as const;
+
+type ParsedValues = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>['values'];
+
+/** What a command gets: the parsed flags, the positional arguments after the command, the client maker and the environment. */
+interface CommandInput {
+  values: ParsedValues;
+  rest: string[];
+  connect: () => Promise<Client>;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Every command, by its two words (`npm run -s admin -- --help` lists them). */
+const COMMANDS: Record<string, (input: CommandInput) => Promise<Output>> = {
+  'account create': async ({ values, connect }) => {
+    const name = required(values.name, 'name');
+    const client = await connect();
+    const data = unwrap(await client.POST('/admin/v1/accounts', { body: { account: { name } } }));
+    const token = data.included?.[0]?.attributes.token;
+    return {
+      json: { account: { id: data.data.id, name: data.data.attributes.name }, token },
+      text: `Created account ${data.data.attributes.name} (${data.data.id}).\nAPI key (shown once, store it now): ${token}`,
+    };
+  
+  },
+  'account list': async ({ connect }) => {
+    const client = await connect();
+    const accounts = await allPages((page) => client.GET('/admin/v1/accounts', { params: { query: { page, perPage: 100 } } }).then(unwrap));
+    const list = accounts.map((a) => ({ id: a.id, name: a.attributes.name, createdAt: a.attributes.createdAt }));
+    return { json: { accounts: list }, text: list.map((a) => `${a.id}  ${a.name}  ${a.createdAt}`).join('\n') || 'No accounts.' };
+  
+  },
+  'token create': async ({ values, connect }) => {
+    const accountId = required(values.account, 'account');
+    const client = await connect();
+    const data = unwrap(
+      await client.POST('/admin/v1/accounts/{accountId}/tokens', {
+        params: { path: { accountId } },
+        body: values.name ? { apiToken: { name: values.name } } : {},
+      }),
+    );
+    return {
+      json: { token: data.data.attributes.token, id: data.data.id },
+      text: `Created API key ${data.data.id}.\nAPI key (shown once, store it now): ${data.data.attributes.token}`,
+    };
+  
+  },
+  'token revoke': async ({ rest, connect }) => {
+    if (rest.length !== 1) throw new UsageError('token revoke takes exactly one token id.');
+    const client = await connect();
+    const data = unwrap(await client.POST('/admin/v1/tokens/{tokenId}/revoke', { params: { path: { tokenId: rest[0]! } } }));
+    return { json: { id: data.data.id, revokedAt: data.data.attributes.revokedAt }, text: `Revoked API key ${data.data.id}.` };
+  
+  },
+  'entity create': async ({ values, connect }) => {
+    const accountId = required(values.account, 'account');
+    const name = required(values.name, 'name');
+    const client = await connect();
+    const data = unwrap(
+      await client.POST('/admin/v1/accounts/{accountId}/entities', {
+        params: { path: { accountId } },
+        body: { entity: { name } },
+      }),
+    );
+    return {
+      json: { entity: { id: data.data.id, name: data.data.attributes.name } },
+      text: `Created entity ${data.data.attributes.name} (${data.data.id}).`,
+    };
+  
+  },
+  'entity list': async ({ values, connect }) => {
+    const accountId = required(values.account, 'account');
+    const client = await connect();
+    const entities = await allPages((page) =>
+      client.GET('/admin/v1/accounts/{accountId}/entities', { params: { path: { accountId }, query: { page, perPage: 100 } } }).then(unwrap),
+    );
+    const list = entities.map((e) => ({ id: e.id, name: e.attributes.name }));
+    return { json: { entities: list }, text: list.map((e) => `${e.id}  ${e.name}`).join('\n') || 'No entities.' };
+  
+  },
+  'apple set': async ({ values, connect }) => {
+    const accountId = required(values.account, 'account');
+    const passTypeIdentifier = required(values['pass-type-id'], 'pass-type-id');
+    if (Boolean(values.p12) === Boolean(values.certificate || values.key)) throw new UsageError('Give --certificate and --key, or --p12.');
+    const read = (path: string) => readFile(path, 'utf8');
+    const appleConfiguration = {
+      teamIdentifier: required(values['team-id'], 'team-id'),
+      organizationName: required(values.organization, 'organization'),
+      wwdrCertificate: await read(required(values.wwdr, 'wwdr')),
+      ...(values.p12
+        ? { p12: (await readFile(values.p12)).toString('base64'), p12Passphrase: values['p12-passphrase'] ?? '' }
+        : {
+            certificate: await read(required(values.certificate, 'certificate')),
+            privateKey: await read(required(values.key, 'key')),
+            ...(values['key-passphrase'] !== undefined ? { privateKeyPassphrase: values['key-passphrase'] } : {}),
+          }),
+    };
+    const client = await connect();
+    const data = unwrap(
+      await client.PUT('/admin/v1/accounts/{accountId}/apple-configurations/{passTypeIdentifier}', {
+        params: { path: { accountId, passTypeIdentifier } },
+        body: { appleConfiguration },
+      }),
+    );
+    return appleOutput(data.data, 'Set');
+  
+  },
+  'apple show': async ({ values, connect }) => {
+    const accountId = required(values.account, 'account');
+    const passTypeIdentifier = required(values['pass-type-id'], 'pass-type-id');
+    const client = await connect();
+    const data = unwrap(await client.GET('/admin/v1/accounts/{accountId}/apple-configurations/{passTypeIdentifier}', { params: { path: { accountId, passTypeIdentifier } } }));
+    return appleOutput(data.data, 'Apple configuration');
+  
+  },
+  'apple list': async ({ values, connect }) => {
+    const accountId = required(values.account, 'account');
+    const client = await connect();
+    const data = unwrap(await client.GET('/admin/v1/accounts/{accountId}/apple-configurations', { params: { path: { accountId } } }));
+    const list = data.data.map((c) => c.attributes);
+    return {
+      json: { appleConfigurations: list },
+      text: list.map((c) => `${c.passTypeIdentifier}  team ${c.teamIdentifier}  until ${c.certificate.notAfter}${c.isDefault ? '  (default)' : ''}`).join('\n') || 'No Apple configurations.',
+    };
+  
+  },
+  'apple delete': async ({ values, connect }) => {
+    const accountId = required(values.account, 'account');
+    const passTypeIdentifier = required(values['pass-type-id'], 'pass-type-id');
+    const client = await connect();
+    const result = await client.DELETE('/admin/v1/accounts/{accountId}/apple-configurations/{passTypeIdentifier}', { params: { path: { accountId, passTypeIdentifier } } });
+    if (result.response.status !== 204) unwrap(result);
+    return { json: { deleted: passTypeIdentifier }, text: `Deleted the Apple configuration of ${passTypeIdentifier}.` };
+  
+  },
+  'apple dev-certificate': async ({ values, connect, env }) => {
+    const accountId = required(values.account, 'account');
+    const passTypeIdentifier = values['pass-type-id'] ?? 'pass.dev.wallet-pass-service';
+    const teamIdentifier = values['team-id'] ?? 'DEVTEAM123';
+    const dir = resolve(values.out ?? join(env.DATA_DIR || './data', 'dev-apple'));
+    const client = await connect();
+    // Apple shows organizationName with the pass's notifications and on the lock screen
+    // (https://developer.apple.com/documentation/walletpasses/pass): the account's name.
+    const organizationName = values.organization ?? (await accountName(client, accountId));
+    const chain = createDevelopmentCertificates({ passTypeIdentifier, teamIdentifier, organizationName });
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'root.pem'), chain.rootCertificatePem);
+    await writeFile(join(dir, 'wwdr.pem'), chain.wwdrCertificatePem);
+    await writeFile(join(dir, 'certificate.pem'), chain.certificatePem);
+    await writeFile(join(dir, 'private-key.pem'), chain.privateKeyPem, { mode: 0o600 });
+    const data = unwrap(
+      await client.PUT('/admin/v1/accounts/{accountId}/apple-configurations/{passTypeIdentifier}', {
+        params: { path: { accountId, passTypeIdentifier } },
+        body: { appleConfiguration: { teamIdentifier, organizationName, certificate: chain.certificatePem, privateKey: chain.privateKeyPem, wwdrCertificate: chain.wwdrCertificatePem } },
+      }),
+    );
+    const output = appleOutput(data.data, 'Set development');
+    return {
+      json: { ...(output.json as object), files: { directory: dir, rootCertificate: join(dir, 'root.pem') } },
+      text: `${output.text}\nDevelopment credentials written to ${dir} (root.pem verifies the passes' signatures; private-key.pem is mode 0600). Passes signed with them open in tooling, not on an iPhone.`,
+    };
+  
+  },
+  'google set': async ({ values, connect }) => {
+    const accountId = required(values.account, 'account');
+    const issuerId = required(values['issuer-id'], 'issuer-id');
+    const serviceAccountKey = await readFile(required(values.key, 'key'), 'utf8');
+    const client = await connect();
+    const data = unwrap(
+      await client.PUT('/admin/v1/accounts/{accountId}/google-configuration', {
+        params: { path: { accountId } },
+        body: { googleConfiguration: { issuerId, serviceAccountKey } },
+      }),
+    );
+    return googleOutput(data.data.attributes, 'Set');
+  
+  },
+  'google show': async ({ values, connect }) => {
+    const accountId = required(values.account, 'account');
+    const client = await connect();
+    const data = unwrap(await client.GET('/admin/v1/accounts/{accountId}/google-configuration', { params: { path: { accountId } } }));
+    return googleOutput(data.data.attributes, 'Google configuration:');
+  
+  },
+  'google delete': async ({ values, connect }) => {
+    const accountId = required(values.account, 'account');
+    const client = await connect();
+    const result = await client.DELETE('/admin/v1/accounts/{accountId}/google-configuration', { params: { path: { accountId } } });
+    if (result.response.status !== 204) unwrap(result);
+    return { json: { deleted: accountId }, text: `Deleted the Google Wallet configuration of account ${accountId}.` };
+  
+  },
+};
+
+/**
+ * Runs one command.
+ * @param argv Arguments after `npm run -s admin --`.
+ * @param connect Makes the openapi-fetch client; called only once the arguments are known good.
+ * @throws UsageError for bad arguments, ApiError when the API refuses.
+ */
+export async function runCommand(argv: string[], connect: () => Promise<Client>, env: NodeJS.ProcessEnv = {}): Promise<Output> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS });
   const [resource, action, ...rest] = positionals;
   const command = `${resource ?? ''} ${action ?? ''}`.trim();
   if (command !== 'token revoke' && rest.length) throw new UsageError(`Unexpected argument: ${rest[0]}`);
-  switch (command) {
-    case 'account create': {
-      const name = required(values.name, 'name');
-      const client = await connect();
-      const data = unwrap(await client.POST('/admin/v1/accounts', { body: { account: { name } } }));
-      const token = data.included?.[0]?.attributes.token;
-      return {
-        json: { account: { id: data.data.id, name: data.data.attributes.name }, token },
-        text: `Created account ${data.data.attributes.name} (${data.data.id}).\nAPI key (shown once, store it now): ${token}`,
-      };
-    }
-    case 'account list': {
-      const client = await connect();
-      const accounts = await allPages((page) => client.GET('/admin/v1/accounts', { params: { query: { page, perPage: 100 } } }).then(unwrap));
-      const list = accounts.map((a) => ({ id: a.id, name: a.attributes.name, createdAt: a.attributes.createdAt }));
-      return { json: { accounts: list }, text: list.map((a) => `${a.id}  ${a.name}  ${a.createdAt}`).join('\n') || 'No accounts.' };
-    }
-    case 'token create': {
-      const accountId = required(values.account, 'account');
-      const client = await connect();
-      const data = unwrap(
-        await client.POST('/admin/v1/accounts/{accountId}/tokens', {
-          params: { path: { accountId } },
-          body: values.name ? { apiToken: { name: values.name } } : {},
-        }),
-      );
-      return {
-        json: { token: data.data.attributes.token, id: data.data.id },
-        text: `Created API key ${data.data.id}.\nAPI key (shown once, store it now): ${data.data.attributes.token}`,
-      };
-    }
-    case 'token revoke': {
-      if (rest.length !== 1) throw new UsageError('token revoke takes exactly one token id.');
-      const client = await connect();
-      const data = unwrap(await client.POST('/admin/v1/tokens/{tokenId}/revoke', { params: { path: { tokenId: rest[0]! } } }));
-      return { json: { id: data.data.id, revokedAt: data.data.attributes.revokedAt }, text: `Revoked API key ${data.data.id}.` };
-    }
-    case 'entity create': {
-      const accountId = required(values.account, 'account');
-      const name = required(values.name, 'name');
-      const client = await connect();
-      const data = unwrap(
-        await client.POST('/admin/v1/accounts/{accountId}/entities', {
-          params: { path: { accountId } },
-          body: { entity: { name } },
-        }),
-      );
-      return {
-        json: { entity: { id: data.data.id, name: data.data.attributes.name } },
-        text: `Created entity ${data.data.attributes.name} (${data.data.id}).`,
-      };
-    }
-    case 'entity list': {
-      const accountId = required(values.account, 'account');
-      const client = await connect();
-      const entities = await allPages((page) =>
-        client.GET('/admin/v1/accounts/{accountId}/entities', { params: { path: { accountId }, query: { page, perPage: 100 } } }).then(unwrap),
-      );
-      const list = entities.map((e) => ({ id: e.id, name: e.attributes.name }));
-      return { json: { entities: list }, text: list.map((e) => `${e.id}  ${e.name}`).join('\n') || 'No entities.' };
-    }
-    case 'apple set': {
-      const accountId = required(values.account, 'account');
-      const passTypeIdentifier = required(values['pass-type-id'], 'pass-type-id');
-      if (Boolean(values.p12) === Boolean(values.certificate || values.key)) throw new UsageError('Give --certificate and --key, or --p12.');
-      const read = (path: string) => readFile(path, 'utf8');
-      const appleConfiguration = {
-        teamIdentifier: required(values['team-id'], 'team-id'),
-        organizationName: required(values.organization, 'organization'),
-        wwdrCertificate: await read(required(values.wwdr, 'wwdr')),
-        ...(values.p12
-          ? { p12: (await readFile(values.p12)).toString('base64'), p12Passphrase: values['p12-passphrase'] ?? '' }
-          : {
-              certificate: await read(required(values.certificate, 'certificate')),
-              privateKey: await read(required(values.key, 'key')),
-              ...(values['key-passphrase'] !== undefined ? { privateKeyPassphrase: values['key-passphrase'] } : {}),
-            }),
-      };
-      const client = await connect();
-      const data = unwrap(
-        await client.PUT('/admin/v1/accounts/{accountId}/apple-configurations/{passTypeIdentifier}', {
-          params: { path: { accountId, passTypeIdentifier } },
-          body: { appleConfiguration },
-        }),
-      );
-      return appleOutput(data.data, 'Set');
-    }
-    case 'apple show': {
-      const accountId = required(values.account, 'account');
-      const passTypeIdentifier = required(values['pass-type-id'], 'pass-type-id');
-      const client = await connect();
-      const data = unwrap(await client.GET('/admin/v1/accounts/{accountId}/apple-configurations/{passTypeIdentifier}', { params: { path: { accountId, passTypeIdentifier } } }));
-      return appleOutput(data.data, 'Apple configuration');
-    }
-    case 'apple list': {
-      const accountId = required(values.account, 'account');
-      const client = await connect();
-      const data = unwrap(await client.GET('/admin/v1/accounts/{accountId}/apple-configurations', { params: { path: { accountId } } }));
-      const list = data.data.map((c) => c.attributes);
-      return {
-        json: { appleConfigurations: list },
-        text: list.map((c) => `${c.passTypeIdentifier}  team ${c.teamIdentifier}  until ${c.certificate.notAfter}${c.isDefault ? '  (default)' : ''}`).join('\n') || 'No Apple configurations.',
-      };
-    }
-    case 'apple delete': {
-      const accountId = required(values.account, 'account');
-      const passTypeIdentifier = required(values['pass-type-id'], 'pass-type-id');
-      const client = await connect();
-      const result = await client.DELETE('/admin/v1/accounts/{accountId}/apple-configurations/{passTypeIdentifier}', { params: { path: { accountId, passTypeIdentifier } } });
-      if (result.response.status !== 204) unwrap(result);
-      return { json: { deleted: passTypeIdentifier }, text: `Deleted the Apple configuration of ${passTypeIdentifier}.` };
-    }
-    case 'apple dev-certificate': {
-      const accountId = required(values.account, 'account');
-      const passTypeIdentifier = values['pass-type-id'] ?? 'pass.dev.wallet-pass-service';
-      const teamIdentifier = values['team-id'] ?? 'DEVTEAM123';
-      const dir = resolve(values.out ?? join(env.DATA_DIR || './data', 'dev-apple'));
-      const client = await connect();
-      // Apple shows organizationName with the pass's notifications and on the lock screen
-      // (https://developer.apple.com/documentation/walletpasses/pass): the account's name.
-      const organizationName = values.organization ?? (await accountName(client, accountId));
-      const chain = createDevelopmentCertificates({ passTypeIdentifier, teamIdentifier, organizationName });
-      await mkdir(dir, { recursive: true });
-      await writeFile(join(dir, 'root.pem'), chain.rootCertificatePem);
-      await writeFile(join(dir, 'wwdr.pem'), chain.wwdrCertificatePem);
-      await writeFile(join(dir, 'certificate.pem'), chain.certificatePem);
-      await writeFile(join(dir, 'private-key.pem'), chain.privateKeyPem, { mode: 0o600 });
-      const data = unwrap(
-        await client.PUT('/admin/v1/accounts/{accountId}/apple-configurations/{passTypeIdentifier}', {
-          params: { path: { accountId, passTypeIdentifier } },
-          body: { appleConfiguration: { teamIdentifier, organizationName, certificate: chain.certificatePem, privateKey: chain.privateKeyPem, wwdrCertificate: chain.wwdrCertificatePem } },
-        }),
-      );
-      const output = appleOutput(data.data, 'Set development');
-      return {
-        json: { ...(output.json as object), files: { directory: dir, rootCertificate: join(dir, 'root.pem') } },
-        text: `${output.text}\nDevelopment credentials written to ${dir} (root.pem verifies the passes' signatures; private-key.pem is mode 0600). Passes signed with them open in tooling, not on an iPhone.`,
-      };
-    }
-    case 'google set': {
-      const accountId = required(values.account, 'account');
-      const issuerId = required(values['issuer-id'], 'issuer-id');
-      const serviceAccountKey = await readFile(required(values.key, 'key'), 'utf8');
-      const client = await connect();
-      const data = unwrap(
-        await client.PUT('/admin/v1/accounts/{accountId}/google-configuration', {
-          params: { path: { accountId } },
-          body: { googleConfiguration: { issuerId, serviceAccountKey } },
-        }),
-      );
-      return googleOutput(data.data.attributes, 'Set');
-    }
-    case 'google show': {
-      const accountId = required(values.account, 'account');
-      const client = await connect();
-      const data = unwrap(await client.GET('/admin/v1/accounts/{accountId}/google-configuration', { params: { path: { accountId } } }));
-      return googleOutput(data.data.attributes, 'Google configuration:');
-    }
-    case 'google delete': {
-      const accountId = required(values.account, 'account');
-      const client = await connect();
-      const result = await client.DELETE('/admin/v1/accounts/{accountId}/google-configuration', { params: { path: { accountId } } });
-      if (result.response.status !== 204) unwrap(result);
-      return { json: { deleted: accountId }, text: `Deleted the Google Wallet configuration of account ${accountId}.` };
-    }
-    default:
-      throw new UsageError(command ? `Unknown command: ${command}` : 'No command given.');
-  }
+  const run = COMMANDS[command];
+  if (!run) throw new UsageError(command ? `Unknown command: ${command}` : 'No command given.');
+  return run({ values, rest, connect, env });
 }
 
 type AppleConfigurationResource = { id: string; attributes: { teamIdentifier: string; isDefault: boolean; certificate: { notAfter: string; expiresSoon: boolean }; wwdrCertificate: { isAppleWwdrG4: boolean } } };

@@ -108,7 +108,7 @@ export async function* readCsv(file: UploadedFile, field: string, checkHeader: (
     for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { records: number } }>) {
       if (!columns) {
         columns = record.map((name) => name.trim());
-        const empty = columns.findIndex((name) => name === '');
+        const empty = columns.indexOf('');
         if (empty >= 0) throw refuse(`column ${empty + 1} of the header has no name`);
         const repeated = columns.find((name, i) => columns!.indexOf(name) !== i);
         if (repeated) throw refuse(`the header names the column ${repeated} twice`);

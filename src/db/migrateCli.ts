@@ -15,7 +15,7 @@ import { DataDirLockedError, lockDataDir, type DataDirLock } from './dataDirLock
 import { openDatabase, pgliteDirOf } from './database.ts';
 import { applyMigrations, markRolledBack } from './migrate.ts';
 
-let args;
+let args: ReturnType<typeof parseArgs<{ options: { 'rolled-back': { type: 'string' }; help: { type: 'boolean'; short: 'h' } } }>>;
 try {
   args = parseArgs({ options: { 'rolled-back': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
 } catch (error) {

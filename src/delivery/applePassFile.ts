@@ -202,6 +202,7 @@ export async function buildApplePassFile(deps: ApplePassDependencies, pass: Pass
     bytes,
     etag: `"${createHash('sha256').update(cacheKey).digest('base64url').slice(0, 27)}"`,
     lastModified,
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are not allowed in a file name (Content-Disposition, RFC 6266)
     fileName: `${template.name.replace(/[\\/:*?"<>|\u0000-\u001f]/g, '_')}.pkpass`,
     passTypeIdentifier: configuration.passTypeIdentifier,
   };

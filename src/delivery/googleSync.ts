@@ -26,7 +26,7 @@ import type { Config } from '../config.ts';
 import type { PrismaExecutor } from '../db/database.ts';
 import type { SecretCipher } from '../security/secrets.ts';
 import { classifyGoogleResponse, type GoogleOutcome, type GoogleResponse, type GoogleWalletClient } from '../wallet/google/client.ts';
-import { googleResourceId, issuerClass, type GoogleResource } from '../wallet/google/walletClass.ts';
+import { issuerClass, type GoogleResource } from '../wallet/google/walletClass.ts';
 import { issuerObject, objectTypeOf } from '../wallet/google/walletObject.ts';
 import type { AttemptContext } from './applePush.ts';
 import { recordAttempts, type AttemptRecord } from '../domain/deliveryAttempts/deliveryAttemptStore.ts';

@@ -221,7 +221,8 @@ export async function advanceBatch(deps: BatchJobDependencies, batchId: string, 
       await enqueue(deps, batchId, start.waitSeconds);
       return 'deferred';
     }
-    if (!(batch = start.started)) return 'idle';
+    batch = start.started;
+    if (!batch) return 'idle';
   }
   if (batch.status !== 'sending') return 'idle';
   const chunkSize = options.chunkSize ?? CHUNK_SIZE;

@@ -28,14 +28,16 @@
  * @module delivery/webhookDeliveryJob
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import type { Config } from '../config.ts';
-import type { PrismaExecutor, SqlExecutor } from '../db/database.ts';
+import type { PrismaExecutor, } from '../db/database.ts';
 import { defineJob } from '../jobs/jobDefinition.ts';
-import type { JobQueue } from '../jobs/queue.ts';
-import { OutboundRequestError, outboundRequest, type DestinationPolicy } from '../net/outboundRequest.ts';
+import { OutboundRequestError, outboundRequest, } from '../net/outboundRequest.ts';
 import type { Runtime } from '../deps.ts';
 import { queueWebhookDeliveries, webhookDeliveryQueue, webhookDeliverySingletonKey, webhookDestinationPolicy, type WebhookDeliveryPayload } from '../domain/webhooks/webhookDeliveryQueue.ts';
 import { webhookSecretContext } from '../security/secretContexts.ts';
+
+/** NUL characters: PostgreSQL text cannot hold them, so a receiver's are dropped from the stored snippet. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding NUL is the point
+const NUL = /\u0000/g;
 
 /** The longest wait between two attempts of a delivery, in ms. */
 export const MAX_RETRY_DELAY_MS = 3_600_000;
@@ -118,7 +120,7 @@ async function attempt(runtime: Runtime, subscription: Subscription, delivery: P
       maxRedirects: 0,
       policy: webhookDestinationPolicy(runtime.config),
     });
-    const text = response.body.toString('utf8').replace(/\u0000/g, '').replace(/\uFFFD$/, '');
+    const text = response.body.toString('utf8').replace(NUL, '').replace(/\uFFFD$/, '');
     return {
       outcome: response.status >= 200 && response.status < 300 ? 'delivered' : 'httpError',
       status: response.status,

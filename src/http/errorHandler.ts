@@ -59,6 +59,40 @@ function describe(issue: ValidatorIssue): string {
   return /^[A-Z]/.test(message) ? `${message}.`.replace(/\.\.$/, '.') : `${subject} ${message}.`;
 }
 
+/** An error of express-openapi-validator (or of multer through it) as an {@link HttpError}, or null when `e` is none. */
+function validatorError(e: HttpLikeError, operationId?: string): HttpError | null {
+  const status = e?.status ?? e?.statusCode;
+  if (typeof status !== 'number' || status < 400 || status >= 500 || !Array.isArray(e.errors)) return null;
+  const issues = e.errors.length > 0 ? e.errors : [{ message: e.message }];
+  switch (status) {
+    case 400:
+      return new HttpError(400, 'validation_failed', 'Invalid request', issues.map((i) => ({ detail: describe(i), ...(sourceOf(i.path) ? { source: sourceOf(i.path)! } : {}) })));
+    case 401:
+      return new HttpError(401, 'unauthorized', 'Authentication required', [{ detail: e.message ?? 'Authentication required.', source: { header: 'Authorization' } }], { 'WWW-Authenticate': 'Bearer realm="wallet-pass-service"' });
+    case 404:
+      return httpErrorOf(new NotFoundError('No operation is documented at this path; see /docs.'));
+    case 405:
+      return new HttpError(405, 'method_not_allowed', 'Method not allowed', [{ detail: `${e.message ?? 'This method is not allowed on this path'}.`.replace(/\.\.$/, '.') }], e.headers ?? {});
+    case 413: {
+      // multer (src/http/csvUpload.ts): a file over the limit, or too many parts.
+      const field = operationId ? UPLOAD_FIELDS[operationId] : undefined;
+      if (field) {
+        return new HttpError(413, 'payload_too_large', 'Request body too large', [
+          { detail: `The file ${field} is larger than the limit of ${UPLOAD_LIMIT_BYTES} bytes, or the form has too many parts (${e.message ?? 'too large'}).`, source: { pointer: `/${field}` } },
+        ]);
+      }
+      return new HttpError(413, 'payload_too_large', 'Request body too large', [{ detail: e.message ?? 'The request body is too large.' }]);
+    }
+    case 415: {
+      const field = operationId ? UPLOAD_FIELDS[operationId] : undefined;
+      const types = !field ? 'application/json' : operationId === 'createWalletMessagingBatch' ? 'application/json or multipart/form-data' : 'multipart/form-data';
+      return new HttpError(415, 'unsupported_media_type', 'Unsupported media type', [{ detail: `Request bodies must be sent as ${types}.`, source: { header: 'Content-Type' } }]);
+    }
+    default:
+      return new HttpError(status, 'invalid_request', 'Invalid request', issues.map((i) => ({ detail: describe(i) })));
+  }
+}
+
 /** Maps an error of any origin to an {@link HttpError}, or null when unexpected. */
 function classify(err: unknown, operationId?: string): HttpError | null {
   if (err instanceof HttpError) return err;
@@ -94,37 +128,7 @@ function classify(err: unknown, operationId?: string): HttpError | null {
   if (e?.type === 'request.size.invalid' || e?.type === 'request.aborted') {
     return new HttpError(400, 'incomplete_body', 'Incomplete request body', [{ detail: 'The request body did not match its Content-Length.', source: { header: 'Content-Length' } }]);
   }
-  const status = e?.status ?? e?.statusCode;
-  if (typeof status !== 'number' || status < 400 || status >= 500 || !Array.isArray(e.errors)) return null;
-  // express-openapi-validator
-  const issues = e.errors.length > 0 ? e.errors : [{ message: e.message }];
-  switch (status) {
-    case 400:
-      return new HttpError(400, 'validation_failed', 'Invalid request', issues.map((i) => ({ detail: describe(i), ...(sourceOf(i.path) ? { source: sourceOf(i.path)! } : {}) })));
-    case 401:
-      return new HttpError(401, 'unauthorized', 'Authentication required', [{ detail: e.message ?? 'Authentication required.', source: { header: 'Authorization' } }], { 'WWW-Authenticate': 'Bearer realm="wallet-pass-service"' });
-    case 404:
-      return httpErrorOf(new NotFoundError('No operation is documented at this path; see /docs.'));
-    case 405:
-      return new HttpError(405, 'method_not_allowed', 'Method not allowed', [{ detail: `${e.message ?? 'This method is not allowed on this path'}.`.replace(/\.\.$/, '.') }], e.headers ?? {});
-    case 413: {
-      // multer (src/http/csvUpload.ts): a file over the limit, or too many parts.
-      const field = operationId ? UPLOAD_FIELDS[operationId] : undefined;
-      if (field) {
-        return new HttpError(413, 'payload_too_large', 'Request body too large', [
-          { detail: `The file ${field} is larger than the limit of ${UPLOAD_LIMIT_BYTES} bytes, or the form has too many parts (${e.message ?? 'too large'}).`, source: { pointer: `/${field}` } },
-        ]);
-      }
-      return new HttpError(413, 'payload_too_large', 'Request body too large', [{ detail: e.message ?? 'The request body is too large.' }]);
-    }
-    case 415: {
-      const field = operationId ? UPLOAD_FIELDS[operationId] : undefined;
-      const types = !field ? 'application/json' : operationId === 'createWalletMessagingBatch' ? 'application/json or multipart/form-data' : 'multipart/form-data';
-      return new HttpError(415, 'unsupported_media_type', 'Unsupported media type', [{ detail: `Request bodies must be sent as ${types}.`, source: { header: 'Content-Type' } }]);
-    }
-    default:
-      return new HttpError(status, 'invalid_request', 'Invalid request', issues.map((i) => ({ detail: describe(i) })));
-  }
+  return validatorError(e, operationId);
 }
 
 /** Renders an {@link HttpError} as a list of JSON:API error objects. */

@@ -62,7 +62,8 @@ export function requestLogging(
     configurable: true,
     enumerable: false,
     get(this: Request & { [madeLogger]?: Logger }) {
-      return (this[madeLogger] ??= logger.child({ req: requestFields(this) }));
+      this[madeLogger] ??= logger.child({ req: requestFields(this) });
+      return this[madeLogger];
     },
   };
   return (req: Request, res: Response, next: NextFunction) => {

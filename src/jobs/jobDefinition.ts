@@ -79,6 +79,7 @@ export interface JobDefinition<Payload, Dependencies> extends QueueDeclaration<P
    * Does the work of one job. Throwing fails the attempt, which pg-boss retries per `settings`
    * (src/jobs/retryPolicy.ts). The result, if any, is logged when the job ends.
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a job's work returns a record to log, or nothing at all
   run(job: QueuedJob<Payload>, scope: JobScope<Dependencies>): Promise<Record<string, unknown> | void>;
   /**
    * Called once when the last attempt has failed, to record the failure where users see it (a
@@ -112,6 +113,7 @@ export class RetryLater extends Error {
 }
 
 /** A definition of any payload, as the registry holds them. */
+// biome-ignore lint/suspicious/noExplicitAny: the registry holds definitions of every payload type; each is checked where it is defined
 export type AnyJobDefinition<Dependencies> = JobDefinition<any, Dependencies>;
 
 /**

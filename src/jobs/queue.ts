@@ -32,6 +32,7 @@
  *
  * @module jobs/queue
  */
+import type { PGlite } from '@electric-sql/pglite';
 import { PgBoss, fromPglite, fromPrisma, type JobResult, type JobWithMetadata } from 'pg-boss';
 import type { Database, SqlExecutor } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
@@ -120,6 +121,89 @@ export const PGLITE_WORKER_POLL_SECONDS = 30;
 const DUE_QUEUES_SQL = `SELECT DISTINCT name FROM pgboss.job WHERE name = ANY($1::text[]) AND state < 'active' AND NOT blocked AND start_after <= pgboss.job_now()`;
 
 /**
+ * A pg-boss instance on the database: PGlite's own instance (no vacuum monitor: PGlite runs no
+ * autovacuum), or a small pool of its own (at most 4 connections plus 1 for LISTEN) on PostgreSQL;
+ * its errors and warnings go to `logger`.
+ */
+function newPgBoss(db: Database, logger: Logger): PgBoss {
+  const common = { schedule: false, useListenNotify: true } as const;
+  const boss =
+    db.driver.kind === 'pglite'
+      ? new PgBoss({ ...common, db: fromPglite(db.driver.pglite), backend: 'pglite', monitorVacuum: false })
+      : new PgBoss({ ...common, connectionString: db.driver.connectionString, max: 4, application_name: 'wallet-pass-service-jobs' });
+  boss.on('error', (err) => logger.error({ err }, 'job queue error'));
+  boss.on('warning', (warning) => logger.warn({ warning }, 'job queue warning'));
+  return boss;
+}
+
+/**
+ * Starts pg-boss and creates (or updates) the queue of every definition, loading each queue's
+ * metadata into pg-boss's cache so that `send` inside a transaction never needs its own connection.
+ */
+async function startQueues(boss: PgBoss, queues: readonly AnyJobDefinition<never>[]): Promise<void> {
+  await boss.start();
+  for (const { name, settings } of queues) {
+    const { batchSize: _worker, ...queueSettings } = settings;
+    await boss.createQueue(name, queueSettings);
+    // The policy of a queue is fixed when it is created; the rest follows the definition.
+    const { policy: _policy, ...updatable } = queueSettings;
+    await boss.updateQueue(name, updatable);
+    await boss.findJobs(name, { id: NO_JOB });
+  }
+}
+
+/** Runs a fetched batch of jobs at once, each succeeding or failing on its own (pg-boss `perJobResults`). */
+function runBatch(jobs: JobWithMetadata<object>[], handler: (job: QueuedJob<never>) => Promise<void>): Promise<JobResult[]> {
+  return Promise.all(
+    jobs.map(async (job): Promise<JobResult> => {
+      try {
+        await handler({ id: job.id, data: job.data as never, retryCount: job.retryCount, retryLimit: job.retryLimit });
+        return { id: job.id, status: 'completed' };
+      } catch (error) {
+        return { id: job.id, status: 'failed', output: { message: String((error as Error)?.message ?? error) } };
+      }
+    }),
+  );
+}
+
+/**
+ * On PGlite, the due-job watcher: every polling interval one read-only statement finds which of
+ * the queues worked here have a job due, and wakes only their workers (`notifyWorker`), instead of
+ * every worker running its own locking fetch on the one connection.
+ */
+function dueJobWatcher(pglite: PGlite, boss: PgBoss, workerIds: Map<string, string[]>, pollingIntervalSeconds: number, logger: Logger) {
+  let timer: NodeJS.Timeout | undefined;
+  let looking: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const watch = () => {
+    timer = setTimeout(() => {
+      looking = pglite
+        .query<{ name: string }>(DUE_QUEUES_SQL, [[...workerIds.keys()]])
+        .then(
+          ({ rows }) => {
+            for (const { name } of rows) for (const id of workerIds.get(name) ?? []) boss.notifyWorker(id);
+          },
+          (err: unknown) => logger.error({ err }, 'job queue: looking for due jobs failed; trying again'),
+        )
+        .finally(() => !stopped && watch());
+    }, pollingIntervalSeconds * 1000);
+    timer.unref();
+  };
+  return {
+    /** Starts watching (once). */
+    start() {
+      if (!timer && !stopped) watch();
+    },
+    /** Stops watching and waits for a look under way. */
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await looking;
+    },
+  };
+}
+
+/**
  * Creates the job queue on the database `db` (nothing runs until `start()`).
  * @param db The open database; pg-boss reuses its PGlite instance, or opens its own small pool
  *   (at most 4 connections plus 1 for LISTEN) on the same PostgreSQL database.
@@ -127,34 +211,15 @@ const DUE_QUEUES_SQL = `SELECT DISTINCT name FROM pgboss.job WHERE name = ANY($1
  * @param queues Every job definition of the service (src/queues.ts): `start()` creates their queues.
  */
 export function createJobQueue(db: Database, logger: Logger, queues: readonly AnyJobDefinition<never>[], options: JobQueueOptions = {}): JobQueue {
-  const common = { schedule: false, useListenNotify: true } as const;
   const pglite = db.driver.kind === 'pglite' ? db.driver.pglite : undefined;
-  const boss =
-    db.driver.kind === 'pglite'
-      ? new PgBoss({ ...common, db: fromPglite(db.driver.pglite), backend: 'pglite', monitorVacuum: false })
-      : new PgBoss({ ...common, connectionString: db.driver.connectionString, max: 4, application_name: 'wallet-pass-service-jobs' });
-  boss.on('error', (err) => logger.error({ err }, 'job queue error'));
-  boss.on('warning', (warning) => logger.warn({ warning }, 'job queue warning'));
+  const boss = newPgBoss(db, logger);
   const pollingIntervalSeconds = options.pollingIntervalSeconds ?? 1;
   let starting: Promise<void> | undefined;
   let started = false;
   let stopping: Promise<void> | undefined;
   // PGlite: the workers of each queue worked here, woken by the due-job watcher.
   const workerIds = new Map<string, string[]>();
-  let watcher: NodeJS.Timeout | undefined;
-  let looking: Promise<void> = Promise.resolve();
-  const watchDueJobs = () => {
-    watcher = setTimeout(() => {
-      looking = pglite!
-        .query<{ name: string }>(DUE_QUEUES_SQL, [[...workerIds.keys()]])
-        .then(
-          ({ rows }) => rows.forEach(({ name }) => workerIds.get(name)?.forEach((id) => boss.notifyWorker(id))),
-          (err: unknown) => logger.error({ err }, 'job queue: looking for due jobs failed; trying again'),
-        )
-        .finally(() => !stopping && watchDueJobs());
-    }, pollingIntervalSeconds * 1000);
-    watcher.unref();
-  };
+  const watcher = pglite ? dueJobWatcher(pglite, boss, workerIds, pollingIntervalSeconds, logger) : undefined;
 
   const assertStarted = () => {
     if (!started || stopping) throw new Error('The job queue is not running; call start() first.');
@@ -162,18 +227,9 @@ export function createJobQueue(db: Database, logger: Logger, queues: readonly An
 
   return {
     start: () =>
-      (starting ??= (async () => {
-        await boss.start();
-        for (const { name, settings } of queues) {
-          const { batchSize: _worker, ...queueSettings } = settings;
-          await boss.createQueue(name, queueSettings);
-          // The policy of a queue is fixed when it is created; the rest follows the definition.
-          const { policy: _policy, ...updatable } = queueSettings;
-          await boss.updateQueue(name, updatable);
-          await boss.findJobs(name, { id: NO_JOB });
-        }
+      (starting ??= startQueues(boss, queues).then(() => {
         started = true;
-      })()),
+      })),
 
     async send(tx, queue, data, sendOptions = {}) {
       assertStarted();
@@ -227,28 +283,17 @@ export function createJobQueue(db: Database, logger: Logger, queues: readonly An
           pollingIntervalSeconds: workerPollSeconds,
           notifyPollingIntervalSeconds: workerPollSeconds,
         },
-        async (jobs: JobWithMetadata<object>[]): Promise<JobResult[]> =>
-          Promise.all(
-            jobs.map(async (job): Promise<JobResult> => {
-              try {
-                await handler({ id: job.id, data: job.data as never, retryCount: job.retryCount, retryLimit: job.retryLimit });
-                return { id: job.id, status: 'completed' };
-              } catch (error) {
-                return { id: job.id, status: 'failed', output: { message: String((error as Error)?.message ?? error) } };
-              }
-            }),
-          ),
+        (jobs: JobWithMetadata<object>[]) => runBatch(jobs, handler),
       );
       if (!pglite) return;
       workerIds.set(queue.name, [...(workerIds.get(queue.name) ?? []), workerId]);
-      if (!watcher && !stopping) watchDueJobs();
+      if (!stopping) watcher?.start();
     },
 
     stop: () =>
       (stopping ??= (async () => {
         if (starting) await starting.catch(() => {});
-        clearTimeout(watcher);
-        await looking;
+        await watcher?.stop();
         await boss.stop({ graceful: true, close: true, timeout: options.stopTimeoutMs ?? 10_000 });
       })()),
   };

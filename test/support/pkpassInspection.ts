@@ -44,9 +44,9 @@ function pngSize(bytes: Uint8Array): [number, number] {
 
 /** Parses `"key" = "value";` lines (Apple strings files) with `\"`, `\\` and `\n` escapes. */
 function parseStrings(text: string): Record<string, string> {
-  const unescape = (s: string) => s.replace(/\\(["\\n])/g, (_, c: string) => (c === 'n' ? '\n' : c));
+  const unescapeString = (s: string) => s.replace(/\\(["\\n])/g, (_, c: string) => (c === 'n' ? '\n' : c));
   const entries: Record<string, string> = {};
-  for (const match of text.matchAll(/"((?:[^"\\]|\\.)*)"\s*=\s*"((?:[^"\\]|\\.)*)";/g)) entries[unescape(match[1]!)] = unescape(match[2]!);
+  for (const match of text.matchAll(/"((?:[^"\\]|\\.)*)"\s*=\s*"((?:[^"\\]|\\.)*)";/g)) entries[unescapeString(match[1]!)] = unescapeString(match[2]!);
   return entries;
 }
 

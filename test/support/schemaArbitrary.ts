@@ -54,11 +54,16 @@ export const hostileStrings: string[] = [
   ' ',
   '\u202e',
   '00000000-0000-0000-0000-000000000000',
-  'wps_' + 'A'.repeat(43),
+  `wps_${'A'.repeat(43)}`,
 ];
 
 /** Any JSON value, small. */
 const anyJson = fc.jsonValue({ maxDepth: 2 });
+
+/** Two parts of an `allOf`, merged. */
+function mergeSchemas(all: Schema, part: Schema): Schema {
+  return { ...all, ...part, properties: { ...all.properties, ...part.properties }, required: [...(all.required ?? []), ...(part.required ?? [])] };
+}
 
 /** Builds arbitraries from the schemas of `document` (resolving local `$ref`s). */
 export function schemaArbitraries(document: unknown) {
@@ -115,10 +120,7 @@ export function schemaArbitraries(document: unknown) {
     const variants = schema.oneOf ?? schema.anyOf;
     if (variants?.length) return fc.oneof(...variants.map((v) => follow(resolve(v), hostile, depth)));
     if (schema.allOf?.length) {
-      const merged = schema.allOf.map(resolve).reduce<Schema>(
-        (all, part) => ({ ...all, ...part, properties: { ...all.properties, ...part.properties }, required: [...(all.required ?? []), ...(part.required ?? [])] }),
-        {},
-      );
+      const merged = schema.allOf.map(resolve).reduce<Schema>(mergeSchemas, {});
       return follow(merged, hostile, depth);
     }
     const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : schema.properties ? ['object'] : ['string'];

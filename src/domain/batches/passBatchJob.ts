@@ -62,7 +62,7 @@ function outcomeOf(done: number, refused: number) {
 }
 
 /** Issues the passes of a creation chunk (see the module description). */
-async function createRows(tx: PrismaExecutor, deps: PassBatchDependencies, batch: BatchRow, rows: PendingRow[], now: Date): Promise<RowOutcome[]> {
+async function createRows(tx: PrismaExecutor, _deps: PassBatchDependencies, batch: BatchRow, rows: PendingRow[], now: Date): Promise<RowOutcome[]> {
   const template = await requireIssuingTemplate(tx, batch.accountId, batch.templateId!);
   const design = issuingDesign(template);
   const outcomes: RowOutcome[] = [];
@@ -105,7 +105,7 @@ async function createRows(tx: PrismaExecutor, deps: PassBatchDependencies, batch
 }
 
 /** Applies the rows of an update chunk, each as `updatePass` / `nullifyPass` would. */
-async function updateRows(tx: PrismaExecutor, deps: PassBatchDependencies, batch: BatchRow, rows: PendingRow[], now: Date): Promise<RowOutcome[]> {
+async function updateRows(tx: PrismaExecutor, _deps: PassBatchDependencies, batch: BatchRow, rows: PendingRow[], now: Date): Promise<RowOutcome[]> {
   const outcomes: RowOutcome[] = [];
   // The chunk's passes are locked first, by ascending id (src/db/contention.ts).
   const refs = rows.map(({ cells }) => cells.pass_id).filter((ref): ref is string => typeof ref === 'string' && ref.length > 0 && ref.length <= 64);
@@ -173,7 +173,8 @@ export async function advancePassBatch(deps: PassBatchDependencies, batchId: str
       await enqueue(deps, batchId, start.waitSeconds);
       return 'deferred';
     }
-    if (!(batch = start.started)) return 'idle';
+    batch = start.started;
+    if (!batch) return 'idle';
   }
   if (batch.status !== 'processing' && batch.status !== 'sending') return 'idle';
   const chunkSize = options.chunkSize ?? ROW_CHUNK_SIZE;

@@ -40,7 +40,7 @@ export async function verifyGoogleCallback(
     throw new UnprocessableError('callback_issuer_unknown', `No account has the Google issuer id ${message.issuerId} of objectId and classId.`, { pointer: '/signedMessage' });
   }
   const at = now.getTime();
-  let rootKeys;
+  let rootKeys: Awaited<ReturnType<GoogleCallbackKeys['current']>>;
   try {
     rootKeys = await deps.keys.current();
   } catch (error) {
@@ -49,7 +49,7 @@ export async function verifyGoogleCallback(
     }
     throw error;
   }
-  let intermediateKey;
+  let intermediateKey: ReturnType<typeof verifyIntermediateKey>;
   try {
     intermediateKey = verifyIntermediateKey(body, rootKeys, at);
   } catch (error) {

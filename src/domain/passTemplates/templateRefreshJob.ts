@@ -39,7 +39,7 @@ export interface TemplateRefresh {
  * and announces them `redesigned` (their wallets hear of it), in one transaction.
  * @returns How many passes it marked (0: none is left).
  */
-export async function refreshChunk({ db, jobs, clock }: Pick<Runtime, 'db' | 'jobs' | 'clock'>, refresh: TemplateRefresh, chunkSize = REFRESH_CHUNK_SIZE): Promise<number> {
+export async function refreshChunk({ db, clock }: Pick<Runtime, 'db' | 'clock'>, refresh: TemplateRefresh, chunkSize = REFRESH_CHUNK_SIZE): Promise<number> {
   return db.write(async (tx) => {
     const rows = await tx.$queryRaw<{ id: string; accountId: string }[]>`
       UPDATE passes SET updated_at = ${clock.now()}

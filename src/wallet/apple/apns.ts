@@ -104,6 +104,69 @@ interface Session {
 
 const TLS_REFUSED = /certificate|handshake|alert|SSL/i;
 
+/**
+ * One push on an open session: `POST /3/device/<push token>` with the pass type as `apns-topic`,
+ * push type `alert`, priority 10 and an empty JSON payload (Apple, "Updating a pass": Wallet
+ * fetches the pass itself); no answer within `timeoutMs` is a result to retry.
+ */
+function postPush(http2: ClientHttp2Session, push: ApnsPush, timeoutMs: number): Promise<ApnsResult> {
+  return new Promise<ApnsResult>((resolve) => {
+    const request = http2.request({
+      [constants.HTTP2_HEADER_METHOD]: 'POST',
+      [constants.HTTP2_HEADER_PATH]: `/3/device/${push.pushToken}`,
+      'apns-topic': push.topic,
+      'apns-push-type': 'alert',
+      'apns-priority': '10',
+      'content-type': 'application/json',
+    });
+    let status = 0;
+    let apnsId: string | undefined;
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => request.close(constants.NGHTTP2_CANCEL), timeoutMs);
+    request.on('response', (headers) => {
+      status = Number(headers[constants.HTTP2_HEADER_STATUS] ?? 0);
+      apnsId = headers['apns-id'] as string | undefined;
+    });
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('close', () => {
+      clearTimeout(timer);
+      if (status === 0) return resolve({ status: 0, outcome: 'retry', reason: `No answer within ${timeoutMs} ms or the stream was reset.` });
+      let body: { reason?: string; timestamp?: number } = {};
+      try {
+        body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof body) : {};
+      } catch {
+        body = {};
+      }
+      resolve({
+        status,
+        outcome: classifyApnsResponse(status, body.reason),
+        ...(body.reason ? { reason: body.reason } : {}),
+        ...(typeof body.timestamp === 'number' ? { timestamp: new Date(body.timestamp) } : {}),
+        ...(apnsId ? { apnsId } : {}),
+      });
+    });
+    request.on('error', () => undefined);
+    request.end('{}');
+  });
+}
+
+/** Waits for a free stream of the session (its peer's SETTINGS_MAX_CONCURRENT_STREAMS). */
+async function stream(session: Session): Promise<void> {
+  for (;;) {
+    const limit = session.http2.remoteSettings?.maxConcurrentStreams ?? 100;
+    if (session.active < limit || session.http2.closed) {
+      session.active++;
+      return;
+    }
+    await new Promise<void>((resolve) => session.waiting.push(resolve));
+  }
+}
+
+function release(session: Session): void {
+  session.active--;
+  session.waiting.shift()?.();
+}
+
 /** Creates a client. Sessions open on first use and are unref'd (they keep no process alive). */
 export function createApnsClient(options: ApnsClientOptions = {}): ApnsClient {
   const baseUrl = options.baseUrl ?? APNS_PRODUCTION_URL;
@@ -136,65 +199,11 @@ export function createApnsClient(options: ApnsClientOptions = {}): ApnsClient {
     return session;
   }
 
-  /** Waits for a free stream of the session (its peer's SETTINGS_MAX_CONCURRENT_STREAMS). */
-  async function stream(session: Session): Promise<void> {
-    for (;;) {
-      const limit = session.http2.remoteSettings?.maxConcurrentStreams ?? 100;
-      if (session.active < limit || session.http2.closed) {
-        session.active++;
-        return;
-      }
-      await new Promise<void>((resolve) => session.waiting.push(resolve));
-    }
-  }
-
-  function release(session: Session): void {
-    session.active--;
-    session.waiting.shift()?.();
-  }
-
   async function send(session: Session, push: ApnsPush): Promise<ApnsResult> {
     await session.ready;
     await stream(session);
     try {
-      return await new Promise<ApnsResult>((resolve) => {
-        const request = session.http2.request({
-          [constants.HTTP2_HEADER_METHOD]: 'POST',
-          [constants.HTTP2_HEADER_PATH]: `/3/device/${push.pushToken}`,
-          'apns-topic': push.topic,
-          'apns-push-type': 'alert',
-          'apns-priority': '10',
-          'content-type': 'application/json',
-        });
-        let status = 0;
-        let apnsId: string | undefined;
-        const chunks: Buffer[] = [];
-        const timer = setTimeout(() => request.close(constants.NGHTTP2_CANCEL), timeoutMs);
-        request.on('response', (headers) => {
-          status = Number(headers[constants.HTTP2_HEADER_STATUS] ?? 0);
-          apnsId = headers['apns-id'] as string | undefined;
-        });
-        request.on('data', (chunk: Buffer) => chunks.push(chunk));
-        request.on('close', () => {
-          clearTimeout(timer);
-          if (status === 0) return resolve({ status: 0, outcome: 'retry', reason: `No answer within ${timeoutMs} ms or the stream was reset.` });
-          let body: { reason?: string; timestamp?: number } = {};
-          try {
-            body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof body) : {};
-          } catch {
-            body = {};
-          }
-          resolve({
-            status,
-            outcome: classifyApnsResponse(status, body.reason),
-            ...(body.reason ? { reason: body.reason } : {}),
-            ...(typeof body.timestamp === 'number' ? { timestamp: new Date(body.timestamp) } : {}),
-            ...(apnsId ? { apnsId } : {}),
-          });
-        });
-        request.on('error', () => undefined);
-        request.end('{}');
-      });
+      return await postPush(session.http2, push, timeoutMs);
     } finally {
       release(session);
     }

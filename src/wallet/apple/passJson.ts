@@ -77,7 +77,10 @@ function fieldDictionary({ field }: PlacedField): Record<string, string> {
 
 function localisedStrings(fields: PlacedField[]): ApplePassArtefact['strings'] {
   const strings: ApplePassArtefact['strings'] = {};
-  for (const { language, text, translated } of fieldTranslations(fields)) (strings[language] ??= {})[text] = translated;
+  for (const { language, text, translated } of fieldTranslations(fields)) {
+    strings[language] ??= {};
+    strings[language][text] = translated;
+  }
   return strings;
 }
 
@@ -210,6 +213,7 @@ export function renderPassJson(skeleton: Record<string, unknown>, data: ApplePas
   if (data.webServiceURL) pass.webServiceURL = data.webServiceURL;
   delete pass.barcodes;
   if (data.barcode) {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the ISO-8859-1 range, control characters included, is what messageEncoding iso-8859-1 can carry
     const latin1 = /^[\u0000-\u00ff]*$/.test(data.barcode.message);
     pass.barcodes = [{ format: data.barcode.format, message: data.barcode.message, messageEncoding: latin1 ? 'iso-8859-1' : 'utf-8', ...(data.barcode.altText ? { altText: data.barcode.altText } : {}) }];
   }

@@ -52,7 +52,7 @@ export function buildPkpass(files: ReadonlyMap<string, Uint8Array>, signer: Pass
  * own `.strings` tooling accepts UTF-8 and UTF-16); the encoding is this one function.
  */
 export function passStrings(entries: Record<string, string>): Uint8Array {
-  const escape = (text: string) => text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
-  const lines = Object.entries(entries).map(([key, value]) => `"${escape(key)}" = "${escape(value)}";`);
+  const escapeString = (text: string) => text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+  const lines = Object.entries(entries).map(([key, value]) => `"${escapeString(key)}" = "${escapeString(value)}";`);
   return Buffer.from(`${lines.join('\n')}\n`, 'utf8');
 }
