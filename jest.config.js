@@ -33,8 +33,6 @@ export default process.env.CONTRACT_COVERAGE === 'check'
       globalSetup: '<rootDir>/test/support/globalSetup.ts',
       projects: [
         { ...suite, displayName: 'pglite', setupFiles: ['<rootDir>/test/support/useDatabase.pglite.ts'] },
-        ...(process.env.TEST_DATABASE_URL
-          ? [{ ...suite, displayName: 'postgresql', setupFiles: ['<rootDir>/test/support/useDatabase.postgresql.ts'] }]
-          : []),
+        ...(process.env.TEST_DATABASE_URL ? [{ ...suite, displayName: 'postgresql', setupFiles: ['<rootDir>/test/support/useDatabase.postgresql.ts'] }] : []),
       ],
     };

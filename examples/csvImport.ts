@@ -77,7 +77,12 @@ async function head(url: string | null | undefined, lines: number): Promise<stri
   const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
   if (!response.ok) return `  (HTTP ${response.status})`;
   const text = await response.text();
-  return text.split(/\r?\n/).filter(Boolean).slice(0, lines).map((line) => `  ${line}`).join('\n');
+  return text
+    .split(/\r?\n/)
+    .filter(Boolean)
+    .slice(0, lines)
+    .map((line) => `  ${line}`)
+    .join('\n');
 }
 
 async function main(): Promise<number> {
@@ -103,12 +108,17 @@ async function main(): Promise<number> {
       bar.update(progress.processed, { status: batch.attributes.status });
     };
     const began = performance.now();
-    const batch = await client.createPassesFromCsv({ passTemplate, csv: await openAsBlob(file), name: 'CSV import example', fileName: 'members.csv' }, { onProgress });
+    const batch = await client.createPassesFromCsv(
+      { passTemplate, csv: await openAsBlob(file), name: 'CSV import example', fileName: 'members.csv' },
+      { onProgress },
+    );
     const seconds = (performance.now() - began) / 1000;
     if (started) bar.stop();
 
     const { status, progress, errorsCsvUrl, resultsCsvUrl } = batch.attributes;
-    console.log(`Batch ${batch.id}: ${status}, ${progress?.processed ?? 0}/${progress?.total ?? 0} rows in ${seconds.toFixed(1)} s (${((progress?.total ?? 0) / seconds).toFixed(0)} rows/s)`);
+    console.log(
+      `Batch ${batch.id}: ${status}, ${progress?.processed ?? 0}/${progress?.total ?? 0} rows in ${seconds.toFixed(1)} s (${((progress?.total ?? 0) / seconds).toFixed(0)} rows/s)`,
+    );
     console.log(`Results CSV (${resultsCsvUrl ?? 'none'}):\n${await head(resultsCsvUrl, 4)}`);
     console.log(`Errors CSV (${errorsCsvUrl ?? 'none'}):\n${await head(errorsCsvUrl, 4)}`);
     // The generated file has one bad row on purpose; a file of one's own may have none.

@@ -26,6 +26,8 @@ export function exampleEnvironment(): { baseUrl: string; token: string; client: 
 
 /** A solid-colour PNG of `width` × `height` pixels as a `data:` URL. */
 export async function brandImage(width: number, height: number, colour: string): Promise<string> {
-  const png = await sharp({ create: { width, height, channels: 3, background: colour } }).png().toBuffer();
+  const png = await sharp({ create: { width, height, channels: 3, background: colour } })
+    .png()
+    .toBuffer();
   return `data:image/png;base64,${png.toString('base64')}`;
 }

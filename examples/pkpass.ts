@@ -105,7 +105,8 @@ async function verifySignature(signature: Uint8Array, content: Uint8Array, rootP
   }
   const sid = signedData.signerInfos[0]?.sid;
   const signer = signedData.certificates?.find(
-    (cert): cert is pkijs.Certificate => cert instanceof pkijs.Certificate && sid instanceof pkijs.IssuerAndSerialNumber && cert.serialNumber.isEqual(sid.serialNumber),
+    (cert): cert is pkijs.Certificate =>
+      cert instanceof pkijs.Certificate && sid instanceof pkijs.IssuerAndSerialNumber && cert.serialNumber.isEqual(sid.serialNumber),
   );
   const subject = signer ? new X509Certificate(Buffer.from(signer.toSchema().toBER())).subject : '';
   const signerUid = /^UID=(.*)$/m.exec(subject)?.[1];

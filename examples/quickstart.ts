@@ -302,7 +302,8 @@ async function simulatedIphoneReceivesAnUpdate(passId: string, extId: string, pk
 
   const listed = await iphone.listUpdated(added.passTypeIdentifier, added.webServicePath);
   report('updated passes listed', { serialNumbers: listed.serialNumbers, lastUpdated: listed.lastUpdated });
-  if (listed.serialNumbers.length !== 1 || listed.serialNumbers[0] !== passId) throw new Error(`The device was told of ${JSON.stringify(listed.serialNumbers)}, expected [${passId}].`);
+  if (listed.serialNumbers.length !== 1 || listed.serialNumbers[0] !== passId)
+    throw new Error(`The device was told of ${JSON.stringify(listed.serialNumbers)}, expected [${passId}].`);
 
   const fetched = await iphone.fetchLatest(passId);
   if (fetched.status !== 200 || !fetched.bytes) throw new Error(`The updated pass came with HTTP ${fetched.status}, expected 200.`);
@@ -316,7 +317,8 @@ async function simulatedIphoneReceivesAnUpdate(passId: string, extId: string, pk
     serialNumber: updated.passJson.serialNumber,
   });
   if (updated.manifestMismatches.length) throw new Error(`The updated pass's manifest.json does not match ${updated.manifestMismatches.join(', ')}.`);
-  if (!updated.signatureVerified || updated.signerUid !== added.passTypeIdentifier) throw new Error('The updated pass is not signed correctly for its pass type.');
+  if (!updated.signatureVerified || updated.signerUid !== added.passTypeIdentifier)
+    throw new Error('The updated pass is not signed correctly for its pass type.');
   if (updated.passJson.serialNumber !== passId || updated.passJson.authenticationToken !== added.authenticationToken) {
     throw new Error('The updated pass changed its serial number or authentication token, which must stay.');
   }

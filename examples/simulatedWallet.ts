@@ -76,7 +76,8 @@ export class SimulatedWallet {
    */
   async add(pkpass: Uint8Array): Promise<{ pass: WalletPass; status: number }> {
     const passJson = passJsonOf(pkpass);
-    if (!passJson.webServiceURL || !passJson.authenticationToken) throw new Error('The pass has no webServiceURL or authenticationToken: it cannot be updated.');
+    if (!passJson.webServiceURL || !passJson.authenticationToken)
+      throw new Error('The pass has no webServiceURL or authenticationToken: it cannot be updated.');
     const pass: WalletPass = {
       serialNumber: passJson.serialNumber,
       passTypeIdentifier: passJson.passTypeIdentifier,
@@ -85,11 +86,14 @@ export class SimulatedWallet {
       passJson,
       lastModified: undefined,
     };
-    const response = await fetch(this.url(pass.webServicePath, `/v1/devices/${this.deviceLibraryIdentifier}/registrations/${pass.passTypeIdentifier}/${pass.serialNumber}`), {
-      method: 'POST',
-      headers: { authorization: `ApplePass ${pass.authenticationToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ pushToken: this.pushToken }),
-    });
+    const response = await fetch(
+      this.url(pass.webServicePath, `/v1/devices/${this.deviceLibraryIdentifier}/registrations/${pass.passTypeIdentifier}/${pass.serialNumber}`),
+      {
+        method: 'POST',
+        headers: { authorization: `ApplePass ${pass.authenticationToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ pushToken: this.pushToken }),
+      },
+    );
     if (response.status !== 201 && response.status !== 200) throw new WebServiceRequestFailed('registerDevice', response.status, await bodyOf(response));
     await response.body?.cancel();
     this.passes.set(pass.serialNumber, pass);

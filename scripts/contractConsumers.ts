@@ -136,7 +136,13 @@ async function waitReady(server: Server): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (server.child.exitCode !== null) throw new CheckFailed(`the server exited during start-up (exit ${server.child.exitCode})`);
-    if (await fetch(`${server.baseUrl}/readyz`).then((res) => res.ok, () => false)) return;
+    if (
+      await fetch(`${server.baseUrl}/readyz`).then(
+        (res) => res.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((done) => setTimeout(done, 250));
   }
   throw new CheckFailed(`the server was not ready (/readyz) within ${READY_TIMEOUT_MS / 1000} s`);

@@ -84,11 +84,12 @@ async function opticDiff(basePath: string, headPath: string, standardPath: strin
   // With CI set, Optic writes ci-run-details.json into its working directory and changes its output.
   delete env.CI;
   try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      [optic, 'diff', basePath, headPath, '--check', '--standard', standardPath, '--severity', 'error'],
-      { cwd, env, maxBuffer: 64 * 1024 * 1024, timeout: 5 * 60 * 1000 },
-    );
+    const { stdout, stderr } = await run(process.execPath, [optic, 'diff', basePath, headPath, '--check', '--standard', standardPath, '--severity', 'error'], {
+      cwd,
+      env,
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 5 * 60 * 1000,
+    });
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const failed = error as { code?: number | string; stdout?: string; stderr?: string; message: string };

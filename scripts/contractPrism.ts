@@ -155,7 +155,9 @@ async function main(): Promise<number> {
 
     const { received, upstream: answers, problems } = log.summary();
     const statuses = [...answers].map(([status, count]) => `${status}×${count}`).join(', ') || 'none';
-    console.log(`\nPrism: ${received} requests received, ${[...answers.values()].reduce((a, b) => a + b, 0)} forwarded (answers: ${statuses}), ${problems.length} violations.`);
+    console.log(
+      `\nPrism: ${received} requests received, ${[...answers.values()].reduce((a, b) => a + b, 0)} forwarded (answers: ${statuses}), ${problems.length} violations.`,
+    );
     for (const line of problems) console.log(`  ${line}`);
     if (exampleCode !== 0) console.error(`The example failed (exit code ${exampleCode}).`);
     if (received === 0) console.error('No request went through Prism.');

@@ -115,20 +115,20 @@ export function warmUpApp(app: Express): Promise<WarmUpReport> {
 function requestContext(runtime: Runtime): RequestHandler {
   const { db, config, clock } = runtime;
   return (req, _res, next) => {
-  req.ctx = new Context(req, {
-    db,
-    config,
-    clock,
-    secrets: runtime.secrets,
-    jobs: runtime.jobs,
-    apiTokens: runtime.apiTokens,
-    metrics: runtime.metrics,
-    googleCallbackKeys: runtime.googleCallbackKeys,
-    baseUrl: baseUrlOf(req, config),
-    accountId: null,
-    requestId: String(req.id),
-  });
-  next();
+    req.ctx = new Context(req, {
+      db,
+      config,
+      clock,
+      secrets: runtime.secrets,
+      jobs: runtime.jobs,
+      apiTokens: runtime.apiTokens,
+      metrics: runtime.metrics,
+      googleCallbackKeys: runtime.googleCallbackKeys,
+      baseUrl: baseUrlOf(req, config),
+      accountId: null,
+      requestId: String(req.id),
+    });
+    next();
   };
 }
 

@@ -15,13 +15,13 @@ import { applyMigrations } from './db/migrate.ts';
 import { createJobQueue, type JobQueueOptions } from './jobs/queue.ts';
 import { startWorkers } from './jobs/workers.ts';
 import type { Logger } from './logger.ts';
-import { createMetrics, } from './metrics.ts';
+import { createMetrics } from './metrics.ts';
 import { queues } from './queues.ts';
 import { ApiTokenCache } from './security/apiTokenCache.ts';
 import { resolveSecretsKey, SecretCipher } from './security/secrets.ts';
 import { createApnsClient, type ApnsClient } from './wallet/apple/apns.ts';
 import { createGoogleWalletClient, type GoogleWalletClient } from './wallet/google/client.ts';
-import { createGoogleCallbackKeys, } from './wallet/google/callbackKeys.ts';
+import { createGoogleCallbackKeys } from './wallet/google/callbackKeys.ts';
 import { createGoogleThrottle } from './delivery/googleRateLimit.ts';
 import { createPassChangeRelay } from './delivery/passChangeRelay.ts';
 
@@ -65,9 +65,16 @@ export function assembleRuntime(parts: RuntimeParts): Runtime {
     metrics: createMetrics(db, { processMetrics: parts.processMetrics ?? false }),
     googleWallet:
       parts.googleWallet ??
-      createGoogleWalletClient({ apiUrl: config.googleWalletApiUrl, tokenUrl: config.googleOauthTokenUrl, throttle: createGoogleThrottle(db, config.googleWalletRequestsPerSecond) }),
+      createGoogleWalletClient({
+        apiUrl: config.googleWalletApiUrl,
+        tokenUrl: config.googleOauthTokenUrl,
+        throttle: createGoogleThrottle(db, config.googleWalletRequestsPerSecond),
+      }),
     googleCallbackKeys: createGoogleCallbackKeys({ url: config.googleWalletCallbackKeysUrl, clock: parts.clock ?? systemClock }),
-    passChangeRelay: createPassChangeRelay({ config, logger, db, jobs }, parts.passChangeRelayIntervalMs ? { intervalMs: parts.passChangeRelayIntervalMs } : {}),
+    passChangeRelay: createPassChangeRelay(
+      { config, logger, db, jobs },
+      parts.passChangeRelayIntervalMs ? { intervalMs: parts.passChangeRelayIntervalMs } : {},
+    ),
     ...(parts.dataDirLock ? { dataDirLock: parts.dataDirLock } : {}),
   };
 }

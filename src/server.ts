@@ -53,8 +53,15 @@ const whileStarting: RequestListener = (req, res) => {
       ? [200, { status: 'ok' }]
       : path === '/readyz'
         ? [503, { status: 'unavailable', checks: { database: 'unavailable' } }]
-        : [503, { errors: [{ status: '503', code: 'service_unavailable', title: 'Service unavailable', detail: 'The service is starting; retry in a moment.' }] }];
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...(status === 503 ? { 'Retry-After': String(STARTING_RETRY_AFTER_S) } : {}) });
+        : [
+            503,
+            { errors: [{ status: '503', code: 'service_unavailable', title: 'Service unavailable', detail: 'The service is starting; retry in a moment.' }] },
+          ];
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    ...(status === 503 ? { 'Retry-After': String(STARTING_RETRY_AFTER_S) } : {}),
+  });
   res.end(JSON.stringify(body));
 };
 

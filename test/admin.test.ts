@@ -40,15 +40,23 @@ describe('admin authentication', () => {
     };
     expect(await detail()).toBe('The Authorization header is missing; send "Authorization: Bearer <administration token>".');
     expect(await detail('Basic dXNlcjpwYXNz')).toBe('The Authorization header must be "Bearer <administration token>".');
-    expect(await detail(`Bearer ${token}`)).toBe('An account\'s API key is not accepted here; send "Authorization: Bearer <administration token>" (ADMIN_TOKEN, or the file <DATA_DIR>/admin-token).');
+    expect(await detail(`Bearer ${token}`)).toBe(
+      'An account\'s API key is not accepted here; send "Authorization: Bearer <administration token>" (ADMIN_TOKEN, or the file <DATA_DIR>/admin-token).',
+    );
     // The account API still asks for an API key.
-    expect((await service.api.get('/api/v1/entities').expect(401)).body.errors[0].detail).toBe('The Authorization header is missing; send "Authorization: Bearer <API key>".');
+    expect((await service.api.get('/api/v1/entities').expect(401)).body.errors[0].detail).toBe(
+      'The Authorization header is missing; send "Authorization: Bearer <API key>".',
+    );
   });
 });
 
 describe('createAccount', () => {
   it('creates an account and returns its first API key once', async () => {
-    const res = await service.api.post('/admin/v1/accounts').set(service.adminAuth()).send({ account: { name: 'Acme' } }).expect(201);
+    const res = await service.api
+      .post('/admin/v1/accounts')
+      .set(service.adminAuth())
+      .send({ account: { name: 'Acme' } })
+      .expect(201);
     expect(res.body.data).toMatchObject({ type: 'account', attributes: { name: 'Acme' } });
     expect(res.headers.location).toBe(`http://wallet.test/admin/v1/accounts/${res.body.data.id}/tokens`);
     const [key] = res.body.included;
@@ -85,7 +93,10 @@ describe('listAccounts', () => {
   it('lists accounts oldest first with pagination', async () => {
     const before = (await service.api.get('/admin/v1/accounts').set(service.adminAuth()).expect(200)).body.meta.totalCount;
     await service.createAccount('Later one');
-    const res = await service.api.get(`/admin/v1/accounts?perPage=1&page=${before + 1}`).set(service.adminAuth()).expect(200);
+    const res = await service.api
+      .get(`/admin/v1/accounts?perPage=1&page=${before + 1}`)
+      .set(service.adminAuth())
+      .expect(200);
     expect(res.body.data[0].attributes.name).toBe('Later one');
     expect(res.body.meta).toMatchObject({ totalCount: before + 1, resultsPerPage: 1, currentPage: before + 1 });
     expect(res.body.links.next).toBeNull();
@@ -138,27 +149,34 @@ describe('createApiToken, listApiTokens, revokeApiToken', () => {
     }
   });
 
-  (testDatabaseKind() === 'postgresql' ? it : it.skip)('reads the database while the revocation listener is down, and trusts the cache again once it is back', async () => {
-    const { tokenId, token } = await service.createAccount();
-    const listener = async () =>
-      (await service.database.db.prisma.$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN api_tokens_changed'`)[0]?.pid;
-    await service.api.get('/api/v1/entities').set(service.auth(token)).expect(200);
-    expect(service.runtime.apiTokens.get(sha256Hex(token))).toBeDefined();
-    const pid = await listener();
-    expect(pid).toBeDefined();
-    await service.database.db.prisma.$queryRaw`SELECT pg_terminate_backend(${pid}::int)`;
-    // A revocation while nobody listens: its notification is lost, but the cache was dropped.
-    await service.database.db.prisma.$executeRaw`UPDATE api_tokens SET revoked_at = now() WHERE id = ${tokenId}::uuid`;
-    await service.api.get('/api/v1/entities').set(service.auth(token)).expect(401);
-    const back = Date.now();
-    while ((await listener()) === undefined || (await listener()) === pid) {
-      expect(Date.now() - back).toBeLessThan(15_000);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const fresh = await service.createAccount();
-    await service.api.get('/api/v1/entities').set(service.auth(fresh.token)).expect(200);
-    expect(service.runtime.apiTokens.get(sha256Hex(fresh.token))).toMatchObject({ id: fresh.tokenId });
-  });
+  (testDatabaseKind() === 'postgresql' ? it : it.skip)(
+    'reads the database while the revocation listener is down, and trusts the cache again once it is back',
+    async () => {
+      const { tokenId, token } = await service.createAccount();
+      const listener = async () =>
+        (
+          await service.database.db.prisma.$queryRaw<
+            { pid: number }[]
+          >`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN api_tokens_changed'`
+        )[0]?.pid;
+      await service.api.get('/api/v1/entities').set(service.auth(token)).expect(200);
+      expect(service.runtime.apiTokens.get(sha256Hex(token))).toBeDefined();
+      const pid = await listener();
+      expect(pid).toBeDefined();
+      await service.database.db.prisma.$queryRaw`SELECT pg_terminate_backend(${pid}::int)`;
+      // A revocation while nobody listens: its notification is lost, but the cache was dropped.
+      await service.database.db.prisma.$executeRaw`UPDATE api_tokens SET revoked_at = now() WHERE id = ${tokenId}::uuid`;
+      await service.api.get('/api/v1/entities').set(service.auth(token)).expect(401);
+      const back = Date.now();
+      while ((await listener()) === undefined || (await listener()) === pid) {
+        expect(Date.now() - back).toBeLessThan(15_000);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const fresh = await service.createAccount();
+      await service.api.get('/api/v1/entities').set(service.auth(fresh.token)).expect(200);
+      expect(service.runtime.apiTokens.get(sha256Hex(fresh.token))).toMatchObject({ id: fresh.tokenId });
+    },
+  );
 
   it('keeps lastUsedAt within its minute while the key is served from the cache', async () => {
     const clock = new TestClock();
@@ -166,8 +184,9 @@ describe('createApiToken, listApiTokens, revokeApiToken', () => {
     try {
       const { accountId, tokenId, token } = await clocked.createAccount();
       const lastUsedAt = async () =>
-        (await clocked.api.get(`/admin/v1/accounts/${accountId}/tokens`).set(clocked.adminAuth()).expect(200)).body.data.find((t: { id: string }) => t.id === tokenId)
-          .attributes.lastUsedAt as string;
+        (await clocked.api.get(`/admin/v1/accounts/${accountId}/tokens`).set(clocked.adminAuth()).expect(200)).body.data.find(
+          (t: { id: string }) => t.id === tokenId,
+        ).attributes.lastUsedAt as string;
       const iso = (date: Date) => date.toISOString().replace('.000Z', 'Z');
       const first = iso(clock.now());
       await clocked.api.get('/api/v1/entities').set(clocked.auth(token)).expect(200);
@@ -214,7 +233,11 @@ describe('createEntity, updateEntity, listAccountEntities', () => {
     expect(created.headers.location).toBe(`http://wallet.test/admin/v1/entities/${id}`);
     expect(created.body.data.attributes.passDeeplinks.google).toBe('https://g.example.com/{passId}');
 
-    const renamed = await service.api.patch(`/admin/v1/entities/${id}`).set(service.adminAuth()).send({ entity: { name: 'Soho Square' } }).expect(200);
+    const renamed = await service.api
+      .patch(`/admin/v1/entities/${id}`)
+      .set(service.adminAuth())
+      .send({ entity: { name: 'Soho Square' } })
+      .expect(200);
     expect(renamed.body.data.attributes).toEqual({
       name: 'Soho Square',
       passDeeplinks: { apple: 'http://wallet.test/passes/{passId}/apple', google: 'https://g.example.com/{passId}' },
@@ -247,8 +270,16 @@ describe('createEntity, updateEntity, listAccountEntities', () => {
   });
 
   it('answers 404 for unknown accounts and entities', async () => {
-    await service.api.post(`/admin/v1/accounts/${UNKNOWN}/entities`).set(service.adminAuth()).send({ entity: { name: 'X' } }).expect(404);
+    await service.api
+      .post(`/admin/v1/accounts/${UNKNOWN}/entities`)
+      .set(service.adminAuth())
+      .send({ entity: { name: 'X' } })
+      .expect(404);
     await service.api.get(`/admin/v1/accounts/${UNKNOWN}/entities`).set(service.adminAuth()).expect(404);
-    await service.api.patch(`/admin/v1/entities/${UNKNOWN}`).set(service.adminAuth()).send({ entity: { name: 'X' } }).expect(404);
+    await service.api
+      .patch(`/admin/v1/entities/${UNKNOWN}`)
+      .set(service.adminAuth())
+      .send({ entity: { name: 'X' } })
+      .expect(404);
   });
 });

@@ -106,19 +106,55 @@ it('exits 1 with the API error detail', async () => {
 it('makes development Apple credentials, sets them, and shows, lists, replaces and deletes them', async () => {
   const { accountId } = await service.createAccount('CLI Apple');
   const dir = await mkdtemp(join(tmpdir(), 'wps-cli-apple-'));
-  const made = await admin(['apple', 'dev-certificate', '--account', accountId, '--pass-type-id', 'pass.dev.cli', '--team-id', 'CLITEAM123', '--out', dir, '--json']);
+  const made = await admin([
+    'apple',
+    'dev-certificate',
+    '--account',
+    accountId,
+    '--pass-type-id',
+    'pass.dev.cli',
+    '--team-id',
+    'CLITEAM123',
+    '--out',
+    dir,
+    '--json',
+  ]);
   expect(made.code).toBe(0);
   const output = JSON.parse(made.stdout);
   // The passes' organizationName (pass.json, shown on the lock screen) is the account's name.
-  expect(output.appleConfiguration).toMatchObject({ passTypeIdentifier: 'pass.dev.cli', teamIdentifier: 'CLITEAM123', organizationName: 'CLI Apple', isDefault: true, wwdrCertificate: { isAppleWwdrG4: false } });
+  expect(output.appleConfiguration).toMatchObject({
+    passTypeIdentifier: 'pass.dev.cli',
+    teamIdentifier: 'CLITEAM123',
+    organizationName: 'CLI Apple',
+    isDefault: true,
+    wwdrCertificate: { isAppleWwdrG4: false },
+  });
   expect(output.files.rootCertificate).toBe(join(dir, 'root.pem'));
   expect((await stat(join(dir, 'private-key.pem'))).mode & 0o777).toBe(0o600);
 
   // The files it wrote are what `apple set` takes: replacing the configuration with them answers 200.
-  const set = await admin(['apple', 'set', '--account', accountId, '--pass-type-id', 'pass.dev.cli', '--team-id', 'CLITEAM123', '--organization', 'Renamed',
-    '--certificate', join(dir, 'certificate.pem'), '--key', join(dir, 'private-key.pem'), '--wwdr', join(dir, 'wwdr.pem')]);
+  const set = await admin([
+    'apple',
+    'set',
+    '--account',
+    accountId,
+    '--pass-type-id',
+    'pass.dev.cli',
+    '--team-id',
+    'CLITEAM123',
+    '--organization',
+    'Renamed',
+    '--certificate',
+    join(dir, 'certificate.pem'),
+    '--key',
+    join(dir, 'private-key.pem'),
+    '--wwdr',
+    join(dir, 'wwdr.pem'),
+  ]);
   expect(set.code).toBe(0);
-  expect(set.stdout).toMatch(/^Set pass\.dev\.cli \(team CLITEAM123\), certificate valid until .+ — the default of the account; development certificate: passes open in tooling only\.\n$/);
+  expect(set.stdout).toMatch(
+    /^Set pass\.dev\.cli \(team CLITEAM123\), certificate valid until .+ — the default of the account; development certificate: passes open in tooling only\.\n$/,
+  );
 
   const shown = JSON.parse((await admin(['apple', 'show', '--account', accountId, '--pass-type-id', 'pass.dev.cli', '--json'])).stdout);
   expect(shown.appleConfiguration.organizationName).toBe('Renamed');
@@ -126,8 +162,24 @@ it('makes development Apple credentials, sets them, and shows, lists, replaces a
   expect(listed.appleConfigurations.map((c: { passTypeIdentifier: string }) => c.passTypeIdentifier)).toEqual(['pass.dev.cli']);
   expect(JSON.stringify(listed)).not.toContain('PRIVATE KEY');
 
-  const wrongTeam = await admin(['apple', 'set', '--account', accountId, '--pass-type-id', 'pass.dev.cli', '--team-id', 'OTHER12345', '--organization', 'x',
-    '--certificate', join(dir, 'certificate.pem'), '--key', join(dir, 'private-key.pem'), '--wwdr', join(dir, 'wwdr.pem')]);
+  const wrongTeam = await admin([
+    'apple',
+    'set',
+    '--account',
+    accountId,
+    '--pass-type-id',
+    'pass.dev.cli',
+    '--team-id',
+    'OTHER12345',
+    '--organization',
+    'x',
+    '--certificate',
+    join(dir, 'certificate.pem'),
+    '--key',
+    join(dir, 'private-key.pem'),
+    '--wwdr',
+    join(dir, 'wwdr.pem'),
+  ]);
   expect(wrongTeam.code).toBe(1);
   expect(wrongTeam.stderr).toContain('not OTHER12345');
 
@@ -135,7 +187,7 @@ it('makes development Apple credentials, sets them, and shows, lists, replaces a
   expect((await admin(['apple', 'list', '--account', accountId])).stdout).toBe('No Apple configurations.\n');
 }, 60_000);
 
-it('names the development passes\' organisation as --organization says, and refuses an unknown account', async () => {
+it("names the development passes' organisation as --organization says, and refuses an unknown account", async () => {
   const { accountId } = await service.createAccount('CLI Named');
   const dir = await mkdtemp(join(tmpdir(), 'wps-cli-apple-'));
   const made = await admin(['apple', 'dev-certificate', '--account', accountId, '--organization', 'Operator Chosen Ltd', '--out', dir, '--json']);
@@ -154,12 +206,16 @@ describe('output read through a pipe', () => {
     const bin = JSON.parse(await readFile('package.json', 'utf8')).bin['wallet-pass-admin'];
     expect(bin).toBeDefined();
     const viaBin = await new Promise<Run>((resolve) =>
-      execFile(process.execPath, [bin, 'account', 'list', '--json'], { env: env() }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr })),
+      execFile(process.execPath, [bin, 'account', 'list', '--json'], { env: env() }, (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+      ),
     );
     expect(viaBin).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(viaBin.stdout).accounts).toEqual(expect.any(Array));
     const viaNpm = await new Promise<Run>((resolve) =>
-      execFile('npm', ['run', '-s', 'admin', '--', 'account', 'list', '--json'], { env: env() }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr })),
+      execFile('npm', ['run', '-s', 'admin', '--', 'account', 'list', '--json'], { env: env() }, (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+      ),
     );
     expect(viaNpm.code).toBe(0);
     expect(JSON.parse(viaNpm.stdout)).toEqual(JSON.parse(viaBin.stdout));
@@ -169,7 +225,10 @@ describe('output read through a pipe', () => {
   }, 60_000);
 
   it('exits 0 without a stack trace when the reader has gone before the output is written', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', 'account', 'list', '--json'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', 'account', 'list', '--json'], {
+      env: env(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.destroy();
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
@@ -181,7 +240,9 @@ describe('output read through a pipe', () => {
     // More output than a pipe holds (64 KiB on Linux): the CLI is still writing when head exits.
     const names = Array.from({ length: 400 }, (_, i) => `Pipe ${i} ${'x'.repeat(180)}`);
     for (let i = 0; i < names.length; i += 20) {
-      await Promise.all(names.slice(i, i + 20).map((name) => service.api.post('/admin/v1/accounts').set(service.adminAuth()).send({ account: { name } }).expect(201)));
+      await Promise.all(
+        names.slice(i, i + 20).map((name) => service.api.post('/admin/v1/accounts').set(service.adminAuth()).send({ account: { name } }).expect(201)),
+      );
     }
     const run = await new Promise<Run>((resolve) =>
       execFile(

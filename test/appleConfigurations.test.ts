@@ -34,7 +34,10 @@ const pemBody = (overrides: Record<string, unknown> = {}) => {
   };
 };
 const put = (body: unknown, passTypeIdentifier = PASS_TYPE_ID, account = accountId) =>
-  service.api.put(path(passTypeIdentifier, account)).set(service.adminAuth()).send(body as object);
+  service.api
+    .put(path(passTypeIdentifier, account))
+    .set(service.adminAuth())
+    .send(body as object);
 
 describe('setAppleConfiguration', () => {
   it('stores PEM credentials (201), shows what it read and never the key', async () => {
@@ -68,7 +71,15 @@ describe('setAppleConfiguration', () => {
   it('takes a .p12 file with its passphrase', async () => {
     const chain = createDevelopmentCertificates({ passTypeIdentifier: 'pass.com.example.tickets', teamIdentifier: TEAM_ID, organizationName: 'Tickets' });
     const res = await put(
-      { appleConfiguration: { teamIdentifier: TEAM_ID, organizationName: 'Tickets', p12: chain.p12('s3cret').toString('base64'), p12Passphrase: 's3cret', wwdrCertificate: chain.wwdrCertificatePem } },
+      {
+        appleConfiguration: {
+          teamIdentifier: TEAM_ID,
+          organizationName: 'Tickets',
+          p12: chain.p12('s3cret').toString('base64'),
+          p12Passphrase: 's3cret',
+          wwdrCertificate: chain.wwdrCertificatePem,
+        },
+      },
       'pass.com.example.tickets',
     ).expect(201);
     expect(res.body.data.attributes).toMatchObject({ passTypeIdentifier: 'pass.com.example.tickets', isDefault: false });
@@ -78,12 +89,28 @@ describe('setAppleConfiguration', () => {
   describe('refuses credentials that cannot sign passes, with 422 naming the check and the member', () => {
     const chain = () => testCertificates();
     const cases: [string, () => { body: unknown; passTypeIdentifier?: string }, string, string][] = [
-      ['a certificate of another pass type', () => ({ body: pemBody(), passTypeIdentifier: 'pass.com.example.other' }), 'wrong_pass_type_identifier', '/appleConfiguration/certificate'],
-      ['a certificate of another team', () => ({ body: pemBody({ teamIdentifier: 'ZZZZZ99999' }) }), 'wrong_team_identifier', '/appleConfiguration/certificate'],
+      [
+        'a certificate of another pass type',
+        () => ({ body: pemBody(), passTypeIdentifier: 'pass.com.example.other' }),
+        'wrong_pass_type_identifier',
+        '/appleConfiguration/certificate',
+      ],
+      [
+        'a certificate of another team',
+        () => ({ body: pemBody({ teamIdentifier: 'ZZZZZ99999' }) }),
+        'wrong_team_identifier',
+        '/appleConfiguration/certificate',
+      ],
       [
         'an expired certificate',
         () => {
-          const old = createDevelopmentCertificates({ passTypeIdentifier: PASS_TYPE_ID, teamIdentifier: TEAM_ID, organizationName: 'Old', notBefore: new Date('2020-01-01'), notAfter: new Date('2021-01-01') });
+          const old = createDevelopmentCertificates({
+            passTypeIdentifier: PASS_TYPE_ID,
+            teamIdentifier: TEAM_ID,
+            organizationName: 'Old',
+            notBefore: new Date('2020-01-01'),
+            notAfter: new Date('2021-01-01'),
+          });
           return { body: pemBody({ certificate: old.certificatePem, privateKey: old.privateKeyPem, wwdrCertificate: old.wwdrCertificatePem }) };
         },
         'expired',
@@ -91,33 +118,67 @@ describe('setAppleConfiguration', () => {
       ],
       [
         'a key that is not the certificate’s',
-        () => ({ body: pemBody({ privateKey: createDevelopmentCertificates({ passTypeIdentifier: PASS_TYPE_ID, teamIdentifier: TEAM_ID, organizationName: 'x' }).privateKeyPem }) }),
+        () => ({
+          body: pemBody({
+            privateKey: createDevelopmentCertificates({ passTypeIdentifier: PASS_TYPE_ID, teamIdentifier: TEAM_ID, organizationName: 'x' }).privateKeyPem,
+          }),
+        }),
         'key_mismatch',
         '/appleConfiguration/privateKey',
       ],
-      ['something that is not a certificate', () => ({ body: pemBody({ certificate: `-----BEGIN CERTIFICATE-----\n${'A'.repeat(80)}\n-----END CERTIFICATE-----\n` }) }), 'certificate_unreadable', '/appleConfiguration/certificate'],
+      [
+        'something that is not a certificate',
+        () => ({ body: pemBody({ certificate: `-----BEGIN CERTIFICATE-----\n${'A'.repeat(80)}\n-----END CERTIFICATE-----\n` }) }),
+        'certificate_unreadable',
+        '/appleConfiguration/certificate',
+      ],
       [
         'a wrong .p12 passphrase',
-        () => ({ body: { appleConfiguration: { teamIdentifier: TEAM_ID, organizationName: 'x', p12: chain().p12('right').toString('base64'), p12Passphrase: 'wrong', wwdrCertificate: chain().wwdrCertificatePem } } }),
+        () => ({
+          body: {
+            appleConfiguration: {
+              teamIdentifier: TEAM_ID,
+              organizationName: 'x',
+              p12: chain().p12('right').toString('base64'),
+              p12Passphrase: 'wrong',
+              wwdrCertificate: chain().wwdrCertificatePem,
+            },
+          },
+        }),
         'wrong_passphrase',
         '/appleConfiguration/p12Passphrase',
       ],
       [
         'a WWDR certificate that did not issue it',
-        () => ({ body: pemBody({ wwdrCertificate: createDevelopmentCertificates({ passTypeIdentifier: PASS_TYPE_ID, teamIdentifier: TEAM_ID, organizationName: 'x' }).wwdrCertificatePem }) }),
+        () => ({
+          body: pemBody({
+            wwdrCertificate: createDevelopmentCertificates({ passTypeIdentifier: PASS_TYPE_ID, teamIdentifier: TEAM_ID, organizationName: 'x' })
+              .wwdrCertificatePem,
+          }),
+        }),
         'chain_not_wwdr',
         '/appleConfiguration/wwdrCertificate',
       ],
       [
         'a certificate without Apple’s Pass Type ID extensions',
         () => {
-          const plain = createDevelopmentCertificates({ passTypeIdentifier: PASS_TYPE_ID, teamIdentifier: TEAM_ID, organizationName: 'x', passTypeExtensions: false });
+          const plain = createDevelopmentCertificates({
+            passTypeIdentifier: PASS_TYPE_ID,
+            teamIdentifier: TEAM_ID,
+            organizationName: 'x',
+            passTypeExtensions: false,
+          });
           return { body: pemBody({ certificate: plain.certificatePem, privateKey: plain.privateKeyPem, wwdrCertificate: plain.wwdrCertificatePem }) };
         },
         'not_pass_type_certificate',
         '/appleConfiguration/certificate',
       ],
-      ['the WWDR certificate given as the pass certificate', () => ({ body: pemBody({ certificate: chain().wwdrCertificatePem }) }), 'wrong_pass_type_identifier', '/appleConfiguration/certificate'],
+      [
+        'the WWDR certificate given as the pass certificate',
+        () => ({ body: pemBody({ certificate: chain().wwdrCertificatePem }) }),
+        'wrong_pass_type_identifier',
+        '/appleConfiguration/certificate',
+      ],
     ];
     it.each(cases)('%s', async (_name, make, code, pointer) => {
       const { body, passTypeIdentifier } = make();
@@ -141,7 +202,12 @@ describe('setAppleConfiguration', () => {
 
   it('refuses both or neither of the PEM pair and p12 with 400', async () => {
     const chain = testCertificates();
-    expectError(await put({ appleConfiguration: { teamIdentifier: TEAM_ID, organizationName: 'x', wwdrCertificate: chain.wwdrCertificatePem } }), 400, 'validation_failed', { pointer: '/appleConfiguration/certificate' });
+    expectError(
+      await put({ appleConfiguration: { teamIdentifier: TEAM_ID, organizationName: 'x', wwdrCertificate: chain.wwdrCertificatePem } }),
+      400,
+      'validation_failed',
+      { pointer: '/appleConfiguration/certificate' },
+    );
     expectError(await put(pemBody({ p12: chain.p12('x').toString('base64') })), 400, 'validation_failed', { pointer: '/appleConfiguration/p12' });
   });
 
@@ -163,7 +229,9 @@ describe('getAppleConfiguration, listAppleConfigurations, deleteAppleConfigurati
 
   it('answers 404 for a pass type the account has not configured, and for an unknown account', async () => {
     expectError(await service.api.get(path('pass.com.example.none')).set(service.adminAuth()), 404, 'not_found', { parameter: 'passTypeIdentifier' });
-    expectError(await service.api.get(`/admin/v1/accounts/${UNKNOWN_ID}/apple-configurations`).set(service.adminAuth()), 404, 'not_found', { parameter: 'accountId' });
+    expectError(await service.api.get(`/admin/v1/accounts/${UNKNOWN_ID}/apple-configurations`).set(service.adminAuth()), 404, 'not_found', {
+      parameter: 'accountId',
+    });
   });
 
   it('deletes a configuration (204); the next oldest becomes the default', async () => {

@@ -52,12 +52,20 @@ async function issueAndDownload(body: unknown = { pass: {} }) {
 
 /** The pushes the stand-in has received for a push token, once there are `count` (at most 15 s). */
 const pushesTo = (pushToken: string, count = 1, timeoutMs = 15_000): Promise<ReceivedPush[]> =>
-  pollUntil(async () => fake.requests.filter((r) => r.pushToken === pushToken), (pushes) => pushes.length >= count, { timeoutMs });
+  pollUntil(
+    async () => fake.requests.filter((r) => r.pushToken === pushToken),
+    (pushes) => pushes.length >= count,
+    { timeoutMs },
+  );
 
 const getPass = async (id: string) => (await service.api.get(`/api/v1/passes/${id}`).set(auth()).expect(200)).body.data.attributes;
 const attempts = async (id: string) => (await service.api.get(`/api/v1/passes/${id}/delivery-attempts`).set(auth()).expect(200)).body.data;
 /** A pass's delivery attempts once `count` are recorded (a push is recorded after APNs answered). */
-const attemptsOnceRecorded = (id: string, count: number) => pollUntil(() => attempts(id), (record) => record.length >= count);
+const attemptsOnceRecorded = (id: string, count: number) =>
+  pollUntil(
+    () => attempts(id),
+    (record) => record.length >= count,
+  );
 
 describe('registerDevice and unregisterDevice', () => {
   it('registers a device (201, then 200), marks the pass active on an iPhone, and unregistering marks it removed', async () => {
@@ -73,7 +81,14 @@ describe('registerDevice and unregisterDevice', () => {
       {
         id: iphone.deviceLibraryIdentifier,
         type: 'appleRegistration',
-        attributes: { deviceType: 'iphone', passTypeIdentifier: PASS_TYPE_ID, pushTokenEnd: iphone.pushToken.slice(-8), registeredAt: expect.any(String), renewedAt: expect.any(String), lastPush: null },
+        attributes: {
+          deviceType: 'iphone',
+          passTypeIdentifier: PASS_TYPE_ID,
+          pushTokenEnd: iphone.pushToken.slice(-8),
+          registeredAt: expect.any(String),
+          renewedAt: expect.any(String),
+          lastPush: null,
+        },
       },
     ]);
 
@@ -99,26 +114,49 @@ describe('registerDevice and unregisterDevice', () => {
     const { pkpass } = await issueAndDownload();
     const iphone = new SimulatedIphone(service);
     const json = (await inspectPkpass(pkpass, testCertificates().rootCertificatePem)).passJson;
-    const pass = { serialNumber: String(json.serialNumber), passTypeIdentifier: PASS_TYPE_ID, authenticationToken: String(json.authenticationToken), webServicePath: '/wallet/apple', passJson: json, lastModified: undefined };
+    const pass = {
+      serialNumber: String(json.serialNumber),
+      passTypeIdentifier: PASS_TYPE_ID,
+      authenticationToken: String(json.authenticationToken),
+      webServicePath: '/wallet/apple',
+      passJson: json,
+      lastModified: undefined,
+    };
     const wrong = await iphone.register(pass, 'x'.repeat(32));
     expectError(wrong, 401, 'unauthorized', { header: 'Authorization' });
     expect(wrong.headers['www-authenticate']).toMatch(/^ApplePass /);
     expectError(await iphone.register({ ...pass, serialNumber: '0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10' }), 401, 'unauthorized');
     expectError(await iphone.register({ ...pass, passTypeIdentifier: 'pass.com.example.other' }), 401, 'unauthorized');
     expectError(
-      await service.api.post(`/wallet/apple/v1/devices/${iphone.deviceLibraryIdentifier}/registrations/${PASS_TYPE_ID}/${pass.serialNumber}`).send({ pushToken: 'abcd' }),
+      await service.api
+        .post(`/wallet/apple/v1/devices/${iphone.deviceLibraryIdentifier}/registrations/${PASS_TYPE_ID}/${pass.serialNumber}`)
+        .send({ pushToken: 'abcd' }),
       401,
       'unauthorized',
     );
-    expectError(await service.api.get(`/wallet/apple/v1/passes/${PASS_TYPE_ID}/${pass.serialNumber}`).set('Authorization', `ApplePass ${'y'.repeat(32)}`), 401, 'unauthorized');
+    expectError(
+      await service.api.get(`/wallet/apple/v1/passes/${PASS_TYPE_ID}/${pass.serialNumber}`).set('Authorization', `ApplePass ${'y'.repeat(32)}`),
+      401,
+      'unauthorized',
+    );
   });
 });
 
-describe('any path value is answered with Apple\'s documented statuses', () => {
+describe("any path value is answered with Apple's documented statuses", () => {
   // Path segments as sent on the wire: not a UUID, a UUID too short, upper-case words with a
   // space, a non-ASCII word, 300 characters, a dot-dot segment, a NUL, bytes that are not UTF-8,
   // and an encoded UTF-16 surrogate (neither can be stored as text).
-  const malformed = ['not-a-serial', '0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e1', 'NOT%20A%20UUID', '%C3%A9t%C3%A9', 'x'.repeat(300), '..', '%00', '%FF', '%ED%A0%80'];
+  const malformed = [
+    'not-a-serial',
+    '0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e1',
+    'NOT%20A%20UUID',
+    '%C3%A9t%C3%A9',
+    'x'.repeat(300),
+    '..',
+    '%00',
+    '%FF',
+    '%ED%A0%80',
+  ];
   let pass: { serialNumber: string; token: string };
   const device = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
   const registration = (d: string, ptid: string, serial: string) => `/wallet/apple/v1/devices/${d}/registrations/${ptid}/${serial}`;
@@ -135,14 +173,20 @@ describe('any path value is answered with Apple\'s documented statuses', () => {
     const malformedDevices = ['NOT%20A%20UUID', '%C3%A9t%C3%A9', 'x'.repeat(129), 'a%2Fb', '%00', '%FF', '%ED%A0%80'];
     for (const value of malformed) {
       for (const path of [registration(device, PASS_TYPE_ID, value), registration(device, value, pass.serialNumber)]) {
-        const res = await service.api.post(path).set(applePass()).send({ pushToken: 'ab'.repeat(32) });
+        const res = await service.api
+          .post(path)
+          .set(applePass())
+          .send({ pushToken: 'ab'.repeat(32) });
         expect({ path, status: res.status }).toEqual({ path, status: 401 });
         expect(res.headers['www-authenticate']).toMatch(/^ApplePass /);
       }
     }
     for (const value of malformedDevices) {
       for (const path of [registration(value, PASS_TYPE_ID, pass.serialNumber)]) {
-        const res = await service.api.post(path).set(applePass()).send({ pushToken: 'ab'.repeat(32) });
+        const res = await service.api
+          .post(path)
+          .set(applePass())
+          .send({ pushToken: 'ab'.repeat(32) });
         expect({ path, status: res.status }).toEqual({ path, status: 401 });
         expect(res.headers['www-authenticate']).toMatch(/^ApplePass /);
       }
@@ -167,7 +211,11 @@ describe('any path value is answered with Apple\'s documented statuses', () => {
 
   it('listUpdatedPasses: 204 for a malformed device library identifier, pass type identifier or tag', async () => {
     for (const value of malformed) {
-      for (const path of [`/wallet/apple/v1/devices/${value}/registrations/${PASS_TYPE_ID}`, `/wallet/apple/v1/devices/${device}/registrations/${value}`, `/wallet/apple/v1/devices/${device}/registrations/${PASS_TYPE_ID}?passesUpdatedSince=${value}`]) {
+      for (const path of [
+        `/wallet/apple/v1/devices/${value}/registrations/${PASS_TYPE_ID}`,
+        `/wallet/apple/v1/devices/${device}/registrations/${value}`,
+        `/wallet/apple/v1/devices/${device}/registrations/${PASS_TYPE_ID}?passesUpdatedSince=${value}`,
+      ]) {
         const res = await service.api.get(path);
         expect({ path, status: res.status }).toEqual({ path, status: 204 });
       }
@@ -184,7 +232,10 @@ describe('any path value is answered with Apple\'s documented statuses', () => {
   });
 
   it('logAppleDeviceMessages: 200 for a message longer than the 2,000 characters kept', async () => {
-    await service.api.post('/wallet/apple/v1/log').send({ logs: [`long ${'m'.repeat(3000)}`] }).expect(200);
+    await service.api
+      .post('/wallet/apple/v1/log')
+      .send({ logs: [`long ${'m'.repeat(3000)}`] })
+      .expect(200);
     const res = await service.api.get('/admin/v1/apple-device-logs').set(service.adminAuth()).expect(200);
     expect(res.body.data[0].attributes.message).toBe(`long ${'m'.repeat(1995)}`);
   });
@@ -202,7 +253,11 @@ describe('the update loop', () => {
     expect(await iphone.fetch(pass.id)).toEqual({ status: 304 });
     expect((await iphone.listUpdated(PASS_TYPE_ID)).status).toBe(204);
 
-    const update = await service.api.patch(`/api/v1/passes/${pass.id}`).set(auth()).send({ pass: { member: 'Ada Lovelace' } }).expect(200);
+    const update = await service.api
+      .patch(`/api/v1/passes/${pass.id}`)
+      .set(auth())
+      .send({ pass: { member: 'Ada Lovelace' } })
+      .expect(200);
     expect(update.body.meta.notifications).toEqual({ status: 'queued', message: 'The update is being pushed to 1 device.' });
     const [push] = await pushesTo(iphone.pushToken);
     expect(push).toMatchObject({ topic: PASS_TYPE_ID, pushType: 'alert', priority: '10', body: '{}', clientCertificateUid: PASS_TYPE_ID });
@@ -217,7 +272,10 @@ describe('the update loop', () => {
     expect((await iphone.listUpdated(PASS_TYPE_ID)).status).toBe(204);
 
     const record = await attemptsOnceRecorded(pass.id, 1);
-    expect(record[0]).toMatchObject({ type: 'deliveryAttempt', attributes: { channel: 'apns', target: iphone.deviceLibraryIdentifier, operation: 'push', outcome: 'delivered', status: 200, attempt: 1 } });
+    expect(record[0]).toMatchObject({
+      type: 'deliveryAttempt',
+      attributes: { channel: 'apns', target: iphone.deviceLibraryIdentifier, operation: 'push', outcome: 'delivered', status: 200, attempt: 1 },
+    });
     const metrics = (await service.api.get('/metrics').set(service.adminAuth()).expect(200)).text;
     expect(Number(/^wallet_delivery_attempts_total\{channel="apns",outcome="delivered"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
   });
@@ -229,10 +287,18 @@ describe('the update loop', () => {
     // At the start of a second, both changes and both fetches fall in that second: the second
     // change still gets a later Last-Modified (the passes_distinct_update_second trigger).
     await secondEnds();
-    await service.api.patch(`/api/v1/passes/${pass.id}`).set(auth()).send({ pass: { member: 'Ada L.' } }).expect(200);
+    await service.api
+      .patch(`/api/v1/passes/${pass.id}`)
+      .set(auth())
+      .send({ pass: { member: 'Ada L.' } })
+      .expect(200);
     const first = await iphone.fetch(pass.id);
     expect((first.passJson as { storeCard: { primaryFields: { value: string }[] } }).storeCard.primaryFields[0]!.value).toBe('Ada L.');
-    await service.api.patch(`/api/v1/passes/${pass.id}`).set(auth()).send({ pass: { member: 'Ada Lovelace' } }).expect(200);
+    await service.api
+      .patch(`/api/v1/passes/${pass.id}`)
+      .set(auth())
+      .send({ pass: { member: 'Ada Lovelace' } })
+      .expect(200);
     const second = await iphone.fetch(pass.id);
     expect(second.status).toBe(200);
     expect((second.passJson as { storeCard: { primaryFields: { value: string }[] } }).storeCard.primaryFields[0]!.value).toBe('Ada Lovelace');
@@ -255,9 +321,16 @@ describe('the update loop', () => {
     const iphone = new SimulatedIphone(service);
     const { pass, pkpass } = await issueAndDownload();
     await iphone.add(pkpass);
-    await service.api.post(`/api/v1/entities/${(await service.api.get('/api/v1/entities').set(auth())).body.data[0].id}/readers`).set(auth())
-      .send({ reader: { id: 'till-apns', name: 'Till', type: 'PartnerReader', password: 'correct horse battery', addPointsEnabled: true } }).expect(201);
-    await service.api.post('/api/v1/scans/log').set(auth()).send({ scan: { readerId: 'till-apns', passId: pass.id, scanType: 'nfc', status: 'successful', loyalty: { balance: 25 } } }).expect(200);
+    await service.api
+      .post(`/api/v1/entities/${(await service.api.get('/api/v1/entities').set(auth())).body.data[0].id}/readers`)
+      .set(auth())
+      .send({ reader: { id: 'till-apns', name: 'Till', type: 'PartnerReader', password: 'correct horse battery', addPointsEnabled: true } })
+      .expect(201);
+    await service.api
+      .post('/api/v1/scans/log')
+      .set(auth())
+      .send({ scan: { readerId: 'till-apns', passId: pass.id, scanType: 'nfc', status: 'successful', loyalty: { balance: 25 } } })
+      .expect(200);
     await pushesTo(iphone.pushToken, 1);
     expect((await iphone.fetch(pass.id)).passJson).toMatchObject({ storeCard: { headerFields: [{ key: 'points', value: '25' }] } });
 
@@ -297,7 +370,11 @@ describe('the update loop', () => {
     expect((await iphone.listUpdated(PASS_TYPE_ID)).serialNumbers).toEqual([installed.id]);
     expect((await iphone.listUpdated(PASS_TYPE_ID)).status).toBe(204);
 
-    await service.api.patch(`/api/v1/pass-templates/${redesigned}`).set(auth()).send({ passTemplate: { colors: { background: '#AA0000', label: '#FFFFFF', text: '#FFFFFF' } } }).expect(202);
+    await service.api
+      .patch(`/api/v1/pass-templates/${redesigned}`)
+      .set(auth())
+      .send({ passTemplate: { colors: { background: '#AA0000', label: '#FFFFFF', text: '#FFFFFF' } } })
+      .expect(202);
     expect((await settledTemplate(service, tenant.token, redesigned)).processingStatus).not.toBe('failed');
     expect(await pushesTo(iphone.pushToken)).toHaveLength(1);
     expect(await iphone.listUpdated(PASS_TYPE_ID)).toEqual({ status: 200, serialNumbers: [installed.id] });
@@ -354,12 +431,22 @@ describe('APNs answers', () => {
     const { pass, pkpass } = await issueAndDownload();
     await iphone.add(pkpass);
     let answered = 0;
-    fake.answer((push) => (push.pushToken === iphone.pushToken && answered++ < 2 ? { status: answered === 1 ? 503 : 429, reason: answered === 1 ? 'ServiceUnavailable' : 'TooManyRequests' } : undefined));
+    fake.answer((push) =>
+      push.pushToken === iphone.pushToken && answered++ < 2
+        ? { status: answered === 1 ? 503 : 429, reason: answered === 1 ? 'ServiceUnavailable' : 'TooManyRequests' }
+        : undefined,
+    );
     await service.api.patch(`/api/v1/loyalty/${pass.id}`).set(auth()).send({ balance: 1 }).expect(200);
     const pushes = await pushesTo(iphone.pushToken, 3, 30_000);
     expect(pushes).toHaveLength(3);
     expect(pushes[2]!.at - pushes[1]!.at).toBeGreaterThanOrEqual(pushes[1]!.at - pushes[0]!.at - 500);
-    expect((await attemptsOnceRecorded(pass.id, 3)).map((a: { attributes: { outcome: string; status: number; attempt: number } }) => [a.attributes.outcome, a.attributes.status, a.attributes.attempt])).toEqual([
+    expect(
+      (await attemptsOnceRecorded(pass.id, 3)).map((a: { attributes: { outcome: string; status: number; attempt: number } }) => [
+        a.attributes.outcome,
+        a.attributes.status,
+        a.attributes.attempt,
+      ]),
+    ).toEqual([
       ['delivered', 200, 3],
       ['retry', 429, 2],
       ['retry', 503, 1],
@@ -378,7 +465,11 @@ describe('APNs answers', () => {
       () => service.api.get(`/admin/v1/accounts/${tenant.accountId}/apple-configurations/${PASS_TYPE_ID}`).set(service.adminAuth()).expect(200),
       (res) => res.body.data.attributes.push.status !== 'ok',
     );
-    expect(configuration.body.data.attributes.push).toEqual({ status: 'certificateRejected', detail: 'APNs refused the certificate: 403 BadCertificate', at: expect.any(String) });
+    expect(configuration.body.data.attributes.push).toEqual({
+      status: 'certificateRejected',
+      detail: 'APNs refused the certificate: 403 BadCertificate',
+      at: expect.any(String),
+    });
     expect((await service.api.get(`/api/v1/passes/${pass.id}/registrations`).set(auth())).body.data).toHaveLength(1);
     // Uploading the configuration again clears it.
     await setAppleConfiguration(service, tenant.accountId);
@@ -389,9 +480,15 @@ describe('APNs answers', () => {
 
 describe('logAppleDeviceMessages and listAppleDeviceLogs', () => {
   it('stores what devices log, for the operator', async () => {
-    await service.api.post('/wallet/apple/v1/log').send({ logs: ['Web service error for pass.com.example.loyalty: the pass was unchanged.', 'second'] }).expect(200);
+    await service.api
+      .post('/wallet/apple/v1/log')
+      .send({ logs: ['Web service error for pass.com.example.loyalty: the pass was unchanged.', 'second'] })
+      .expect(200);
     const res = await service.api.get('/admin/v1/apple-device-logs').set(service.adminAuth()).expect(200);
-    expect(res.body.data.slice(0, 2).map((l: { attributes: { message: string } }) => l.attributes.message)).toEqual(['second', 'Web service error for pass.com.example.loyalty: the pass was unchanged.']);
+    expect(res.body.data.slice(0, 2).map((l: { attributes: { message: string } }) => l.attributes.message)).toEqual([
+      'second',
+      'Web service error for pass.com.example.loyalty: the pass was unchanged.',
+    ]);
     expect(res.body.meta.totalCount).toBeGreaterThanOrEqual(2);
   });
 });
@@ -452,7 +549,9 @@ describe('wallet-messaging batches', () => {
     expect(batch.attributes).toMatchObject({ status: 'successful', recipientCount: 3 });
     expect((await pushesTo(iphone.pushToken, 2)).length).toBe(2);
     const fetched = await iphone.fetch(first.pass.id);
-    expect((fetched.passJson as { storeCard: { backFields: unknown[] } }).storeCard.backFields).toContainEqual(expect.objectContaining({ key: 'latestMessage', value: 'Hello Guest', changeMessage: '%@' }));
+    expect((fetched.passJson as { storeCard: { backFields: unknown[] } }).storeCard.backFields).toContainEqual(
+      expect.objectContaining({ key: 'latestMessage', value: 'Hello Guest', changeMessage: '%@' }),
+    );
     expect((await attempts(first.pass.id))[0].attributes).toMatchObject({ outcome: 'delivered', batchId: batch.id });
   });
 

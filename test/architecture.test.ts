@@ -31,12 +31,20 @@ const camelCase = (tag: string) => tag.toLowerCase().replace(/\s+(\w)/g, (_, c: 
 
 runOnce('architecture', () => {
   it('imports only downwards between the floors of src/, with no import cycle (dependency-cruiser)', async () => {
-    const { stdout } = await promisify(execFile)(join(root, 'node_modules/.bin/depcruise'), ['src', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], {
-      cwd: root,
-      maxBuffer: 64 * 1024 * 1024,
-    }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
-    const { summary } = JSON.parse(stdout) as { summary: { violations: { rule: { name: string }; from: string; to: string; cycle?: { name: string }[] }[]; totalCruised: number } };
-    const violations = summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}${v.cycle ? ` (cycle ${v.cycle.map((c) => c.name).join(' → ')})` : ''}`);
+    const { stdout } = await promisify(execFile)(
+      join(root, 'node_modules/.bin/depcruise'),
+      ['src', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'],
+      {
+        cwd: root,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+    const { summary } = JSON.parse(stdout) as {
+      summary: { violations: { rule: { name: string }; from: string; to: string; cycle?: { name: string }[] }[]; totalCruised: number };
+    };
+    const violations = summary.violations.map(
+      (v) => `${v.rule.name}: ${v.from} → ${v.to}${v.cycle ? ` (cycle ${v.cycle.map((c) => c.name).join(' → ')})` : ''}`,
+    );
     expect(violations).toEqual([]);
     expect(summary.totalCruised).toBeGreaterThan(200);
   });
@@ -49,7 +57,11 @@ runOnce('architecture', () => {
         .sort();
     expect(mentions(/INSERT INTO pass_change_outbox/)).toEqual(['src/domain/passes/passChanges.ts']);
     expect(mentions(/DELETE FROM pass_change_outbox/)).toEqual(['src/domain/passes/passChangeOutboxStore.ts']);
-    expect(mentions(/\bsendPassChangedJobs\b|\bpassChangedJob\b|'pass-changed'/)).toEqual(['src/delivery/passChangeRelay.ts', 'src/delivery/passChangedJob.ts', 'src/queues.ts']);
+    expect(mentions(/\bsendPassChangedJobs\b|\bpassChangedJob\b|'pass-changed'/)).toEqual([
+      'src/delivery/passChangeRelay.ts',
+      'src/delivery/passChangedJob.ts',
+      'src/queues.ts',
+    ]);
     // Pass events (their subject is the pass) are recorded by the relay alone.
     expect(mentions(/relationship: 'pass', type: 'pass'/)).toEqual(['src/delivery/passChangeRelay.ts']);
   });

@@ -54,7 +54,12 @@ function client(service: () => TestService, tenant: () => Tenant) {
     pass: async (id: string) => (await service().api.get(`/api/v1/passes/${id}`).set(auth()).expect(200)).body.data as Pass,
     /** Polls the batch until `done` holds; returns its attributes. */
     until: async (id: string, done: (status: string) => boolean) =>
-      (await until(async () => (await api.get(id).expect(200)).body.data, (data) => done(data.attributes.status))).attributes as Record<string, unknown>,
+      (
+        await until(
+          async () => (await api.get(id).expect(200)).body.data,
+          (data) => done(data.attributes.status),
+        )
+      ).attributes as Record<string, unknown>,
   };
   return api;
 }
@@ -79,7 +84,10 @@ describe('with the job workers running', () => {
   let entityId: string;
   let otherEntityId: string;
   let templateId: string;
-  const api = client(() => service, () => tenant);
+  const api = client(
+    () => service,
+    () => tenant,
+  );
   const later = (ms = DAY_MS) => new Date(clock.now().getTime() + ms).toISOString();
   let counter = 0;
 
@@ -108,7 +116,13 @@ describe('with the job workers running', () => {
       const pass = await newPass();
       clock.set('2026-11-21T10:30:00.250Z');
       const res = await api
-        .create(entityId, { message: 'Double points this weekend!', name: 'Weekend', tag: 'campaign-1', scheduledAt: '2026-11-28T09:00:00Z', recipients: [{ passId: pass.id }] })
+        .create(entityId, {
+          message: 'Double points this weekend!',
+          name: 'Weekend',
+          tag: 'campaign-1',
+          scheduledAt: '2026-11-28T09:00:00Z',
+          recipients: [{ passId: pass.id }],
+        })
         .expect(202);
       const { id } = res.body.data;
       expect(res.body).toEqual({
@@ -162,20 +176,26 @@ describe('with the job workers running', () => {
       const before = await service.database.db.prisma.batch.count();
       const res = await api.create(entityId, { message: 'Hi', scheduledAt: later(), ...batch, ...(scheduledAt ? { scheduledAt } : {}) });
       expect(res.status).toBe(400);
-      expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ status: '400', code: 'validation_failed', ...(source ? { source } : {}) })]));
+      expect(res.body.errors).toEqual(
+        expect.arrayContaining([expect.objectContaining({ status: '400', code: 'validation_failed', ...(source ? { source } : {}) })]),
+      );
       expect(await service.database.db.prisma.batch.count()).toBe(before);
     });
 
-    it('accepts scheduledAt years ahead, as PassEntry\'s example does, with an offset', async () => {
+    it("accepts scheduledAt years ahead, as PassEntry's example does, with an offset", async () => {
       clock.set('2026-11-21T10:00:00Z');
       const res = await api.create(entityId, { message: 'Hi', scheduledAt: '2030-06-01T11:00:00+01:00', segments: [{ groupTag: 'a' }] }).expect(202);
       expect(res.body.data.attributes.scheduledAt).toBe('2030-06-01T10:00:00Z');
       expect((await api.until(res.body.data.id, (s) => s !== 'validating')).status).toBe('scheduled');
     });
 
-    it('answers 404 for an unknown entity and another account\'s, 401 without a key', async () => {
-      expectError(await api.create(UNKNOWN_ID, { message: 'Hi', scheduledAt: later(), segments: [{ groupTag: 'a' }] }), 404, 'not_found', { parameter: 'entity_id' });
-      expectError(await api.create(otherEntityId, { message: 'Hi', scheduledAt: later(), segments: [{ groupTag: 'a' }] }), 404, 'not_found', { parameter: 'entity_id' });
+    it("answers 404 for an unknown entity and another account's, 401 without a key", async () => {
+      expectError(await api.create(UNKNOWN_ID, { message: 'Hi', scheduledAt: later(), segments: [{ groupTag: 'a' }] }), 404, 'not_found', {
+        parameter: 'entity_id',
+      });
+      expectError(await api.create(otherEntityId, { message: 'Hi', scheduledAt: later(), segments: [{ groupTag: 'a' }] }), 404, 'not_found', {
+        parameter: 'entity_id',
+      });
       expectError(await service.api.post(`/api/v1/entities/${entityId}/messaging/wallet`).send({ batch: {} }), 401, 'unauthorized');
     });
 
@@ -208,7 +228,14 @@ describe('with the job workers running', () => {
       await service.api.post(`/api/v1/passes/${nullified.id}/nullify`).set(service.auth(tenant.token)).expect(200);
       const foreign = await newPass({}, {}, other.token, await createTemplate(service, other.token, loyaltyTemplate()));
       const id = await scheduled({
-        recipients: [{ passId: a.id }, { passId: 'nobody-here' }, { passId: b.attributes.extId as string }, { passId: nullified.id }, { passId: a.attributes.extId as string }, { passId: foreign.id }],
+        recipients: [
+          { passId: a.id },
+          { passId: 'nobody-here' },
+          { passId: b.attributes.extId as string },
+          { passId: nullified.id },
+          { passId: a.attributes.extId as string },
+          { passId: foreign.id },
+        ],
       });
       const attributes = (await api.get(id).expect(200)).body.data.attributes;
       expect(attributes).toMatchObject({ status: 'scheduled', recipientCount: 2, errorsCsvUrl: `${BASE}/api/v1/batches/${id}/errors.csv` });
@@ -231,7 +258,10 @@ describe('with the job workers running', () => {
         status: 'failed',
         statusDetail: 'None of the 2 recipients could be messaged; see errorsCsvUrl.',
         recipientCount: 0,
-        completedAt: clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        completedAt: clock
+          .now()
+          .toISOString()
+          .replace(/\.\d{3}Z$/, 'Z'),
       });
       expect((await api.errors(res.body.data.id).expect(200)).text.split('\r\n')).toHaveLength(4);
     });
@@ -254,7 +284,13 @@ describe('with the job workers running', () => {
         ],
       });
       const sent = await api.sendNow(id).expect(200);
-      expect(sent.body.data.attributes).toMatchObject({ status: 'sending', scheduledAt: clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z') });
+      expect(sent.body.data.attributes).toMatchObject({
+        status: 'sending',
+        scheduledAt: clock
+          .now()
+          .toISOString()
+          .replace(/\.\d{3}Z$/, 'Z'),
+      });
       const attributes = await api.until(id, (s) => FINAL.includes(s));
       expect(attributes).toMatchObject({
         status: 'completedWithErrors',
@@ -316,7 +352,12 @@ describe('with the job workers running', () => {
       const id = await scheduled({ segments: [{ groupTag: 'no-such-tag' }] });
       expect((await api.get(id).expect(200)).body.data.attributes.recipientCount).toBe(0);
       await api.sendNow(id).expect(200);
-      expect(await api.until(id, (s) => FINAL.includes(s))).toMatchObject({ status: 'failed', statusDetail: 'No pass matched the batch.', recipientCount: 0, errorsCsvUrl: null });
+      expect(await api.until(id, (s) => FINAL.includes(s))).toMatchObject({
+        status: 'failed',
+        statusDetail: 'No pass matched the batch.',
+        recipientCount: 0,
+        errorsCsvUrl: null,
+      });
     });
 
     it('sends at scheduledAt by the injected clock, not before', async () => {
@@ -325,7 +366,10 @@ describe('with the job workers running', () => {
       const id = await scheduled({ message: 'On time', scheduledAt: later(2000), segments: [{ groupTag: tag }] });
       // The job for scheduledAt runs (2 s later in real time) while the clock has not moved: it
       // sends nothing and waits again.
-      await until(() => jobsOf(service, id), (jobs) => jobs.filter((j) => j.state === 'completed').length >= 2);
+      await until(
+        () => jobsOf(service, id),
+        (jobs) => jobs.filter((j) => j.state === 'completed').length >= 2,
+      );
       expect((await api.get(id).expect(200)).body.data.attributes.status).toBe('scheduled');
       expect(await deliveries(service, id)).toEqual([]);
       clock.advance(2000);
@@ -367,7 +411,7 @@ describe('with the job workers running', () => {
       expect(cancel.body.errors[0].detail).toBe(`The batch ${id} is ${status}; only a validating or scheduled batch can be cancelled.`);
     });
 
-    it('answers 404 for unknown batches and other accounts\' batches, 400 for malformed ids', async () => {
+    it("answers 404 for unknown batches and other accounts' batches, 400 for malformed ids", async () => {
       const id = await scheduled({ segments: [{ groupTag: 'x' }] });
       for (const call of [api.get, api.sendNow, api.cancel, api.errors]) {
         expectError(await call(UNKNOWN_ID), 404, 'not_found', { parameter: 'id' });
@@ -381,7 +425,10 @@ describe('with the job workers running', () => {
   describe('listBatches and getBatch', () => {
     let own: Tenant;
     let ids: string[];
-    const ownApi = client(() => service, () => own);
+    const ownApi = client(
+      () => service,
+      () => own,
+    );
 
     beforeAll(async () => {
       own = await service.createAccount('Batch list tenant');
@@ -399,7 +446,12 @@ describe('with the job workers running', () => {
       expect(res.body.data.map((b: { id: string }) => b.id)).toEqual([...ids].reverse());
       expect(res.body.data[0]).toEqual((await ownApi.get(ids[2]!).expect(200)).body.data);
       expect(res.body.meta).toEqual({ totalCount: 3, resultsPerPage: 25, currentPage: 1, totalPages: 1 });
-      expect(res.body.links).toEqual({ first: `${BASE}/api/v1/batches?page=1&perPage=25`, prev: null, next: null, last: `${BASE}/api/v1/batches?page=1&perPage=25` });
+      expect(res.body.links).toEqual({
+        first: `${BASE}/api/v1/batches?page=1&perPage=25`,
+        prev: null,
+        next: null,
+        last: `${BASE}/api/v1/batches?page=1&perPage=25`,
+      });
     });
 
     it('paginates and filters by type', async () => {
@@ -410,7 +462,7 @@ describe('with the job workers running', () => {
       for (const type of ['passCreation', 'passUpdate']) expect((await ownApi.list(`?type=${type}`).expect(200)).body.meta.totalCount).toBe(0);
     });
 
-    it('shows only the caller\'s batches and refuses bad parameters', async () => {
+    it("shows only the caller's batches and refuses bad parameters", async () => {
       const theirs = await api.list('?perPage=100', other.token).expect(200);
       expect(theirs.body.data).toEqual([]);
       const mine = await api.list('?perPage=100').expect(200);
@@ -429,7 +481,10 @@ describe('step by step (jobs queued, run by the test)', () => {
   let entityId: string;
   let passes: Pass[];
   const tag = 'step';
-  const api = client(() => service, () => tenant);
+  const api = client(
+    () => service,
+    () => tenant,
+  );
   const deps = (): BatchJobDependencies => ({ ...service.runtime, clock });
   const later = (ms: number) => new Date(clock.now().getTime() + ms).toISOString();
 
@@ -444,7 +499,8 @@ describe('step by step (jobs queued, run by the test)', () => {
     for (let i = 0; i < 5; i++) passes.push(await issuePass(service, tenant.token, template.body.id, { pass: { member: `Member ${i}` }, groupTags: [tag] }));
   }
   const create = async (batch: Record<string, unknown> = {}) =>
-    (await api.create(entityId, { message: 'Hello %{member}', scheduledAt: later(HOUR_MS), segments: [{ groupTag: tag }], ...batch }).expect(202)).body.data.id as string;
+    (await api.create(entityId, { message: 'Hello %{member}', scheduledAt: later(HOUR_MS), segments: [{ groupTag: tag }], ...batch }).expect(202)).body.data
+      .id as string;
 
   describe('transitions', () => {
     beforeAll(() => setUp(false));
@@ -494,7 +550,13 @@ describe('step by step (jobs queued, run by the test)', () => {
       const id = await create();
       await advanceBatch(deps(), id);
       const sending = await api.sendNow(id).expect(200);
-      expect(sending.body.data.attributes).toMatchObject({ status: 'sending', scheduledAt: clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z') });
+      expect(sending.body.data.attributes).toMatchObject({
+        status: 'sending',
+        scheduledAt: clock
+          .now()
+          .toISOString()
+          .replace(/\.\d{3}Z$/, 'Z'),
+      });
       expectError(await api.sendNow(id), 409, 'conflict');
       expectError(await api.cancel(id), 409, 'conflict');
       await expect(advanceBatch(deps(), id, { chunkSize: 2, chunksPerRun: 1 })).resolves.toBe('continued');
@@ -524,7 +586,11 @@ describe('step by step (jobs queued, run by the test)', () => {
       const row = await service.database.db.prisma.pass.findUniqueOrThrow({ where: { id: poisoned.id } });
       await service.database.db.prisma.pass.update({ where: { id: poisoned.id }, data: { content: { ...(row.content as object), member: 'Eve\u0000' } } });
       const { id, attributes, csv } = await sendAll();
-      expect(attributes).toMatchObject({ status: 'completedWithErrors', recipientCount: 5, statusDetail: '1 of 5 recipients could not be messaged; see errorsCsvUrl.' });
+      expect(attributes).toMatchObject({
+        status: 'completedWithErrors',
+        recipientCount: 5,
+        statusDetail: '1 of 5 recipients could not be messaged; see errorsCsvUrl.',
+      });
       expect(csv).toContain(`${poisoned.id},${poisoned.id},`);
       expect(csv).toContain('The rendered message contains the NUL character U+0000');
       const rows = await deliveries(service, id);
@@ -591,7 +657,10 @@ describe('step by step (jobs queued, run by the test)', () => {
         expect((await api.pass(pass.id)).attributes.latestMessage).toBe(expected);
       }
       // Every job of the batch has run to completion, none failed.
-      await until(() => jobsOf(service, id), (jobs) => jobs.every((j) => j.state === 'completed' || j.state === 'created'));
+      await until(
+        () => jobsOf(service, id),
+        (jobs) => jobs.every((j) => j.state === 'completed' || j.state === 'created'),
+      );
       expect((await jobsOf(service, id)).filter((j) => j.state === 'failed')).toEqual([]);
     });
   });

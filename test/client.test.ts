@@ -92,7 +92,10 @@ describe('CSV batches', () => {
   it('uploads a CSV file of passes, reports progress and returns the finished batch', async () => {
     const csv = '\uFEFFext_id,passfield_member,passfield_points\r\nclient-csv-1,"Lovelace, Ada",120\r\nclient-csv-2,Alan Turing,7\r\n';
     const seen: BatchResource[] = [];
-    const batch = await client.createPassesFromCsv({ passTemplate: templateId, csv, name: 'From the client' }, { intervalMs: 50, onProgress: (b) => seen.push(b) });
+    const batch = await client.createPassesFromCsv(
+      { passTemplate: templateId, csv, name: 'From the client' },
+      { intervalMs: 50, onProgress: (b) => seen.push(b) },
+    );
     expect(batch.type).toBe('passCreation');
     expect(batch.attributes).toMatchObject({ status: 'successful', name: 'From the client', progress: { total: 2, processed: 2, pending: 0 } });
     // The accepted batch first, then each change, the finished one last.
@@ -140,7 +143,9 @@ describe('as a package', () => {
     await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', type: 'module' }));
     await writeFile(
       join(consumer, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: [] } }),
+      JSON.stringify({
+        compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: [] },
+      }),
     );
     const source = `import { createWalletPassClient, WalletPassApiError } from 'wallet-pass-service/client';
 declare const process: { argv: string[] };
@@ -151,14 +156,23 @@ const names: string[] = data!.data.map((entity) => entity.attributes.name);
 console.log(JSON.stringify({ names, isError: new WalletPassApiError(400, []) instanceof Error }));
 `;
     await writeFile(join(consumer, 'consumer.ts'), source);
-    await writeFile(join(consumer, 'consumer.mjs'), source.replace(/^declare .*\n/m, '').replace(/: string\[\]/, '').replace(/!/g, ''));
+    await writeFile(
+      join(consumer, 'consumer.mjs'),
+      source
+        .replace(/^declare .*\n/m, '')
+        .replace(/: string\[\]/, '')
+        .replace(/!/g, ''),
+    );
     // The consumer's compiler accepts it (types resolve through the package's exports)…
     await run(join(root, 'node_modules/.bin/tsc'), ['-p', consumer]);
     // …and so does a wrong call, which it must refuse.
-    await writeFile(join(consumer, 'wrong.ts'), `import { createWalletPassClient } from 'wallet-pass-service/client';
+    await writeFile(
+      join(consumer, 'wrong.ts'),
+      `import { createWalletPassClient } from 'wallet-pass-service/client';
 const client = createWalletPassClient({ baseUrl: '', token: '' });
 await client.GET('/api/v1/no-such-path');
-`);
+`,
+    );
     await expect(run(join(root, 'node_modules/.bin/tsc'), ['-p', consumer])).rejects.toMatchObject({ stdout: expect.stringContaining('wrong.ts') });
     // Node runs it against the live server.
     const tenant = await service.createAccount();

@@ -88,19 +88,25 @@ it('processes the templates that were processing when the server was killed with
   const ids: string[] = [];
   // Kill while the worker is busy; try again if no job happened to be claimed at that instant.
   for (let attempt = 0; ; attempt++) {
-    const created = Array.from({ length: 40 }, (_, i) => call(first, token, 'POST', '/api/v1/pass-templates', { passTemplate: loyaltyTemplate({ name: `Card ${attempt}-${i}` }) }));
+    const created = Array.from({ length: 40 }, (_, i) =>
+      call(first, token, 'POST', '/api/v1/pass-templates', { passTemplate: loyaltyTemplate({ name: `Card ${attempt}-${i}` }) }),
+    );
     const early = await Promise.all(created.slice(0, 20));
     await kill(first);
     await Promise.allSettled(created);
     ids.push(...early.map((r) => r.body.id as string));
-    const active = await deployed.query((db) => db.prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'pass-template-processing' AND state = 'active'`);
+    const active = await deployed.query(
+      (db) => db.prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'pass-template-processing' AND state = 'active'`,
+    );
     if (active[0]!.n > 0) break;
     if (attempt === 4) throw new Error('No template job was active at any of five kills.');
     first = (await start(deployed.env)).server;
   }
   const { server, spawnedAt, listeningAt } = await start(deployed.env);
   for (;;) {
-    const states = await Promise.all(ids.map(async (id) => (await call(server, token, 'GET', `/api/v1/pass-templates/${id}`)).body.data.attributes.processingStatus));
+    const states = await Promise.all(
+      ids.map(async (id) => (await call(server, token, 'GET', `/api/v1/pass-templates/${id}`)).body.data.attributes.processingStatus),
+    );
     if (states.every((s) => s === undefined)) {
       console.log(`all processed ${Date.now() - listeningAt} ms after the restarted server was ready (${Date.now() - spawnedAt} ms after it was spawned)`);
       break;
@@ -131,7 +137,9 @@ it('goes on with a batch that was sending when the server was killed within 10 s
 
   ({ server } = await start(deployed.env));
   const scheduledAt = new Date(Date.now() + 60_000).toISOString();
-  const batch = await call(server, token, 'POST', `/api/v1/entities/${entityId}/messaging/wallet`, { batch: { message: 'Hello %{member}', scheduledAt, segments: [{ groupTag: 'crash' }] } });
+  const batch = await call(server, token, 'POST', `/api/v1/entities/${entityId}/messaging/wallet`, {
+    batch: { message: 'Hello %{member}', scheduledAt, segments: [{ groupTag: 'crash' }] },
+  });
   expect(batch.status).toBe(202);
   const batchId = batch.body.data.id as string;
   while ((await call(server, token, 'GET', `/api/v1/batches/${batchId}`)).body.data.attributes.status !== 'scheduled') await sleep(50);
@@ -149,15 +157,18 @@ it('goes on with a batch that was sending when the server was killed within 10 s
   expect(status).toBe('successful');
   expect(await stopServer(restarted.server)).toBe(0);
 
-  const deliveries = await deployed.query((db) =>
-    db.prisma.$queryRaw<{ total: number; passes: number; before: number; firstAfter: Date | null }[]>`
+  const deliveries = await deployed.query(
+    (db) =>
+      db.prisma.$queryRaw<{ total: number; passes: number; before: number; firstAfter: Date | null }[]>`
       SELECT count(*)::int AS total, count(DISTINCT pass_id)::int AS passes,
              count(*) FILTER (WHERE created_at < ${new Date(killedAt)})::int AS before,
              min(created_at) FILTER (WHERE created_at > ${new Date(killedAt)}) AS "firstAfter"
         FROM batch_deliveries WHERE batch_id = ${batchId}::uuid AND status = 'sent'`,
   );
   const [row] = deliveries;
-  console.log(`resumed ${row!.firstAfter!.getTime() - restarted.listeningAt} ms after the restarted server was ready (${row!.firstAfter!.getTime() - restarted.spawnedAt} ms after it was spawned)`);
+  console.log(
+    `resumed ${row!.firstAfter!.getTime() - restarted.listeningAt} ms after the restarted server was ready (${row!.firstAfter!.getTime() - restarted.spawnedAt} ms after it was spawned)`,
+  );
   // Every pass messaged exactly once; the kill fell between chunks already sent and chunks still to send.
   expect(row).toMatchObject({ total: PASSES, passes: PASSES });
   expect(row!.before).toBeGreaterThan(0);
@@ -168,42 +179,47 @@ it('goes on with a batch that was sending when the server was killed within 10 s
 // PostgreSQL only: on the embedded database (one connection) a job run holds the connection chunk
 // after chunk, so the client's reads wait until the run is over and cannot see the batch mid-run to
 // kill the server there (test/passBatches.test.ts stops a run between chunks on both databases).
-(testDatabaseKind() === 'postgresql' ? it : it.skip)('goes on with a CSV pass creation batch that was processing when the server was killed, creating no pass twice', async () => {
-  const ROWS = 20_000;
-  // Chunks of 200 rows: the kill falls between committed chunks and chunks still to create.
-  const env = { ...deployed.env, PASS_BATCH_CHUNK_SIZE: '200' };
-  let { server } = await start(env);
-  const { token } = await tenant(server, deployed.adminToken);
-  const template = await call(server, token, 'POST', '/api/v1/pass-templates', { passTemplate: loyaltyTemplate() });
-  while ((await call(server, token, 'GET', `/api/v1/pass-templates/${template.body.id}`)).body.data.attributes.processingStatus) await sleep(50);
-  const csv = ['ext_id,passfield_member', ...Array.from({ length: ROWS }, (_, i) => `crash-${i},Member ${i}`)].join('\n');
-  const form = new FormData();
-  form.set('passTemplate', template.body.id);
-  form.set('csv', new Blob([csv], { type: 'text/csv' }), 'members.csv');
-  const res = await fetch(`${server.url}/api/v1/passes/batch`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form });
-  expect(res.status).toBe(202);
-  const batchId = ((await res.json()) as { data: { id: string } }).data.id;
-  let progress: { processed: number; total: number };
-  do {
-    await sleep(20);
-    progress = (await call(server, token, 'GET', `/api/v1/batches/${batchId}`)).body.data.attributes.progress;
-  } while (progress.processed === 0);
-  await kill(server);
-  expect(progress.processed).toBeLessThan(ROWS);
+(testDatabaseKind() === 'postgresql' ? it : it.skip)(
+  'goes on with a CSV pass creation batch that was processing when the server was killed, creating no pass twice',
+  async () => {
+    const ROWS = 20_000;
+    // Chunks of 200 rows: the kill falls between committed chunks and chunks still to create.
+    const env = { ...deployed.env, PASS_BATCH_CHUNK_SIZE: '200' };
+    let { server } = await start(env);
+    const { token } = await tenant(server, deployed.adminToken);
+    const template = await call(server, token, 'POST', '/api/v1/pass-templates', { passTemplate: loyaltyTemplate() });
+    while ((await call(server, token, 'GET', `/api/v1/pass-templates/${template.body.id}`)).body.data.attributes.processingStatus) await sleep(50);
+    const csv = ['ext_id,passfield_member', ...Array.from({ length: ROWS }, (_, i) => `crash-${i},Member ${i}`)].join('\n');
+    const form = new FormData();
+    form.set('passTemplate', template.body.id);
+    form.set('csv', new Blob([csv], { type: 'text/csv' }), 'members.csv');
+    const res = await fetch(`${server.url}/api/v1/passes/batch`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form });
+    expect(res.status).toBe(202);
+    const batchId = ((await res.json()) as { data: { id: string } }).data.id;
+    let progress: { processed: number; total: number };
+    do {
+      await sleep(20);
+      progress = (await call(server, token, 'GET', `/api/v1/batches/${batchId}`)).body.data.attributes.progress;
+    } while (progress.processed === 0);
+    await kill(server);
+    expect(progress.processed).toBeLessThan(ROWS);
 
-  ({ server } = await start(env));
-  let attributes: Record<string, any>;
-  do {
-    await sleep(200);
-    attributes = (await call(server, token, 'GET', `/api/v1/batches/${batchId}`)).body.data.attributes;
-  } while (attributes.status === 'processing');
-  expect(attributes).toMatchObject({ status: 'successful', progress: { total: ROWS, processed: ROWS, pending: 0 } });
-  expect(await stopServer(server)).toBe(0);
-  const [counts] = await deployed.query((db) =>
-    db.prisma.$queryRaw<{ passes: number; extIds: number; rows: number }[]>`
+    ({ server } = await start(env));
+    let attributes: Record<string, any>;
+    do {
+      await sleep(200);
+      attributes = (await call(server, token, 'GET', `/api/v1/batches/${batchId}`)).body.data.attributes;
+    } while (attributes.status === 'processing');
+    expect(attributes).toMatchObject({ status: 'successful', progress: { total: ROWS, processed: ROWS, pending: 0 } });
+    expect(await stopServer(server)).toBe(0);
+    const [counts] = await deployed.query(
+      (db) =>
+        db.prisma.$queryRaw<{ passes: number; extIds: number; rows: number }[]>`
       SELECT (SELECT count(*)::int FROM passes WHERE ext_id LIKE 'crash-%') AS passes,
              (SELECT count(DISTINCT ext_id)::int FROM passes WHERE ext_id LIKE 'crash-%') AS "extIds",
              (SELECT count(DISTINCT pass_id)::int FROM batch_rows WHERE batch_id = ${batchId}::uuid) AS rows`,
-  );
-  expect(counts).toEqual({ passes: ROWS, extIds: ROWS, rows: ROWS });
-}, 240_000);
+    );
+    expect(counts).toEqual({ passes: ROWS, extIds: ROWS, rows: ROWS });
+  },
+  240_000,
+);

@@ -118,10 +118,7 @@ describe('getEntity', () => {
   });
 
   it('answers 404 for an id that does not exist', async () => {
-    const res = await service.api
-      .get('/api/v1/entities/0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10')
-      .set(service.auth(tenant.token))
-      .expect(404);
+    const res = await service.api.get('/api/v1/entities/0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10').set(service.auth(tenant.token)).expect(404);
     expect(res.body.errors).toEqual([
       {
         status: '404',

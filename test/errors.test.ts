@@ -73,22 +73,12 @@ describe('request failures', () => {
   });
 
   it('answers 415 for a body that is not JSON', async () => {
-    const res = await service.api
-      .post('/admin/v1/accounts')
-      .set(service.adminAuth())
-      .set('Content-Type', 'text/plain')
-      .send('name=Acme')
-      .expect(415);
+    const res = await service.api.post('/admin/v1/accounts').set(service.adminAuth()).set('Content-Type', 'text/plain').send('name=Acme').expect(415);
     expect(res.body.errors[0]).toMatchObject({ code: 'unsupported_media_type', source: { header: 'Content-Type' } });
   });
 
   it('answers 400 for malformed JSON', async () => {
-    const res = await service.api
-      .post('/admin/v1/accounts')
-      .set(service.adminAuth())
-      .set('Content-Type', 'application/json')
-      .send('{"account":')
-      .expect(400);
+    const res = await service.api.post('/admin/v1/accounts').set(service.adminAuth()).set('Content-Type', 'application/json').send('{"account":').expect(400);
     expect(res.body.errors[0]).toMatchObject({ code: 'invalid_json' });
   });
 
@@ -112,7 +102,8 @@ describe('unexpected failures', () => {
     // A database client whose account table access fails in a way no rule foresees.
     const { db } = broken.runtime;
     const prisma = new Proxy(db.prisma, {
-      get: (target, property) => (property === 'account' ? new Proxy({}, { get: () => async () => Promise.reject(new Error('boom in a store')) }) : Reflect.get(target, property)),
+      get: (target, property) =>
+        property === 'account' ? new Proxy({}, { get: () => async () => Promise.reject(new Error('boom in a store')) }) : Reflect.get(target, property),
     });
     const app = createApp({ runtime: { ...broken.runtime, db: { ...db, prisma } as Database }, adminToken: broken.adminToken });
     const res = await supertest(app).get('/admin/v1/accounts').set(broken.adminAuth()).set('X-Request-Id', 'boom-1').expect(500);
@@ -137,7 +128,9 @@ describe('unexpected failures', () => {
     await gone.database.db.close();
     const res = await gone.api.get('/admin/v1/accounts').set(gone.adminAuth()).expect(503);
     expect(res.headers['retry-after']).toBe('5');
-    expect(res.body.errors).toEqual([{ status: '503', code: 'service_unavailable', title: 'Service unavailable', detail: 'The database is unavailable; retry later.' }]);
+    expect(res.body.errors).toEqual([
+      { status: '503', code: 'service_unavailable', title: 'Service unavailable', detail: 'The database is unavailable; retry later.' },
+    ]);
     const ready = await gone.api.get('/readyz').expect(503);
     expect(ready.headers['retry-after']).toBe('5');
     expect(gone.logs.some((l) => l.msg === 'database unavailable')).toBe(true);
@@ -258,11 +251,14 @@ describe('generic errors of every operation, walked from the contract', () => {
   function send(target: TestService, apiKey: string, op: ContractOperation, variation: Variation = {}) {
     const built = validRequest(op, variation.query);
     const method = (variation.method ?? built.method) as 'get';
-    let req = target.api[method](built.url).set(built.headers).set(variation.headers ?? {});
+    let req = target.api[method](built.url)
+      .set(built.headers)
+      .set(variation.headers ?? {});
     const credentials = variation.credentials ?? 'valid';
     if (op.auth === 'bearerAuth' && credentials !== 'none') req = req.set(target.auth(credentials === 'valid' ? apiKey : `wps_${'A'.repeat(43)}`));
     if (op.auth === 'adminAuth' && credentials !== 'none') req = req.set(credentials === 'valid' ? target.adminAuth() : { Authorization: 'Bearer wpa_wrong' });
-    if (op.auth === 'applePass' && credentials !== 'none') req = req.set(credentials === 'valid' ? UNKNOWN_APPLE_PASS_AUTHORIZATION : { Authorization: 'ApplePass short' });
+    if (op.auth === 'applePass' && credentials !== 'none')
+      req = req.set(credentials === 'valid' ? UNKNOWN_APPLE_PASS_AUTHORIZATION : { Authorization: 'ApplePass short' });
     if (variation.contentType) req = req.set('Content-Type', variation.contentType);
     const body = 'body' in variation ? variation.body : built.body;
     return body === undefined ? req : req.send(body as object);
@@ -307,7 +303,12 @@ describe('generic errors of every operation, walked from the contract', () => {
   test.each(documenting(413))('%s answers 413 for a body over the limit', async (_id, op) => {
     // An upload: a file over its limit (src/http/csvUpload.ts); JSON: a body over BODY_LIMIT.
     const form = op.multipartFile && multipartForm({}, { field: op.multipartFile, content: Buffer.alloc(UPLOAD_LIMIT_BYTES + 1, 'x') });
-    const res = await send(service, token, op, form ? { body: form.body, contentType: form.contentType } : { body: { filler: 'x'.repeat(testConfig().bodyLimitBytes) } });
+    const res = await send(
+      service,
+      token,
+      op,
+      form ? { body: form.body, contentType: form.contentType } : { body: { filler: 'x'.repeat(testConfig().bodyLimitBytes) } },
+    );
     expectError(res, 413, 'payload_too_large');
   });
 
@@ -358,7 +359,11 @@ describe('generic errors of every operation, walked from the contract', () => {
       socket.on('data', (chunk) => (answer += chunk));
       const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
       const headers = { ...built.headers, ...credentials, 'Content-Type': 'application/json', 'Content-Length': '100' };
-      socket.write(`${op.method.toUpperCase()} ${built.url} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n{"a":`);
+      socket.write(
+        `${op.method.toUpperCase()} ${built.url} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers)
+          .map(([k, v]) => `${k}: ${v}\r\n`)
+          .join('')}\r\n{"a":`,
+      );
       await closed;
       const [head, body] = answer.split('\r\n\r\n');
       expect(head).toMatch(/^HTTP\/1\.1 408 /);
@@ -388,9 +393,12 @@ describe('generic errors of every operation, walked from the contract', () => {
   // JSON answers only: operations whose example request is answered without a JSON body (Apple
   // Wallet's empty 200 and 204, the favicon's 204) cannot break the contract this way.
   const answeredWithoutJson = ['listUpdatedPasses', 'logAppleDeviceMessages', 'getFavicon'];
-  test.each(documenting(500, (op) => !answeredWithoutJson.includes(op.operationId)))('%s answers 500 without internals when its answer breaks the contract', async (_id, op) => {
-    await expectInternalError(op);
-  });
+  test.each(documenting(500, (op) => !answeredWithoutJson.includes(op.operationId)))(
+    '%s answers 500 without internals when its answer breaks the contract',
+    async (_id, op) => {
+      await expectInternalError(op);
+    },
+  );
 
   describe('with the database gone', () => {
     beforeAll(() => spare.database.db.close());

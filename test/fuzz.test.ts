@@ -39,13 +39,22 @@ beforeAll(async () => {
   const spareKey = await service.api.post(`/admin/v1/accounts/${account.accountId}/tokens`).set(service.adminAuth()).send({}).expect(201);
   const template = await service.api.post('/api/v1/pass-templates').set(service.auth(token)).send({ passTemplate: loyaltyTemplate() }).expect(202);
   await processTemplateVersion(service.runtime, template.body.id, 1, new Date());
-  const pass = await service.api.post(`/api/v1/passes?passTemplate=${template.body.id}&extId=fuzz-1`).set(service.auth(token)).send({ pass: { member: 'Ada' } }).expect(200);
-  const reader = await service.api.post(`/api/v1/entities/${entityId}/readers`).set(service.auth(token)).send({ reader: { name: 'Door', password: 'correct horse battery' } });
+  const pass = await service.api
+    .post(`/api/v1/passes?passTemplate=${template.body.id}&extId=fuzz-1`)
+    .set(service.auth(token))
+    .send({ pass: { member: 'Ada' } })
+    .expect(200);
+  const reader = await service.api
+    .post(`/api/v1/entities/${entityId}/readers`)
+    .set(service.auth(token))
+    .send({ reader: { name: 'Door', password: 'correct horse battery' } });
   const batch = await service.api
     .post(`/api/v1/entities/${entityId}/messaging/wallet`)
     .set(service.auth(token))
     .send({ batch: { message: 'Hi', scheduledAt: new Date(Date.now() + 86_400_000).toISOString(), recipients: [{ passId: pass.body.data.id }] } });
-  ids = [account.accountId, entityId, spareKey.body.data.id, template.body.id, pass.body.data.id, 'fuzz-1', reader.body.data?.id, batch.body.data?.id].filter(Boolean);
+  ids = [account.accountId, entityId, spareKey.body.data.id, template.body.id, pass.body.data.id, 'fuzz-1', reader.body.data?.id, batch.body.data?.id].filter(
+    Boolean,
+  );
 });
 afterAll(() => service.close());
 
@@ -53,7 +62,13 @@ afterAll(() => service.close());
 const answered = new Map<string, Map<number, number>>();
 afterAll(() => {
   if (!process.env.FUZZ_STATS) return;
-  const lines = [...answered].map(([id, counts]) => `${id.padEnd(28)} ${[...counts].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(' ')}`);
+  const lines = [...answered].map(
+    ([id, counts]) =>
+      `${id.padEnd(28)} ${[...counts]
+        .sort(([a], [b]) => a - b)
+        .map(([status, n]) => `${status}×${n}`)
+        .join(' ')}`,
+  );
   process.stdout.write(`Fuzz answers per operation\n${lines.join('\n')}\n`);
 });
 
@@ -75,7 +90,7 @@ const encodeSegment = (value: string) => {
   }
 };
 
-const asText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value) ?? '');
+const asText = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
 
 /** Requests to `op`: half of them follow the contract throughout, half are hostile here and there. */
 function requestArbitrary(op: ContractOperation): fc.Arbitrary<FuzzRequest> {
@@ -86,22 +101,33 @@ function shapedRequest(op: ContractOperation, hostile: boolean): fc.Arbitrary<Fu
   const pathParameters = op.parameters.filter((p) => p.in === 'path');
   const queryParameters = op.parameters.filter((p) => p.in === 'query');
   const segment = hostile
-    ? fc.oneof({ arbitrary: fc.constantFrom(...ids), weight: 4 }, { arbitrary: fc.uuid(), weight: 2 }, { arbitrary: fc.constantFrom(...hostileStrings.filter(Boolean)), weight: 1 })
+    ? fc.oneof(
+        { arbitrary: fc.constantFrom(...ids), weight: 4 },
+        { arbitrary: fc.uuid(), weight: 2 },
+        { arbitrary: fc.constantFrom(...hostileStrings.filter(Boolean)), weight: 1 },
+      )
     : fc.oneof({ arbitrary: fc.constantFrom(...ids), weight: 4 }, { arbitrary: fc.uuid(), weight: 1 });
-  const path = fc.tuple(...pathParameters.map(() => segment)).map((values) =>
-    pathParameters.reduce((built, parameter, i) => built.replace(`{${parameter.name}}`, encodeSegment(values[i]!)), op.path),
-  );
+  const path = fc
+    .tuple(...pathParameters.map(() => segment))
+    .map((values) => pathParameters.reduce((built, parameter, i) => built.replace(`{${parameter.name}}`, encodeSegment(values[i]!)), op.path));
   const query = fc
     .tuple(
       ...queryParameters.map((parameter) =>
-        fc.option(arbitrary((parameter.schema ?? {}) as Schema, hostile).map((value) => [parameter.name, asText(value)] as [string, string]), { freq: 2 }),
+        fc.option(
+          arbitrary((parameter.schema ?? {}) as Schema, hostile).map((value) => [parameter.name, asText(value)] as [string, string]),
+          { freq: 2 },
+        ),
       ),
       hostile ? fc.option(fc.tuple(fc.constantFrom('unknown', 'apiKey', 'a\u0000'), fc.string({ maxLength: 8 })), { freq: 4 }) : fc.constant(null),
     )
     .map((pairs) => pairs.filter((pair): pair is [string, string] => pair !== null));
-  const bodySchema = (document.paths[op.path]![op.method] as { requestBody?: { content?: Record<string, { schema?: Schema }> } }).requestBody?.content?.['application/json']?.schema;
+  const bodySchema = (document.paths[op.path]![op.method] as { requestBody?: { content?: Record<string, { schema?: Schema }> } }).requestBody?.content?.[
+    'application/json'
+  ]?.schema;
   const body = bodySchema ? arbitrary(resolve(bodySchema), hostile) : fc.constant(undefined);
-  const idempotencyKey = op.parameters.some((p) => p.in === 'header' && p.name === 'Idempotency-Key') ? fc.option(fc.uuid(), { freq: 3 }).map((v) => v ?? undefined) : fc.constant(undefined);
+  const idempotencyKey = op.parameters.some((p) => p.in === 'header' && p.name === 'Idempotency-Key')
+    ? fc.option(fc.uuid(), { freq: 3 }).map((v) => v ?? undefined)
+    : fc.constant(undefined);
   const credentials = hostile ? fc.integer({ min: 0, max: 9 }).map((n) => n > 0) : fc.constant(true);
   return fc.record({ path, query, body, credentials, idempotencyKey });
 }

@@ -40,7 +40,13 @@ describe('setGoogleConfiguration', () => {
     expect(res.body.data).toEqual({
       id: ISSUER_ID,
       type: 'googleConfiguration',
-      attributes: { issuerId: ISSUER_ID, clientEmail: CLIENT_EMAIL, privateKeyId: '0123456789abcdef0123456789abcdef01234567', createdAt: expect.any(String), updatedAt: expect.any(String) },
+      attributes: {
+        issuerId: ISSUER_ID,
+        clientEmail: CLIENT_EMAIL,
+        privateKeyId: '0123456789abcdef0123456789abcdef01234567',
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      },
     });
     const text = JSON.stringify(res.body) + service.logText();
     expect(text).not.toContain('PRIVATE KEY');
@@ -60,12 +66,45 @@ describe('setGoogleConfiguration', () => {
   describe('refuses unusable credentials with 422 naming the check and the member', () => {
     const ecKey = () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
     const cases: [string, () => Record<string, unknown>, string, string][] = [
-      ['an issuer id that is not a number', () => ({ issuerId: 'acme', serviceAccountKey: serviceAccountKeyFile() }), 'issuer_id_not_numeric', '/googleConfiguration/issuerId'],
-      ['a key that is not JSON', () => ({ issuerId: ISSUER_ID, serviceAccountKey: '-----BEGIN PRIVATE KEY-----' }), 'key_not_json', '/googleConfiguration/serviceAccountKey'],
-      ['a key file of another type', () => ({ issuerId: ISSUER_ID, serviceAccountKey: serviceAccountKeyFile({ type: 'authorized_user' }) }), 'not_service_account', '/googleConfiguration/serviceAccountKey'],
-      ['a client_email that is no email', () => ({ issuerId: ISSUER_ID, serviceAccountKey: serviceAccountKeyFile({ client_email: 'wallet' }) }), 'client_email_invalid', '/googleConfiguration/serviceAccountKey'],
-      ['an unreadable private key', () => ({ issuerId: ISSUER_ID, serviceAccountKey: serviceAccountKeyFile({ private_key: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n' }) }), 'private_key_unreadable', '/googleConfiguration/serviceAccountKey'],
-      ['a private key that is not RSA', () => ({ issuerId: ISSUER_ID, serviceAccountKey: serviceAccountKeyFile({ private_key: ecKey() }) }), 'private_key_not_rsa', '/googleConfiguration/serviceAccountKey'],
+      [
+        'an issuer id that is not a number',
+        () => ({ issuerId: 'acme', serviceAccountKey: serviceAccountKeyFile() }),
+        'issuer_id_not_numeric',
+        '/googleConfiguration/issuerId',
+      ],
+      [
+        'a key that is not JSON',
+        () => ({ issuerId: ISSUER_ID, serviceAccountKey: '-----BEGIN PRIVATE KEY-----' }),
+        'key_not_json',
+        '/googleConfiguration/serviceAccountKey',
+      ],
+      [
+        'a key file of another type',
+        () => ({ issuerId: ISSUER_ID, serviceAccountKey: serviceAccountKeyFile({ type: 'authorized_user' }) }),
+        'not_service_account',
+        '/googleConfiguration/serviceAccountKey',
+      ],
+      [
+        'a client_email that is no email',
+        () => ({ issuerId: ISSUER_ID, serviceAccountKey: serviceAccountKeyFile({ client_email: 'wallet' }) }),
+        'client_email_invalid',
+        '/googleConfiguration/serviceAccountKey',
+      ],
+      [
+        'an unreadable private key',
+        () => ({
+          issuerId: ISSUER_ID,
+          serviceAccountKey: serviceAccountKeyFile({ private_key: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n' }),
+        }),
+        'private_key_unreadable',
+        '/googleConfiguration/serviceAccountKey',
+      ],
+      [
+        'a private key that is not RSA',
+        () => ({ issuerId: ISSUER_ID, serviceAccountKey: serviceAccountKeyFile({ private_key: ecKey() }) }),
+        'private_key_not_rsa',
+        '/googleConfiguration/serviceAccountKey',
+      ],
     ];
     it.each(cases)('%s', async (_name, body, code, pointer) => {
       const res = await put(body());
@@ -106,8 +145,11 @@ describe('npm run admin -- google', () => {
 
   const admin = (args: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', ...args], { env: { PATH: process.env.PATH, ADMIN_URL: baseUrl, ADMIN_TOKEN: service.adminToken } }, (error, stdout, stderr) =>
-        resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'src/admin/cli.ts', ...args],
+        { env: { PATH: process.env.PATH, ADMIN_URL: baseUrl, ADMIN_TOKEN: service.adminToken } },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
       );
     });
 

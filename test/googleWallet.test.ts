@@ -47,14 +47,26 @@ type Attempt = { attributes: Record<string, unknown> };
 const attempts = async (id: string) => (await service.api.get(`/api/v1/passes/${id}/delivery-attempts`).set(auth()).expect(200)).body.data as Attempt[];
 /** A pass's delivery attempts once `count` of them name `operation` (a job records one after Google's answer). */
 const attemptsOnceRecorded = (id: string, operation: string, count = 1) =>
-  pollUntil(() => attempts(id), (record) => record.filter((a) => a.attributes.operation === operation).length >= count, { timeoutMs: 20_000 });
+  pollUntil(
+    () => attempts(id),
+    (record) => record.filter((a) => a.attributes.operation === operation).length >= count,
+    { timeoutMs: 20_000 },
+  );
 
 /** The stand-in's calls matching, once there are `count` (at most 20 s). */
 const callsOf = (match: (call: GoogleCall) => boolean, count = 1, timeoutMs = 20_000): Promise<GoogleCall[]> =>
-  pollUntil(async () => fake.calls.filter(match), (calls) => calls.length >= count, { timeoutMs });
+  pollUntil(
+    async () => fake.calls.filter(match),
+    (calls) => calls.length >= count,
+    { timeoutMs },
+  );
 /** The pass's Google object once it records `message` as its last (the job stores it, with its notification time, after Google's answer). */
 const objectWithMessage = (passId: string, message: string) =>
-  pollUntil(() => service.database.db.prisma.googleWalletObject.findUnique({ where: { passId } }), (object) => object?.lastMessage === message, { timeoutMs: 20_000 });
+  pollUntil(
+    () => service.database.db.prisma.googleWalletObject.findUnique({ where: { passId } }),
+    (object) => object?.lastMessage === message,
+    { timeoutMs: 20_000 },
+  );
 const call = (method: string, path: string) => (c: GoogleCall) => c.method === method && c.path === path;
 const objectPath = (passId: string) => `/loyaltyObject/${ISSUER_ID}.${passId}`;
 
@@ -89,9 +101,16 @@ describe('classes', () => {
   });
 
   it('patches the class when a new design version is processed', async () => {
-    await service.api.patch(`/api/v1/pass-templates/${templateId}`).set(auth()).send({ passTemplate: { centralTitle: 'Coffee Club Gold' } }).expect((r) => expect([200, 202]).toContain(r.status));
+    await service.api
+      .patch(`/api/v1/pass-templates/${templateId}`)
+      .set(auth())
+      .send({ passTemplate: { centralTitle: 'Coffee Club Gold' } })
+      .expect((r) => expect([200, 202]).toContain(r.status));
     const [patch] = await callsOf((c) => c.method === 'PATCH' && c.path === `/loyaltyClass/${ISSUER_ID}.${templateId}`);
-    expect(patch?.body).toMatchObject({ programName: 'Coffee Club Gold', programLogo: { sourceUri: { uri: expect.stringContaining('/versions/2/logo@3x.png') } } });
+    expect(patch?.body).toMatchObject({
+      programName: 'Coffee Club Gold',
+      programLogo: { sourceUri: { uri: expect.stringContaining('/versions/2/logo@3x.png') } },
+    });
   });
 });
 
@@ -100,7 +119,12 @@ describe('objects', () => {
 
   it('inserts the object of an issued pass with its fields, barcode, points and Smart Tap value', async () => {
     const pass = await issuePass(service, tenant.token, templateId, {
-      pass: { member: 'Ada', points: '120', barcode: { enabled: true, type: 'code128', source: 'uuid', displayText: true }, nfc: { enabled: true, source: 'custom', customValue: 'NFC-ADA' } },
+      pass: {
+        member: 'Ada',
+        points: '120',
+        barcode: { enabled: true, type: 'code128', source: 'uuid', displayText: true },
+        nfc: { enabled: true, source: 'custom', customValue: 'NFC-ADA' },
+      },
     });
     passId = pass.id;
     const [insert] = await callsOf(call('POST', '/loyaltyObject'));
@@ -136,7 +160,11 @@ describe('objects', () => {
 
   it('adds messages: TEXT_AND_NOTIFY three times a day, then TEXT', async () => {
     for (const [i, text] of ['One', 'Two', 'Three', 'Four'].entries()) {
-      await service.api.patch(`/api/v1/passes/${passId}`).set(auth()).send({ message: `Message ${text}` }).expect(200);
+      await service.api
+        .patch(`/api/v1/passes/${passId}`)
+        .set(auth())
+        .send({ message: `Message ${text}` })
+        .expect(200);
       await callsOf(call('POST', `${objectPath(passId)}/addMessage`), i + 1);
       expect((await objectWithMessage(passId, `Message ${text}`))?.lastMessage).toBe(`Message ${text}`);
     }
@@ -152,7 +180,7 @@ describe('objects', () => {
     expect(first!.body.message).toEqual({ id: expect.any(String), header: 'Coffee Club news', body: 'Message One', messageType: 'TEXT_AND_NOTIFY' });
   });
 
-  it('heads a message with the account\'s name when the template has no notificationHeader', async () => {
+  it("heads a message with the account's name when the template has no notificationHeader", async () => {
     const headless = await createTemplate(service, tenant.token, loyaltyTemplate({ name: 'Headless card', notificationHeader: undefined }));
     const pass = await issuePass(service, tenant.token, headless, { pass: { member: 'Ada' } });
     await callsOf((c) => call('POST', '/loyaltyObject')(c) && c.body.id === `${ISSUER_ID}.${pass.id}`);
@@ -169,7 +197,9 @@ describe('objects', () => {
     const calls = await callsOf((c) => call('POST', `${objectPath(passId)}/addMessage`)(c) && c.body.message.body === 'Message Five', 2);
     expect(calls.map((c) => c.body.message.messageType)).toEqual(['TEXT_AND_NOTIFY', 'TEXT']);
     const record = (await attempts(passId)).map((a) => a.attributes);
-    expect(record).toContainEqual(expect.objectContaining({ operation: 'addNotifyingMessage', outcome: 'retry', status: 429, reason: expect.stringContaining('QuotaExceeded') }));
+    expect(record).toContainEqual(
+      expect.objectContaining({ operation: 'addNotifyingMessage', outcome: 'retry', status: 429, reason: expect.stringContaining('QuotaExceeded') }),
+    );
   });
 
   it('patches a nullified pass to INACTIVE without its barcode and content', async () => {
@@ -188,8 +218,18 @@ describe('errors', () => {
     const pass = await issuePass(service, tenant.token, templateId);
     const inserts = await callsOf((c) => call('POST', '/loyaltyObject')(c) && c.body.id === `${ISSUER_ID}.${pass.id}`, 2);
     expect(inserts).toHaveLength(2);
-    const record = (await attemptsOnceRecorded(pass.id, 'insertObject', 2)).map((a) => [a.attributes.operation, a.attributes.outcome, a.attributes.status, a.attributes.attempt]);
-    expect(record).toEqual(expect.arrayContaining([['insertObject', 'retry', 503, 1], ['insertObject', 'delivered', 200, 2]]));
+    const record = (await attemptsOnceRecorded(pass.id, 'insertObject', 2)).map((a) => [
+      a.attributes.operation,
+      a.attributes.outcome,
+      a.attributes.status,
+      a.attributes.attempt,
+    ]);
+    expect(record).toEqual(
+      expect.arrayContaining([
+        ['insertObject', 'retry', 503, 1],
+        ['insertObject', 'delivered', 200, 2],
+      ]),
+    );
   });
 
   it('fetches a new access token when the API refuses the cached one (401)', async () => {
@@ -199,7 +239,9 @@ describe('errors', () => {
     const inserts = await callsOf((c) => call('POST', '/loyaltyObject')(c) && c.body.id === `${ISSUER_ID}.${pass.id}`, 2);
     expect(inserts).toHaveLength(2);
     expect(fake.tokenRequests.length).toBe(grants + 1);
-    expect((await attemptsOnceRecorded(pass.id, 'insertObject')).map((a) => [a.attributes.operation, a.attributes.outcome])).toEqual([['insertObject', 'delivered']]);
+    expect((await attemptsOnceRecorded(pass.id, 'insertObject')).map((a) => [a.attributes.operation, a.attributes.outcome])).toEqual([
+      ['insertObject', 'delivered'],
+    ]);
   });
 
   it('records a 4xx as an error and does not retry it', async () => {
@@ -209,7 +251,15 @@ describe('errors', () => {
     await new Promise((r) => setTimeout(r, 3500));
     expect(fake.calls.filter((c) => c.body?.id === `${ISSUER_ID}.${pass.id}`)).toHaveLength(1);
     const record = (await attempts(pass.id)).map((a) => a.attributes);
-    expect(record).toEqual([expect.objectContaining({ channel: 'googleWallet', operation: 'insertObject', outcome: 'rejected', status: 400, reason: expect.stringContaining('INVALID_ARGUMENT') })]);
+    expect(record).toEqual([
+      expect.objectContaining({
+        channel: 'googleWallet',
+        operation: 'insertObject',
+        outcome: 'rejected',
+        status: 400,
+        reason: expect.stringContaining('INVALID_ARGUMENT'),
+      }),
+    ]);
   });
 });
 
@@ -220,7 +270,11 @@ describe('save link', () => {
       service,
       tenant.token,
       templateId,
-      { pass: { member: 'M'.repeat(100), tier: 'T'.repeat(100), since: 'S'.repeat(100), terms: 'Z'.repeat(100), nfc: { enabled: true, source: 'extId' } }, message: 'm'.repeat(350), groupTags: Array.from({ length: 20 }, (_, i) => `tag-${i}`) },
+      {
+        pass: { member: 'M'.repeat(100), tier: 'T'.repeat(100), since: 'S'.repeat(100), terms: 'Z'.repeat(100), nfc: { enabled: true, source: 'extId' } },
+        message: 'm'.repeat(350),
+        groupTags: Array.from({ length: 20 }, (_, i) => `tag-${i}`),
+      },
       { extId: longest, includePassSource: 'google' },
     );
     const url = (pass.attributes.passSource as { platform: string; url: string }).url;
@@ -228,11 +282,17 @@ describe('save link', () => {
     const jwt = url.slice('https://pay.google.com/gp/v/save/'.length);
     expect(jwt.length).toBeLessThan(1800);
     const { payload } = await jwtVerify(jwt, serviceAccountKeyPair().publicKey, { issuer: CLIENT_EMAIL, audience: 'google', algorithms: ['RS256'] });
-    expect(payload).toMatchObject({ typ: 'savetowallet', origins: ['https://shop.example.com'], payload: { loyaltyObjects: [{ id: `${ISSUER_ID}.${pass.id}` }] } });
+    expect(payload).toMatchObject({
+      typ: 'savetowallet',
+      origins: ['https://shop.example.com'],
+      payload: { loyaltyObjects: [{ id: `${ISSUER_ID}.${pass.id}` }] },
+    });
     expect(decodeProtectedHeader(jwt)).toMatchObject({ alg: 'RS256', kid: '0123456789abcdef0123456789abcdef01234567' });
     // The same link on show.
     const shown = await service.api.get(`/api/v1/passes/${pass.id}?includePassSource=google`).set(auth()).expect(200);
-    expect(decodeJwt(shown.body.data.attributes.passSource.url.split('/').pop())).toMatchObject({ payload: { loyaltyObjects: [{ id: `${ISSUER_ID}.${pass.id}` }] } });
+    expect(decodeJwt(shown.body.data.attributes.passSource.url.split('/').pop())).toMatchObject({
+      payload: { loyaltyObjects: [{ id: `${ISSUER_ID}.${pass.id}` }] },
+    });
   });
 });
 
@@ -250,14 +310,23 @@ describe('without Google credentials', () => {
 });
 
 describe('wallet-messaging batches', () => {
-  it('add the message to each recipient\'s Google object, counted as delivered', async () => {
+  it("add the message to each recipient's Google object, counted as delivered", async () => {
     const entityId = await service.createEntity(tenant.accountId);
-    const passes = [await issuePass(service, tenant.token, templateId, { pass: { member: 'Ada' } }), await issuePass(service, tenant.token, templateId, { pass: { member: 'Grace' } })];
+    const passes = [
+      await issuePass(service, tenant.token, templateId, { pass: { member: 'Ada' } }),
+      await issuePass(service, tenant.token, templateId, { pass: { member: 'Grace' } }),
+    ];
     for (const pass of passes) await callsOf((c) => call('POST', '/loyaltyObject')(c) && c.body.id === `${ISSUER_ID}.${pass.id}`);
     const created = await service.api
       .post(`/api/v1/entities/${entityId}/messaging/wallet`)
       .set(auth())
-      .send({ batch: { message: 'Hi %{member}, double points today.', scheduledAt: new Date(Date.now() + 3600_000).toISOString(), recipients: passes.map((p) => ({ passId: p.id })) } })
+      .send({
+        batch: {
+          message: 'Hi %{member}, double points today.',
+          scheduledAt: new Date(Date.now() + 3600_000).toISOString(),
+          recipients: passes.map((p) => ({ passId: p.id })),
+        },
+      })
       .expect(202);
     const batchId = created.body.data.id as string;
     let status = 'validating';
@@ -274,24 +343,38 @@ describe('wallet-messaging batches', () => {
     expect(attributes).toMatchObject({ status: 'successful', recipientCount: 2 });
     for (const [i, pass] of passes.entries()) {
       const [message] = await callsOf(call('POST', `${objectPath(pass.id)}/addMessage`));
-      expect(message!.body.message).toMatchObject({ header: 'Coffee Club news', body: `Hi ${['Ada', 'Grace'][i]}, double points today.`, messageType: 'TEXT_AND_NOTIFY' });
-      expect((await attempts(pass.id)).map((a) => a.attributes)).toContainEqual(expect.objectContaining({ operation: 'addNotifyingMessage', outcome: 'delivered', batchId }));
+      expect(message!.body.message).toMatchObject({
+        header: 'Coffee Club news',
+        body: `Hi ${['Ada', 'Grace'][i]}, double points today.`,
+        messageType: 'TEXT_AND_NOTIFY',
+      });
+      expect((await attempts(pass.id)).map((a) => a.attributes)).toContainEqual(
+        expect.objectContaining({ operation: 'addNotifyingMessage', outcome: 'delivered', batchId }),
+      );
     }
   });
 });
 
 describe('rate limit', () => {
-  it('holds every sliding second of an issuer\'s calls at the receiver to the quota (20/s) with up to 100 ms of jitter, workers sharing it through PostgreSQL', async () => {
+  it("holds every sliding second of an issuer's calls at the receiver to the quota (20/s) with up to 100 ms of jitter, workers sharing it through PostgreSQL", async () => {
     // With PostgreSQL two throttles stand for two workers sharing one budget; the embedded
     // database has one process, and one throttle. Each call reaches the receiver 0–100 ms after
     // its throttle let it through (the sender's scheduling and the network), and is counted there.
     const shared = service.runtime.db.kind === 'postgresql';
-    const workers = shared ? [createGoogleThrottle(service.runtime.db, 20), createGoogleThrottle(service.runtime.db, 20)] : [createGoogleThrottle(service.runtime.db, 20)];
+    const workers = shared
+      ? [createGoogleThrottle(service.runtime.db, 20), createGoogleThrottle(service.runtime.db, 20)]
+      : [createGoogleThrottle(service.runtime.db, 20)];
     const issuer = `issuer-${Date.now()}`;
     const times: number[] = [];
     const started = Date.now();
     const jitter = () => new Promise((r) => setTimeout(r, Math.random() * 100));
-    await Promise.all(Array.from({ length: 60 }, (_, i) => workers[i % workers.length]!(issuer).then(jitter).then(() => times.push(Date.now()))));
+    await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        workers[i % workers.length]!(issuer)
+          .then(jitter)
+          .then(() => times.push(Date.now())),
+      ),
+    );
     times.sort((a, b) => a - b);
     let most = 0;
     for (let i = 0, j = 0; j < times.length; j++) {

@@ -89,7 +89,8 @@ async function passInGoogle(): Promise<string> {
   const pass = await issuePass(service, tenant.token, templateId, { pass: { member: 'Ada' } });
   expect(await googleCall((c) => c.method === 'POST' && c.path === '/loyaltyObject' && c.body.id === `${ISSUER_ID}.${pass.id}`)).toBeDefined();
   // The object's record is written right after Google's answer.
-  for (let i = 0; i < 100 && (await service.runtime.db.prisma.googleWalletObject.count({ where: { passId: pass.id } })) === 0; i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 100 && (await service.runtime.db.prisma.googleWalletObject.count({ where: { passId: pass.id } })) === 0; i++)
+    await new Promise((r) => setTimeout(r, 50));
   return pass.id;
 }
 
@@ -101,14 +102,22 @@ const forPass = (passId: string, eventType: 'save' | 'del', options: Partial<Cal
   ...options,
 });
 const post = (body: unknown) => service.api.post('/wallet/google/v1/callbacks').send(body as object);
-const passAttributes = async (passId: string) => (await service.api.get(`/api/v1/passes/${passId}`).set(auth()).expect(200)).body.data.attributes as Record<string, unknown>;
+const passAttributes = async (passId: string) =>
+  (await service.api.get(`/api/v1/passes/${passId}`).set(auth()).expect(200)).body.data.attributes as Record<string, unknown>;
 /** The webhooks received about a pass, by type. */
-const webhooksOf = (passId: string) => hooks.received.filter((r) => r.body.data.relationships.pass?.data.id === passId).map((r) => r.body.data.attributes.webhookType as string);
+const webhooksOf = (passId: string) =>
+  hooks.received.filter((r) => r.body.data.relationships.pass?.data.id === passId).map((r) => r.body.data.attributes.webhookType as string);
 
 describe('configuration', () => {
   it('is off by default, with Google key list URL; on, it needs an https PUBLIC_BASE_URL', () => {
     expect(loadConfig({})).toMatchObject({ googleWalletCallbacks: false, googleWalletCallbackKeysUrl: 'https://pay.google.com/gp/m/issuer/keys' });
-    expect(loadConfig({ GOOGLE_WALLET_CALLBACKS: 'true', PUBLIC_BASE_URL: 'https://wallet.example.com', GOOGLE_WALLET_CALLBACK_KEYS_URL: 'http://127.0.0.1:9/keys' })).toMatchObject({
+    expect(
+      loadConfig({
+        GOOGLE_WALLET_CALLBACKS: 'true',
+        PUBLIC_BASE_URL: 'https://wallet.example.com',
+        GOOGLE_WALLET_CALLBACK_KEYS_URL: 'http://127.0.0.1:9/keys',
+      }),
+    ).toMatchObject({
       googleWalletCallbacks: true,
       googleWalletCallbackKeysUrl: 'http://127.0.0.1:9/keys',
     });
@@ -227,7 +236,12 @@ describe('refusals', () => {
   it.each([
     ['a message changed after signing', { tamper: true }, 'callback_signature_invalid', '/signature'],
     ['a message signed for another issuer', { recipientId: '3388000000099999999' }, 'callback_signature_invalid', '/signature'],
-    ['an intermediate key signed by a root key Google does not list', { unknownRootKey: true }, 'callback_signature_invalid', '/intermediateSigningKey/signatures'],
+    [
+      'an intermediate key signed by a root key Google does not list',
+      { unknownRootKey: true },
+      'callback_signature_invalid',
+      '/intermediateSigningKey/signatures',
+    ],
     ['an expired intermediate key', { intermediateKeyExpiration: Date.now() - 1000 }, 'callback_key_expired', '/intermediateSigningKey/signedKey'],
     ['an expired message', { expTimeMillis: Date.now() - 1000 }, 'callback_message_expired', '/signedMessage'],
   ])('refuses %s with 422', async (_name, options, code, pointer) => {
@@ -246,11 +260,20 @@ describe('refusals', () => {
     expectError(await post(withoutSignature), 400, 'validation_failed', { pointer: '/signature' });
     expectError(await post({ ...good, protocolVersion: 'ECv2' }), 400, 'validation_failed', { pointer: '/protocolVersion' });
     expectError(await post({ ...good, extra: true }), 400, 'validation_failed', { pointer: '/extra' });
-    expectError(await post({ ...good, intermediateSigningKey: { signedKey: good.intermediateSigningKey.signedKey, signatures: [] } }), 400, 'validation_failed', { pointer: '/intermediateSigningKey/signatures' });
+    expectError(
+      await post({ ...good, intermediateSigningKey: { signedKey: good.intermediateSigningKey.signedKey, signatures: [] } }),
+      400,
+      'validation_failed',
+      { pointer: '/intermediateSigningKey/signatures' },
+    );
     expectError(await post({ ...good, signedMessage: 'not json' }), 400, 'validation_failed', { pointer: '/signedMessage' });
-    expectError(await post({ ...good, signedMessage: JSON.stringify({ objectId: 'x', eventType: 'save' }) }), 400, 'validation_failed', { pointer: '/signedMessage' });
+    expectError(await post({ ...good, signedMessage: JSON.stringify({ objectId: 'x', eventType: 'save' }) }), 400, 'validation_failed', {
+      pointer: '/signedMessage',
+    });
     const wrongEvent = google.callback(forPass(passId, 'save'));
-    expectError(await post({ ...wrongEvent, signedMessage: wrongEvent.signedMessage.replace('"save"', '"saved"') }), 400, 'validation_failed', { pointer: '/signedMessage' });
+    expectError(await post({ ...wrongEvent, signedMessage: wrongEvent.signedMessage.replace('"save"', '"saved"') }), 400, 'validation_failed', {
+      pointer: '/signedMessage',
+    });
     expectError(await service.api.post('/wallet/google/v1/callbacks').set('Content-Type', 'application/json').send('{"signature":'), 400, 'invalid_json');
     expectError(await service.api.post('/wallet/google/v1/callbacks').set('Content-Type', 'text/plain').send('hello'), 415, 'unsupported_media_type');
   });

@@ -60,7 +60,9 @@ let skipReason: string | undefined;
 if (testDatabaseKind() !== 'pglite') skipReason = 'runs in the pglite project only';
 else if (!existsSync(chromiumPath)) {
   skipReason = `no Chromium at ${chromiumPath}`;
-  console.warn(`Skipping the holder page browser test: no Chromium at ${chromiumPath}. Install it with 'apt-get install -y --no-install-recommends chromium' (or set CHROMIUM_PATH).`);
+  console.warn(
+    `Skipping the holder page browser test: no Chromium at ${chromiumPath}. Install it with 'apt-get install -y --no-install-recommends chromium' (or set CHROMIUM_PATH).`,
+  );
 }
 
 (skipReason ? describe.skip : describe)(`holder page in Chromium${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
@@ -92,7 +94,15 @@ else if (!existsSync(chromiumPath)) {
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     browser = await chromium.launch({
       executablePath: chromiumPath,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       timeout: 20_000,
     });
     await mkdir(artifacts, { recursive: true });

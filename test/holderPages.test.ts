@@ -41,7 +41,9 @@ beforeAll(async () => {
     tenant.token,
     loyaltyTemplate({
       fields: {
-        header: { one: { id: 'points', label: 'Points', defaultValue: '0', changeMessage: 'You now have %@ points.', localisation: { de: { label: 'Punkte' } } } },
+        header: {
+          one: { id: 'points', label: 'Points', defaultValue: '0', changeMessage: 'You now have %@ points.', localisation: { de: { label: 'Punkte' } } },
+        },
         central: { one: { id: 'member', label: 'Member', defaultValue: 'Guest', localisation: { de: { label: 'Mitglied', defaultValue: 'Gast' } } } },
         back: { one: { id: 'terms', label: 'Terms', defaultValue: 'One stamp per drink.' } },
       },
@@ -50,18 +52,28 @@ beforeAll(async () => {
 });
 afterAll(() => service.close());
 
-const download = (id: string) => service.api.get(`/passes/${id}/apple`).buffer(true).parse((res, done) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => done(null, Buffer.concat(chunks)));
-});
+const download = (id: string) =>
+  service.api
+    .get(`/passes/${id}/apple`)
+    .buffer(true)
+    .parse((res, done) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => done(null, Buffer.concat(chunks)));
+    });
 /** jsQR is a UMD bundle: its default export is the module object. */
 const jsQR = jsQRModule.default;
 const root = () => testCertificates().rootCertificatePem;
 
 describe('downloadApplePass', () => {
   it('answers a signed .pkpass whose manifest, signature and pass.json are what Apple expects', async () => {
-    const pass = await issuePass(service, tenant.token, templateId, { pass: { member: 'Ada', points: '120', barcode: { enabled: true, source: 'uuid', displayText: 'Member 1042' } }, expiresAt: '2027-01-31T23:59:59Z' }, { extId: 'CC-1042' });
+    const pass = await issuePass(
+      service,
+      tenant.token,
+      templateId,
+      { pass: { member: 'Ada', points: '120', barcode: { enabled: true, source: 'uuid', displayText: 'Member 1042' } }, expiresAt: '2027-01-31T23:59:59Z' },
+      { extId: 'CC-1042' },
+    );
     const res = await download(pass.id).expect(200);
     expect(res.headers['content-type']).toBe('application/vnd.apple.pkpass');
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="Coffee Club Card\.pkpass"/);
@@ -137,7 +149,10 @@ describe('downloadApplePass', () => {
     const res = await download(pass.id).expect(200);
     await service.api.get(`/passes/${pass.id}/apple`).set('If-None-Match', res.headers.etag!).expect(304);
     await service.api.get(`/passes/${pass.id}/apple`).set('If-Modified-Since', res.headers['last-modified']!).expect(304);
-    await service.api.get(`/passes/${pass.id}/apple`).set('If-Modified-Since', new Date(Date.parse(res.headers['last-modified']!) - 1000).toUTCString()).expect(200);
+    await service.api
+      .get(`/passes/${pass.id}/apple`)
+      .set('If-Modified-Since', new Date(Date.parse(res.headers['last-modified']!) - 1000).toUTCString())
+      .expect(200);
     await service.api.get(`/passes/${pass.id}/apple`).set('If-None-Match', '"other"').expect(200);
   });
 
@@ -180,7 +195,8 @@ describe('downloadApplePass', () => {
 const UA = {
   iphoneSafari: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
   ipadGmail: 'Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 GoogleGmail/6.0',
-  iphoneChrome: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/126.0.6478.54 Mobile/15E148 Safari/604.1',
+  iphoneChrome:
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/126.0.6478.54 Mobile/15E148 Safari/604.1',
   macSafari: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15',
   macChrome: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
   macFirefox: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:127.0) Gecko/20100101 Firefox/127.0',
@@ -226,7 +242,10 @@ describe('getHolderPassPage', () => {
   /** The actions of a page: kind → { href, primary }. */
   const actionsOf = (html: string) =>
     Object.fromEntries(
-      [...html.matchAll(/<a class="[^"]*" data-action="(apple|google)"( data-primary)? href="([^"]*)"/g)].map((m) => [m[1], { href: m[3]!.replace(/&amp;/g, '&'), primary: m[2] !== undefined }]),
+      [...html.matchAll(/<a class="[^"]*" data-action="(apple|google)"( data-primary)? href="([^"]*)"/g)].map((m) => [
+        m[1],
+        { href: m[3]!.replace(/&amp;/g, '&'), primary: m[2] !== undefined },
+      ]),
     ) as Record<string, { href: string; primary: boolean }>;
 
   function expectPageHeaders(res: { headers: Record<string, string> }) {
@@ -236,7 +255,9 @@ describe('getHolderPassPage', () => {
     expect(res.headers['x-robots-tag']).toBe('noindex, nofollow');
     expect(res.headers['set-cookie']).toBeUndefined();
     const csp = res.headers['content-security-policy']!;
-    expect(csp).toMatch(/^default-src 'none'; img-src 'self' data:; style-src 'sha256-[A-Za-z0-9+/]+=*'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/);
+    expect(csp).toMatch(
+      /^default-src 'none'; img-src 'self' data:; style-src 'sha256-[A-Za-z0-9+/]+=*'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/,
+    );
     expect(csp).not.toMatch(/unsafe|script-src|https?:/);
   }
   /** The page's one style block hashes to the CSP's hash, and nothing else could load: no script, no remote URL. */
@@ -307,20 +328,25 @@ describe('getHolderPassPage', () => {
     const pass = await issuePass(badgeService, both.token, bothTemplate);
     const res = await page(badgeService, pass.id, UA.windowsChrome).expect(200);
     const svg = /<svg[\s\S]*?<\/svg>/.exec(res.text)![0];
-    const { data, info } = await sharp(Buffer.from(svg), { density: 600 }).flatten({ background: '#ffffff' }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    const { data, info } = await sharp(Buffer.from(svg), { density: 600 })
+      .flatten({ background: '#ffffff' })
+      .ensureAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     const decoded = jsQR(new Uint8ClampedArray(data.buffer, data.byteOffset, data.byteLength), info.width, info.height);
     expect(decoded?.data).toBe(`${BASE}/passes/${pass.id}`);
     expect(pass.attributes.downloadUrl).toBe(`${BASE}/passes/${pass.id}`);
   });
 
   it('previews the pass: colours, the logo served here, fields, barcode text, latest message', async () => {
-    const pass = await issuePass(
-      badgeService,
-      both.token,
-      bothTemplate,
-      { pass: { member: 'Ada', tier: 'Gold', barcode: { enabled: true, source: 'uuid', displayText: 'Member 1042' } } },
-    );
-    await badgeService.api.patch(`/api/v1/loyalty/${pass.id}`).set(badgeService.auth(both.token)).send({ balance: 120, message: 'Double points this week' }).expect(200);
+    const pass = await issuePass(badgeService, both.token, bothTemplate, {
+      pass: { member: 'Ada', tier: 'Gold', barcode: { enabled: true, source: 'uuid', displayText: 'Member 1042' } },
+    });
+    await badgeService.api
+      .patch(`/api/v1/loyalty/${pass.id}`)
+      .set(badgeService.auth(both.token))
+      .send({ balance: 120, message: 'Double points this week' })
+      .expect(200);
     const res = await page(badgeService, pass.id, UA.iphoneSafari).expect(200);
     expect(res.text).toContain('.card{background:#1A2B3C;color:#FFFFFF}');
     expect(res.text).toContain('.card dt{color:#F5D76E}');
@@ -362,7 +388,11 @@ describe('getHolderPassPage', () => {
   it('escapes holder data: a script in a field value stays text', async () => {
     const attack = '<script>alert(1)</script>"><img src=x onerror=alert(1)>';
     const pass = await issuePass(badgeService, both.token, bothTemplate, { pass: { member: attack } });
-    await badgeService.api.patch(`/api/v1/loyalty/${pass.id}`).set(badgeService.auth(both.token)).send({ balance: 1, message: `</p><script>alert(2)</script>` }).expect(200);
+    await badgeService.api
+      .patch(`/api/v1/loyalty/${pass.id}`)
+      .set(badgeService.auth(both.token))
+      .send({ balance: 1, message: `</p><script>alert(2)</script>` })
+      .expect(200);
     const res = await page(badgeService, pass.id, UA.windowsChrome).expect(200);
     expect(res.text).not.toContain('<script');
     expect(res.text).not.toContain('<img src=x');

@@ -60,7 +60,10 @@ describe('authentication before the body', () => {
     for (const auth of [{}, { Authorization: `Bearer wps_${'A'.repeat(43)}` }]) {
       const malformed = await service.api.post(`/api/v1/entities/${entityId}/readers`).set(auth).set('Content-Type', 'application/json').send('{"reader":');
       expect({ status: malformed.status, code: malformed.body.errors[0].code }).toEqual({ status: 401, code: 'unauthorized' });
-      const huge = await service.api.post('/admin/v1/accounts').set(auth).send({ account: { name: 'x'.repeat(2 * 1024 * 1024) } });
+      const huge = await service.api
+        .post('/admin/v1/accounts')
+        .set(auth)
+        .send({ account: { name: 'x'.repeat(2 * 1024 * 1024) } });
       expect({ status: huge.status, code: huge.body.errors[0].code }).toEqual({ status: 401, code: 'unauthorized' });
     }
   });
@@ -69,7 +72,9 @@ describe('authentication before the body', () => {
 describe('security headers', () => {
   it("sets helmet's headers, with helmet's values, on every response, and no X-Powered-By", async () => {
     const expected = helmetHeaders();
-    expect(expected.map(([name]) => name)).toEqual(expect.arrayContaining(['Content-Security-Policy', 'Strict-Transport-Security', 'X-Content-Type-Options', 'X-Frame-Options']));
+    expect(expected.map(([name]) => name)).toEqual(
+      expect.arrayContaining(['Content-Security-Policy', 'Strict-Transport-Security', 'X-Content-Type-Options', 'X-Frame-Options']),
+    );
     const responses = [
       await service.api.get('/healthz').expect(200),
       await service.api.get('/api/v1/entities').set(service.auth(token)).expect(200),
@@ -154,7 +159,11 @@ describe('slow and broken clients', () => {
 
 describe('responses that carry secrets', () => {
   it('are sent with Cache-Control: no-store; others are not', async () => {
-    const account = await service.api.post('/admin/v1/accounts').set(service.adminAuth()).send({ account: { name: 'Secret keeper' } }).expect(201);
+    const account = await service.api
+      .post('/admin/v1/accounts')
+      .set(service.adminAuth())
+      .send({ account: { name: 'Secret keeper' } })
+      .expect(201);
     expect(account.headers['cache-control']).toBe('no-store');
     const key = await service.api.post(`/admin/v1/accounts/${accountId}/tokens`).set(service.adminAuth()).send({}).expect(201);
     expect(key.headers['cache-control']).toBe('no-store');
@@ -178,7 +187,9 @@ describe('logs', () => {
   });
 
   it('redact secret-looking query parameters and keep the rest', () => {
-    expect(redactUrl('/x?page=2&Signature=abc&password=p&perPage=3&x-api-key=k')).toBe('/x?page=2&Signature=[redacted]&password=[redacted]&perPage=3&x-api-key=[redacted]');
+    expect(redactUrl('/x?page=2&Signature=abc&password=p&perPage=3&x-api-key=k')).toBe(
+      '/x?page=2&Signature=[redacted]&password=[redacted]&perPage=3&x-api-key=[redacted]',
+    );
     expect(redactUrl('/x?%ZZ=1&a=b')).toBe('/x?%ZZ=[redacted]&a=b');
     expect(redactUrl('/x')).toBe('/x');
   });

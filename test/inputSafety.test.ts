@@ -25,7 +25,10 @@ const rows = (ops: ContractOperation[]) => ops.map((op) => [op.operationId, op] 
 function firstString(value: unknown, pointer = ''): string | undefined {
   if (typeof value === 'string') return pointer;
   if (Array.isArray(value)) return value.map((v, i) => firstString(v, `${pointer}/${i}`)).find((p) => p !== undefined);
-  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => firstString(v, `${pointer}/${k}`)).find((p) => p !== undefined);
+  if (value && typeof value === 'object')
+    return Object.entries(value)
+      .map(([k, v]) => firstString(v, `${pointer}/${k}`))
+      .find((p) => p !== undefined);
   return undefined;
 }
 
@@ -42,7 +45,9 @@ function withString(value: unknown, pointer: string, replace: (old: string) => s
 /** Sends `op`'s valid request with credentials, its body replaced by `body` (raw JSON text) when given. */
 function send(op: ContractOperation, options: { url?: string; rawBody?: string; headers?: Record<string, string> } = {}) {
   const built = validRequest(op);
-  let req = service.api[op.method as 'get'](options.url ?? built.url).set(built.headers).set(options.headers ?? {});
+  let req = service.api[op.method as 'get'](options.url ?? built.url)
+    .set(built.headers)
+    .set(options.headers ?? {});
   if (op.auth === 'bearerAuth') req = req.set(service.auth(token));
   if (op.auth === 'adminAuth') req = req.set(service.adminAuth());
   if (op.auth === 'applePass') req = req.set(UNKNOWN_APPLE_PASS_AUTHORIZATION);
@@ -93,10 +98,13 @@ describe('deeply nested JSON', () => {
   /** An operation's own body limit in bytes (`x-body-limit-bytes`), when it has one. */
   const ownLimit = (op: ContractOperation) => (document.paths[op.path]?.[op.method] as { 'x-body-limit-bytes'?: number } | undefined)?.['x-body-limit-bytes'];
 
-  test.each(rows(withBody))('%s refuses JSON nested 100,000 deep (or as deep as its own body limit allows) with 400, naming where the limit is passed', async (_id, op) => {
-    const res = await send(op, { rawBody: nestedArrays(Math.min(100_000, Math.floor((ownLimit(op) ?? Infinity) / 2))) });
-    expectRefusal(res, new RegExp(`nested more than ${LIMIT} levels deep`), { pointer: '/0'.repeat(LIMIT) });
-  });
+  test.each(rows(withBody))(
+    '%s refuses JSON nested 100,000 deep (or as deep as its own body limit allows) with 400, naming where the limit is passed',
+    async (_id, op) => {
+      const res = await send(op, { rawBody: nestedArrays(Math.min(100_000, Math.floor((ownLimit(op) ?? Infinity) / 2))) });
+      expectRefusal(res, new RegExp(`nested more than ${LIMIT} levels deep`), { pointer: '/0'.repeat(LIMIT) });
+    },
+  );
 
   it('names the member that nests too deep inside an otherwise valid body (an administration operation)', async () => {
     const op = operations.find((o) => o.operationId === 'createAccount')!;
@@ -116,7 +124,10 @@ describe('deeply nested JSON', () => {
     const res = await send(op, { rawBody: nestedArrays(LIMIT) });
     expect(res.status).toBe(400);
     expect(res.body.errors[0].detail).not.toMatch(/levels deep/);
-    const account = await service.api.post('/admin/v1/accounts').set(service.adminAuth()).send({ account: { name: 'Deep enough' } });
+    const account = await service.api
+      .post('/admin/v1/accounts')
+      .set(service.adminAuth())
+      .send({ account: { name: 'Deep enough' } });
     expect(account.status).toBe(201);
   });
 });
@@ -133,7 +144,10 @@ describe('unstorable text in the query and the path', () => {
   const withPathParameters = operations.filter((op) => op.parameters.some((p) => p.in === 'path') && op.unstorablePathStatus === undefined);
   test.each(rows(withPathParameters))('%s refuses a NUL or undecodable UTF-8 in a path parameter', async (_id, op) => {
     const built = validRequest(op);
-    const [first] = built.url.split('?')[0]!.split('/').filter((segment) => /^[0-9a-f-]{36}$/.test(segment));
+    const [first] = built.url
+      .split('?')[0]!
+      .split('/')
+      .filter((segment) => /^[0-9a-f-]{36}$/.test(segment));
     expect(first).toBeDefined();
     expectRefusal(await send(op, { url: built.url.replace(first!, 'a%00b') }), /path segment contains the NUL character/);
     expectRefusal(await send(op, { url: built.url.replace(first!, '%ED%A0%80') }), /not valid percent-encoded UTF-8/);
@@ -147,9 +161,16 @@ describe('unstorable text where the protocol has no 400 for names (x-unstorable-
   });
   test.each(rows(answering))('%s answers a NUL or undecodable UTF-8 in a path parameter or query value as naming nothing', async (_id, op) => {
     const built = validRequest(op);
-    const [first] = built.url.split('?')[0]!.split('/').filter((segment) => /^[0-9a-f-]{36}$|^[0-9a-f]{32}$/.test(segment));
+    const [first] = built.url
+      .split('?')[0]!
+      .split('/')
+      .filter((segment) => /^[0-9a-f-]{36}$|^[0-9a-f]{32}$/.test(segment));
     expect(first).toBeDefined();
-    const urls = [built.url.replace(first!, 'a%00b'), built.url.replace(first!, '%ED%A0%80'), `${built.url}${built.url.includes('?') ? '&' : '?'}passesUpdatedSince=a%00b`];
+    const urls = [
+      built.url.replace(first!, 'a%00b'),
+      built.url.replace(first!, '%ED%A0%80'),
+      `${built.url}${built.url.includes('?') ? '&' : '?'}passesUpdatedSince=a%00b`,
+    ];
     for (const url of urls) {
       const res = await send(op, { url });
       expect({ url, status: res.status }).toEqual({ url, status: op.unstorablePathStatus });

@@ -58,12 +58,22 @@ onPglite('the job queue on the embedded database', () => {
       (await service.runtime.db.sql.$queryRaw<{ state: string }[]>`SELECT state::text FROM pgboss.job WHERE id = ${id}::uuid`)[0]?.state;
     const sent = Date.now();
     const delayed = await service.runtime.db.write((tx) => service.jobs.send(tx, passChangedJob, { passId }, { startAfterSeconds: 1, singletonKey: passId }));
-    await pollUntil(() => state(delayed!), (s) => s === 'completed', { timeoutMs: 10_000 });
+    await pollUntil(
+      () => state(delayed!),
+      (s) => s === 'completed',
+      { timeoutMs: 10_000 },
+    );
     // Due after 1 s; a polling interval (0.5 s) and the job's own work on top.
     expect(Date.now() - sent).toBeLessThan(2500);
     const now = Date.now();
-    const immediate = await service.runtime.db.write((tx) => service.jobs.send(tx, passChangedJob, { passId: '00000000-0000-4000-8000-000000000002' }, { singletonKey: 'immediate' }));
-    await pollUntil(() => state(immediate!), (s) => s === 'completed', { timeoutMs: 10_000 });
+    const immediate = await service.runtime.db.write((tx) =>
+      service.jobs.send(tx, passChangedJob, { passId: '00000000-0000-4000-8000-000000000002' }, { singletonKey: 'immediate' }),
+    );
+    await pollUntil(
+      () => state(immediate!),
+      (s) => s === 'completed',
+      { timeoutMs: 10_000 },
+    );
     expect(Date.now() - now).toBeLessThan(1000);
   });
 });

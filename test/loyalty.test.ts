@@ -28,18 +28,25 @@ afterAll(() => service.close());
 
 const auth = (token = tenant.token) => service.auth(token);
 const prisma = () => service.database.db.prisma;
-const issue = (body: unknown = { pass: {} }, query: Record<string, string> = {}, templateId = loyaltyId) => issuePass(service, tenant.token, templateId, body, query);
+const issue = (body: unknown = { pass: {} }, query: Record<string, string> = {}, templateId = loyaltyId) =>
+  issuePass(service, tenant.token, templateId, body, query);
 
 function show(idOrExtId: string, query = '', token = tenant.token) {
   return service.api.get(`/api/v1/loyalty/${encodeURIComponent(idOrExtId)}${query}`).set(auth(token));
 }
 function change(idOrExtId: string, body: unknown, token = tenant.token) {
-  return service.api.patch(`/api/v1/loyalty/${encodeURIComponent(idOrExtId)}`).set(auth(token)).send(body as object);
+  return service.api
+    .patch(`/api/v1/loyalty/${encodeURIComponent(idOrExtId)}`)
+    .set(auth(token))
+    .send(body as object);
 }
 function ledgerOf(passId: string) {
-  return prisma().loyaltyLedgerEntry.findMany({ where: { passId }, orderBy: { id: 'asc' }, select: { delta: true, balance: true, source: true, scanId: true } });
+  return prisma().loyaltyLedgerEntry.findMany({
+    where: { passId },
+    orderBy: { id: 'asc' },
+    select: { delta: true, balance: true, source: true, scanId: true },
+  });
 }
-
 
 describe('getLoyalty', () => {
   it('returns the pass with its balance in meta.loyalty, by UUID and by extId', async () => {
@@ -90,7 +97,14 @@ describe('updateLoyalty', () => {
     const pass = await issue({ pass: { points: '100' } }, { extId: 'member-add' });
     const added = await change('member-add', { balance: 25, message: '25 points for your visit today.' }).expect(200);
     expect(added.body).toEqual({
-      data: { ...pass, attributes: { ...pass.attributes, passContent: { ...(pass.attributes.passContent as object), points: '125' }, latestMessage: '25 points for your visit today.' } },
+      data: {
+        ...pass,
+        attributes: {
+          ...pass.attributes,
+          passContent: { ...(pass.attributes.passContent as object), points: '125' },
+          latestMessage: '25 points for your visit today.',
+        },
+      },
       meta: { loyalty: { balance: 125 } },
     });
     const subtracted = await change(pass.id, { balance: -30 }).expect(200);
@@ -208,7 +222,11 @@ describe('updateLoyalty', () => {
 
 describe('Idempotency-Key on updateLoyalty', () => {
   const keyed = (passId: string, key: string, body: unknown) =>
-    service.api.patch(`/api/v1/loyalty/${passId}`).set(auth()).set('Idempotency-Key', key).send(body as object);
+    service.api
+      .patch(`/api/v1/loyalty/${passId}`)
+      .set(auth())
+      .set('Idempotency-Key', key)
+      .send(body as object);
 
   it('applies a retried change once and replays its response', async () => {
     const pass = await issue({ pass: { points: '10' } });
@@ -290,7 +308,14 @@ describe('changeLoyaltyBalance (for scans)', () => {
     const found = await findPass(prisma(), tenant.accountId, 'scanned-1');
     expect(found?.id).toBe(pass.id);
     await prisma().$transaction(async (tx) => {
-      const result = await changeLoyaltyBalance(tx, { accountId: tenant.accountId, passId: pass.id, change: { delta: -20 }, source: 'scan', scanId, now: new Date() });
+      const result = await changeLoyaltyBalance(tx, {
+        accountId: tenant.accountId,
+        passId: pass.id,
+        change: { delta: -20 },
+        source: 'scan',
+        scanId,
+        now: new Date(),
+      });
       expect(result).toEqual({ delta: -20, balance: 30 });
     });
     await expect(
@@ -308,7 +333,9 @@ describe('changeLoyaltyBalance (for scans)', () => {
 
   it('refuses another account’s pass', async () => {
     const pass = await issue();
-    await expect(changeLoyaltyBalance(prisma(), { accountId: other.accountId, passId: pass.id, change: { delta: 1 }, source: 'api', now: new Date() })).rejects.toMatchObject({
+    await expect(
+      changeLoyaltyBalance(prisma(), { accountId: other.accountId, passId: pass.id, change: { delta: 1 }, source: 'api', now: new Date() }),
+    ).rejects.toMatchObject({
       kind: 'notFound',
     });
     expect(await findPass(prisma(), other.accountId, pass.id)).toBeNull();

@@ -85,7 +85,9 @@ it('rolls a failing migration back, records it, blocks later runs until resolved
   expect(failed).toMatchObject({ finished_at: null, rolled_back_at: null, applied_steps_count: 0 });
   expect(failed.logs).toContain('division by zero');
 
-  await expect(applyMigrations(db, dir)).rejects.toThrow(/29990101000000_broken failed earlier and blocks all later migrations[\s\S]*--rolled-back 29990101000000_broken/);
+  await expect(applyMigrations(db, dir)).rejects.toThrow(
+    /29990101000000_broken failed earlier and blocks all later migrations[\s\S]*--rolled-back 29990101000000_broken/,
+  );
 
   await writeFile(join(broken, 'migration.sql'), 'CREATE TABLE "half_done" ("id" INTEGER);\n');
   await markRolledBack(db, '29990101000000_broken');

@@ -45,7 +45,9 @@ describe('getMetrics', () => {
     expect((sample(after, series('listEntities', 200)) ?? 0) - (sample(before, series('listEntities', 200)) ?? 0)).toBe(3);
     expect((sample(after, series('getEntity', 404)) ?? 0) - (sample(before, series('getEntity', 404)) ?? 0)).toBe(1);
     expect((sample(after, series('unknown', 404)) ?? 0) - (sample(before, series('unknown', 404)) ?? 0)).toBe(1);
-    expect(sample(after, 'http_request_duration_seconds_bucket{le="+Inf",operation="listEntities",status="200"}')).toBe(sample(after, series('listEntities', 200)));
+    expect(sample(after, 'http_request_duration_seconds_bucket{le="+Inf",operation="listEntities",status="200"}')).toBe(
+      sample(after, series('listEntities', 200)),
+    );
     expect(sample(after, 'http_request_duration_seconds_sum{operation="listEntities",status="200"}')).toBeGreaterThan(0);
   });
 

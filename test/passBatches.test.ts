@@ -68,11 +68,18 @@ async function pollingClient(env: Record<string, string>): Promise<Record<string
         console.log(JSON.stringify({ error: error.message + ': ' + (error.cause?.code ?? error.cause?.message) }));
       }
     }`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   await new Promise((resolve) => child.once('exit', resolve));
-  return output.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, any>);
+  return output
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, any>);
 }
 
 /** Parses a CSV answer into records keyed by its header. */
@@ -99,7 +106,11 @@ describe('CSV pass batches, with the job workers running', () => {
     return req.attach('csv', Buffer.isBuffer(csv) ? csv : Buffer.from(csv), { filename: 'passes.csv', contentType: type });
   };
   const getBatch = async (id: string) => (await service.api.get(`/api/v1/batches/${id}`).set(auth()).expect(200)).body.data;
-  const finished = (id: string) => until(() => getBatch(id), (b) => !['processing', 'scheduled', 'sending'].includes(b.attributes.status));
+  const finished = (id: string) =>
+    until(
+      () => getBatch(id),
+      (b) => !['processing', 'scheduled', 'sending'].includes(b.attributes.status),
+    );
   const csvOf = async (id: string, which: 'results' | 'errors') => {
     const res = await service.api.get(`/api/v1/batches/${id}/${which}.csv`).set(auth()).expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
@@ -124,7 +135,10 @@ describe('CSV pass batches, with the job workers running', () => {
     const done = await finished(res.body.data.id);
     expect(done.attributes).toMatchObject({ status: 'successful', progress: { total: 2, processed: 2, pending: 0 }, errorsCsvUrl: null });
     const results = await csvOf(res.body.data.id, 'results');
-    expect(results.map((r) => [r.row, r.ext_id])).toEqual([['2', a], ['3', b]]);
+    expect(results.map((r) => [r.row, r.ext_id])).toEqual([
+      ['2', a],
+      ['3', b],
+    ]);
     const first = await pass(results[0]!.pass_id!);
     expect(results[0]!.download_url).toBe(first.attributes.downloadUrl);
     expect(first.attributes).toMatchObject({
@@ -206,7 +220,13 @@ describe('CSV pass batches, with the job workers running', () => {
     const b = await issuePass(service, tenant.token, templateId, { pass: {} }, { extId: ext() });
     const c = await issuePass(service, tenant.token, templateId, { pass: {} }, { extId: ext() });
     const scheduledAt = new Date(clock.now().getTime() + DAY_MS).toISOString();
-    const csv = ['pass_id,pass_action,passfield_member,group_tags', `${a.id},,Updated,vip`, `${b.attributes.extId},deactivate,,`, `${c.id},nullify,,`, 'nobody,,X,'].join('\n');
+    const csv = [
+      'pass_id,pass_action,passfield_member,group_tags',
+      `${a.id},,Updated,vip`,
+      `${b.attributes.extId},deactivate,,`,
+      `${c.id},nullify,,`,
+      'nobody,,X,',
+    ].join('\n');
     const res = await upload(csv, { scheduledAt }, '/api/v1/passes/batch/update').expect(202);
     expect(res.body.data).toMatchObject({ type: 'passUpdate', attributes: { status: 'scheduled', progress: { total: 4, processed: 0, pending: 4 } } });
     await sleep(300);
@@ -243,7 +263,10 @@ describe('CSV pass batches, with the job workers running', () => {
         .post('/api/v1/passes/batch')
         .set(service.auth(account.token))
         .field('passTemplate', template)
-        .attach('csv', Buffer.from(`ext_id,passfield_member\n${extIds.map((e) => `${e},Member ${e}`).join('\n')}\n`), { filename: 'p.csv', contentType: 'text/csv' })
+        .attach('csv', Buffer.from(`ext_id,passfield_member\n${extIds.map((e) => `${e},Member ${e}`).join('\n')}\n`), {
+          filename: 'p.csv',
+          contentType: 'text/csv',
+        })
         .expect(202);
       await until(
         async () => (await service.api.get(`/api/v1/batches/${res.body.data.id}`).set(service.auth(account.token)).expect(200)).body.data.attributes.status,
@@ -329,7 +352,11 @@ describe('CSV pass batches, progress and restart between chunks', () => {
   it('applies an update batch only once scheduledAt is reached (by the injected clock)', async () => {
     const clock = new TestClock(new Date('2026-11-21T10:00:00Z'));
     service = await service.restart({ jobs: 'enqueue', persistent: true, clock });
-    const issued = await service.api.post(`/api/v1/passes?passTemplate=${templateId}&extId=sched-1`).set(service.auth(tenant.token)).send({ pass: {} }).expect(200);
+    const issued = await service.api
+      .post(`/api/v1/passes?passTemplate=${templateId}&extId=sched-1`)
+      .set(service.auth(tenant.token))
+      .send({ pass: {} })
+      .expect(200);
     const res = await service.api
       .post('/api/v1/passes/batch/update')
       .set(service.auth(tenant.token))
@@ -343,7 +370,11 @@ describe('CSV pass batches, progress and restart between chunks', () => {
     expect(await advancePassBatch(service.runtime, id)).toBe('finished');
     expect((await service.database.db.prisma.pass.findUniqueOrThrow({ where: { id: issued.body.data.id } })).status).toBe('deactivated');
     const batch = await service.api.get(`/api/v1/batches/${id}`).set(service.auth(tenant.token)).expect(200);
-    expect(batch.body.data.attributes).toMatchObject({ status: 'successful', completedAt: '2026-11-21T12:00:00Z', progress: { total: 1, processed: 1, pending: 0 } });
+    expect(batch.body.data.attributes).toMatchObject({
+      status: 'successful',
+      completedAt: '2026-11-21T12:00:00Z',
+      progress: { total: 1, processed: 1, pending: 0 },
+    });
   });
 
   it('shows progress as chunks commit, and a run that stops after a chunk resumes without creating a pass twice', async () => {

@@ -18,8 +18,12 @@ let origin: string;
 let hits: string[];
 let big: Buffer;
 
-const jpeg = await sharp({ create: { width: 400, height: 200, channels: 3, background: '#336699' } }).jpeg().toBuffer();
-const gif = await sharp({ create: { width: 10, height: 10, channels: 3, background: '#000' } }).gif().toBuffer();
+const jpeg = await sharp({ create: { width: 400, height: 200, channels: 3, background: '#336699' } })
+  .jpeg()
+  .toBuffer();
+const gif = await sharp({ create: { width: 10, height: 10, channels: 3, background: '#000' } })
+  .gif()
+  .toBuffer();
 
 beforeAll(async () => {
   service = await startTestService({ jobs: 'work' });
@@ -58,7 +62,11 @@ async function processWith(images: Record<string, string>) {
 }
 
 const stored = (templateId: string) =>
-  service.database.db.prisma.passTemplateImage.findMany({ where: { templateId }, orderBy: { name: 'asc' }, select: { name: true, width: true, height: true, png: true } });
+  service.database.db.prisma.passTemplateImage.findMany({
+    where: { templateId },
+    orderBy: { name: 'asc' },
+    select: { name: true, width: true, height: true, png: true },
+  });
 
 it('fetches an http image on loopback once, follows a redirect, and stores a JPEG as PNG at Apple’s sizes', async () => {
   hits = [];

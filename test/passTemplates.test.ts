@@ -42,7 +42,14 @@ function fullTemplate(overrides: Record<string, unknown> = {}) {
     },
     fields: {
       header: { one: { id: 'points', label: 'Points', defaultValue: '0', localisation: { de: { label: 'Punkte', defaultValue: '0' } } } },
-      central: { one: { id: 'member', label: 'Member', defaultValue: 'Guest', localisation: { de: { label: 'Mitglied', defaultValue: 'Gast' }, fr: { label: 'Membre' } } } },
+      central: {
+        one: {
+          id: 'member',
+          label: 'Member',
+          defaultValue: 'Guest',
+          localisation: { de: { label: 'Mitglied', defaultValue: 'Gast' }, fr: { label: 'Membre' } },
+        },
+      },
       details: {
         one: { id: 'tier', label: 'Tier', defaultValue: 'Bronze', localisation: { de: { label: 'Stufe' } } },
         two: { id: 'since', label: 'Member since', defaultValue: '2026' },
@@ -150,7 +157,9 @@ describe('createPassTemplate', () => {
   });
 
   it('starts a transit template with transitType other', async () => {
-    const res = await create(fullTemplate({ templateType: 'transit', fields: { central: { one: { id: 'from', label: 'From' }, two: { id: 'to', label: 'To' } } } })).expect(202);
+    const res = await create(
+      fullTemplate({ templateType: 'transit', fields: { central: { one: { id: 'from', label: 'From' }, two: { id: 'to', label: 'To' } } } }),
+    ).expect(202);
     expect(res.body.attributes).toMatchObject({ templateType: 'transit', transitType: 'other' });
     const data = await settled(res.body.id);
     expect(data.attributes).toMatchObject({ templateType: 'transit', transitType: 'other' });
@@ -206,7 +215,11 @@ describe('createPassTemplate', () => {
     ['an unknown watermark position', { images: { watermark: { position: 'middle' } } }, '/passTemplate/images/watermark/position'],
     ['an unknown barcode type', { barcode: { type: 'ean13' } }, '/passTemplate/barcode/type'],
     ['a language that is not ISO 639-1', { defaultLanguage: 'english' }, '/passTemplate/defaultLanguage'],
-    ['a localisation key that is not a language', { fields: { header: { one: { id: 'a', localisation: { xx: { label: 'A' } } } } } }, '/passTemplate/fields/header/one/localisation'],
+    [
+      'a localisation key that is not a language',
+      { fields: { header: { one: { id: 'a', localisation: { xx: { label: 'A' } } } } } },
+      '/passTemplate/fields/header/one/localisation',
+    ],
     ['a slot the area does not have', { fields: { central: { three: { id: 'x' } } } }, '/passTemplate/fields/central/three'],
     ['11 beacons', { beacons: Array.from({ length: 11 }, () => ({ proximityUuid: 'f7826da6-4fa2-4e98-8024-bc5b71e0893e' })) }, '/passTemplate/beacons'],
     ['11 locations', { locations: Array.from({ length: 11 }, () => ({ latitude: 1, longitude: 1 })) }, '/passTemplate/locations'],
@@ -218,8 +231,16 @@ describe('createPassTemplate', () => {
     ['a proximityUuid that is not a UUID', { beacons: [{ proximityUuid: 'beacon-1' }] }, '/passTemplate/beacons/0/proximityUuid'],
     ['an http image URL', { images: { logo: 'http://cdn.example.com/logo.png' } }, '/passTemplate/images/logo'],
     ['an image that is not a URL', { images: { icon: 'icon.png' } }, '/passTemplate/images/icon'],
-    ['an App Store URL without an app id', { appLinking: { apple: { appStoreUrl: ['https://apps.apple.com/gb/app/coffee-club'] } } }, '/passTemplate/appLinking/apple/appStoreUrl/0'],
-    ['a Play URL without a package', { appLinking: { google: { app: { playStoreUrl: 'https://play.google.com/store/apps' } } } }, '/passTemplate/appLinking/google/app/playStoreUrl'],
+    [
+      'an App Store URL without an app id',
+      { appLinking: { apple: { appStoreUrl: ['https://apps.apple.com/gb/app/coffee-club'] } } },
+      '/passTemplate/appLinking/apple/appStoreUrl/0',
+    ],
+    [
+      'a Play URL without a package',
+      { appLinking: { google: { app: { playStoreUrl: 'https://play.google.com/store/apps' } } } },
+      '/passTemplate/appLinking/google/app/playStoreUrl',
+    ],
     ['a 31-character link text', { appLinking: { google: { displayText: { text: 'x'.repeat(31) } } } }, '/passTemplate/appLinking/google/displayText/text'],
     ['a 101-character name', { name: 'n'.repeat(101) }, '/passTemplate/name'],
     ['an empty name', { name: '' }, '/passTemplate/name'],
@@ -314,7 +335,11 @@ describe('listPassTemplates', () => {
     const res = await list('?page=5&perPage=5').expect(200);
     expect(res.body.data).toEqual([]);
     expect(res.body.meta).toEqual({ totalCount: 12, resultsPerPage: 5, currentPage: 5, totalPages: 3 });
-    expect(res.body.links).toMatchObject({ prev: `${BASE}/api/v1/pass-templates?page=3&perPage=5`, next: null, last: `${BASE}/api/v1/pass-templates?page=3&perPage=5` });
+    expect(res.body.links).toMatchObject({
+      prev: `${BASE}/api/v1/pass-templates?page=3&perPage=5`,
+      next: null,
+      last: `${BASE}/api/v1/pass-templates?page=3&perPage=5`,
+    });
   });
 
   it('takes up to 100 per page', async () => {
@@ -335,11 +360,13 @@ describe('listPassTemplates', () => {
 
   it('returns only the attributes a sparse fieldset names', async () => {
     const res = await list('?fields=name,colors&perPage=3').expect(200);
-    expect(res.body.data).toEqual([0, 1, 2].map((i) => ({
-      id: ids[i],
-      type: 'passTemplate',
-      attributes: { name: i === 1 ? 'Event 1' : `Card ${i}`, colors: { background: i === 1 ? '#FFFFFF' : `#00000${i}`, label: '#000000', text: '#000000' } },
-    })));
+    expect(res.body.data).toEqual(
+      [0, 1, 2].map((i) => ({
+        id: ids[i],
+        type: 'passTemplate',
+        attributes: { name: i === 1 ? 'Event 1' : `Card ${i}`, colors: { background: i === 1 ? '#FFFFFF' : `#00000${i}`, label: '#000000', text: '#000000' } },
+      })),
+    );
     expect(res.body.links.next).toBe(`${BASE}/api/v1/pass-templates?fields=name%2Ccolors&perPage=3&page=2`);
   });
 
@@ -447,7 +474,11 @@ describe('updatePassTemplate', () => {
     const res = await patch(before.id, { colors: { text: '#F0F0F0' } }).expect(202);
     const self = `${BASE}/api/v1/pass-templates/${before.id}`;
     expect(res.body).toEqual({
-      data: { id: before.id, type: 'passTemplate', attributes: { name: 'Coffee Club Card', templateType: 'loyalty', transitType: null, processingStatus: 'processing' } },
+      data: {
+        id: before.id,
+        type: 'passTemplate',
+        attributes: { name: 'Coffee Club Card', templateType: 'loyalty', transitType: null, processingStatus: 'processing' },
+      },
       meta: { message: expect.stringContaining('being processed'), links: { self } },
     });
     expect(res.headers.location).toBe(self);
@@ -458,10 +489,18 @@ describe('updatePassTemplate', () => {
 
   it('merges nested objects per key at every depth', async () => {
     const before = await createProcessed(fullTemplate());
-    await patch(before.id, { fields: { details: { one: { localisation: { fr: { label: 'Niveau' } } } } }, appLinking: { google: { displayText: { text: 'Open' } } } }).expect(202);
+    await patch(before.id, {
+      fields: { details: { one: { localisation: { fr: { label: 'Niveau' } } } } },
+      appLinking: { google: { displayText: { text: 'Open' } } },
+    }).expect(202);
     const after = await settled(before.id);
     const fields = after.attributes.fields as Record<string, Record<string, unknown>>;
-    expect(fields.details!.one).toEqual({ id: 'tier', label: 'Tier', defaultValue: 'Bronze', localisation: { de: { label: 'Stufe' }, fr: { label: 'Niveau' } } });
+    expect(fields.details!.one).toEqual({
+      id: 'tier',
+      label: 'Tier',
+      defaultValue: 'Bronze',
+      localisation: { de: { label: 'Stufe' }, fr: { label: 'Niveau' } },
+    });
     expect(after.attributes.appLinking).toEqual({
       apple: { appStoreUrl: ['https://apps.apple.com/gb/app/coffee-club/id1234567890'] },
       google: { app: { playStoreUrl: 'https://play.google.com/store/apps/details?id=com.example.coffeeclub' }, displayText: { text: 'Open' } },
@@ -480,13 +519,19 @@ describe('updatePassTemplate', () => {
     expect(after.attributes.beacons).toEqual([]);
     expect(after.attributes.locations).toEqual([location]);
     expect((after.attributes.appLinking as { apple: unknown; google: unknown }).apple).toEqual({ appStoreUrl: [] });
-    expect(JSON.stringify((after.attributes.appLinking as { google: unknown }).google)).toBe(JSON.stringify((before.attributes.appLinking as { google: unknown }).google));
+    expect(JSON.stringify((after.attributes.appLinking as { google: unknown }).google)).toBe(
+      JSON.stringify((before.attributes.appLinking as { google: unknown }).google),
+    );
     expect(untouched(after.attributes, 'beacons', 'locations', 'appLinking')).toBe(untouched(before.attributes, 'beacons', 'locations', 'appLinking'));
   });
 
   it('removes optional members set to null', async () => {
     const before = await createProcessed(fullTemplate());
-    await patch(before.id, { images: { banner: null }, fields: { back: { one: null }, central: { one: { localisation: { fr: null } } } }, centralTitle: 'Club' }).expect(202);
+    await patch(before.id, {
+      images: { banner: null },
+      fields: { back: { one: null }, central: { one: { localisation: { fr: null } } } },
+      centralTitle: 'Club',
+    }).expect(202);
     const after = await settled(before.id);
     expect(after.attributes.images).toEqual({
       logo: LOGO_PNG,
@@ -563,12 +608,19 @@ describe('updatePassTemplate', () => {
   });
 
   it('answers 401 without a valid API key', async () => {
-    await service.api.patch(`/api/v1/pass-templates/${UNKNOWN_ID}`).send({ passTemplate: { name: 'x' } }).expect(401);
+    await service.api
+      .patch(`/api/v1/pass-templates/${UNKNOWN_ID}`)
+      .send({ passTemplate: { name: 'x' } })
+      .expect(401);
   });
 
   it('applies concurrent updates one after the other', async () => {
     const { id } = await createProcessed(fullTemplate());
-    const results = await Promise.all([patch(id, { colors: { background: '#111111' } }), patch(id, { colors: { label: '#222222' } }), patch(id, { name: 'Both' })]);
+    const results = await Promise.all([
+      patch(id, { colors: { background: '#111111' } }),
+      patch(id, { colors: { label: '#222222' } }),
+      patch(id, { name: 'Both' }),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 202, 202]);
     const after = await settled(id);
     expect(after.attributes).toMatchObject({ name: 'Both', colors: { background: '#111111', label: '#222222', text: '#FFFFFF' } });
@@ -579,7 +631,15 @@ describe('getLegacyPassTemplate', () => {
   const empty = { id: null, label: null, default_value: null };
 
   it('maps the current template to the legacy attributes of §2.2, every slot present', async () => {
-    const { id } = await createProcessed(fullTemplate({ fields: { ...fullTemplate().fields, central: { one: { id: 'member', label: 'Member', defaultValue: 'Guest' } }, back: { one: { id: 'terms', label: 'Terms' }, three: { id: 'help', label: 'Help', defaultValue: 'Ask us' } } } }));
+    const { id } = await createProcessed(
+      fullTemplate({
+        fields: {
+          ...fullTemplate().fields,
+          central: { one: { id: 'member', label: 'Member', defaultValue: 'Guest' } },
+          back: { one: { id: 'terms', label: 'Terms' }, three: { id: 'help', label: 'Help', defaultValue: 'Ask us' } },
+        },
+      }),
+    );
     const res = await service.api.get(`/api/v1/pass_templates/${id}`).set(service.auth(tenant.token)).expect(200);
     expect(res.body).toEqual({
       data: {
@@ -600,7 +660,13 @@ describe('getLegacyPassTemplate', () => {
             secThree: { id: 'shop', label: 'Home shop', default_value: 'Soho' },
           },
           auxiliary: { auxOne: empty, auxTwo: empty, auxThree: empty },
-          backFields: { backOne: { id: 'terms', label: 'Terms', default_value: null }, backTwo: empty, backThree: { id: 'help', label: 'Help', default_value: 'Ask us' }, backFour: empty, backFive: empty },
+          backFields: {
+            backOne: { id: 'terms', label: 'Terms', default_value: null },
+            backTwo: empty,
+            backThree: { id: 'help', label: 'Help', default_value: 'Ask us' },
+            backFour: empty,
+            backFive: empty,
+          },
         },
       },
     });
@@ -638,11 +704,19 @@ describe('processing', () => {
   it('processes a burst of 30 templates faster than one per polling interval', async () => {
     const started = Date.now();
     const created = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => service.api.post('/api/v1/pass-templates').set(service.auth(tenant.token)).send({ passTemplate: fullTemplate({ name: `Burst ${i}` }) }).expect(202)),
+      Array.from({ length: 30 }, (_, i) =>
+        service.api
+          .post('/api/v1/pass-templates')
+          .set(service.auth(tenant.token))
+          .send({ passTemplate: fullTemplate({ name: `Burst ${i}` }) })
+          .expect(202),
+      ),
     );
     let pending = created.map((res) => res.body.id as string);
     while (pending.length) {
-      const states = await Promise.all(pending.map(async (id) => ({ id, res: await service.api.get(`/api/v1/pass-templates/${id}`).set(service.auth(tenant.token)).expect(200) })));
+      const states = await Promise.all(
+        pending.map(async (id) => ({ id, res: await service.api.get(`/api/v1/pass-templates/${id}`).set(service.auth(tenant.token)).expect(200) })),
+      );
       pending = states.filter(({ res }) => res.body.data.attributes.processingStatus !== undefined).map(({ id }) => id);
       if (pending.length) await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -721,7 +795,13 @@ describe('processing', () => {
     expect(modules[1]).toEqual({
       id: 'member',
       header: 'Member',
-      localizedHeader: { defaultValue: { language: 'en', value: 'Member' }, translatedValues: [{ language: 'de', value: 'Mitglied' }, { language: 'fr', value: 'Membre' }] },
+      localizedHeader: {
+        defaultValue: { language: 'en', value: 'Member' },
+        translatedValues: [
+          { language: 'de', value: 'Mitglied' },
+          { language: 'fr', value: 'Membre' },
+        ],
+      },
       body: 'Guest',
       localizedBody: { defaultValue: { language: 'en', value: 'Guest' }, translatedValues: [{ language: 'de', value: 'Gast' }] },
     });
@@ -791,7 +871,10 @@ describe('restart recovery', () => {
       // The job enqueued before the restart, and the one the restart added for the version still
       // processing (src/jobs/workers.ts): both ran once and completed; one recorded the outcome.
       // A job is marked completed just after its handler returns: wait for that write.
-      const jobsOf = () => second!.database.db.prisma.$queryRaw<{ state: string; retry_count: number }[]>`SELECT state, retry_count FROM pgboss.job WHERE data->>'templateId' = ${id}`;
+      const jobsOf = () =>
+        second!.database.db.prisma.$queryRaw<
+          { state: string; retry_count: number }[]
+        >`SELECT state, retry_count FROM pgboss.job WHERE data->>'templateId' = ${id}`;
       let jobs = await jobsOf();
       for (const started = Date.now(); jobs.some((job) => job.state === 'active') && Date.now() - started < 10_000; jobs = await jobsOf()) {
         await new Promise((resolve) => setTimeout(resolve, 50));

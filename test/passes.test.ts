@@ -6,7 +6,17 @@
  */
 import type { Clock } from '../src/clock.ts';
 import { startTestService, type TestService } from './support/testService.ts';
-import { createTemplate, expectError, issuePass, loyaltyTemplate, plainTemplate, postPass, setUpPassTenants, setWalletState, type PassTenants } from './support/passes.ts';
+import {
+  createTemplate,
+  expectError,
+  issuePass,
+  loyaltyTemplate,
+  plainTemplate,
+  postPass,
+  setUpPassTenants,
+  setWalletState,
+  type PassTenants,
+} from './support/passes.ts';
 
 const BASE = 'http://wallet.test';
 const UNKNOWN_ID = '0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10';
@@ -35,14 +45,17 @@ function get(idOrExtId: string, query = '', token = tenant.token) {
   return service.api.get(`/api/v1/passes/${encodeURIComponent(idOrExtId)}${query}`).set(auth(token));
 }
 function patch(idOrExtId: string, body: unknown, token = tenant.token) {
-  return service.api.patch(`/api/v1/passes/${encodeURIComponent(idOrExtId)}`).set(auth(token)).send(body as object);
+  return service.api
+    .patch(`/api/v1/passes/${encodeURIComponent(idOrExtId)}`)
+    .set(auth(token))
+    .send(body as object);
 }
 function nullify(idOrExtId: string, token = tenant.token) {
   return service.api.post(`/api/v1/passes/${encodeURIComponent(idOrExtId)}/nullify`).set(auth(token));
 }
 type Pass = Awaited<ReturnType<typeof issuePass>>;
-const issue = (body: unknown = { pass: {} }, query: Record<string, string> = {}, templateId = loyaltyId) => issuePass(service, tenant.token, templateId, body, query);
-
+const issue = (body: unknown = { pass: {} }, query: Record<string, string> = {}, templateId = loyaltyId) =>
+  issuePass(service, tenant.token, templateId, body, query);
 
 /** Every attribute a fresh pass of the loyalty template shows with an empty `pass`. */
 function defaultAttributes(id: string, overrides: Record<string, unknown> = {}) {
@@ -84,7 +97,13 @@ describe('createPass', () => {
 
   it('stores values given in both forms the same way, with extId, NFC, barcode, message, tags and expiry', async () => {
     const body = {
-      pass: { member: 'Ada Lovelace', tier: { value: 'Gold' }, points: '120', nfc: { enabled: true, source: 'extId' }, barcode: { enabled: true, source: 'uuid', displayText: 'Member 1042' } },
+      pass: {
+        member: 'Ada Lovelace',
+        tier: { value: 'Gold' },
+        points: '120',
+        nfc: { enabled: true, source: 'extId' },
+        barcode: { enabled: true, source: 'uuid', displayText: 'Member 1042' },
+      },
       message: 'Welcome to the Coffee Club!',
       groupTags: ['gold-members', 'soho'],
       groupTag: 'gold-members',
@@ -130,7 +149,11 @@ describe('createPass', () => {
   it.each([
     ['inherits the template barcode', undefined, () => ({ type: 'qr', source: 'custom', value: 'COFFEE-CLUB' })],
     ['replaces members given', { enabled: true, type: 'pdf417' }, () => ({ type: 'pdf417', source: 'custom', value: 'COFFEE-CLUB' })],
-    ['drops the custom value for another source', { enabled: true, source: 'extId' }, (p: Pass) => ({ type: 'qr', source: 'extId', value: p.attributes.extId })],
+    [
+      'drops the custom value for another source',
+      { enabled: true, source: 'extId' },
+      (p: Pass) => ({ type: 'qr', source: 'extId', value: p.attributes.extId }),
+    ],
     ['encodes the pass UUID', { enabled: true, source: 'uuid', type: 'aztec' }, (p: Pass) => ({ type: 'aztec', source: 'uuid', value: p.id })],
     ['takes its own custom value', { enabled: true, value: 'OWN' }, () => ({ type: 'qr', source: 'custom', value: 'OWN' })],
     ['shows nothing when disabled', { enabled: false }, () => ({})],
@@ -140,10 +163,18 @@ describe('createPass', () => {
   });
 
   it.each([
-    ['displayText true, as every PassEntry example sends it', { barcode: { enabled: true, source: 'uuid', displayText: true } }, (p: Pass) => ({ type: 'qr', source: 'uuid', value: p.id, displayText: p.id })],
+    [
+      'displayText true, as every PassEntry example sends it',
+      { barcode: { enabled: true, source: 'uuid', displayText: true } },
+      (p: Pass) => ({ type: 'qr', source: 'uuid', value: p.id, displayText: p.id }),
+    ],
     ['displayText false', { barcode: { enabled: true, source: 'uuid', displayText: false } }, (p: Pass) => ({ type: 'qr', source: 'uuid', value: p.id })],
-    ['the older qr form with a custom value', { qr: { value: 'ORDER-42', displayText: true } }, () => ({ type: 'qr', source: 'custom', value: 'ORDER-42', displayText: 'ORDER-42' })],
-  ])('accepts PassEntry\'s barcode forms: %s', async (_case, pass, expected) => {
+    [
+      'the older qr form with a custom value',
+      { qr: { value: 'ORDER-42', displayText: true } },
+      () => ({ type: 'qr', source: 'custom', value: 'ORDER-42', displayText: 'ORDER-42' }),
+    ],
+  ])("accepts PassEntry's barcode forms: %s", async (_case, pass, expected) => {
     const issued = await issue({ pass: { member: 'Ada', nfc: { enabled: true, source: 'custom', customValue: 'NFC-42' }, ...pass } });
     expect(issued.attributes.barcode).toEqual(expected(issued));
     expect(issued.attributes).toMatchObject({ nfc: 'NFC-42', passContent: { member: 'Ada' } });
@@ -165,7 +196,13 @@ describe('createPass', () => {
     expect(res.body.data.attributes.locations).toEqual(loyaltyTemplate().locations);
     expect(res.body.data.attributes.beacons).toEqual(loyaltyTemplate().beacons);
     const own = [{ latitude: 48.8566, longitude: 2.3522, radius: 50 }];
-    const custom = await issuePass(service, tenant.token, loyaltyId, { pass: {}, locations: own, beacons: [] }, { includeLocations: 'true', includeBeacons: 'true' });
+    const custom = await issuePass(
+      service,
+      tenant.token,
+      loyaltyId,
+      { pass: {}, locations: own, beacons: [] },
+      { includeLocations: 'true', includeBeacons: 'true' },
+    );
     expect(custom.attributes.locations).toEqual(own);
     expect(custom.attributes).not.toHaveProperty('beacons');
   });
@@ -195,9 +232,19 @@ describe('createPass', () => {
     ['custom NFC without customValue', { pass: { nfc: { enabled: true, source: 'custom' } } }, {}, { pointer: '/pass/nfc/customValue' }],
     ['an NFC customValue with source uuid', { pass: { nfc: { enabled: true, source: 'uuid', customValue: 'X' } } }, {}, { pointer: '/pass/nfc/customValue' }],
     ['NFC on the extId of a pass without one', { pass: { nfc: { enabled: true, source: 'extId' } } }, {}, { pointer: '/pass/nfc/source' }],
-    ['a custom NFC message beyond 64 characters', { pass: { nfc: { enabled: true, source: 'custom', customValue: 'x'.repeat(65) } } }, {}, { pointer: '/pass/nfc/customValue' }],
+    [
+      'a custom NFC message beyond 64 characters',
+      { pass: { nfc: { enabled: true, source: 'custom', customValue: 'x'.repeat(65) } } },
+      {},
+      { pointer: '/pass/nfc/customValue' },
+    ],
     ['11 locations', { pass: {}, locations: Array.from({ length: 11 }, () => ({ latitude: 1, longitude: 1 })) }, {}, { pointer: '/locations' }],
-    ['11 beacons', { pass: {}, beacons: Array.from({ length: 11 }, () => ({ proximityUuid: 'f7826da6-4fa2-4e98-8024-bc5b71e0893e' })) }, {}, { pointer: '/beacons' }],
+    [
+      '11 beacons',
+      { pass: {}, beacons: Array.from({ length: 11 }, () => ({ proximityUuid: 'f7826da6-4fa2-4e98-8024-bc5b71e0893e' })) },
+      {},
+      { pointer: '/beacons' },
+    ],
     ['21 group tags', { pass: {}, groupTags: Array.from({ length: 20 }, (_, i) => `t${i}`), groupTag: 'one-more' }, {}, { pointer: '/groupTag' }],
     ['a value longer than 500 characters', { pass: { member: 'x'.repeat(501) } }, {}, undefined],
     ['a field value in the shape of nfc', { pass: { member: true } }, {}, { pointer: '/pass/member' }],
@@ -337,7 +384,9 @@ describe('Idempotency-Key on createPass', () => {
   });
 
   it('issues exactly one pass for concurrent creates with one key; the others replay it', async () => {
-    const results = await Promise.all(Array.from({ length: 8 }, () => keyed('create-concurrent', { pass: { member: 'Concurrent' } }, { extId: 'concurrent-1' })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => keyed('create-concurrent', { pass: { member: 'Concurrent' } }, { extId: 'concurrent-1' })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(200));
     expect(new Set(results.map((r) => r.body.data.id)).size).toBe(1);
     expect(results.filter((r) => r.headers['idempotent-replayed'] === 'true')).toHaveLength(7);
@@ -378,7 +427,13 @@ describe('listPasses', () => {
     templateA = await createTemplate(service, lister.token, loyaltyTemplate());
     templateB = await createTemplate(service, lister.token, plainTemplate());
     for (let i = 0; i < 27; i++) {
-      const pass = await issuePass(service, lister.token, i % 3 === 0 ? templateB : templateA, { pass: {}, groupTags: i % 2 ? ['odd'] : ['even', 'all'] }, { extId: `list-${i}` });
+      const pass = await issuePass(
+        service,
+        lister.token,
+        i % 3 === 0 ? templateB : templateA,
+        { pass: {}, groupTags: i % 2 ? ['odd'] : ['even', 'all'] },
+        { extId: `list-${i}` },
+      );
       ids.push(pass.id);
     }
     await service.api.patch('/api/v1/passes/list-4').set(service.auth(lister.token)).send({ passAction: 'deactivate' }).expect(200);
@@ -497,7 +552,10 @@ describe('getPass', () => {
     const withPlaces = await issue();
     const none = await issue({ pass: {}, locations: [], beacons: [] });
     const asked = '?includeLocations=true&includeBeacons=true';
-    expect((await get(withPlaces.id, asked).expect(200)).body.data.attributes).toMatchObject({ locations: loyaltyTemplate().locations, beacons: loyaltyTemplate().beacons });
+    expect((await get(withPlaces.id, asked).expect(200)).body.data.attributes).toMatchObject({
+      locations: loyaltyTemplate().locations,
+      beacons: loyaltyTemplate().beacons,
+    });
     const attributes = Object.keys((await get(none.id, asked).expect(200)).body.data.attributes);
     expect(attributes).not.toContain('locations');
     expect(attributes).not.toContain('beacons');
@@ -742,7 +800,13 @@ describe('nullifyPass', () => {
 
   it('does not read a request body, however large (it takes none, so no 413 or 400 for one)', async () => {
     const pass = await issue();
-    expect((await nullify(pass.id).send({ member: 'x'.repeat(1024 * 1024 + 1) }).expect(200)).body.data.attributes.status).toBe('nullified');
+    expect(
+      (
+        await nullify(pass.id)
+          .send({ member: 'x'.repeat(1024 * 1024 + 1) })
+          .expect(200)
+      ).body.data.attributes.status,
+    ).toBe('nullified');
     const other = await issue();
     const malformed = await nullify(other.id).set('Content-Type', 'application/json').send('{"not json').expect(200);
     expect(malformed.body.data.attributes.status).toBe('nullified');

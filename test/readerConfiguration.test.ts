@@ -64,7 +64,10 @@ async function storedSecrets(entity: string): Promise<StoredSecrets> {
 
 /** The base64 body of a PEM (the part that would leak if stored in clear). */
 function pemBody(pem: string): string {
-  return pem.split('\n').filter((line) => line && !line.startsWith('-----')).join('');
+  return pem
+    .split('\n')
+    .filter((line) => line && !line.startsWith('-----'))
+    .join('');
 }
 
 describe('getReaderConfiguration', () => {
@@ -197,7 +200,11 @@ describe('rotateReaderNfcKey', () => {
     expect(res.body.data).toMatchObject({
       id: entityId,
       type: 'readerConfiguration',
-      attributes: { googleKeyVersion: before.googleKeyVersion + 1, googleCollectorId: before.googleCollectorId, validationConfiguration: before.validationConfiguration },
+      attributes: {
+        googleKeyVersion: before.googleKeyVersion + 1,
+        googleCollectorId: before.googleCollectorId,
+        validationConfiguration: before.validationConfiguration,
+      },
     });
     const after = (await getConfiguration()).body.data.attributes;
     expect(after.googleKeyVersion).toBe(before.googleKeyVersion + 1);
@@ -390,7 +397,13 @@ describe('the secrets key', () => {
 
   it('stops the server with exit code 2 and a clear message on PostgreSQL without SECRETS_KEY', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      env: { PATH: process.env.PATH, PORT: '0', DATABASE_URL: 'postgresql://127.0.0.1:1/never', PUBLIC_BASE_URL: 'https://wallet.example.com', DATA_DIR: await mkdtemp(join(tmpdir(), 'wps-data-')) },
+      env: {
+        PATH: process.env.PATH,
+        PORT: '0',
+        DATABASE_URL: 'postgresql://127.0.0.1:1/never',
+        PUBLIC_BASE_URL: 'https://wallet.example.com',
+        DATA_DIR: await mkdtemp(join(tmpdir(), 'wps-data-')),
+      },
     });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));

@@ -340,7 +340,11 @@ describe('updateReader', () => {
     await createReader('taken-b');
     const res = await updateReader('taken-a', { id: 'taken-b', scanEnabled: false });
     expect(res.status).toBe(409);
-    expect(res.body.errors[0]).toMatchObject({ code: 'conflict', detail: 'A reader with id taken-b already exists in this account.', source: { pointer: '/reader/id' } });
+    expect(res.body.errors[0]).toMatchObject({
+      code: 'conflict',
+      detail: 'A reader with id taken-b already exists in this account.',
+      source: { pointer: '/reader/id' },
+    });
     // Nothing changed.
     expect((await getReader('taken-a')).body.data.attributes.scanEnabled).toBe(true);
   });
@@ -388,7 +392,10 @@ describe('updateReader', () => {
   });
 
   it('answers 401 without an API key', async () => {
-    await service.api.patch('/api/v1/readers/upd-flags').send({ reader: { scanEnabled: false } }).expect(401);
+    await service.api
+      .patch('/api/v1/readers/upd-flags')
+      .send({ reader: { scanEnabled: false } })
+      .expect(401);
   });
 });
 

@@ -16,7 +16,7 @@ const quickstart = readme.slice(readme.indexOf('## Quickstart\n'), readme.indexO
 /** The template body: the heredoc written to coffee-club-card.json. */
 function templateBody(): unknown {
   const match = /cat > coffee-club-card\.json <<'JSON'\n([\s\S]*?)\nJSON\n/.exec(quickstart);
-  if (!match) throw new Error('The README Quickstart has no template body (cat > coffee-club-card.json <<\'JSON\' … JSON)');
+  if (!match) throw new Error("The README Quickstart has no template body (cat > coffee-club-card.json <<'JSON' … JSON)");
   return JSON.parse(match[1]!);
 }
 
@@ -37,7 +37,10 @@ it('accepts the template and the pass the README Quickstart sends, and serves th
   const { accountId, token } = await service.createAccount('Acme Coffee');
   await service.createEntity(accountId, 'Soho');
 
-  const created = await service.api.post('/api/v1/pass-templates').set(service.auth(token)).send(templateBody() as object);
+  const created = await service.api
+    .post('/api/v1/pass-templates')
+    .set(service.auth(token))
+    .send(templateBody() as object);
   expect({ status: created.status, processingStatus: created.body.attributes?.processingStatus }).toEqual({ status: 202, processingStatus: 'processing' });
   // The README's wait loop: read the template until processingStatus is no longer `processing`.
   const template = await pollUntil(
@@ -48,7 +51,10 @@ it('accepts the template and the pass the README Quickstart sends, and serves th
   expect(template.body.data.attributes).not.toHaveProperty('processingStatus');
 
   const { query, body } = passRequest();
-  const pass = await service.api.post(`/api/v1/passes?passTemplate=${created.body.id}${query}`).set(service.auth(token)).send(body as object);
+  const pass = await service.api
+    .post(`/api/v1/passes?passTemplate=${created.body.id}${query}`)
+    .set(service.auth(token))
+    .send(body as object);
   expect(pass.status).toBe(200);
   expect(pass.body.data.attributes).toMatchObject({
     extId: 'member-1042',

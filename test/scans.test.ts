@@ -122,7 +122,13 @@ describe('logScan', () => {
   it('finds the pass by extId, subtracts a negative change and defaults statusDetail and scanValue', async () => {
     const pass = await newPass(50);
     const res = await log({ readerId: 'till-view', scanType: 'barcode', status: 'successful', passId: pass.extId, loyalty: { balance: -20 } }).expect(200);
-    expect(res.body.scanInfo).toMatchObject({ passId: pass.id, passExtId: pass.extId, statusDetail: 'Scan successful', scanValue: pass.extId, scanType: 'barcode' });
+    expect(res.body.scanInfo).toMatchObject({
+      passId: pass.id,
+      passExtId: pass.extId,
+      statusDetail: 'Scan successful',
+      scanValue: pass.extId,
+      scanType: 'barcode',
+    });
     expect(await balanceOf(pass.id)).toBe(30);
     const failed = await log({ readerId: 'till-view', scanType: 'nfc', status: 'failed', passId: pass.id }).expect(200);
     expect(failed.body.scanInfo).toMatchObject({ status: 'failed', statusDetail: 'Scan failed', scanValue: pass.id });
@@ -130,28 +136,50 @@ describe('logScan', () => {
 
   it('applies the change of a logged failed scan too: the external validator decided', async () => {
     const pass = await newPass(10);
-    await log({ readerId: 'till-view', scanType: 'nfc', status: 'failed', statusDetail: 'Expired membership', passId: pass.id, loyalty: { balance: -10 } }).expect(200);
+    await log({
+      readerId: 'till-view',
+      scanType: 'nfc',
+      status: 'failed',
+      statusDetail: 'Expired membership',
+      passId: pass.id,
+      loyalty: { balance: -10 },
+    }).expect(200);
     expect(await balanceOf(pass.id)).toBe(0);
   });
 
   it('answers 404 naming the reader or the pass it does not know, and stores nothing', async () => {
     const pass = await newPass();
     const before = await scanCount();
-    expectError(await log({ readerId: 'no-such-till', scanType: 'nfc', status: 'successful', passId: pass.id }), 404, 'not_found', { pointer: '/scan/readerId' });
-    expectError(await log({ readerId: 'till-view', scanType: 'nfc', status: 'successful', passId: 'member-none' }), 404, 'not_found', { pointer: '/scan/passId' });
+    expectError(await log({ readerId: 'no-such-till', scanType: 'nfc', status: 'successful', passId: pass.id }), 404, 'not_found', {
+      pointer: '/scan/readerId',
+    });
+    expectError(await log({ readerId: 'till-view', scanType: 'nfc', status: 'successful', passId: 'member-none' }), 404, 'not_found', {
+      pointer: '/scan/passId',
+    });
     expectError(await log({ readerId: 'till-view', scanType: 'nfc', status: 'successful', passId: UNKNOWN_ID }), 404, 'not_found', { pointer: '/scan/passId' });
     // Another account's reader and pass are unknown too.
-    expectError(await log({ readerId: 'foreign-till', scanType: 'nfc', status: 'successful', passId: pass.id }), 404, 'not_found', { pointer: '/scan/readerId' });
-    expectError(await log({ readerId: 'till-view', scanType: 'nfc', status: 'successful', passId: otherPassId }), 404, 'not_found', { pointer: '/scan/passId' });
+    expectError(await log({ readerId: 'foreign-till', scanType: 'nfc', status: 'successful', passId: pass.id }), 404, 'not_found', {
+      pointer: '/scan/readerId',
+    });
+    expectError(await log({ readerId: 'till-view', scanType: 'nfc', status: 'successful', passId: otherPassId }), 404, 'not_found', {
+      pointer: '/scan/passId',
+    });
     expect(await scanCount()).toBe(before);
   });
 
   it('refuses malformed bodies with 400', async () => {
     const pass = await newPass();
-    expectError(await log({ readerId: 'till-view', scanType: 'laser', status: 'successful', passId: pass.id }), 400, 'validation_failed', { pointer: '/scan/scanType' });
+    expectError(await log({ readerId: 'till-view', scanType: 'laser', status: 'successful', passId: pass.id }), 400, 'validation_failed', {
+      pointer: '/scan/scanType',
+    });
     expectError(await log({ scanType: 'nfc', status: 'successful', passId: pass.id }), 400, 'validation_failed');
     expectError(await log({ readerId: 'till-view', scanType: 'nfc', status: 'maybe', passId: pass.id }), 400, 'validation_failed', { pointer: '/scan/status' });
-    expectError(await log({ readerId: 'till-view', scanType: 'nfc', status: 'successful', passId: pass.id, loyalty: { balance: 1.5 } }), 400, 'validation_failed', { pointer: '/scan/loyalty/balance' });
+    expectError(
+      await log({ readerId: 'till-view', scanType: 'nfc', status: 'successful', passId: pass.id, loyalty: { balance: 1.5 } }),
+      400,
+      'validation_failed',
+      { pointer: '/scan/loyalty/balance' },
+    );
     expectError(await log({ readerId: 'till-view', scanType: 'nfc', status: 'successful', passId: pass.id, extra: 1 }), 400, 'validation_failed');
   });
 
@@ -177,7 +205,9 @@ describe('logScan', () => {
     const pass = await newPass();
     await service.api.post(`/api/v1/passes/${pass.id}/nullify`).set(auth()).expect(200);
     const before = await scanCount();
-    expectError(await log({ readerId: 'till-view', scanType: 'nfc', status: 'failed', passId: pass.id, loyalty: { balance: 5 } }), 409, 'conflict', { pointer: '/scan/passId' });
+    expectError(await log({ readerId: 'till-view', scanType: 'nfc', status: 'failed', passId: pass.id, loyalty: { balance: 5 } }), 409, 'conflict', {
+      pointer: '/scan/passId',
+    });
     expect(await scanCount()).toBe(before);
     await log({ readerId: 'till-view', scanType: 'nfc', status: 'failed', statusDetail: 'Pass is void', passId: pass.id }).expect(200);
     expect(await scanCount()).toBe(before + 1);
@@ -244,7 +274,11 @@ describe('createScan', () => {
     });
     expect(redeem.body.scanInfo.scanValue).toBe('nfc-1');
     const plain = await validate({ readerId: 'till-view', passId: pass.id, scanType: 'nfc' }).expect(200);
-    expect(plain.body.validationResponse).toEqual({ status: 'successful', statusDetail: 'Scan successful', readerInstructions: { message: 'Scan successful' } });
+    expect(plain.body.validationResponse).toEqual({
+      status: 'successful',
+      statusDetail: 'Scan successful',
+      readerInstructions: { message: 'Scan successful' },
+    });
     const zero = await validate({ readerId: 'till-view', passId: pass.id, scanType: 'nfc', loyalty: { balance: 0 } }).expect(200);
     expect(zero.body.validationResponse.loyalty).toEqual({ balanceChange: 0, updatedBalance: 29, operation: 'add' });
     expect(await balanceOf(pass.id)).toBe(29);
@@ -299,7 +333,14 @@ describe('createScan', () => {
 describe('getScan', () => {
   it('returns the scan with relationships and included [pass, reader] as getPass and getReader return them', async () => {
     const pass = await newPass(10, { groupTags: ['soho'] });
-    const logged = await log({ readerId: 'till-all', scanType: 'nfc', status: 'successful', passId: pass.id, scanValue: 'v-1', loyalty: { balance: 5 } }).expect(200);
+    const logged = await log({
+      readerId: 'till-all',
+      scanType: 'nfc',
+      status: 'successful',
+      passId: pass.id,
+      scanValue: 'v-1',
+      loyalty: { balance: 5 },
+    }).expect(200);
     const { scanId, scannedAt } = logged.body.scanInfo;
     const res = await service.api.get(`/api/v1/scans/${scanId}`).set(auth()).expect(200);
     const passDoc = await service.api.get(`/api/v1/passes/${pass.id}`).set(auth()).expect(200);
@@ -308,7 +349,14 @@ describe('getScan', () => {
       data: {
         id: scanId,
         type: 'scan',
-        attributes: { scanType: 'nfc', scanValue: 'v-1', validationType: 'externalValidation', status: 'successful', statusDetail: 'Scan successful', scannedAt },
+        attributes: {
+          scanType: 'nfc',
+          scanValue: 'v-1',
+          validationType: 'externalValidation',
+          status: 'successful',
+          statusDetail: 'Scan successful',
+          scannedAt,
+        },
         relationships: { pass: { data: { id: pass.id, type: 'pass' } }, reader: { data: { id: 'till-all', type: 'reader' } } },
       },
       included: [passDoc.body.data, readerDoc.body.data],
@@ -317,7 +365,7 @@ describe('getScan', () => {
     expect(res.body.included[0].attributes.downloadUrl).toBe(`${BASE}/passes/${pass.id}`);
   });
 
-  it('answers 404 for an unknown scan and for another account\'s, 400 for a malformed id', async () => {
+  it("answers 404 for an unknown scan and for another account's, 400 for a malformed id", async () => {
     const pass = await newPass();
     const { scanId } = (await log({ readerId: 'till-view', scanType: 'nfc', status: 'successful', passId: pass.id }).expect(200)).body.scanInfo;
     expectError(await service.api.get(`/api/v1/scans/${UNKNOWN_ID}`).set(auth()), 404, 'not_found', { parameter: 'id' });
@@ -325,7 +373,7 @@ describe('getScan', () => {
     expectError(await service.api.get('/api/v1/scans/not-a-uuid').set(auth()), 400, 'validation_failed', { parameter: 'id' });
   });
 
-  it('keeps a renamed reader\'s scans: they name it by its new id', async () => {
+  it("keeps a renamed reader's scans: they name it by its new id", async () => {
     await service.api
       .post(`/api/v1/entities/${await service.createEntity(tenant.accountId)}/readers`)
       .set(auth())
@@ -333,7 +381,11 @@ describe('getScan', () => {
       .expect(201);
     const pass = await newPass();
     const { scanId } = (await validate({ readerId: 'rename-me', passId: pass.id, scanType: 'nfc' }).expect(200)).body.scanInfo;
-    await service.api.patch('/api/v1/readers/rename-me').set(auth()).send({ reader: { id: 'renamed' } }).expect(200);
+    await service.api
+      .patch('/api/v1/readers/rename-me')
+      .set(auth())
+      .send({ reader: { id: 'renamed' } })
+      .expect(200);
     const res = await service.api.get(`/api/v1/scans/${scanId}`).set(auth()).expect(200);
     expect(res.body.data.relationships.reader).toEqual({ data: { id: 'renamed', type: 'reader' } });
     expect(res.body.included[1]).toMatchObject({ id: 'renamed', type: 'reader', attributes: { name: 'Door', readerType: 'VtapReader' } });
@@ -361,7 +413,10 @@ describe('listScans', () => {
     // A tenant of its own, so that the counts below are exact.
     account = await service.createAccount('Scan list tenant');
     const entity = await service.createEntity(account.accountId);
-    for (const [id, flags] of [['list-a', { addPointsEnabled: true }], ['list-b', {}]] as const) {
+    for (const [id, flags] of [
+      ['list-a', { addPointsEnabled: true }],
+      ['list-b', {}],
+    ] as const) {
       await service.api
         .post(`/api/v1/entities/${entity}/readers`)
         .set(auth(account.token))
@@ -382,7 +437,9 @@ describe('listScans', () => {
     clock.set('2026-11-22T08:00:00Z');
     for (const [pass, readerId, change] of plan) {
       clock.advance(60_000);
-      const res = await validate({ readerId, passId: pass.id, scanType: 'nfc', ...(change ? { loyalty: { balance: change } } : {}) }, account.token).expect(200);
+      const res = await validate({ readerId, passId: pass.id, scanType: 'nfc', ...(change ? { loyalty: { balance: change } } : {}) }, account.token).expect(
+        200,
+      );
       ids.push(res.body.scanInfo.scanId);
     }
   });
@@ -392,7 +449,12 @@ describe('listScans', () => {
   it('lists newest first with included passes then readers, each once, and the §2.9 envelope', async () => {
     const res = await list('', account.token).expect(200);
     expect(idsOf(res)).toEqual([...ids].reverse());
-    expect(res.body.included.map((r: { type: string; id: string }) => `${r.type}:${r.id}`)).toEqual([`pass:${passA.id}`, `pass:${passB.id}`, 'reader:list-a', 'reader:list-b']);
+    expect(res.body.included.map((r: { type: string; id: string }) => `${r.type}:${r.id}`)).toEqual([
+      `pass:${passA.id}`,
+      `pass:${passB.id}`,
+      'reader:list-a',
+      'reader:list-b',
+    ]);
     expect(res.body.meta).toEqual({ totalCount: 5, resultsPerPage: 25, currentPage: 1, totalPages: 1 });
     expect(res.body.links).toEqual({
       first: `${BASE}/api/v1/scans?page=1&perPage=25`,
@@ -402,7 +464,7 @@ describe('listScans', () => {
     });
   });
 
-  it('paginates, with included holding only the page\'s passes and readers', async () => {
+  it("paginates, with included holding only the page's passes and readers", async () => {
     const page2 = await list('?perPage=2&page=2', account.token).expect(200);
     expect(idsOf(page2)).toEqual([ids[2], ids[1]]);
     expect(page2.body.included.map((r: { id: string }) => r.id)).toEqual([passB.id, passA.id, 'list-a', 'list-b']);
@@ -436,7 +498,7 @@ describe('listScans', () => {
     }
   });
 
-  it('shows no other account\'s scans', async () => {
+  it("shows no other account's scans", async () => {
     const res = await list('?perPage=100', other.token).expect(200);
     expect(res.body.data).toEqual([]);
     const mine = await list('?perPage=100').expect(200);
@@ -457,9 +519,15 @@ describe('balance changes that meet on one pass', () => {
     const requests = Array.from({ length: 200 }, (_, i) => {
       switch (i % 20) {
         case 0:
-          return service.api.patch(`/api/v1/loyalty/${pass.id}`).set(auth()).send({ overrideBalance: 500 + i });
+          return service.api
+            .patch(`/api/v1/loyalty/${pass.id}`)
+            .set(auth())
+            .send({ overrideBalance: 500 + i });
         case 1:
-          return service.api.patch(`/api/v1/passes/${pass.extId}`).set(auth()).send({ pass: { points: String(700 + i) } });
+          return service.api
+            .patch(`/api/v1/passes/${pass.extId}`)
+            .set(auth())
+            .send({ pass: { points: String(700 + i) } });
         default:
           if (i % 3 === 0) return validate({ readerId: 'till-all', scanType: 'nfc', passId: pass.id, loyalty: { balance: 3 } });
           if (i % 3 === 1) return log({ readerId: 'till-view', scanType: 'barcode', status: 'successful', passId: pass.extId, loyalty: { balance: 2 } });
@@ -478,7 +546,9 @@ describe('balance changes that meet on one pass', () => {
     const balance = await balanceOf(pass.id);
     expect(ledger.at(-1)!.balance).toBe(balance);
     expect(ledger.reduce((sum, row) => sum + row.delta, 0)).toBe(balance);
-    expect(ledger.filter((row) => row.source === 'scan' && row.scanId)).toHaveLength(scans.length + results.filter((r) => r.body.scanInfo && !r.body.validationResponse).length);
+    expect(ledger.filter((row) => row.source === 'scan' && row.scanId)).toHaveLength(
+      scans.length + results.filter((r) => r.body.scanInfo && !r.body.validationResponse).length,
+    );
   });
 });
 
@@ -498,7 +568,9 @@ describe('transactions that lose to concurrent ones', () => {
     await sql('CREATE TRIGGER abort_scan BEFORE INSERT ON scans FOR EACH ROW EXECUTE FUNCTION abort_scan()');
     return async () => {
       await sql('DROP TRIGGER abort_scan ON scans');
-      const [row] = await prisma().$queryRawUnsafe<{ attempts: number }[]>(`SELECT (CASE WHEN is_called THEN last_value ELSE 0 END)::int AS attempts FROM scan_attempts`);
+      const [row] = await prisma().$queryRawUnsafe<{ attempts: number }[]>(
+        `SELECT (CASE WHEN is_called THEN last_value ELSE 0 END)::int AS attempts FROM scan_attempts`,
+      );
       return row!.attempts;
     };
   }

@@ -85,51 +85,62 @@ it('refuses to start with a bad setting, naming it', async () => {
   expect(stderr).toContain('PORT must be an integer');
 }, 30_000);
 
-(testDatabaseKind() === 'postgresql' ? it : it.skip)('on PostgreSQL without ADMIN_TOKEN, disables the administration API', async () => {
-  const database = await createTestDatabase();
-  const server = await startServer({
-    DATABASE_URL: database.url!,
-    PUBLIC_BASE_URL: 'https://wallet.example.com',
-    SECRETS_KEY: randomBytes(32).toString('base64'),
-    DATA_DIR: await mkdtemp(join(tmpdir(), 'wps-data-')),
-  });
-  const res = await fetch(`${server.url}/admin/v1/accounts`, { headers: { Authorization: 'Bearer anything' } });
-  expect(res.status).toBe(401);
-  expect(((await res.json()) as { errors: { detail: string }[] }).errors[0]!.detail).toContain('ADMIN_TOKEN');
-  expect(await stopServer(server)).toBe(0);
-  await database.drop();
-}, 60_000);
+(testDatabaseKind() === 'postgresql' ? it : it.skip)(
+  'on PostgreSQL without ADMIN_TOKEN, disables the administration API',
+  async () => {
+    const database = await createTestDatabase();
+    const server = await startServer({
+      DATABASE_URL: database.url!,
+      PUBLIC_BASE_URL: 'https://wallet.example.com',
+      SECRETS_KEY: randomBytes(32).toString('base64'),
+      DATA_DIR: await mkdtemp(join(tmpdir(), 'wps-data-')),
+    });
+    const res = await fetch(`${server.url}/admin/v1/accounts`, { headers: { Authorization: 'Bearer anything' } });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { errors: { detail: string }[] }).errors[0]!.detail).toContain('ADMIN_TOKEN');
+    expect(await stopServer(server)).toBe(0);
+    await database.drop();
+  },
+  60_000,
+);
 
 const embeddedOnly = testDatabaseKind() === 'pglite' ? it : it.skip;
 
-embeddedOnly('refuses a second server and db:migrate on a data directory in use, naming the holder; a kill -9 leaves no stale lock', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'wps-data-'));
-  const first = await startServer({ DATA_DIR: dataDir });
-  const adminToken = (await readFile(join(dataDir, 'admin-token'), 'utf8')).trim();
-  const created = await fetch(`${first.url}/admin/v1/accounts`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ account: { name: 'Before the kill' } }),
-  });
-  expect(created.status).toBe(201);
+embeddedOnly(
+  'refuses a second server and db:migrate on a data directory in use, naming the holder; a kill -9 leaves no stale lock',
+  async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'wps-data-'));
+    const first = await startServer({ DATA_DIR: dataDir });
+    const adminToken = (await readFile(join(dataDir, 'admin-token'), 'utf8')).trim();
+    const created = await fetch(`${first.url}/admin/v1/accounts`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ account: { name: 'Before the kill' } }),
+    });
+    expect(created.status).toBe(201);
 
-  const second = await failedStart({ DATA_DIR: dataDir });
-  expect(second.code).toBe(1);
-  expect(second.output).toContain(`is in use by process ${first.child.pid}`);
-  const migrate = spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrateCli.ts'], { env: { PATH: process.env.PATH, DATA_DIR: dataDir }, encoding: 'utf8' });
-  expect(migrate.status).toBe(1);
-  expect(migrate.stderr).toContain(`is in use by process ${first.child.pid}`);
-  // The first server is unharmed.
-  expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
+    const second = await failedStart({ DATA_DIR: dataDir });
+    expect(second.code).toBe(1);
+    expect(second.output).toContain(`is in use by process ${first.child.pid}`);
+    const migrate = spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrateCli.ts'], {
+      env: { PATH: process.env.PATH, DATA_DIR: dataDir },
+      encoding: 'utf8',
+    });
+    expect(migrate.status).toBe(1);
+    expect(migrate.stderr).toContain(`is in use by process ${first.child.pid}`);
+    // The first server is unharmed.
+    expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
 
-  first.child.kill('SIGKILL');
-  await first.exited;
-  const restarted = await startServer({ DATA_DIR: dataDir });
-  const accounts = await fetch(`${restarted.url}/admin/v1/accounts`, { headers: { Authorization: `Bearer ${adminToken}` } });
-  const names = ((await accounts.json()) as { data: { attributes: { name: string } }[] }).data.map((a) => a.attributes.name);
-  expect(names).toContain('Before the kill');
-  expect(await stopServer(restarted)).toBe(0);
-}, 120_000);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const restarted = await startServer({ DATA_DIR: dataDir });
+    const accounts = await fetch(`${restarted.url}/admin/v1/accounts`, { headers: { Authorization: `Bearer ${adminToken}` } });
+    const names = ((await accounts.json()) as { data: { attributes: { name: string } }[] }).data.map((a) => a.attributes.name);
+    expect(names).toContain('Before the kill');
+    expect(await stopServer(restarted)).toBe(0);
+  },
+  120_000,
+);
 
 it('stops with a clear message when the port is in use, before it opens the database', async () => {
   const blocker = createServer();
@@ -165,100 +176,111 @@ it('refuses WEB_CONCURRENCY above 1 on the embedded database, which one process 
   expect(output).toContain('WEB_CONCURRENCY=2 needs DATABASE_URL');
 }, 30_000);
 
-(testDatabaseKind() === 'postgresql' ? it : it.skip)('runs WEB_CONCURRENCY server processes on one port, replaces one that dies, and stops them all on SIGTERM', async () => {
-  const database = await createTestDatabase();
-  const server = await startServer({
-    DATABASE_URL: database.url!,
-    PUBLIC_BASE_URL: 'https://wallet.example.com',
-    SECRETS_KEY: randomBytes(32).toString('base64'),
-    ADMIN_TOKEN: 'wpa_cluster-test-token',
-    WEB_CONCURRENCY: '2',
-  });
-  const pidsListening = () => [...server.output().matchAll(/"pid":(\d+),"msg":"process listening"/g)].map((m) => Number(m[1]));
-  const untilOutput = async (pattern: RegExp) => {
-    for (const started = Date.now(); !pattern.test(server.output()); ) {
-      if (Date.now() - started > 30_000) throw new Error(`not in the output: ${pattern}\n${server.output()}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
-  try {
-    expect(server.output()).toMatch(/"processes":2,"msg":"listening"/);
-    // Each process's own line may reach the pipe after the primary's.
-    await untilOutput(/"msg":"process listening"[\s\S]*"msg":"process listening"/);
-    const [first, second] = pidsListening();
-    expect(new Set([first, second, server.child.pid]).size).toBe(3);
-    const admin = { headers: { Authorization: 'Bearer wpa_cluster-test-token' } };
-    for (let i = 0; i < 10; i++) expect((await fetch(`${server.url}/admin/v1/accounts`, admin)).status).toBe(200);
-    // Whichever process answers, /metrics counts the requests of both (aggregated by the primary).
-    for (let i = 0; i < 4; i++) {
-      const metrics = await (await fetch(`${server.url}/metrics`, admin)).text();
-      expect(metrics).toContain('http_request_duration_seconds_count{operation="listAccounts",status="200"} 10');
-    }
-
-    process.kill(first!, 'SIGKILL');
-    await untilOutput(/"msg":"a server process died; starting another"/);
-    await untilOutput(new RegExp(`"pid":(?!${first}|${second})\\d+,"msg":"process listening"`));
-    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
-
-    expect(await stopServer(server)).toBe(0);
-    expect([...server.output().matchAll(/"code":0,"signal":null,"msg":"server process stopped"/g)]).toHaveLength(2);
-  } finally {
-    server.child.kill('SIGKILL');
-    await database.drop();
-  }
-}, 90_000);
-
-(testDatabaseKind() === 'postgresql' ? it : it.skip)('answers /metrics on the first scrape once /readyz says ready with WEB_CONCURRENCY=2', async () => {
-  const database = await createTestDatabase();
-  const port = await new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port: free } = probe.address() as AddressInfo;
-      probe.close(() => resolve(free));
-    });
-  });
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: {
-      PATH: process.env.PATH,
-      PORT: String(port),
-      LOG_LEVEL: 'info',
+(testDatabaseKind() === 'postgresql' ? it : it.skip)(
+  'runs WEB_CONCURRENCY server processes on one port, replaces one that dies, and stops them all on SIGTERM',
+  async () => {
+    const database = await createTestDatabase();
+    const server = await startServer({
       DATABASE_URL: database.url!,
       PUBLIC_BASE_URL: 'https://wallet.example.com',
       SECRETS_KEY: randomBytes(32).toString('base64'),
-      ADMIN_TOKEN: 'wpa_cluster-metrics-token',
+      ADMIN_TOKEN: 'wpa_cluster-test-token',
       WEB_CONCURRENCY: '2',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true, // a process group of its own, stopped as a whole below
-  });
-  let output = '';
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const base = `http://127.0.0.1:${port}`;
-  try {
-    // A prober's way: a new connection each time (the primary hands each to any process).
-    const started = Date.now();
-    for (;;) {
-      const ready = await fetch(`${base}/readyz`, { headers: { Connection: 'close' } }).then((res) => res.status, () => 0);
-      if (ready === 200) break;
-      if (Date.now() - started > 120_000) throw new Error(`never ready:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    const scraped = Date.now();
-    const metrics = await fetch(`${base}/metrics`, { headers: { Authorization: 'Bearer wpa_cluster-metrics-token', Connection: 'close' } });
-    expect({ status: metrics.status, body: (await metrics.text()).slice(0, 300) }).toEqual({ status: 200, body: expect.stringContaining('# HELP') });
-    expect(Date.now() - scraped).toBeLessThan(2000);
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
-  } finally {
+    });
+    const pidsListening = () => [...server.output().matchAll(/"pid":(\d+),"msg":"process listening"/g)].map((m) => Number(m[1]));
+    const untilOutput = async (pattern: RegExp) => {
+      for (const started = Date.now(); !pattern.test(server.output()); ) {
+        if (Date.now() - started > 30_000) throw new Error(`not in the output: ${pattern}\n${server.output()}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
     try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      // the group is gone already
+      expect(server.output()).toMatch(/"processes":2,"msg":"listening"/);
+      // Each process's own line may reach the pipe after the primary's.
+      await untilOutput(/"msg":"process listening"[\s\S]*"msg":"process listening"/);
+      const [first, second] = pidsListening();
+      expect(new Set([first, second, server.child.pid]).size).toBe(3);
+      const admin = { headers: { Authorization: 'Bearer wpa_cluster-test-token' } };
+      for (let i = 0; i < 10; i++) expect((await fetch(`${server.url}/admin/v1/accounts`, admin)).status).toBe(200);
+      // Whichever process answers, /metrics counts the requests of both (aggregated by the primary).
+      for (let i = 0; i < 4; i++) {
+        const metrics = await (await fetch(`${server.url}/metrics`, admin)).text();
+        expect(metrics).toContain('http_request_duration_seconds_count{operation="listAccounts",status="200"} 10');
+      }
+
+      process.kill(first!, 'SIGKILL');
+      await untilOutput(/"msg":"a server process died; starting another"/);
+      await untilOutput(new RegExp(`"pid":(?!${first}|${second})\\d+,"msg":"process listening"`));
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+
+      expect(await stopServer(server)).toBe(0);
+      expect([...server.output().matchAll(/"code":0,"signal":null,"msg":"server process stopped"/g)]).toHaveLength(2);
+    } finally {
+      server.child.kill('SIGKILL');
+      await database.drop();
     }
-    await database.drop();
-  }
-}, 180_000);
+  },
+  90_000,
+);
+
+(testDatabaseKind() === 'postgresql' ? it : it.skip)(
+  'answers /metrics on the first scrape once /readyz says ready with WEB_CONCURRENCY=2',
+  async () => {
+    const database = await createTestDatabase();
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: {
+        PATH: process.env.PATH,
+        PORT: String(port),
+        LOG_LEVEL: 'info',
+        DATABASE_URL: database.url!,
+        PUBLIC_BASE_URL: 'https://wallet.example.com',
+        SECRETS_KEY: randomBytes(32).toString('base64'),
+        ADMIN_TOKEN: 'wpa_cluster-metrics-token',
+        WEB_CONCURRENCY: '2',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // a process group of its own, stopped as a whole below
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      // A prober's way: a new connection each time (the primary hands each to any process).
+      const started = Date.now();
+      for (;;) {
+        const ready = await fetch(`${base}/readyz`, { headers: { Connection: 'close' } }).then(
+          (res) => res.status,
+          () => 0,
+        );
+        if (ready === 200) break;
+        if (Date.now() - started > 120_000) throw new Error(`never ready:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const scraped = Date.now();
+      const metrics = await fetch(`${base}/metrics`, { headers: { Authorization: 'Bearer wpa_cluster-metrics-token', Connection: 'close' } });
+      expect({ status: metrics.status, body: (await metrics.text()).slice(0, 300) }).toEqual({ status: 200, body: expect.stringContaining('# HELP') });
+      expect(Date.now() - scraped).toBeLessThan(2000);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // the group is gone already
+      }
+      await database.drop();
+    }
+  },
+  180_000,
+);
 
 it('finishes every shutdown on a Ctrl-C to its process group under load, exits 0, and comes back to the same state', async () => {
   // A terminal's Ctrl-C sends SIGINT to the whole foreground process group, and `npm start`
@@ -282,7 +304,13 @@ it('finishes every shutdown on a Ctrl-C to its process group under load, exits 0
         });
       });
       const child = spawn('sh', ['-c', `exec ${startScript}`], {
-        env: { PATH: `${join(process.cwd(), 'node_modules', '.bin')}:${process.env.PATH}`, PORT: String(port), LOG_LEVEL: 'info', ADMIN_TOKEN: adminToken, ...env },
+        env: {
+          PATH: `${join(process.cwd(), 'node_modules', '.bin')}:${process.env.PATH}`,
+          PORT: String(port),
+          LOG_LEVEL: 'info',
+          ADMIN_TOKEN: adminToken,
+          ...env,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true, // its own process group, as a terminal's foreground job
       });
@@ -298,7 +326,9 @@ it('finishes every shutdown on a Ctrl-C to its process group under load, exits 0
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
         // The state the earlier rounds left: every account they created.
-        const listed = await (await fetch(`${base}/admin/v1/accounts?perPage=100`, { headers: admin })).json() as { data: { attributes: { name: string } }[] };
+        const listed = (await (await fetch(`${base}/admin/v1/accounts?perPage=100`, { headers: admin })).json()) as {
+          data: { attributes: { name: string } }[];
+        };
         expect(listed.data.map((account) => account.attributes.name).sort()).toEqual([...created].sort());
 
         // Load: keep-alive clients reading and writing without pause.

@@ -43,7 +43,9 @@ describe('createWalletMessagingBatch with a CSV recipients file', () => {
   const latestMessage = async (id: string) => (await service.api.get(`/api/v1/passes/${id}`).set(auth()).expect(200)).body.data.attributes.latestMessage;
 
   it('messages the passes the file lists, each with its row variables; the others get nothing', async () => {
-    const [ada, alan, bystander] = await Promise.all(['r-ada', 'r-alan', 'r-other'].map((extId) => issuePass(service, tenant.token, templateId, { pass: {} }, { extId })));
+    const [ada, alan, bystander] = await Promise.all(
+      ['r-ada', 'r-alan', 'r-other'].map((extId) => issuePass(service, tenant.token, templateId, { pass: {} }, { extId })),
+    );
     const csv = `\uFEFFpass_id,first_name\r\nr-ada,"Ada, Countess"\r\n${alan!.id},Alan\r\nnobody,X\r\nr-ada,Again\r\n`;
     const res = await upload(csv).expect(202);
     expect(res.body.data).toMatchObject({ type: 'walletMessaging', attributes: { status: 'validating', content: 'Hello %{first_name}!' } });
@@ -55,7 +57,10 @@ describe('createWalletMessagingBatch with a CSV recipients file', () => {
     expect(await latestMessage(ada!.id as string)).toBe('Hello Ada, Countess!');
     expect(await latestMessage(alan!.id as string)).toBe('Hello Alan!');
     expect(await latestMessage(bystander!.id as string)).toBeNull();
-    const errors = parse((await service.api.get(`/api/v1/batches/${id}/errors.csv`).set(auth()).expect(200)).text, { columns: true }) as Record<string, string>[];
+    const errors = parse((await service.api.get(`/api/v1/batches/${id}/errors.csv`).set(auth()).expect(200)).text, { columns: true }) as Record<
+      string,
+      string
+    >[];
     expect(errors.map((e) => e.recipient)).toEqual(['nobody', 'r-ada']);
   });
 
@@ -65,7 +70,11 @@ describe('createWalletMessagingBatch with a CSV recipients file', () => {
       const res = await upload(csv);
       expect({ csv, status: res.status, source: res.body.errors?.[0]?.source }).toEqual({ csv, status: 400, source: { pointer: '/recipients' } });
     }
-    const missing = await service.api.post(`/api/v1/entities/${entityId}/messaging/wallet`).set(auth()).field('message', 'Hi').attach('recipients', Buffer.from('pass_id\nx\n'), 'r.csv');
+    const missing = await service.api
+      .post(`/api/v1/entities/${entityId}/messaging/wallet`)
+      .set(auth())
+      .field('message', 'Hi')
+      .attach('recipients', Buffer.from('pass_id\nx\n'), 'r.csv');
     expect(missing.status).toBe(400);
     expect(missing.body.errors[0].source).toEqual({ pointer: '/scheduledAt' });
     expect(await service.database.db.prisma.batch.count()).toBe(before);

@@ -10,7 +10,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, testDatabaseKind, type TestDatabase } from './support/testDatabase.ts';
-import { call, startServer, stopServer, } from './support/serverProcess.ts';
+import { call, startServer, stopServer } from './support/serverProcess.ts';
 import { startWebhookReceiver, verifyWebhookSignature, type WebhookReceiver } from './support/webhookReceiver.ts';
 
 const RETRY_BASE_MS = 4000;

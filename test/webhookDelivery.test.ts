@@ -47,7 +47,13 @@ async function receiver(): Promise<WebhookReceiver> {
 }
 
 /** Creates a subscription through the API; returns its id and secret. */
-async function subscribe(on: TestService, token: string, url: string, subscribedEvents = ALL_EVENTS, scope: Record<string, string> = { scopeType: 'organisation' }) {
+async function subscribe(
+  on: TestService,
+  token: string,
+  url: string,
+  subscribedEvents = ALL_EVENTS,
+  scope: Record<string, string> = { scopeType: 'organisation' },
+) {
   const res = await on.api
     .post('/api/v1/webhook-subscriptions')
     .set(on.auth(token))
@@ -75,20 +81,31 @@ it('delivers every event, signed, with the documented body, in order per pass, t
   const entityId = await service.createEntity(tenant.accountId);
   await setAppleConfiguration(service, tenant.accountId);
   const all = await subscribe(service, tenant.token, `${hooks.url}/all`);
-  const entity = await subscribe(service, tenant.token, `${hooks.url}/entity`, ['passScanned', 'batchCompleted', 'passCreated'], { scopeType: 'entity', scopeName: entityId });
+  const entity = await subscribe(service, tenant.token, `${hooks.url}/entity`, ['passScanned', 'batchCompleted', 'passCreated'], {
+    scopeType: 'entity',
+    scopeName: entityId,
+  });
   await subscribe(service, other.token, `${hooks.url}/other`);
   const auth = service.auth(tenant.token);
 
   const templateId = await createTemplate(service, tenant.token, loyaltyTemplate());
   const pass = await issuePass(service, tenant.token, templateId, { pass: { points: '100', member: 'Ada' } });
-  await service.api.patch(`/api/v1/passes/${pass.id}`).set(auth).send({ pass: { tier: 'Gold' } }).expect(200);
+  await service.api
+    .patch(`/api/v1/passes/${pass.id}`)
+    .set(auth)
+    .send({ pass: { tier: 'Gold' } })
+    .expect(200);
   await service.api.patch(`/api/v1/loyalty/${pass.id}`).set(auth).send({ balance: 25 }).expect(200);
   await service.api
     .post(`/api/v1/entities/${entityId}/readers`)
     .set(auth)
     .send({ reader: { id: 'till', name: 'Till', type: 'PartnerReader', password: 'correct horse battery', addPointsEnabled: true } })
     .expect(201);
-  await service.api.post('/api/v1/scans/log').set(auth).send({ scan: { readerId: 'till', scanType: 'barcode', status: 'successful', passId: pass.id } }).expect(200);
+  await service.api
+    .post('/api/v1/scans/log')
+    .set(auth)
+    .send({ scan: { readerId: 'till', scanType: 'barcode', status: 'successful', passId: pass.id } })
+    .expect(200);
   const pkpass = (await service.api.get(`/passes/${pass.id}/apple`).buffer(true).parse(binary).expect(200)).body as Buffer;
   const iphone = new SimulatedIphone(service);
   const held = await iphone.add(pkpass);
@@ -96,7 +113,13 @@ it('delivers every event, signed, with the documented body, in order per pass, t
   const batch = await service.api
     .post(`/api/v1/entities/${entityId}/messaging/wallet`)
     .set(auth)
-    .send({ batch: { message: 'See you soon', scheduledAt: new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'), recipients: [{ passId: pass.id }] } })
+    .send({
+      batch: {
+        message: 'See you soon',
+        scheduledAt: new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        recipients: [{ passId: pass.id }],
+      },
+    })
     .expect(202);
   // Sent now once validated (send-now refuses a batch still validating its recipients).
   while ((await service.api.get(`/api/v1/batches/${batch.body.data.id}`).set(auth).expect(200)).body.data.attributes.status === 'validating') {
@@ -109,7 +132,14 @@ it('delivers every event, signed, with the documented body, in order per pass, t
   const types = received.map((r) => r.body.data.attributes.webhookType);
   expect(new Set(types)).toEqual(new Set(ALL_EVENTS));
   const passEvents = received.filter((r) => r.body.data.relationships.pass);
-  expect(passEvents.map((r) => r.body.data.attributes.webhookType)).toEqual(['passCreated', 'passUpdated', 'passUpdated', 'passScanned', 'passInstalled', 'passRemoved']);
+  expect(passEvents.map((r) => r.body.data.attributes.webhookType)).toEqual([
+    'passCreated',
+    'passUpdated',
+    'passUpdated',
+    'passScanned',
+    'passInstalled',
+    'passRemoved',
+  ]);
   for (const request of passEvents) {
     expect(request.body.data.relationships.pass.data).toEqual({ id: pass.id, type: 'pass' });
     expect(request.body.included[0]).toMatchObject({ id: pass.id, type: 'pass' });
@@ -134,7 +164,9 @@ it('delivers every event, signed, with the documented body, in order per pass, t
   // Every attempt is listed with the subscription.
   const attempts = await service.api.get(`/api/v1/webhook-subscriptions/${all.id}/delivery-attempts?perPage=100`).set(auth).expect(200);
   expect(attempts.body.meta.totalCount).toBe(8);
-  expect(attempts.body.data.every((a: { attributes: { outcome: string; status: number } }) => a.attributes.outcome === 'delivered' && a.attributes.status === 200)).toBe(true);
+  expect(
+    attempts.body.data.every((a: { attributes: { outcome: string; status: number } }) => a.attributes.outcome === 'delivered' && a.attributes.status === 200),
+  ).toBe(true);
 }, 60_000);
 
 it('retries a failing receiver with growing delays: two failures, then one success, every attempt listed', async () => {
@@ -172,7 +204,14 @@ it('retries a failing receiver with growing delays: two failures, then one succe
   expect(requests[2]!.at - requests[1]!.at).toBeGreaterThanOrEqual(delays[1]! - 50);
 
   const listed = await service.api.get(`/api/v1/webhook-subscriptions/${sub.id}/delivery-attempts`).set(service.auth(tenant.token)).expect(200);
-  expect(listed.body.data.map((a: { attributes: Record<string, unknown> }) => [a.attributes.attempt, a.attributes.outcome, a.attributes.status, a.attributes.webhookType])).toEqual([
+  expect(
+    listed.body.data.map((a: { attributes: Record<string, unknown> }) => [
+      a.attributes.attempt,
+      a.attributes.outcome,
+      a.attributes.status,
+      a.attributes.webhookType,
+    ]),
+  ).toEqual([
     [3, 'delivered', 200, 'test'],
     [2, 'httpError', 503, 'test'],
     [1, 'httpError', 503, 'test'],
@@ -286,7 +325,11 @@ it('marks a delivery failed after the retry window and disables a subscription a
   await failing.api.post(`/api/v1/webhook-subscriptions/${sub.id}/test-event`).set(auth).expect(409);
   // Enabled again by its owner: the reason and the count are cleared, deliveries go out again.
   hooks.reset();
-  const enabled = await failing.api.patch(`/api/v1/webhook-subscriptions/${sub.id}`).set(auth).send({ webhookSubscription: { enabled: true } }).expect(200);
+  const enabled = await failing.api
+    .patch(`/api/v1/webhook-subscriptions/${sub.id}`)
+    .set(auth)
+    .send({ webhookSubscription: { enabled: true } })
+    .expect(200);
   expect(enabled.body.data.attributes).toMatchObject({ enabled: true, consecutiveFailures: 0, disabledReason: null });
   await sendTest(failing, tenant.token, sub.id);
   expect((await hooks.waitFor(1))[0]!.status).toBe(200);
@@ -331,7 +374,8 @@ it('keeps events, their deliveries and attempts 30 days: a new event of the acco
   // The expired event's delivery and attempt went with it; the new one's attempt is recorded once the receiver answered.
   expect(await prisma.webhookDelivery.count({ where: { subscriptionId: sub.id } })).toBe(1);
   const deadline = Date.now() + 5000;
-  while ((await prisma.webhookDeliveryAttempt.count({ where: { subscriptionId: sub.id } })) === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+  while ((await prisma.webhookDeliveryAttempt.count({ where: { subscriptionId: sub.id } })) === 0 && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 25));
   const attempts = await prisma.webhookDeliveryAttempt.findMany({ where: { subscriptionId: sub.id }, include: { delivery: true } });
   expect(attempts.map((a) => a.delivery.eventId)).toEqual([left[0]!.id]);
 }, 30_000);
@@ -341,7 +385,14 @@ it('records nothing and sends nothing when the write that caused an event rolls 
   const tenant = await service.createAccount();
   const sub = await subscribe(service, tenant.token, `${hooks.url}/rollback`);
   const subject = '0194f3c4-2a6b-7d10-9e3f-4b5c6d7e8f90';
-  const event = { accountId: tenant.accountId, entityId: null, type: 'passCreated' as const, subject: { relationship: 'pass' as const, type: 'pass' as const, id: subject }, at: new Date(), resource: () => ({ id: subject, type: 'pass' }) };
+  const event = {
+    accountId: tenant.accountId,
+    entityId: null,
+    type: 'passCreated' as const,
+    subject: { relationship: 'pass' as const, type: 'pass' as const, id: subject },
+    at: new Date(),
+    resource: () => ({ id: subject, type: 'pass' }),
+  };
   await expect(
     service.runtime.db.write(async (tx) => {
       expect(await recordWebhookEvent(tx, service.runtime, event)).toBe(1);
@@ -351,7 +402,9 @@ it('records nothing and sends nothing when the write that caused an event rolls 
   const prisma = service.database.db.prisma;
   expect(await prisma.webhookEvent.count({ where: { accountId: tenant.accountId } })).toBe(0);
   expect(await prisma.webhookDelivery.count({ where: { subscriptionId: sub.id } })).toBe(0);
-  const [jobs] = await prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhook-delivery' AND singleton_key LIKE ${`${sub.id}/%`}`;
+  const [jobs] = await prisma.$queryRaw<
+    { n: number }[]
+  >`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhook-delivery' AND singleton_key LIKE ${`${sub.id}/%`}`;
   expect(jobs!.n).toBe(0);
   // The same event in a write that commits is delivered.
   await service.runtime.db.write((tx) => recordWebhookEvent(tx, service.runtime, event));

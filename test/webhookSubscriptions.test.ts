@@ -26,7 +26,14 @@ function remember(res: Response): Response {
 }
 
 function body(overrides: Record<string, unknown> = {}) {
-  return { webhookSubscription: { url: `${URL_BASE}/hooks/${Math.random().toString(36).slice(2)}`, scopeType: 'organisation', subscribedEvents: ['passCreated'], ...overrides } };
+  return {
+    webhookSubscription: {
+      url: `${URL_BASE}/hooks/${Math.random().toString(36).slice(2)}`,
+      scopeType: 'organisation',
+      subscribedEvents: ['passCreated'],
+      ...overrides,
+    },
+  };
 }
 
 async function create(overrides: Record<string, unknown> = {}, token = tenant.token, on = service) {
@@ -52,7 +59,14 @@ describe('createWebhookSubscription', () => {
     expect(res.status).toBe(201);
     const { data } = res.body;
     expect(data.type).toBe('webhookSubscription');
-    expect(data.attributes).toMatchObject({ enabled: true, scopeType: 'organisation', scopeName: tenant.accountId, subscribedEvents: ['passCreated', 'passScanned'], consecutiveFailures: 0, disabledReason: null });
+    expect(data.attributes).toMatchObject({
+      enabled: true,
+      scopeType: 'organisation',
+      scopeName: tenant.accountId,
+      subscribedEvents: ['passCreated', 'passScanned'],
+      consecutiveFailures: 0,
+      disabledReason: null,
+    });
     expect(data.attributes.secretKey).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     expect(res.headers.location).toBe(`http://wallet.test/api/v1/webhook-subscriptions/${data.id}`);
     expect(res.headers['cache-control']).toBe('no-store');
@@ -65,12 +79,18 @@ describe('createWebhookSubscription', () => {
     expect(shown.body.data.attributes.url).toBe(data.attributes.url);
   });
 
-  it('takes PassEntry\'s documented body without scopeType: an organisation subscription (the account)', async () => {
+  it("takes PassEntry's documented body without scopeType: an organisation subscription (the account)", async () => {
     // PassEntry's documented create body, with a loopback URL this test service allows.
     const documented = { webhookSubscription: { url: 'https://127.0.0.1:9/webhook', enabled: true, subscribedEvents: ['passInstalled', 'passRemoved'] } };
     const res = remember(await service.api.post('/api/v1/webhook-subscriptions').set(service.auth(tenant.token)).send(documented));
     expect(res.status).toBe(201);
-    expect(res.body.data.attributes).toMatchObject({ url: 'https://127.0.0.1:9/webhook', enabled: true, scopeType: 'organisation', scopeName: tenant.accountId, subscribedEvents: ['passInstalled', 'passRemoved'] });
+    expect(res.body.data.attributes).toMatchObject({
+      url: 'https://127.0.0.1:9/webhook',
+      enabled: true,
+      scopeType: 'organisation',
+      scopeName: tenant.accountId,
+      subscribedEvents: ['passInstalled', 'passRemoved'],
+    });
     secrets.push(res.body.data.attributes.secretKey);
     const row = await service.database.db.prisma.webhookSubscription.findUniqueOrThrow({ where: { id: res.body.data.id } });
     expect(row).toMatchObject({ scopeType: 'organisation', scopeName: tenant.accountId, entityId: null });
@@ -80,7 +100,7 @@ describe('createWebhookSubscription', () => {
     expect(entityName.body.errors[0].source).toEqual({ pointer: '/webhookSubscription/scopeName' });
   });
 
-  it('creates an entity subscription for one of the account\'s entities only', async () => {
+  it("creates an entity subscription for one of the account's entities only", async () => {
     const res = await create({ scopeType: 'entity', scopeName: entityId, subscribedEvents: ['passScanned'] });
     expect(res.status).toBe(201);
     expect(res.body.data.attributes).toMatchObject({ scopeType: 'entity', scopeName: entityId });
@@ -115,7 +135,16 @@ describe('createWebhookSubscription', () => {
 
   it('refuses private, loopback and link-local destinations and plain http without WEBHOOK_ALLOW_PRIVATE', async () => {
     const account = await strict.createAccount();
-    for (const url of ['https://127.0.0.1/hook', 'https://10.1.2.3/hook', 'https://169.254.169.254/latest', 'https://[::1]/hook', 'https://192.168.1.10/x', 'http://127.0.0.1:8080/hook', 'http://93.184.216.34/hook', 'https://user:pw@93.184.216.34/hook']) {
+    for (const url of [
+      'https://127.0.0.1/hook',
+      'https://10.1.2.3/hook',
+      'https://169.254.169.254/latest',
+      'https://[::1]/hook',
+      'https://192.168.1.10/x',
+      'http://127.0.0.1:8080/hook',
+      'http://93.184.216.34/hook',
+      'https://user:pw@93.184.216.34/hook',
+    ]) {
       const res = await create({ url }, account.token, strict);
       expect({ url, status: res.status }).toEqual({ url, status: 400 });
       expect(res.body.errors[0].source).toEqual({ pointer: '/webhookSubscription/url' });
@@ -131,7 +160,7 @@ describe('createWebhookSubscription', () => {
 });
 
 describe('list, get, update, rotate, delete', () => {
-  it('lists the account\'s subscriptions only, oldest first, paginated', async () => {
+  it("lists the account's subscriptions only, oldest first, paginated", async () => {
     const account = await service.createAccount();
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await create({}, account.token)).body.data.id);
@@ -154,7 +183,10 @@ describe('list, get, update, rotate, delete', () => {
         .expect(200),
     );
     expect(res.body.data.attributes).toMatchObject({ url, enabled: false, subscribedEvents: ['passUpdated', 'batchCompleted'], scopeType: 'organisation' });
-    const scope = await service.api.patch(`/api/v1/webhook-subscriptions/${id}`).set(service.auth(tenant.token)).send({ webhookSubscription: { scopeType: 'entity' } });
+    const scope = await service.api
+      .patch(`/api/v1/webhook-subscriptions/${id}`)
+      .set(service.auth(tenant.token))
+      .send({ webhookSubscription: { scopeType: 'entity' } });
     expect(scope.status).toBe(400);
     const empty = await service.api.patch(`/api/v1/webhook-subscriptions/${id}`).set(service.auth(tenant.token)).send({ webhookSubscription: {} });
     expect(empty.status).toBe(400);
@@ -163,14 +195,27 @@ describe('list, get, update, rotate, delete', () => {
   it('refuses an update to a URL the scope has, or a refused URL', async () => {
     const first = (await create()).body.data;
     const second = (await create()).body.data;
-    const taken = await service.api.patch(`/api/v1/webhook-subscriptions/${second.id}`).set(service.auth(tenant.token)).send({ webhookSubscription: { url: first.attributes.url } });
+    const taken = await service.api
+      .patch(`/api/v1/webhook-subscriptions/${second.id}`)
+      .set(service.auth(tenant.token))
+      .send({ webhookSubscription: { url: first.attributes.url } });
     expect(taken.status).toBe(409);
     expect(taken.body.errors[0].source).toEqual({ pointer: '/webhookSubscription/url' });
     const account = await strict.createAccount();
     const row = await strict.database.db.prisma.webhookSubscription.create({
-      data: { accountId: account.accountId, scopeType: 'organisation', scopeName: account.accountId, url: 'https://hooks.example.com/x', secretEncrypted: new Uint8Array([1]), subscribedEvents: ['passCreated'] },
+      data: {
+        accountId: account.accountId,
+        scopeType: 'organisation',
+        scopeName: account.accountId,
+        url: 'https://hooks.example.com/x',
+        secretEncrypted: new Uint8Array([1]),
+        subscribedEvents: ['passCreated'],
+      },
     });
-    const refused = await strict.api.patch(`/api/v1/webhook-subscriptions/${row.id}`).set(strict.auth(account.token)).send({ webhookSubscription: { url: 'https://10.0.0.1/x' } });
+    const refused = await strict.api
+      .patch(`/api/v1/webhook-subscriptions/${row.id}`)
+      .set(strict.auth(account.token))
+      .send({ webhookSubscription: { url: 'https://10.0.0.1/x' } });
     expect(refused.status).toBe(400);
     expect(refused.body.errors[0].source).toEqual({ pointer: '/webhookSubscription/url' });
   });
@@ -194,13 +239,16 @@ describe('list, get, update, rotate, delete', () => {
     await service.api.delete(`/api/v1/webhook-subscriptions/${id}`).set(service.auth(tenant.token)).expect(404);
   });
 
-  it('answers 404 for another account\'s subscription on every operation, and changes nothing', async () => {
+  it("answers 404 for another account's subscription on every operation, and changes nothing", async () => {
     const theirs = (await create({}, other.token)).body.data;
     const auth = service.auth(tenant.token);
     const path = `/api/v1/webhook-subscriptions/${theirs.id}`;
     for (const res of [
       await service.api.get(path).set(auth),
-      await service.api.patch(path).set(auth).send({ webhookSubscription: { enabled: false } }),
+      await service.api
+        .patch(path)
+        .set(auth)
+        .send({ webhookSubscription: { enabled: false } }),
       await service.api.patch(`${path}/rotate-secret`).set(auth),
       await service.api.get(`${path}/delivery-attempts`).set(auth),
       await service.api.post(`${path}/test-event`).set(auth),

@@ -56,9 +56,11 @@ async function poll(url: string, token: string, done: (attributes: Record<string
 /** Runs `work` over `items`, `concurrency` at a time. */
 async function pool<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < items.length) await work(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
 }
 
 const database = await createThrowAwayDatabase(PG_SERVER);
@@ -87,12 +89,24 @@ try {
   const account = await request(`${base}/admin/v1/accounts`, { method: 'POST', token: adminToken, body: { account: { name: 'Bench' } } });
   const accountId = account.data.id as string;
   const token = account.included[0].attributes.token as string;
-  const entity = await request(`${base}/admin/v1/accounts/${accountId}/entities`, { method: 'POST', token: adminToken, body: { entity: { name: 'Bench shop' } } });
+  const entity = await request(`${base}/admin/v1/accounts/${accountId}/entities`, {
+    method: 'POST',
+    token: adminToken,
+    body: { entity: { name: 'Bench shop' } },
+  });
   const chain = createDevelopmentCertificates({ passTypeIdentifier: PASS_TYPE, teamIdentifier: 'BENCH12345', organizationName: 'Bench' });
   await fetch(`${base}/admin/v1/accounts/${accountId}/apple-configurations/${PASS_TYPE}`, {
     method: 'PUT',
     headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ appleConfiguration: { teamIdentifier: 'BENCH12345', organizationName: 'Bench', certificate: chain.certificatePem, privateKey: chain.privateKeyPem, wwdrCertificate: chain.wwdrCertificatePem } }),
+    body: JSON.stringify({
+      appleConfiguration: {
+        teamIdentifier: 'BENCH12345',
+        organizationName: 'Bench',
+        certificate: chain.certificatePem,
+        privateKey: chain.privateKeyPem,
+        wwdrCertificate: chain.wwdrCertificatePem,
+      },
+    }),
   }).then(async (res) => {
     if (!res.ok) throw new Error(`Setting the Apple configuration answered ${res.status}: ${await res.text()}`);
   });
@@ -125,7 +139,10 @@ try {
       tokens.set(id, value);
       return Buffer.from(cipher.encrypt(value, appleAuthenticationTokenContext(id)));
     });
-    await db.query(`UPDATE passes p SET apple_authentication_token = t.token FROM unnest($1::uuid[], $2::bytea[]) AS t(id, token) WHERE p.id = t.id`, [slice.map((p) => p.id), sealed]);
+    await db.query(`UPDATE passes p SET apple_authentication_token = t.token FROM unnest($1::uuid[], $2::bytea[]) AS t(id, token) WHERE p.id = t.id`, [
+      slice.map((p) => p.id),
+      sealed,
+    ]);
   }
   await db.query(
     `WITH devices AS (
@@ -154,7 +171,9 @@ try {
   const devices = new Set(fake.requests.map((r) => r.pushToken)).size;
   const complete = final.status === 'successful' && final.recipientCount === RECIPIENTS && devices === RECIPIENTS && fake.requests.length === RECIPIENTS;
   console.log(`Wallet message to ${RECIPIENTS} passes with one Apple device each, PostgreSQL, pushed to a local APNs stand-in:`);
-  console.log(`  send-now → ${final.status} in ${seconds.toFixed(1)} s (${Math.round(RECIPIENTS / seconds)} pushes/s); pushes received ${fake.requests.length}, devices reached ${devices}`);
+  console.log(
+    `  send-now → ${final.status} in ${seconds.toFixed(1)} s (${Math.round(RECIPIENTS / seconds)} pushes/s); pushes received ${fake.requests.length}, devices reached ${devices}`,
+  );
 
   // The devices fetch their updated passes.
   const sample = passes.slice(0, FETCHES).map((p) => p.id);
@@ -169,18 +188,29 @@ try {
   };
   const signed = await fetchAll();
   const cached = await fetchAll();
-  console.log(`  devices fetching their updated pass (${FETCHES}, 20 at a time): ${Math.round(signed)} passes/s built and signed, ${Math.round(cached)} passes/s from the cache`);
+  console.log(
+    `  devices fetching their updated pass (${FETCHES}, 20 at a time): ${Math.round(signed)} passes/s built and signed, ${Math.round(cached)} passes/s from the cache`,
+  );
   // A new design of the template reaches every pass: marked updated and pushed to its device.
   fake.reset();
   const redesigned = performance.now();
-  await request(`${base}/api/v1/pass-templates/${template.id}`, { method: 'PATCH', token, body: { passTemplate: { colors: { background: '#AA0000', label: '#FFFFFF', text: '#FFFFFF' } } } });
+  await request(`${base}/api/v1/pass-templates/${template.id}`, {
+    method: 'PATCH',
+    token,
+    body: { passTemplate: { colors: { background: '#AA0000', label: '#FFFFFF', text: '#FFFFFF' } } },
+  });
   const redesignDeadline = redesigned + 10 * TARGET_S * 1000;
-  while (new Set(fake.requests.map((r) => r.pushToken)).size < RECIPIENTS && performance.now() < redesignDeadline) await new Promise((r) => setTimeout(r, POLL_MS));
+  while (new Set(fake.requests.map((r) => r.pushToken)).size < RECIPIENTS && performance.now() < redesignDeadline)
+    await new Promise((r) => setTimeout(r, POLL_MS));
   const redesignSeconds = (performance.now() - redesigned) / 1000;
   const redesignDevices = new Set(fake.requests.map((r) => r.pushToken)).size;
-  console.log(`  template redesign → ${redesignDevices} of ${RECIPIENTS} devices pushed in ${redesignSeconds.toFixed(1)} s (${Math.round(redesignDevices / redesignSeconds)} passes/s, processing included)`);
+  console.log(
+    `  template redesign → ${redesignDevices} of ${RECIPIENTS} devices pushed in ${redesignSeconds.toFixed(1)} s (${Math.round(redesignDevices / redesignSeconds)} passes/s, processing included)`,
+  );
   const met = complete && seconds < TARGET_S;
-  console.log(`  target: all ${RECIPIENTS} pushed in under ${TARGET_S} s — ${met ? 'met' : `MISSED${complete ? ` by ${(seconds - TARGET_S).toFixed(1)} s` : ' (not every device reached)'}`}`);
+  console.log(
+    `  target: all ${RECIPIENTS} pushed in under ${TARGET_S} s — ${met ? 'met' : `MISSED${complete ? ` by ${(seconds - TARGET_S).toFixed(1)} s` : ' (not every device reached)'}`}`,
+  );
   process.exitCode = met ? 0 : 1;
 } finally {
   await db.end().catch(() => undefined);

@@ -37,7 +37,9 @@ const FINAL = ['successful', 'completedWithErrors', 'failed'];
 
 /** Peak resident memory of a process, in MB (Linux `VmHWM`). */
 function peakRssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'))!;
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmHWM:'))!;
   return Number(line.replace(/\D+/g, '')) / 1024;
 }
 
@@ -119,14 +121,19 @@ try {
   const large = await run(ROWS, 'large');
   const rate = (rows: number, s: number) => Math.round(rows / s);
   console.log(`CSV pass creation batches, PostgreSQL (real server, one process with its in-process worker; ${cpus().length} CPUs, shared):`);
-  for (const [name, rows, r] of [['small', SMALL_ROWS, small], ['large', ROWS, large]] as const) {
+  for (const [name, rows, r] of [
+    ['small', SMALL_ROWS, small],
+    ['large', ROWS, large],
+  ] as const) {
     console.log(
       `  ${name}: ${rows} rows (${(r.bytes / 1e6).toFixed(1)} MB): upload → 202 ${r.uploadS.toFixed(2)} s, 202 → ${r.status} ${r.processS.toFixed(2)} s; ` +
         `${rate(rows, r.totalS)} rows/s overall (${rate(rows, r.processS)} rows/s creating); ${r.passes} passes; server peak RSS ${r.peakMb.toFixed(0)} MB`,
     );
   }
   if (process.env.BENCH_SERVER_HEAP_MB) console.log(`  server run with --max-old-space-size=${Number(process.env.BENCH_SERVER_HEAP_MB)}`);
-  console.log(`  server peak RSS after start ${startRss.toFixed(0)} MB, after ${SMALL_ROWS} rows ${small.peakMb.toFixed(0)} MB, after ${ROWS} rows ${large.peakMb.toFixed(0)} MB`);
+  console.log(
+    `  server peak RSS after start ${startRss.toFixed(0)} MB, after ${SMALL_ROWS} rows ${small.peakMb.toFixed(0)} MB, after ${ROWS} rows ${large.peakMb.toFixed(0)} MB`,
+  );
   const complete = large.status === 'successful' && large.passes === ROWS && small.status === 'successful' && small.passes === SMALL_ROWS;
   const met = complete && rate(ROWS, large.totalS) >= TARGET_ROWS_PER_S;
   console.log(`  target: ≥ ${TARGET_ROWS_PER_S} rows/s for ${ROWS} rows, one pass per row — ${met ? 'met' : 'MISSED'}`);

@@ -93,8 +93,17 @@ async function syncRun(passes: number, rps: number): Promise<boolean> {
     const account = await request(`${base}/admin/v1/accounts`, { method: 'POST', token: adminToken, body: { account: { name: 'Bench' } } });
     const accountId = account.data.id as string;
     const token = account.included[0].attributes.token as string;
-    const serviceAccountKey = JSON.stringify({ type: 'service_account', private_key_id: 'bench', private_key: keys.privateKey.export({ format: 'pem', type: 'pkcs8' }), client_email: CLIENT_EMAIL });
-    await request(`${base}/admin/v1/accounts/${accountId}/google-configuration`, { method: 'PUT', token: adminToken, body: { googleConfiguration: { issuerId: ISSUER_ID, serviceAccountKey } } });
+    const serviceAccountKey = JSON.stringify({
+      type: 'service_account',
+      private_key_id: 'bench',
+      private_key: keys.privateKey.export({ format: 'pem', type: 'pkcs8' }),
+      client_email: CLIENT_EMAIL,
+    });
+    await request(`${base}/admin/v1/accounts/${accountId}/google-configuration`, {
+      method: 'PUT',
+      token: adminToken,
+      body: { googleConfiguration: { issuerId: ISSUER_ID, serviceAccountKey } },
+    });
     const template = await request(`${base}/api/v1/pass-templates`, {
       method: 'POST',
       token,
@@ -118,7 +127,11 @@ async function syncRun(passes: number, rps: number): Promise<boolean> {
 
     fake.reset();
     const started = performance.now();
-    await request(`${base}/api/v1/pass-templates/${template.id}`, { method: 'PATCH', token, body: { passTemplate: { colors: { background: '#AA0000', label: '#FFFFFF', text: '#FFFFFF' } } } });
+    await request(`${base}/api/v1/pass-templates/${template.id}`, {
+      method: 'PATCH',
+      token,
+      body: { passTemplate: { colors: { background: '#AA0000', label: '#FFFFFF', text: '#FFFFFF' } } },
+    });
     const objects = () => fake.calls.filter((c) => c.method === 'POST' && c.path === '/loyaltyObject');
     const deadline = started + Math.max(120, (passes / (rps * 0.8)) * 3) * 1000;
     let firstObjectAt: number | null = null;
@@ -132,9 +145,15 @@ async function syncRun(passes: number, rps: number): Promise<boolean> {
     const busiest = busiestSecond(fake.calls.map((c) => c.at));
     const classPatched = fake.calls.some((c) => c.method === 'PATCH' && c.path.startsWith('/loyaltyClass/'));
     console.log(`Template redesign reaching ${passes} passes in Google Wallet, PostgreSQL, stand-in API, quota ${rps} calls/s per issuer:`);
-    console.log(`  PATCH → ${unique} objects written in ${seconds.toFixed(1)} s: ${Math.round(unique / seconds)} objects/s overall` +
-      (firstObjectAt ? `, ${Math.round(unique / ((performance.now() - firstObjectAt) / 1000))} objects/s once writing (after processing and the refresh)` : ''));
-    console.log(`  calls ${fake.calls.length} (class patched: ${classPatched}), busiest sliding second at the stand-in ${busiest} calls (quota ${rps}), token grants ${fake.tokenRequests.length}`);
+    console.log(
+      `  PATCH → ${unique} objects written in ${seconds.toFixed(1)} s: ${Math.round(unique / seconds)} objects/s overall` +
+        (firstObjectAt
+          ? `, ${Math.round(unique / ((performance.now() - firstObjectAt) / 1000))} objects/s once writing (after processing and the refresh)`
+          : ''),
+    );
+    console.log(
+      `  calls ${fake.calls.length} (class patched: ${classPatched}), busiest sliding second at the stand-in ${busiest} calls (quota ${rps}), token grants ${fake.tokenRequests.length}`,
+    );
     const met = unique === passes && written.length === passes && busiest <= rps && classPatched;
     console.log(`  check: every object written once and no sliding second above the quota — ${met ? 'met' : 'MISSED'}`);
     return met;

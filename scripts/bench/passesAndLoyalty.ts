@@ -289,18 +289,30 @@ async function load(url: string, token: string, method: 'GET' | 'PATCH', seconds
  */
 async function steadyLoad(url: string, token: string, method: 'GET' | 'PATCH', seconds: number, server: ChildProcess, rate: number): Promise<Measurement> {
   const cpuBefore = cpuTimeMs(server.pid);
-  const result = await new Promise<LoadTestResult>((resolve, reject) => void loadTest({
-    url,
-    method,
-    requestsPerSecond: Math.max(1, Math.round(rate)),
-    maxSeconds: seconds,
-    agentKeepAlive: true,
-    quiet: true,
-    headers: { authorization: `Bearer ${token}` },
-    ...(method === 'PATCH' ? { body: JSON.stringify({ balance: 1 }), contentType: 'application/json' } : {}),
-  }, (error: Error | null, outcome: LoadTestResult) => (error ? reject(error) : resolve(outcome))));
+  const result = await new Promise<LoadTestResult>(
+    (resolve, reject) =>
+      void loadTest(
+        {
+          url,
+          method,
+          requestsPerSecond: Math.max(1, Math.round(rate)),
+          maxSeconds: seconds,
+          agentKeepAlive: true,
+          quiet: true,
+          headers: { authorization: `Bearer ${token}` },
+          ...(method === 'PATCH' ? { body: JSON.stringify({ balance: 1 }), contentType: 'application/json' } : {}),
+        },
+        (error: Error | null, outcome: LoadTestResult) => (error ? reject(error) : resolve(outcome)),
+      ),
+  );
   const cpuUsPerRequest = ((cpuTimeMs(server.pid) - cpuBefore) * 1000) / result.totalRequests;
-  return { rps: result.totalRequests / result.totalTimeSeconds, cpuUsPerRequest, p50: result.percentiles[50]!, p99: result.percentiles[99]!, errors: result.totalErrors };
+  return {
+    rps: result.totalRequests / result.totalTimeSeconds,
+    cpuUsPerRequest,
+    p50: result.percentiles[50]!,
+    p99: result.percentiles[99]!,
+    errors: result.totalErrors,
+  };
 }
 
 /**
@@ -329,27 +341,35 @@ interface Fixture {
 async function setUp(base: string, adminToken: string): Promise<Fixture> {
   const account = await benchRequest(`${base}/admin/v1/accounts`, { method: 'POST', token: adminToken, body: { account: { name: 'Bench' } } });
   const token = account.included[0].attributes.token as string;
-  const template = await benchRequest(`${base}/api/v1/pass-templates`, { method: 'POST', token, body: {
-    passTemplate: {
-      name: 'Bench card',
-      templateType: 'loyalty',
-      centralTitle: 'Coffee Club',
-      images: { logo: LOGO_PNG, icon: ICON_PNG },
-      fields: {
-        header: { one: { id: 'points', label: 'Points', defaultValue: '0' } },
-        central: { one: { id: 'member', label: 'Member', defaultValue: 'Guest' } },
-        back: { one: { id: 'terms', label: 'Terms', defaultValue: 'One stamp per drink.' } },
+  const template = await benchRequest(`${base}/api/v1/pass-templates`, {
+    method: 'POST',
+    token,
+    body: {
+      passTemplate: {
+        name: 'Bench card',
+        templateType: 'loyalty',
+        centralTitle: 'Coffee Club',
+        images: { logo: LOGO_PNG, icon: ICON_PNG },
+        fields: {
+          header: { one: { id: 'points', label: 'Points', defaultValue: '0' } },
+          central: { one: { id: 'member', label: 'Member', defaultValue: 'Guest' } },
+          back: { one: { id: 'terms', label: 'Terms', defaultValue: 'One stamp per drink.' } },
+        },
+        barcode: { enabled: true, type: 'qr', source: 'uuid' },
       },
-      barcode: { enabled: true, type: 'qr', source: 'uuid' },
     },
-  } });
+  });
   for (;;) {
     const { data } = await benchRequest(template.meta.links.self, { token });
     if (data.attributes.processingStatus === undefined) break;
     if (data.attributes.processingStatus === 'failed') throw new Error('The bench template failed processing.');
     await new Promise((r) => setTimeout(r, 20));
   }
-  const pass = await benchRequest(`${base}/api/v1/passes?passTemplate=${template.id}&extId=bench-1`, { method: 'POST', token, body: { pass: { member: 'Ada Lovelace' } } });
+  const pass = await benchRequest(`${base}/api/v1/passes?passTemplate=${template.id}&extId=bench-1`, {
+    method: 'POST',
+    token,
+    body: { pass: { member: 'Ada Lovelace' } },
+  });
   return { token, accountId: account.data.id, passId: pass.data.id };
 }
 
@@ -493,8 +513,12 @@ async function benchDatabase(kind: 'pglite' | 'postgresql'): Promise<Row[]> {
       const get = await measure(`${baselineBase}/api/v1/passes/${fixture.passId}`, fixture.token, 'GET', baseline);
       const patch = await measure(`${baselineBase}/api/v1/loyalty/${fixture.passId}`, fixture.token, 'PATCH', baseline);
       // The same steady load as the service gets, for how much of its tail this machine adds.
-      const steadyGet = prepared ? undefined : await measure(`${baselineBase}/api/v1/passes/${fixture.passId}`, fixture.token, 'GET', baseline, STEADY_LOAD_SHARE * get.rps);
-      const steadyPatch = prepared ? undefined : await measure(`${baselineBase}/api/v1/loyalty/${fixture.passId}`, fixture.token, 'PATCH', baseline, STEADY_LOAD_SHARE * patch.rps);
+      const steadyGet = prepared
+        ? undefined
+        : await measure(`${baselineBase}/api/v1/passes/${fixture.passId}`, fixture.token, 'GET', baseline, STEADY_LOAD_SHARE * get.rps);
+      const steadyPatch = prepared
+        ? undefined
+        : await measure(`${baselineBase}/api/v1/loyalty/${fixture.passId}`, fixture.token, 'PATCH', baseline, STEADY_LOAD_SHARE * patch.rps);
       await stopChild(baseline);
       return { get, patch, steadyGet, steadyPatch };
     };
@@ -522,8 +546,25 @@ async function benchDatabase(kind: 'pglite' | 'postgresql'): Promise<Row[]> {
     }
     const database = kind === 'postgresql' ? 'PostgreSQL' : 'PGlite (embedded)';
     return [
-      { database, operation: 'GET /api/v1/passes/{id}', service: serviceGet, baseline: baseline.get, steady: steadyGet, steadyBaseline: baseline.steadyGet!, ...(preparedBaseline ? { preparedBaseline: preparedBaseline.get } : {}), ...(cluster ? { cluster } : {}) },
-      { database, operation: 'PATCH /api/v1/loyalty/{id}', service: servicePatch, baseline: baseline.patch, steady: steadyPatch, steadyBaseline: baseline.steadyPatch!, ...(preparedBaseline ? { preparedBaseline: preparedBaseline.patch } : {}) },
+      {
+        database,
+        operation: 'GET /api/v1/passes/{id}',
+        service: serviceGet,
+        baseline: baseline.get,
+        steady: steadyGet,
+        steadyBaseline: baseline.steadyGet!,
+        ...(preparedBaseline ? { preparedBaseline: preparedBaseline.get } : {}),
+        ...(cluster ? { cluster } : {}),
+      },
+      {
+        database,
+        operation: 'PATCH /api/v1/loyalty/{id}',
+        service: servicePatch,
+        baseline: baseline.patch,
+        steady: steadyPatch,
+        steadyBaseline: baseline.steadyPatch!,
+        ...(preparedBaseline ? { preparedBaseline: preparedBaseline.patch } : {}),
+      },
     ];
   } finally {
     for (const child of children) await stopChild(child);
@@ -548,7 +589,9 @@ function table(rows: Row[]): string {
         `    service   ${fmt(r.service)}`,
         `    baseline  ${fmt(r.baseline)}`,
         `    ratio     ${((r.service.rps / r.baseline.rps) * 100).toFixed(0)} % of the baseline's req/s; the baseline needs ${((r.baseline.cpuUsPerRequest / r.service.cpuUsPerRequest) * 100).toFixed(0)} % of the service's CPU per request`,
-        ...(r.preparedBaseline ? [`    prepared  ${fmt(r.preparedBaseline)}   (the baseline with named prepared statements: the service's driver paths prepare theirs)`] : []),
+        ...(r.preparedBaseline
+          ? [`    prepared  ${fmt(r.preparedBaseline)}   (the baseline with named prepared statements: the service's driver paths prepare theirs)`]
+          : []),
         `    steady    ${fmt(r.steady)}   (open loop, offered ${(STEADY_LOAD_SHARE * r.baseline.rps).toFixed(0)} req/s: ${STEADY_LOAD_SHARE * 100} % of the baseline's capacity; one process)`,
         `    (baseline ${fmt(r.steadyBaseline)}   under the same open loop)`,
         ...(r.cluster ? [`    2 procs   ${fmt(r.cluster)}   (${(r.cluster.rps / r.service.rps).toFixed(2)}× one process)`] : []),
@@ -588,14 +631,23 @@ async function main(): Promise<void> {
   const checks: (readonly [string, boolean])[] = [];
   if (pgGet && pgPatch) {
     checks.push(
-      check('PostgreSQL GET, share of the baseline\'s req/s', (pgGet.service.rps / pgGet.baseline.rps) * 100, GET_RATIO_TARGET * 100, ' %', true),
-      check('PostgreSQL GET p99 at half the baseline\'s capacity', pgGet.steady.p99, STEADY_P99_TARGET_MS, ' ms', false),
-      check('PostgreSQL PATCH p99 at half the baseline\'s capacity', pgPatch.steady.p99, STEADY_P99_TARGET_MS, ' ms', false),
+      check("PostgreSQL GET, share of the baseline's req/s", (pgGet.service.rps / pgGet.baseline.rps) * 100, GET_RATIO_TARGET * 100, ' %', true),
+      check("PostgreSQL GET p99 at half the baseline's capacity", pgGet.steady.p99, STEADY_P99_TARGET_MS, ' ms', false),
+      check("PostgreSQL PATCH p99 at half the baseline's capacity", pgPatch.steady.p99, STEADY_P99_TARGET_MS, ' ms', false),
     );
-    if (pgGet.cluster) checks.push(check('PostgreSQL GET, WEB_CONCURRENCY=2 over one process', pgGet.cluster.rps / pgGet.service.rps, CLUSTER_SPEEDUP_TARGET, '×', true));
+    if (pgGet.cluster)
+      checks.push(check('PostgreSQL GET, WEB_CONCURRENCY=2 over one process', pgGet.cluster.rps / pgGet.service.rps, CLUSTER_SPEEDUP_TARGET, '×', true));
   }
   for (const row of pglite) {
-    checks.push(check(`PGlite ${row.operation.split(' ')[0]} p99 over its baseline's (50 connections)`, row.service.p99 / Math.max(row.baseline.p99, 1), PGLITE_P99_FACTOR_TARGET, '×', false));
+    checks.push(
+      check(
+        `PGlite ${row.operation.split(' ')[0]} p99 over its baseline's (50 connections)`,
+        row.service.p99 / Math.max(row.baseline.p99, 1),
+        PGLITE_P99_FACTOR_TARGET,
+        '×',
+        false,
+      ),
+    );
   }
   checks.push(['no errors', rows.every((r) => [r.service, r.baseline, r.steady, r.cluster].every((m) => !m || m.errors === 0))]);
   for (const [name, ok] of checks) console.log(`  target: ${name} — ${ok ? 'met' : 'MISSED'}`);

@@ -39,10 +39,32 @@ const design: TemplateDesign = {
   colors: { background: '#1A2B3C', label: '#F5D76E', text: '#FFFFFF' },
   images: {},
   fields: {
-    header: { one: { id: 'points', label: 'Points', defaultValue: '0', changeMessage: 'You now have %@ points.', localisation: { de: { label: 'Punkte' }, fr: { label: 'Points' } } } },
-    central: { one: { id: 'member', label: 'Member', defaultValue: 'Guest', localisation: { de: { label: 'Mitglied', defaultValue: 'Gast' }, fr: { label: 'Membre', defaultValue: 'Invité' } } } },
-    details: { one: { id: 'tier', label: 'Tier', defaultValue: 'Bronze' }, two: { id: 'since', label: 'Member since', defaultValue: '2026' }, three: { id: 'shop', label: 'Home shop', defaultValue: 'Soho' } },
-    back: { one: { id: 'terms', label: 'Terms', defaultValue: 'One stamp per drink; ten stamps buy a free coffee.' }, two: { id: 'contact', label: 'Contact', defaultValue: 'hello@example.com' } },
+    header: {
+      one: {
+        id: 'points',
+        label: 'Points',
+        defaultValue: '0',
+        changeMessage: 'You now have %@ points.',
+        localisation: { de: { label: 'Punkte' }, fr: { label: 'Points' } },
+      },
+    },
+    central: {
+      one: {
+        id: 'member',
+        label: 'Member',
+        defaultValue: 'Guest',
+        localisation: { de: { label: 'Mitglied', defaultValue: 'Gast' }, fr: { label: 'Membre', defaultValue: 'Invité' } },
+      },
+    },
+    details: {
+      one: { id: 'tier', label: 'Tier', defaultValue: 'Bronze' },
+      two: { id: 'since', label: 'Member since', defaultValue: '2026' },
+      three: { id: 'shop', label: 'Home shop', defaultValue: 'Soho' },
+    },
+    back: {
+      one: { id: 'terms', label: 'Terms', defaultValue: 'One stamp per drink; ten stamps buy a free coffee.' },
+      two: { id: 'contact', label: 'Contact', defaultValue: 'hello@example.com' },
+    },
   },
   appLinking: { apple: { appStoreUrl: [] }, google: {} },
   barcode: { enabled: true, type: 'qr', source: 'uuid' },
@@ -54,12 +76,18 @@ const design: TemplateDesign = {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 async function png(width: number, height: number, colour: string): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 4, background: colour } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 4, background: colour } })
+    .png()
+    .toBuffer();
 }
 
 const certificates = createDevelopmentCertificates({ passTypeIdentifier: 'pass.com.example.loyalty', teamIdentifier: 'ABCDE12345', organizationName: 'Bench' });
 const images = new Map<string, Buffer>();
-for (const [role, width, height, colour] of [['icon', 29, 29, '#1A2B3C'], ['logo', 160, 50, '#F5D76E'], ['strip', 375, 144, '#C0392B']] as const) {
+for (const [role, width, height, colour] of [
+  ['icon', 29, 29, '#1A2B3C'],
+  ['logo', 160, 50, '#F5D76E'],
+  ['strip', 375, 144, '#C0392B'],
+] as const) {
   for (const scale of [1, 2, 3]) images.set(scale === 1 ? `${role}.png` : `${role}@${scale}x.png`, await png(width * scale, height * scale, colour));
 }
 const artefact = renderApplePass(design);
@@ -89,7 +117,11 @@ function passData(i: number) {
   };
 }
 
-const signer = createPassSigner({ certificatePem: certificates.certificatePem, privateKeyPem: certificates.privateKeyPem, wwdrCertificatePem: certificates.wwdrCertificatePem });
+const signer = createPassSigner({
+  certificatePem: certificates.certificatePem,
+  privateKeyPem: certificates.privateKeyPem,
+  wwdrCertificatePem: certificates.wwdrCertificatePem,
+});
 
 /** The service's build of sample `i`: render, hash, sign, zip. */
 function buildOurs(i: number): Uint8Array {
@@ -100,7 +132,11 @@ function buildOurs(i: number): Uint8Array {
 
 /** passkit-generator's build of the same files (its template loaded once, as the notes did). */
 const reference = new PKPass(
-  Object.fromEntries([['pass.json', Buffer.from(JSON.stringify(renderPassJson(artefact.passJson, passData(0))))], ...images, ...[...strings].map(([name, bytes]) => [name, Buffer.from(bytes)] as const)]),
+  Object.fromEntries([
+    ['pass.json', Buffer.from(JSON.stringify(renderPassJson(artefact.passJson, passData(0))))],
+    ...images,
+    ...[...strings].map(([name, bytes]) => [name, Buffer.from(bytes)] as const),
+  ]),
   { wwdr: certificates.wwdrCertificatePem, signerCert: certificates.certificatePem, signerKey: certificates.privateKeyPem },
 );
 async function buildReference(i: number): Promise<Buffer> {

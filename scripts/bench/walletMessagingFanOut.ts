@@ -46,7 +46,12 @@ const database = await createThrowAwayDatabase(PG_SERVER);
 const dropDatabase = database.drop;
 
 const port = await freePort();
-const server = await startBenchServer({ PORT: String(port), DATABASE_URL: database.url, PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, SECRETS_KEY: randomBytes(32).toString('hex') }).catch(async (error: unknown) => {
+const server = await startBenchServer({
+  PORT: String(port),
+  DATABASE_URL: database.url,
+  PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+  SECRETS_KEY: randomBytes(32).toString('hex'),
+}).catch(async (error: unknown) => {
   await dropDatabase();
   throw error;
 });
@@ -56,7 +61,11 @@ try {
   const account = await request(`${base}/admin/v1/accounts`, { method: 'POST', token: adminToken, body: { account: { name: 'Bench' } } });
   const accountId = account.data.id as string;
   const token = account.included[0].attributes.token as string;
-  const entity = await request(`${base}/admin/v1/accounts/${accountId}/entities`, { method: 'POST', token: adminToken, body: { entity: { name: 'Bench shop' } } });
+  const entity = await request(`${base}/admin/v1/accounts/${accountId}/entities`, {
+    method: 'POST',
+    token: adminToken,
+    body: { entity: { name: 'Bench shop' } },
+  });
   const template = await request(`${base}/api/v1/pass-templates`, {
     method: 'POST',
     token,
@@ -81,7 +90,13 @@ try {
   const batch = await request(`${base}/api/v1/entities/${entity.data.id}/messaging/wallet`, {
     method: 'POST',
     token,
-    body: { batch: { message: 'Hello %{member}, you have %{points} points.', scheduledAt: new Date(Date.now() + 3600_000).toISOString(), segments: [{ groupTag: 'bench' }] } },
+    body: {
+      batch: {
+        message: 'Hello %{member}, you have %{points} points.',
+        scheduledAt: new Date(Date.now() + 3600_000).toISOString(),
+        segments: [{ groupTag: 'bench' }],
+      },
+    },
   });
   const self = batch.links.self as string;
   const validated = await poll(self, token, (a) => a.status !== 'validating', POLL_MS);
@@ -102,7 +117,9 @@ try {
   const complete = final.status === 'successful' && final.recipientCount === RECIPIENTS && deliveries === RECIPIENTS && messaged === RECIPIENTS && wrong === 0;
   console.log(`Wallet messaging fan-out, ${RECIPIENTS} passes by segment, PostgreSQL (real server, in-process worker):`);
   console.log(`  send-now → ${final.status} in ${seconds.toFixed(2)} s (${Math.round(RECIPIENTS / seconds)} passes/s)`);
-  console.log(`  recipientCount ${final.recipientCount}, delivery rows ${deliveries}, passes with their rendered message ${messaged}, passes outside the segment messaged ${wrong}`);
+  console.log(
+    `  recipientCount ${final.recipientCount}, delivery rows ${deliveries}, passes with their rendered message ${messaged}, passes outside the segment messaged ${wrong}`,
+  );
   console.log(`  target: under ${TARGET_S} s, every pass messaged once — ${complete && seconds < TARGET_S ? 'met' : 'MISSED'}`);
   process.exitCode = complete && seconds < TARGET_S ? 0 : 1;
 } finally {

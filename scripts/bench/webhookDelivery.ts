@@ -33,7 +33,10 @@ const KEYS = Math.max(1, Math.min(EVENTS, Number(process.env.BENCH_WEBHOOK_KEYS 
 const PG_SERVER = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 const contract = JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8'));
-const example = contract.components.examples.PassCreatedWebhook.value as { data: { id: string; relationships: { pass: { data: { id: string } } } }; included: { id: string }[] };
+const example = contract.components.examples.PassCreatedWebhook.value as {
+  data: { id: string; relationships: { pass: { data: { id: string } } } };
+  included: { id: string }[];
+};
 
 const database = await createThrowAwayDatabase(PG_SERVER);
 const dropDatabase = database.drop;
@@ -79,7 +82,13 @@ try {
       const passId = keys[i % KEYS]!;
       ids.push(id);
       keyOf.push(passId);
-      payloads.push(JSON.stringify({ ...example, data: { ...example.data, id, relationships: { pass: { data: { id: passId, type: 'pass' } } } }, included: [{ ...example.included[0], id: passId }] }));
+      payloads.push(
+        JSON.stringify({
+          ...example,
+          data: { ...example.data, id, relationships: { pass: { data: { id: passId, type: 'pass' } } } },
+          included: [{ ...example.included[0], id: passId }],
+        }),
+      );
     }
     await db.query(
       `WITH e AS (

@@ -126,21 +126,21 @@ async function accountName(client: Client, accountId: string): Promise<string> {
 
 /** The command line's flags. */
 const OPTIONS = {
-      name: { type: 'string' },
-      account: { type: 'string' },
-      'pass-type-id': { type: 'string' },
-      'team-id': { type: 'string' },
-      organization: { type: 'string' },
-      certificate: { type: 'string' },
-      key: { type: 'string' },
-      'key-passphrase': { type: 'string' },
-      p12: { type: 'string' },
-      'p12-passphrase': { type: 'string' },
-      wwdr: { type: 'string' },
-      'issuer-id': { type: 'string' },
-      out: { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
+  name: { type: 'string' },
+  account: { type: 'string' },
+  'pass-type-id': { type: 'string' },
+  'team-id': { type: 'string' },
+  organization: { type: 'string' },
+  certificate: { type: 'string' },
+  key: { type: 'string' },
+  'key-passphrase': { type: 'string' },
+  p12: { type: 'string' },
+  'p12-passphrase': { type: 'string' },
+  wwdr: { type: 'string' },
+  'issuer-id': { type: 'string' },
+  out: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
 } as const;
 
 type ParsedValues = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>['values'];
@@ -164,14 +164,12 @@ const COMMANDS: Record<string, (input: CommandInput) => Promise<Output>> = {
       json: { account: { id: data.data.id, name: data.data.attributes.name }, token },
       text: `Created account ${data.data.attributes.name} (${data.data.id}).\nAPI key (shown once, store it now): ${token}`,
     };
-  
   },
   'account list': async ({ connect }) => {
     const client = await connect();
     const accounts = await allPages((page) => client.GET('/admin/v1/accounts', { params: { query: { page, perPage: 100 } } }).then(unwrap));
     const list = accounts.map((a) => ({ id: a.id, name: a.attributes.name, createdAt: a.attributes.createdAt }));
     return { json: { accounts: list }, text: list.map((a) => `${a.id}  ${a.name}  ${a.createdAt}`).join('\n') || 'No accounts.' };
-  
   },
   'token create': async ({ values, connect }) => {
     const accountId = required(values.account, 'account');
@@ -186,14 +184,12 @@ const COMMANDS: Record<string, (input: CommandInput) => Promise<Output>> = {
       json: { token: data.data.attributes.token, id: data.data.id },
       text: `Created API key ${data.data.id}.\nAPI key (shown once, store it now): ${data.data.attributes.token}`,
     };
-  
   },
   'token revoke': async ({ rest, connect }) => {
     if (rest.length !== 1) throw new UsageError('token revoke takes exactly one token id.');
     const client = await connect();
     const data = unwrap(await client.POST('/admin/v1/tokens/{tokenId}/revoke', { params: { path: { tokenId: rest[0]! } } }));
     return { json: { id: data.data.id, revokedAt: data.data.attributes.revokedAt }, text: `Revoked API key ${data.data.id}.` };
-  
   },
   'entity create': async ({ values, connect }) => {
     const accountId = required(values.account, 'account');
@@ -209,7 +205,6 @@ const COMMANDS: Record<string, (input: CommandInput) => Promise<Output>> = {
       json: { entity: { id: data.data.id, name: data.data.attributes.name } },
       text: `Created entity ${data.data.attributes.name} (${data.data.id}).`,
     };
-  
   },
   'entity list': async ({ values, connect }) => {
     const accountId = required(values.account, 'account');
@@ -219,7 +214,6 @@ const COMMANDS: Record<string, (input: CommandInput) => Promise<Output>> = {
     );
     const list = entities.map((e) => ({ id: e.id, name: e.attributes.name }));
     return { json: { entities: list }, text: list.map((e) => `${e.id}  ${e.name}`).join('\n') || 'No entities.' };
-  
   },
   'apple set': async ({ values, connect }) => {
     const accountId = required(values.account, 'account');
@@ -246,15 +240,15 @@ const COMMANDS: Record<string, (input: CommandInput) => Promise<Output>> = {
       }),
     );
     return appleOutput(data.data, 'Set');
-  
   },
   'apple show': async ({ values, connect }) => {
     const accountId = required(values.account, 'account');
     const passTypeIdentifier = required(values['pass-type-id'], 'pass-type-id');
     const client = await connect();
-    const data = unwrap(await client.GET('/admin/v1/accounts/{accountId}/apple-configurations/{passTypeIdentifier}', { params: { path: { accountId, passTypeIdentifier } } }));
+    const data = unwrap(
+      await client.GET('/admin/v1/accounts/{accountId}/apple-configurations/{passTypeIdentifier}', { params: { path: { accountId, passTypeIdentifier } } }),
+    );
     return appleOutput(data.data, 'Apple configuration');
-  
   },
   'apple list': async ({ values, connect }) => {
     const accountId = required(values.account, 'account');
@@ -263,18 +257,20 @@ const COMMANDS: Record<string, (input: CommandInput) => Promise<Output>> = {
     const list = data.data.map((c) => c.attributes);
     return {
       json: { appleConfigurations: list },
-      text: list.map((c) => `${c.passTypeIdentifier}  team ${c.teamIdentifier}  until ${c.certificate.notAfter}${c.isDefault ? '  (default)' : ''}`).join('\n') || 'No Apple configurations.',
+      text:
+        list.map((c) => `${c.passTypeIdentifier}  team ${c.teamIdentifier}  until ${c.certificate.notAfter}${c.isDefault ? '  (default)' : ''}`).join('\n') ||
+        'No Apple configurations.',
     };
-  
   },
   'apple delete': async ({ values, connect }) => {
     const accountId = required(values.account, 'account');
     const passTypeIdentifier = required(values['pass-type-id'], 'pass-type-id');
     const client = await connect();
-    const result = await client.DELETE('/admin/v1/accounts/{accountId}/apple-configurations/{passTypeIdentifier}', { params: { path: { accountId, passTypeIdentifier } } });
+    const result = await client.DELETE('/admin/v1/accounts/{accountId}/apple-configurations/{passTypeIdentifier}', {
+      params: { path: { accountId, passTypeIdentifier } },
+    });
     if (result.response.status !== 204) unwrap(result);
     return { json: { deleted: passTypeIdentifier }, text: `Deleted the Apple configuration of ${passTypeIdentifier}.` };
-  
   },
   'apple dev-certificate': async ({ values, connect, env }) => {
     const accountId = required(values.account, 'account');
@@ -294,7 +290,15 @@ const COMMANDS: Record<string, (input: CommandInput) => Promise<Output>> = {
     const data = unwrap(
       await client.PUT('/admin/v1/accounts/{accountId}/apple-configurations/{passTypeIdentifier}', {
         params: { path: { accountId, passTypeIdentifier } },
-        body: { appleConfiguration: { teamIdentifier, organizationName, certificate: chain.certificatePem, privateKey: chain.privateKeyPem, wwdrCertificate: chain.wwdrCertificatePem } },
+        body: {
+          appleConfiguration: {
+            teamIdentifier,
+            organizationName,
+            certificate: chain.certificatePem,
+            privateKey: chain.privateKeyPem,
+            wwdrCertificate: chain.wwdrCertificatePem,
+          },
+        },
       }),
     );
     const output = appleOutput(data.data, 'Set development');
@@ -302,7 +306,6 @@ const COMMANDS: Record<string, (input: CommandInput) => Promise<Output>> = {
       json: { ...(output.json as object), files: { directory: dir, rootCertificate: join(dir, 'root.pem') } },
       text: `${output.text}\nDevelopment credentials written to ${dir} (root.pem verifies the passes' signatures; private-key.pem is mode 0600). Passes signed with them open in tooling, not on an iPhone.`,
     };
-  
   },
   'google set': async ({ values, connect }) => {
     const accountId = required(values.account, 'account');
@@ -316,14 +319,12 @@ const COMMANDS: Record<string, (input: CommandInput) => Promise<Output>> = {
       }),
     );
     return googleOutput(data.data.attributes, 'Set');
-  
   },
   'google show': async ({ values, connect }) => {
     const accountId = required(values.account, 'account');
     const client = await connect();
     const data = unwrap(await client.GET('/admin/v1/accounts/{accountId}/google-configuration', { params: { path: { accountId } } }));
     return googleOutput(data.data.attributes, 'Google configuration:');
-  
   },
   'google delete': async ({ values, connect }) => {
     const accountId = required(values.account, 'account');
@@ -331,7 +332,6 @@ const COMMANDS: Record<string, (input: CommandInput) => Promise<Output>> = {
     const result = await client.DELETE('/admin/v1/accounts/{accountId}/google-configuration', { params: { path: { accountId } } });
     if (result.response.status !== 204) unwrap(result);
     return { json: { deleted: accountId }, text: `Deleted the Google Wallet configuration of account ${accountId}.` };
-  
   },
 };
 
@@ -351,7 +351,15 @@ export async function runCommand(argv: string[], connect: () => Promise<Client>,
   return run({ values, rest, connect, env });
 }
 
-type AppleConfigurationResource = { id: string; attributes: { teamIdentifier: string; isDefault: boolean; certificate: { notAfter: string; expiresSoon: boolean }; wwdrCertificate: { isAppleWwdrG4: boolean } } };
+type AppleConfigurationResource = {
+  id: string;
+  attributes: {
+    teamIdentifier: string;
+    isDefault: boolean;
+    certificate: { notAfter: string; expiresSoon: boolean };
+    wwdrCertificate: { isAppleWwdrG4: boolean };
+  };
+};
 
 /** What the `apple` commands print of a configuration. */
 function appleOutput(configuration: AppleConfigurationResource, verb: string): Output {

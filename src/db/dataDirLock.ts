@@ -81,7 +81,12 @@ export function lockDataDir(dataDir: string): DataDirLock {
     if (!locked) closeSync(fd);
   }
   if (!locked) throw new DataDirLockedError(dataDir, readHolder(path));
-  const holder: LockHolder = { pid: process.pid, since: new Date().toISOString(), hostname: hostname(), command: process.argv.slice(1).join(' ').slice(0, 200) };
+  const holder: LockHolder = {
+    pid: process.pid,
+    since: new Date().toISOString(),
+    hostname: hostname(),
+    command: process.argv.slice(1).join(' ').slice(0, 200),
+  };
   ftruncateSync(fd, 0);
   writeSync(fd, `${JSON.stringify(holder)}\n`, 0);
   let released = false;

@@ -151,9 +151,7 @@ export function pgliteDirOf(dataDir: string): string {
  * @throws Error when PostgreSQL cannot be reached or the PGlite directory cannot be opened.
  */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolSize ?? 10)
-    : openPglite(options.pgliteDir ?? null);
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : openPglite(options.pgliteDir ?? null);
 }
 
 async function openPostgres(connectionString: string, max: number): Promise<Database> {
@@ -179,7 +177,7 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
       client.on('error', () => {});
       await client.connect();
       return {
-        query: async <Row,>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as Row[],
+        query: async <Row>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as Row[],
         exec: async (sql: string) => void (await client.query(sql)),
         close: () => client.end(),
       };
@@ -233,7 +231,7 @@ async function openPglite(dir: string | null): Promise<Database> {
       sessionQueue = new Promise<void>((resolve) => (release = resolve));
       await previous;
       return {
-        query: async <Row,>(sql: string, params?: unknown[]) => (await pglite.query(sql, params)).rows as Row[],
+        query: async <Row>(sql: string, params?: unknown[]) => (await pglite.query(sql, params)).rows as Row[],
         exec: async (sql: string) => void (await pglite.exec(sql)),
         close: async () => release(),
       };
@@ -319,7 +317,8 @@ type DriverQuery = (sql: string, params: unknown[]) => Promise<{ rows: unknown[]
 
 /** Prisma's raw-statement methods ({@link SqlExecutor}) over a driver connection or transaction. */
 function driverExecutor(query: DriverQuery): SqlExecutor {
-  const statementOf = (strings: TemplateStringsArray | Prisma.Sql, values: unknown[]) => (strings instanceof Prisma.Sql ? strings : new Prisma.Sql(strings, values));
+  const statementOf = (strings: TemplateStringsArray | Prisma.Sql, values: unknown[]) =>
+    strings instanceof Prisma.Sql ? strings : new Prisma.Sql(strings, values);
   return {
     async $queryRaw<T>(strings: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
       const statement = statementOf(strings, values);

@@ -78,7 +78,10 @@ export function migrationChecksum(sql: string): string {
 /** Reads `<dir>/<name>/migration.sql` for every migration folder, sorted by name. */
 export async function readMigrations(dir: string): Promise<MigrationFile[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   return Promise.all(
     names.map(async (name) => {
       const sql = await readFile(join(dir, name, 'migration.sql'), 'utf8');
@@ -90,9 +93,7 @@ export async function readMigrations(dir: string): Promise<MigrationFile[]> {
 async function acquireLock(session: SessionConnection): Promise<void> {
   const deadline = Date.now() + LOCK_TIMEOUT_MS;
   for (;;) {
-    const [row] = await session.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
-      PRISMA_MIGRATION_LOCK_KEY,
-    ]);
+    const [row] = await session.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [PRISMA_MIGRATION_LOCK_KEY]);
     if (row?.locked) return;
     if (Date.now() > deadline) {
       throw new MigrationError(
@@ -132,9 +133,7 @@ export async function applyMigrations(db: Database, dir = DEFAULT_MIGRATIONS_DIR
           `(or \`prisma migrate resolve --rolled-back ${failed.migration_name}\`) and start again.`,
       );
     }
-    const applied = new Map(
-      rows.filter((r) => r.finished_at !== null && r.rolled_back_at === null).map((r) => [r.migration_name, r]),
-    );
+    const applied = new Map(rows.filter((r) => r.finished_at !== null && r.rolled_back_at === null).map((r) => [r.migration_name, r]));
     const onDisk = new Set(files.map((f) => f.name));
     for (const name of applied.keys()) {
       if (!onDisk.has(name)) report.warnings.push(`Migration ${name} is applied but missing from ${dir}.`);
@@ -160,11 +159,7 @@ export async function applyMigrations(db: Database, dir = DEFAULT_MIGRATIONS_DIR
 
 async function applyOne(session: SessionConnection, file: MigrationFile): Promise<void> {
   const id = randomUUID();
-  await session.query('INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at) VALUES ($1, $2, $3, now())', [
-    id,
-    file.checksum,
-    file.name,
-  ]);
+  await session.query('INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at) VALUES ($1, $2, $3, now())', [id, file.checksum, file.name]);
   try {
     await session.exec('BEGIN');
     await session.exec(file.sql);
@@ -176,10 +171,7 @@ async function applyOne(session: SessionConnection, file: MigrationFile): Promis
     await session.query('UPDATE "_prisma_migrations" SET logs = $1 WHERE id = $2', [logs, id]);
     throw new MigrationError(`${logs}\nNothing of it was applied; later migrations are blocked until it is resolved.`);
   }
-  await session.query(
-    'UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = applied_steps_count + 1 WHERE id = $1',
-    [id],
-  );
+  await session.query('UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = applied_steps_count + 1 WHERE id = $1', [id]);
 }
 
 /**

@@ -100,7 +100,10 @@ function signerOf(deps: ApplePassDependencies, configuration: AppleConfiguration
     signers.set(key, signer);
     const daysLeft = (configuration.certificateNotAfter.getTime() - deps.clock.now().getTime()) / (24 * 3600 * 1000);
     if (daysLeft < 30) {
-      deps.logger.warn({ accountId: configuration.accountId, passTypeIdentifier: configuration.passTypeIdentifier, notAfter: configuration.certificateNotAfter.toISOString() }, 'the Pass Type ID certificate expires within 30 days; renew it');
+      deps.logger.warn(
+        { accountId: configuration.accountId, passTypeIdentifier: configuration.passTypeIdentifier, notAfter: configuration.certificateNotAfter.toISOString() },
+        'the Pass Type ID certificate expires within 30 days; renew it',
+      );
     }
   }
   return signer;

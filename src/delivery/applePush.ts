@@ -13,7 +13,16 @@ import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { SecretCipher } from '../security/secrets.ts';
 import type { ApnsClient, ApnsResult } from '../wallet/apple/apns.ts';
-import { markPushCertificateRejected, recordAttempts, removeRegistration, selectDeliveredTargets, selectPushCredentials, selectPushTargets, type AttemptRecord, type PushTarget } from '../domain/deliveryAttempts/deliveryAttemptStore.ts';
+import {
+  markPushCertificateRejected,
+  recordAttempts,
+  removeRegistration,
+  selectDeliveredTargets,
+  selectPushCredentials,
+  selectPushTargets,
+  type AttemptRecord,
+  type PushTarget,
+} from '../domain/deliveryAttempts/deliveryAttemptStore.ts';
 
 /** What pushing needs. */
 export interface PushDependencies {
@@ -45,7 +54,11 @@ export interface PushOutcome {
  */
 export async function pushToDevices(deps: PushDependencies, targets: PushTarget[], context: AttemptContext): Promise<PushOutcome[]> {
   if (!targets.length) return [];
-  const credentials = await selectPushCredentials(deps.db.prisma, deps.secrets, targets.flatMap((t) => (t.configurationId ? [t.configurationId] : [])));
+  const credentials = await selectPushCredentials(
+    deps.db.prisma,
+    deps.secrets,
+    targets.flatMap((t) => (t.configurationId ? [t.configurationId] : [])),
+  );
   const outcomes = await Promise.all(
     targets.map(async (target): Promise<PushOutcome> => {
       const credential = target.configurationId ? credentials.get(target.configurationId) : undefined;
@@ -76,7 +89,8 @@ export async function pushToDevices(deps: PushDependencies, targets: PushTarget[
   for (const { target, result } of outcomes) {
     if (result.outcome === 'unregistered') await removeRegistration(deps.db.prisma, target.deviceId, target.passId, result.timestamp ?? now);
     if (result.outcome === 'badToken') await removeRegistration(deps.db.prisma, target.deviceId, target.passId, null);
-    if (result.outcome === 'certificateError' && target.configurationId) rejected.set(target.configurationId, `APNs refused the certificate: ${result.status || 'TLS'} ${result.reason ?? ''}`.trim());
+    if (result.outcome === 'certificateError' && target.configurationId)
+      rejected.set(target.configurationId, `APNs refused the certificate: ${result.status || 'TLS'} ${result.reason ?? ''}`.trim());
   }
   for (const [configurationId, reason] of rejected) await markPushCertificateRejected(deps.db.prisma, configurationId, reason, now);
   return outcomes;
@@ -103,7 +117,12 @@ const BATCH_PUSH_BACKOFF_MS = 1000;
  * @returns One result per pass: how many devices it reached and, when it has devices but reached
  *   none, the reason.
  */
-export async function pushBatchMessage(deps: PushDependencies, batchId: string, passIds: string[], sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))): Promise<PassPushResult[]> {
+export async function pushBatchMessage(
+  deps: PushDependencies,
+  batchId: string,
+  passIds: string[],
+  sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+): Promise<PassPushResult[]> {
   const reached = await selectDeliveredTargets(deps.db.prisma, { batchId, passIds });
   const all = await selectPushTargets(deps.db.prisma, passIds);
   const delivered = new Map<string, number>();

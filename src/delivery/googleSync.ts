@@ -78,7 +78,8 @@ const IMAGE_FILE = { logo: 'logo@3x.png', banner: 'strip@3x.png' } as const;
 function imageUrlOf(deps: GoogleDependencies, version: ProcessedClassVersion): (member: 'logo' | 'banner') => string | null {
   return (member) => {
     const file = IMAGE_FILE[member];
-    if (deps.config.publicBaseUrl && version.imageNames.includes(file)) return `${deps.config.publicBaseUrl}${templateImagePath(version.templateId, version.version, file)}`;
+    if (deps.config.publicBaseUrl && version.imageNames.includes(file))
+      return `${deps.config.publicBaseUrl}${templateImagePath(version.templateId, version.version, file)}`;
     const source = version.sourceImages[member];
     return source?.startsWith('https://') ? source : null;
   };
@@ -115,14 +116,25 @@ async function record(deps: GoogleDependencies, target: RecordTarget | null, goo
  * Inserts a resource, or patches it when it exists (`known`: patch first, insert on 404).
  * @returns The last response and whether it inserted.
  */
-async function upsert(deps: GoogleDependencies, issuer: AccountIssuer, resource: GoogleResource, kind: 'Class' | 'Object', known: boolean, target: RecordTarget | null): Promise<{ response: GoogleResponse; inserted: boolean }> {
+async function upsert(
+  deps: GoogleDependencies,
+  issuer: AccountIssuer,
+  resource: GoogleResource,
+  kind: 'Class' | 'Object',
+  known: boolean,
+  target: RecordTarget | null,
+): Promise<{ response: GoogleResponse; inserted: boolean }> {
   const insert = async () => {
     const response = await deps.googleWallet.call(issuer, { method: 'POST', path: `/${resource.resource}`, body: resource.body });
     await record(deps, target, resource.id, `insert${kind}`, response);
     return response;
   };
   const patch = async () => {
-    const response = await deps.googleWallet.call(issuer, { method: 'PATCH', path: `/${resource.resource}/${encodeURIComponent(resource.id)}`, body: resource.body });
+    const response = await deps.googleWallet.call(issuer, {
+      method: 'PATCH',
+      path: `/${resource.resource}/${encodeURIComponent(resource.id)}`,
+      body: resource.body,
+    });
     await record(deps, target, resource.id, `patch${kind}`, response);
     return response;
   };
@@ -154,15 +166,33 @@ export async function syncGoogleClass(deps: GoogleDependencies, templateId: stri
  * again, so switching takes effect with the next sync of each template's class or passes; switched
  * off, `callbackOptions: null` clears the URL the class had).
  */
-async function writeClass(deps: GoogleDependencies, issuer: AccountIssuer, version: ProcessedClassVersion, target: RecordTarget | null): Promise<GoogleSyncResult> {
+async function writeClass(
+  deps: GoogleDependencies,
+  issuer: AccountIssuer,
+  version: ProcessedClassVersion,
+  target: RecordTarget | null,
+): Promise<GoogleSyncResult> {
   const { templateId } = version;
   const callbackUrl = googleCallbackUrl(deps.config);
-  if (version.syncedVersion !== null && version.syncedVersion >= version.version && version.syncedCallbackUrl === callbackUrl) return { outcome: 'nothingToDo', reason: null };
-  const resource = issuerClass(version.artefact, { issuerId: issuer.issuerId, issuerName: issuer.issuerName, templateId, imageUrl: imageUrlOf(deps, version), smartTap: issuer.smartTap, callbackUrl, clearCallback: version.syncedCallbackUrl !== null });
+  if (version.syncedVersion !== null && version.syncedVersion >= version.version && version.syncedCallbackUrl === callbackUrl)
+    return { outcome: 'nothingToDo', reason: null };
+  const resource = issuerClass(version.artefact, {
+    issuerId: issuer.issuerId,
+    issuerName: issuer.issuerName,
+    templateId,
+    imageUrl: imageUrlOf(deps, version),
+    smartTap: issuer.smartTap,
+    callbackUrl,
+    clearCallback: version.syncedCallbackUrl !== null,
+  });
   const { response } = await upsert(deps, issuer, resource, 'Class', version.syncedVersion !== null, target);
   const outcome = classifyGoogleResponse(response.status);
   if (outcome === 'delivered') {
-    await recordClassSynced(deps.db.prisma, { templateId, accountId: version.accountId, classId: resource.id, classType: resource.resource, version: version.version, callbackUrl }, deps.clock.now());
+    await recordClassSynced(
+      deps.db.prisma,
+      { templateId, accountId: version.accountId, classId: resource.id, classType: resource.resource, version: version.version, callbackUrl },
+      deps.clock.now(),
+    );
   }
   return { outcome, reason: response.reason };
 }
@@ -192,9 +222,25 @@ export async function syncGooglePass(deps: GoogleDependencies, passId: string, c
   if (outcome !== 'delivered') return { outcome, reason: response.reason };
   // A message given before the object existed is part of the pass, not news: only later ones are added.
   const firstWrite = pass.object === null && inserted;
-  await recordObjectSynced(prisma, { passId, accountId: pass.accountId, objectId: resource.id, objectType: resource.resource, lastMessage: firstWrite ? pass.latestMessage : (pass.object?.lastMessage ?? null) }, now);
+  await recordObjectSynced(
+    prisma,
+    {
+      passId,
+      accountId: pass.accountId,
+      objectId: resource.id,
+      objectType: resource.resource,
+      lastMessage: firstWrite ? pass.latestMessage : (pass.object?.lastMessage ?? null),
+    },
+    now,
+  );
   if (!firstWrite && pass.latestMessage && pass.latestMessage !== pass.object?.lastMessage) {
-    return addGoogleMessage(deps, issuer, { passId, objectType: resource.resource, objectId: resource.id, notifiedAt: pass.object?.notifiedAt ?? [] }, { header: pass.notificationHeader, body: pass.latestMessage }, target);
+    return addGoogleMessage(
+      deps,
+      issuer,
+      { passId, objectType: resource.resource, objectId: resource.id, notifiedAt: pass.object?.notifiedAt ?? [] },
+      { header: pass.notificationHeader, body: pass.latestMessage },
+      target,
+    );
   }
   return { outcome, reason: null };
 }
@@ -297,7 +343,11 @@ export async function messageGooglePasses(
         { header: pass.notificationHeader, body: pass.latestMessage },
         { passId, accountId: pass.accountId, context: { jobId: null, attempt, batchId } },
       );
-      results.set(passId, { passId, devices: result.outcome === 'delivered' ? 1 : 0, error: result.outcome === 'delivered' ? null : `Google Wallet: ${result.reason ?? result.outcome}` });
+      results.set(passId, {
+        passId,
+        devices: result.outcome === 'delivered' ? 1 : 0,
+        error: result.outcome === 'delivered' ? null : `Google Wallet: ${result.reason ?? result.outcome}`,
+      });
       if (result.outcome === 'retry') retry.push(passId);
     }
     pending = retry;

@@ -52,7 +52,10 @@ export const passChangedJob = defineJob<{ passId: string }, Runtime>({
     const context = { jobId: job.id, attempt: job.retryCount + 1, batchId: null };
     const [outcomes, google] = await Promise.all([pushToDevices(runtime, targets, context), syncGooglePass(runtime, passId, context)]);
     const retry = outcomes.filter((o) => o.result.outcome === 'retry');
-    if (retry.length) throw new RetryLater(`${retry.length} of ${outcomes.length} pushes of pass ${passId} must be tried again (${retry[0]!.result.status} ${retry[0]!.result.reason ?? ''}).`);
+    if (retry.length)
+      throw new RetryLater(
+        `${retry.length} of ${outcomes.length} pushes of pass ${passId} must be tried again (${retry[0]!.result.status} ${retry[0]!.result.reason ?? ''}).`,
+      );
     if (google.outcome === 'retry') throw new RetryLater(`The Google Wallet object of pass ${passId} must be written again (${google.reason ?? 'no answer'}).`);
     return { passId, devices: outcomes.length, delivered: outcomes.filter((o) => o.result.outcome === 'delivered').length, google: google.outcome };
   },

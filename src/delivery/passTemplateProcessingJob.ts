@@ -25,8 +25,9 @@ async function writeGoogleClass(runtime: JobScope<Runtime>, templateId: string):
   if (!template) return 'gone';
   if (!template.google) return 'notConfigured';
   const result = await syncGoogleClass(runtime, templateId, template.accountId);
-  if (result.outcome === 'retry') throw new RetryLater(`The Google Wallet class of template ${templateId} must be written again (${result.reason ?? 'no answer'}).`);
-  if (result.outcome === 'rejected') runtime.log.warn({ templateId, reason: result.reason }, 'Google Wallet refused the template\'s class');
+  if (result.outcome === 'retry')
+    throw new RetryLater(`The Google Wallet class of template ${templateId} must be written again (${result.reason ?? 'no answer'}).`);
+  if (result.outcome === 'rejected') runtime.log.warn({ templateId, reason: result.reason }, "Google Wallet refused the template's class");
   return result.outcome;
 }
 

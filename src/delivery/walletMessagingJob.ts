@@ -99,16 +99,16 @@ async function validate(deps: BatchJobDependencies, batchId: string): Promise<Ba
     await recordResolutions(tx, batchId, resolutions);
     const errorCount = resolutions.filter((r) => r.error).length;
     const recipientCount = resolutions.length - errorCount;
-    const changes =
-      recipientCount === 0
-        ? { ...batchOutcome(0, errorCount), completedAt: now }
-        : { status: 'scheduled' as const };
+    const changes = recipientCount === 0 ? { ...batchOutcome(0, errorCount), completedAt: now } : { status: 'scheduled' as const };
     return recordBatchCompleted(tx, deps, await transitionBatch(tx, null, batchId, ['validating'], { ...changes, recipientCount, errorCount }, now), now);
   });
 }
 
 /** A database or rendering error as the reason of a failed delivery: storable, at most 300 characters. */
-const reasonOf = (error: unknown) => storableCopy(String((error as Error)?.message ?? error)).replace(/\s+/g, ' ').slice(0, 300);
+const reasonOf = (error: unknown) =>
+  storableCopy(String((error as Error)?.message ?? error))
+    .replace(/\s+/g, ' ')
+    .slice(0, 300);
 
 /**
  * Renders the message for each pass of a chunk, each on its own: a pass whose message cannot be
@@ -123,7 +123,11 @@ function render(batch: BatchRow, passes: Awaited<ReturnType<typeof selectUndeliv
     try {
       const rendered = renderMessage(batch.content ?? '', pass.variables, passContentOf(pass));
       const unstorable = 'message' in rendered ? unstorableReason(rendered.message) : undefined;
-      if (unstorable) return { passId: pass.id, error: `The rendered message contains ${unstorable} (from the pass's field values or the recipient's variables), which cannot be stored.` };
+      if (unstorable)
+        return {
+          passId: pass.id,
+          error: `The rendered message contains ${unstorable} (from the pass's field values or the recipient's variables), which cannot be stored.`,
+        };
       return { passId: pass.id, ...rendered };
     } catch (error) {
       return { passId: pass.id, error: `The message could not be rendered for this pass: ${reasonOf(error)}` };
@@ -177,7 +181,14 @@ async function sendChunk(deps: BatchJobDependencies, batchId: string, chunkSize:
     // Pushes of the last chunk still to make: the caller makes them, then comes back to finish.
     if (pending) return 'sent';
     const outcome = batchOutcome(sent - pushFailed, batch.errorCount + pushFailed);
-    const finished = await transitionBatch(tx, null, batchId, ['sending'], { ...outcome, recipientCount: sent + failed, errorCount: batch.errorCount + pushFailed, completedAt: now }, now);
+    const finished = await transitionBatch(
+      tx,
+      null,
+      batchId,
+      ['sending'],
+      { ...outcome, recipientCount: sent + failed, errorCount: batch.errorCount + pushFailed, completedAt: now },
+      now,
+    );
     await recordBatchCompleted(tx, deps, finished, now);
     return 'finished';
   });

@@ -28,11 +28,17 @@
  * @module delivery/webhookDeliveryJob
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import type { PrismaExecutor, } from '../db/database.ts';
+import type { PrismaExecutor } from '../db/database.ts';
 import { defineJob } from '../jobs/jobDefinition.ts';
-import { OutboundRequestError, outboundRequest, } from '../net/outboundRequest.ts';
+import { OutboundRequestError, outboundRequest } from '../net/outboundRequest.ts';
 import type { Runtime } from '../deps.ts';
-import { queueWebhookDeliveries, webhookDeliveryQueue, webhookDeliverySingletonKey, webhookDestinationPolicy, type WebhookDeliveryPayload } from '../domain/webhooks/webhookDeliveryQueue.ts';
+import {
+  queueWebhookDeliveries,
+  webhookDeliveryQueue,
+  webhookDeliverySingletonKey,
+  webhookDestinationPolicy,
+  type WebhookDeliveryPayload,
+} from '../domain/webhooks/webhookDeliveryQueue.ts';
 import { webhookSecretContext } from '../security/secretContexts.ts';
 
 /** NUL characters: PostgreSQL text cannot hold them, so a receiver's are dropped from the stored snippet. */
@@ -120,7 +126,10 @@ async function attempt(runtime: Runtime, subscription: Subscription, delivery: P
       maxRedirects: 0,
       policy: webhookDestinationPolicy(runtime.config),
     });
-    const text = response.body.toString('utf8').replace(NUL, '').replace(/\uFFFD$/, '');
+    const text = response.body
+      .toString('utf8')
+      .replace(NUL, '')
+      .replace(/\uFFFD$/, '');
     return {
       outcome: response.status >= 200 && response.status < 300 ? 'delivered' : 'httpError',
       status: response.status,
@@ -201,7 +210,11 @@ export const webhookDeliveryJob = defineJob<WebhookDeliveryPayload, Runtime>({
  * The subscription (as it is now: a rotated secret or a disabling applies to the next request)
  * and the oldest pending delivery of the key, in one query; `more` when another one waits behind it.
  */
-async function selectNext(prisma: PrismaExecutor, subscriptionId: string, orderingKey: string): Promise<{ subscription?: Subscription; head?: PendingDelivery; more: boolean }> {
+async function selectNext(
+  prisma: PrismaExecutor,
+  subscriptionId: string,
+  orderingKey: string,
+): Promise<{ subscription?: Subscription; head?: PendingDelivery; more: boolean }> {
   const rows = await prisma.$queryRaw<(Subscription & { delivery: PendingDelivery | null })[]>`
     SELECT s.id::text AS id, s.url, s.secret_encrypted AS "secretEncrypted", s.enabled,
            CASE WHEN d.id IS NULL THEN NULL ELSE json_build_object('id', d.id, 'eventId', d.event_id, 'payload', e.payload, 'attempts', d.attempts,
@@ -216,9 +229,7 @@ async function selectNext(prisma: PrismaExecutor, subscriptionId: string, orderi
   const [first] = rows;
   if (!first) return { more: false };
   const { delivery, ...subscription } = first;
-  const head = delivery
-    ? { ...delivery, nextAttemptAt: new Date(delivery.nextAttemptAt), createdAt: new Date(delivery.createdAt) }
-    : undefined;
+  const head = delivery ? { ...delivery, nextAttemptAt: new Date(delivery.nextAttemptAt), createdAt: new Date(delivery.createdAt) } : undefined;
   return { subscription, ...(head ? { head } : {}), more: rows.length > 1 };
 }
 
@@ -226,7 +237,14 @@ async function selectNext(prisma: PrismaExecutor, subscriptionId: string, orderi
  * Stores a successful attempt in one statement (atomic without a transaction): the attempt, the
  * delivery `delivered`, the subscription's run of failures ended.
  */
-async function recordDelivered(prisma: PrismaExecutor, now: Date, subscriptionId: string, delivery: PendingDelivery, requestId: string, result: AttemptResult): Promise<void> {
+async function recordDelivered(
+  prisma: PrismaExecutor,
+  now: Date,
+  subscriptionId: string,
+  delivery: PendingDelivery,
+  requestId: string,
+  result: AttemptResult,
+): Promise<void> {
   const attemptNumber = delivery.attempts + 1;
   await prisma.$executeRaw`
     WITH attempt AS (

@@ -23,7 +23,6 @@ import { join } from 'node:path';
 import type { Request, Response, NextFunction } from 'express';
 import { UPLOAD_LIMIT_BYTES, type UploadedFile } from '../csv/csvFile.ts';
 
-
 /** The file field of each operation that takes an upload (named by the 413 of a file too large). */
 export const UPLOAD_FIELDS: Record<string, string> = { createPassCreationBatch: 'csv', createPassUpdateBatch: 'csv', createWalletMessagingBatch: 'recipients' };
 
@@ -49,4 +48,3 @@ export function removeUploads(req: Request, res: Response, next: NextFunction): 
   });
   next();
 }
-

@@ -52,7 +52,13 @@ function sourceOf(path: string | undefined): Problem['source'] | undefined {
 function describe(issue: ValidatorIssue): string {
   const source = sourceOf(issue.path);
   const subject =
-    source && 'parameter' in source ? source.parameter : source && 'header' in source ? source.header : source && 'pointer' in source && source.pointer ? source.pointer : 'request body';
+    source && 'parameter' in source
+      ? source.parameter
+      : source && 'header' in source
+        ? source.header
+        : source && 'pointer' in source && source.pointer
+          ? source.pointer
+          : 'request body';
   if (issue.errorCode?.startsWith('additionalProperties')) return `${subject} is not an allowed member.`;
   const message = (issue.message ?? 'is invalid').replace(/^\s*must/, 'must');
   // Messages such as "Unknown query parameter 'x'" already name their subject.
@@ -66,30 +72,61 @@ function validatorError(e: HttpLikeError, operationId?: string): HttpError | nul
   const issues = e.errors.length > 0 ? e.errors : [{ message: e.message }];
   switch (status) {
     case 400:
-      return new HttpError(400, 'validation_failed', 'Invalid request', issues.map((i) => ({ detail: describe(i), ...(sourceOf(i.path) ? { source: sourceOf(i.path)! } : {}) })));
+      return new HttpError(
+        400,
+        'validation_failed',
+        'Invalid request',
+        issues.map((i) => ({ detail: describe(i), ...(sourceOf(i.path) ? { source: sourceOf(i.path)! } : {}) })),
+      );
     case 401:
-      return new HttpError(401, 'unauthorized', 'Authentication required', [{ detail: e.message ?? 'Authentication required.', source: { header: 'Authorization' } }], { 'WWW-Authenticate': 'Bearer realm="wallet-pass-service"' });
+      return new HttpError(
+        401,
+        'unauthorized',
+        'Authentication required',
+        [{ detail: e.message ?? 'Authentication required.', source: { header: 'Authorization' } }],
+        { 'WWW-Authenticate': 'Bearer realm="wallet-pass-service"' },
+      );
     case 404:
       return httpErrorOf(new NotFoundError('No operation is documented at this path; see /docs.'));
     case 405:
-      return new HttpError(405, 'method_not_allowed', 'Method not allowed', [{ detail: `${e.message ?? 'This method is not allowed on this path'}.`.replace(/\.\.$/, '.') }], e.headers ?? {});
+      return new HttpError(
+        405,
+        'method_not_allowed',
+        'Method not allowed',
+        [{ detail: `${e.message ?? 'This method is not allowed on this path'}.`.replace(/\.\.$/, '.') }],
+        e.headers ?? {},
+      );
     case 413: {
       // multer (src/http/csvUpload.ts): a file over the limit, or too many parts.
       const field = operationId ? UPLOAD_FIELDS[operationId] : undefined;
       if (field) {
         return new HttpError(413, 'payload_too_large', 'Request body too large', [
-          { detail: `The file ${field} is larger than the limit of ${UPLOAD_LIMIT_BYTES} bytes, or the form has too many parts (${e.message ?? 'too large'}).`, source: { pointer: `/${field}` } },
+          {
+            detail: `The file ${field} is larger than the limit of ${UPLOAD_LIMIT_BYTES} bytes, or the form has too many parts (${e.message ?? 'too large'}).`,
+            source: { pointer: `/${field}` },
+          },
         ]);
       }
       return new HttpError(413, 'payload_too_large', 'Request body too large', [{ detail: e.message ?? 'The request body is too large.' }]);
     }
     case 415: {
       const field = operationId ? UPLOAD_FIELDS[operationId] : undefined;
-      const types = !field ? 'application/json' : operationId === 'createWalletMessagingBatch' ? 'application/json or multipart/form-data' : 'multipart/form-data';
-      return new HttpError(415, 'unsupported_media_type', 'Unsupported media type', [{ detail: `Request bodies must be sent as ${types}.`, source: { header: 'Content-Type' } }]);
+      const types = !field
+        ? 'application/json'
+        : operationId === 'createWalletMessagingBatch'
+          ? 'application/json or multipart/form-data'
+          : 'multipart/form-data';
+      return new HttpError(415, 'unsupported_media_type', 'Unsupported media type', [
+        { detail: `Request bodies must be sent as ${types}.`, source: { header: 'Content-Type' } },
+      ]);
     }
     default:
-      return new HttpError(status, 'invalid_request', 'Invalid request', issues.map((i) => ({ detail: describe(i) })));
+      return new HttpError(
+        status,
+        'invalid_request',
+        'Invalid request',
+        issues.map((i) => ({ detail: describe(i) })),
+      );
   }
 }
 
@@ -99,24 +136,32 @@ function classify(err: unknown, operationId?: string): HttpError | null {
   if (err instanceof DomainError) return httpErrorOf(err);
   if (isDatabaseUnavailable(err)) return new ServiceUnavailableError('The database is unavailable; retry later.');
   // A transaction that kept losing to concurrent ones (src/db/contention.ts): nothing was changed.
-  if (isTransactionContention(err)) return new ServiceUnavailableError('Too many concurrent changes of the same resource; nothing was changed, retry shortly.', 1);
+  if (isTransactionContention(err))
+    return new ServiceUnavailableError('Too many concurrent changes of the same resource; nothing was changed, retry shortly.', 1);
   const e = err as HttpLikeError;
   // Prisma known request errors (client-side codes).
   if (e?.code === 'P2002') return httpErrorOf(new ConflictError('A resource with the same unique value already exists.'));
   if (e?.code === 'P2025') return httpErrorOf(new NotFoundError('The resource does not exist.'));
   // body-parser
   if (e?.type === 'entity.too.large') {
-    return new HttpError(413, 'payload_too_large', 'Request body too large', [{ detail: `The request body is larger than the limit of ${e['limit' as keyof HttpLikeError] ?? 'the configured'} bytes.` }]);
+    return new HttpError(413, 'payload_too_large', 'Request body too large', [
+      { detail: `The request body is larger than the limit of ${e['limit' as keyof HttpLikeError] ?? 'the configured'} bytes.` },
+    ]);
   }
   if (e?.type === 'entity.parse.failed') {
     return new HttpError(400, 'invalid_json', 'Malformed JSON', [{ detail: 'The request body is not valid JSON.', source: { pointer: '' } }]);
   }
   if (e?.type === 'charset.unsupported') {
-    return new HttpError(415, 'unsupported_media_type', 'Unsupported media type', [{ detail: 'The request body charset is not supported; send UTF-8 JSON.', source: { header: 'Content-Type' } }]);
+    return new HttpError(415, 'unsupported_media_type', 'Unsupported media type', [
+      { detail: 'The request body charset is not supported; send UTF-8 JSON.', source: { header: 'Content-Type' } },
+    ]);
   }
   if (e?.type === 'encoding.unsupported') {
     return new HttpError(415, 'unsupported_media_type', 'Unsupported media type', [
-      { detail: 'The request body Content-Encoding is not supported; send it as it is (identity), or gzip, deflate or br.', source: { header: 'Content-Encoding' } },
+      {
+        detail: 'The request body Content-Encoding is not supported; send it as it is (identity), or gzip, deflate or br.',
+        source: { header: 'Content-Encoding' },
+      },
     ]);
   }
   // A body whose Content-Encoding it claims does not decode (zlib's error, wrapped by body-parser).
@@ -126,7 +171,9 @@ function classify(err: unknown, operationId?: string): HttpError | null {
     ]);
   }
   if (e?.type === 'request.size.invalid' || e?.type === 'request.aborted') {
-    return new HttpError(400, 'incomplete_body', 'Incomplete request body', [{ detail: 'The request body did not match its Content-Length.', source: { header: 'Content-Length' } }]);
+    return new HttpError(400, 'incomplete_body', 'Incomplete request body', [
+      { detail: 'The request body did not match its Content-Length.', source: { header: 'Content-Length' } },
+    ]);
   }
   return validatorError(e, operationId);
 }

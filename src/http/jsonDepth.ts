@@ -36,7 +36,9 @@ export function tooDeepIn(value: unknown, maxDepth = MAX_JSON_DEPTH): string | u
     const node = stack.pop()!;
     if (node.value === null || typeof node.value !== 'object') continue;
     if (node.depth > maxDepth) return node.pointer;
-    const children = Array.isArray(node.value) ? node.value.map((item, i) => [String(i), item] as const) : Object.entries(node.value).map(([name, item]) => [token(name), item] as const);
+    const children = Array.isArray(node.value)
+      ? node.value.map((item, i) => [String(i), item] as const)
+      : Object.entries(node.value).map(([name, item]) => [token(name), item] as const);
     // Pushed in reverse so that the first child is looked at first (document order).
     for (let i = children.length - 1; i >= 0; i--) {
       const [name, item] = children[i]!;

@@ -38,10 +38,10 @@ type ResponseContent<T> = T extends { content: { 'text/csv': infer Body } }
   : T extends { content: { 'text/html': unknown } }
     ? string
     : T extends { content: { 'text/plain': unknown } }
-    ? string
-    : T extends { content: { 'application/vnd.apple.pkpass': unknown } | { 'image/png': unknown } }
-      ? Uint8Array
-      : JsonContent<T>;
+      ? string
+      : T extends { content: { 'application/vnd.apple.pkpass': unknown } | { 'image/png': unknown } }
+        ? Uint8Array
+        : JsonContent<T>;
 type Parameters<K extends OperationId> = operations[K]['parameters'];
 
 /** Path parameters of an operation. */

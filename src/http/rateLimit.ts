@@ -41,10 +41,11 @@ export function rateLimit(perSecond: number, db: Database): RequestHandler {
       if (!(rejection instanceof RateLimiterRes)) return next(rejection);
       const retryAfter = (rejection.msBeforeNext / 1000).toFixed(3);
       next(
-        new RateLimitError(
-          `The limit of ${perSecond} requests per second for ${operation} was reached; retry after ${retryAfter} s.`,
-          { ...headers(rejection), 'x-rate-limit-retry-after': retryAfter, 'Retry-After': String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))) },
-        ),
+        new RateLimitError(`The limit of ${perSecond} requests per second for ${operation} was reached; retry after ${retryAfter} s.`, {
+          ...headers(rejection),
+          'x-rate-limit-retry-after': retryAfter,
+          'Retry-After': String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))),
+        }),
       );
     }
   };

@@ -19,16 +19,19 @@ export const SECRET_PARAMETER = /key|token|secret|passw|pwd|auth|sig|session|cre
 export function redactUrl(url: string): string {
   const queryAt = url.indexOf('?');
   if (queryAt < 0) return url;
-  const pairs = url.slice(queryAt + 1).split('&').map((pair) => {
-    const equals = pair.indexOf('=');
-    const rawName = equals < 0 ? pair : pair.slice(0, equals);
-    let name: string;
-    try {
-      name = decodeURIComponent(rawName.replace(/\+/g, ' '));
-    } catch {
-      return `${rawName}=[redacted]`;
-    }
-    return SECRET_PARAMETER.test(name) && equals >= 0 ? `${rawName}=[redacted]` : pair;
-  });
+  const pairs = url
+    .slice(queryAt + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      const rawName = equals < 0 ? pair : pair.slice(0, equals);
+      let name: string;
+      try {
+        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+      } catch {
+        return `${rawName}=[redacted]`;
+      }
+      return SECRET_PARAMETER.test(name) && equals >= 0 ? `${rawName}=[redacted]` : pair;
+    });
   return `${url.slice(0, queryAt)}?${pairs.join('&')}`;
 }

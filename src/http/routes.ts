@@ -64,7 +64,11 @@ export function pathMatcher(document: OpenApiDocument): (path: string) => PathMa
   const templates: PathTemplate[] = Object.entries(document.paths)
     .map(([path, item]) => ({
       path,
-      pattern: new RegExp(`^${expressPath(path).replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+')}/?$`),
+      pattern: new RegExp(
+        `^${expressPath(path)
+          .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+          .replace(/:[^/]+/g, '[^/]+')}/?$`,
+      ),
       parameters: (path.match(/\{/g) ?? []).length,
       operations: new Map(METHODS.filter((m) => item[m]).map((m) => [m.toUpperCase(), item[m] as Record<string, unknown>])),
     }))
@@ -161,7 +165,9 @@ export function noStoreStatuses(document: OpenApiDocument, path: string, method:
   return new Set(
     Object.entries(operation?.responses ?? {})
       .filter(([, response]) =>
-        Object.entries(response.headers ?? {}).some(([name, header]) => name.toLowerCase() === 'cache-control' && resolveHeader(document, header).schema?.const === 'no-store'),
+        Object.entries(response.headers ?? {}).some(
+          ([name, header]) => name.toLowerCase() === 'cache-control' && resolveHeader(document, header).schema?.const === 'no-store',
+        ),
       )
       .map(([status]) => Number(status)),
   );
@@ -222,7 +228,13 @@ export function operationHandlers(document: OpenApiDocument, handlers: HandlerMa
               ctx.db,
               { key, accountId: accountOf(ctx), operationId: operationId as OperationId, url: req.originalUrl, body: req.body },
               ctx.clock.now(),
-              (tx) => handler(input((work) => work(tx), (work) => work(tx))),
+              (tx) =>
+                handler(
+                  input(
+                    (work) => work(tx),
+                    (work) => work(tx),
+                  ),
+                ),
             );
       if (result.headers) res.set(result.headers);
       if (noStore.has(result.status)) res.set('Cache-Control', 'no-store');
@@ -230,7 +242,8 @@ export function operationHandlers(document: OpenApiDocument, handlers: HandlerMa
       // A string or bytes body is a non-JSON representation (CSV, HTML, a pass file); its
       // handler sets Content-Type.
       else if (typeof result.body === 'string') res.status(result.status).send(result.body);
-      else if (result.body instanceof Uint8Array) res.status(result.status).send(Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength));
+      else if (result.body instanceof Uint8Array)
+        res.status(result.status).send(Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength));
       else res.status(result.status).json(result.body);
     });
   }

@@ -86,7 +86,14 @@ export function refuseUnstorableInput(
     const nameProblem = pathProblem(req.path) ?? queryProblem(query);
     const answer = nameProblem && answersUnstorableName(req);
     if (answer?.status === 401) {
-      return next(new AuthenticationError('The path or query names nothing here: it holds a NUL, an unpaired surrogate or bytes that are not UTF-8.', 'invalid_token', { header: 'Authorization' }, answer.scheme));
+      return next(
+        new AuthenticationError(
+          'The path or query names nothing here: it holds a NUL, an unpaired surrogate or bytes that are not UTF-8.',
+          'invalid_token',
+          { header: 'Authorization' },
+          answer.scheme,
+        ),
+      );
     }
     if (answer) return void res.status(answer.status).end();
     const problem = nameProblem ?? bodyProblem(req.body);

@@ -70,7 +70,9 @@ export async function warmUpValidators(document: OpenApiDocument, validators: Re
   app.use((_req: Request, res: Response) => res.status(204).end());
   // A validation error is expected (placeholder parameters, empty bodies): the schemas were
   // compiled to find it. A security error means they were not.
-  app.use((error: { status?: number }, _req: Request, res: Response, _next: NextFunction) => res.status(error.status === 401 || error.status === 403 ? 401 : 204).end());
+  app.use((error: { status?: number }, _req: Request, res: Response, _next: NextFunction) =>
+    res.status(error.status === 401 || error.status === 403 ? 401 : 204).end(),
+  );
   const server = createServer(app);
   // Exclusive: in a cluster's server process a shared port would be handed to any process's
   // warm-up server (https://nodejs.org/docs/latest-v20.x/api/net.html#serverlistenoptions-callback).

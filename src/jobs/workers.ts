@@ -31,7 +31,11 @@ export async function startWorkers<Dependencies>(
   for (const definition of definitions) {
     const payloads = definition.inFlight ? await definition.inFlight(dependencies) : [];
     for (const payload of payloads) {
-      await queue.enqueue(definition as AnyJobDefinition<never>, payload as never, definition.singletonKey ? { singletonKey: definition.singletonKey(payload) } : {});
+      await queue.enqueue(
+        definition as AnyJobDefinition<never>,
+        payload as never,
+        definition.singletonKey ? { singletonKey: definition.singletonKey(payload) } : {},
+      );
     }
     if (payloads.length) logger.info({ queue: definition.name, resumed: payloads.length }, 'resuming work left in progress');
   }

@@ -19,7 +19,15 @@ import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /** Why a destination or response was refused. */
-export type OutboundProblem = 'invalid_url' | 'https_required' | 'private_address' | 'unresolvable' | 'timeout' | 'too_large' | 'too_many_redirects' | 'network_error';
+export type OutboundProblem =
+  | 'invalid_url'
+  | 'https_required'
+  | 'private_address'
+  | 'unresolvable'
+  | 'timeout'
+  | 'too_large'
+  | 'too_many_redirects'
+  | 'network_error';
 
 /** A request that could not be made or completed. */
 export class OutboundRequestError extends Error {
@@ -57,7 +65,8 @@ for (const [network, prefix] of [
   ['203.0.113.0', 24],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
-] as const) SPECIAL.addSubnet(network, prefix, 'ipv4');
+] as const)
+  SPECIAL.addSubnet(network, prefix, 'ipv4');
 for (const [network, prefix] of [
   ['::', 128],
   ['::1', 128],
@@ -68,7 +77,8 @@ for (const [network, prefix] of [
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
-] as const) SPECIAL.addSubnet(network, prefix, 'ipv6');
+] as const)
+  SPECIAL.addSubnet(network, prefix, 'ipv6');
 const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
 LOOPBACK.addAddress('::1', 'ipv6');
@@ -191,7 +201,10 @@ function once(destination: Destination, options: OutboundRequest, timeoutMs: num
   if (timeoutMs <= 0) return Promise.reject(new OutboundRequestError('timeout', `No answer from ${options.url} within ${options.timeoutMs} ms.`));
   const lookup: LookupFunction = (_hostname, _options, callback) => {
     const all = (_options as { all?: boolean }).all;
-    if (all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: destination.address, family: destination.family }]);
+    if (all)
+      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
+        { address: destination.address, family: destination.family },
+      ]);
     else callback(null, destination.address, destination.family);
   };
   const make = destination.url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -215,15 +228,28 @@ function once(destination: Destination, options: OutboundRequest, timeoutMs: num
       });
       const finish = () => {
         clearTimeout(timer);
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks), remoteAddress: destination.address, url: destination.url.toString() });
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.concat(chunks),
+          remoteAddress: destination.address,
+          url: destination.url.toString(),
+        });
       };
       response.on('end', finish);
       response.on('error', (error) => request.destroy(error));
     });
-    const timer = setTimeout(() => request.destroy(new OutboundRequestError('timeout', `No answer from ${destination.url.origin} within ${options.timeoutMs} ms.`)), timeoutMs);
+    const timer = setTimeout(
+      () => request.destroy(new OutboundRequestError('timeout', `No answer from ${destination.url.origin} within ${options.timeoutMs} ms.`)),
+      timeoutMs,
+    );
     request.on('error', (error) => {
       clearTimeout(timer);
-      reject(error instanceof OutboundRequestError ? error : new OutboundRequestError('network_error', `${destination.url.origin}: ${(error as NodeJS.ErrnoException).code ?? error.message}`));
+      reject(
+        error instanceof OutboundRequestError
+          ? error
+          : new OutboundRequestError('network_error', `${destination.url.origin}: ${(error as NodeJS.ErrnoException).code ?? error.message}`),
+      );
     });
     request.end(options.body);
   });

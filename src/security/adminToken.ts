@@ -50,7 +50,9 @@ export function verifyAdminToken(expected: string | undefined, authorization: st
   if (!timingSafeEqual(Buffer.from(sha256Hex(presented), 'hex'), Buffer.from(sha256Hex(expected), 'hex'))) {
     // An account's API key (`wps_…`, src/security/apiTokens.ts) is the likely mistake: say so.
     if (presented.startsWith('wps_')) {
-      throw new AuthenticationError(`An account's API key is not accepted here; send "Authorization: Bearer <administration token>" (ADMIN_TOKEN, or the file <DATA_DIR>/${ADMIN_TOKEN_FILE}).`);
+      throw new AuthenticationError(
+        `An account's API key is not accepted here; send "Authorization: Bearer <administration token>" (ADMIN_TOKEN, or the file <DATA_DIR>/${ADMIN_TOKEN_FILE}).`,
+      );
     }
     throw new AuthenticationError('The administration token is wrong.');
   }

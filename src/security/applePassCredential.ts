@@ -14,7 +14,13 @@ import { AuthenticationError } from '../errors.ts';
  */
 export function applePassCredential(header: string | undefined): string {
   const match = /^ApplePass (\S{16,512})$/.exec(header ?? '');
-  if (!match) throw new AuthenticationError('Send "Authorization: ApplePass <authenticationToken>" with the pass\'s token.', 'invalid_request', { header: 'Authorization' }, 'ApplePass');
+  if (!match)
+    throw new AuthenticationError(
+      'Send "Authorization: ApplePass <authenticationToken>" with the pass\'s token.',
+      'invalid_request',
+      { header: 'Authorization' },
+      'ApplePass',
+    );
   return match[1]!;
 }
 

@@ -50,10 +50,7 @@ async function whenHashingFree<T>(work: () => Promise<T>): Promise<T> {
 function derive(password: string, salt: Buffer, length: number, cost: { N: number; r: number; p: number }): Promise<Buffer> {
   const options: ScryptOptions = { ...cost, maxmem: 256 * cost.N * cost.r + 1024 * 1024 };
   return whenHashingFree(
-    () =>
-      new Promise((resolve, reject) =>
-        scrypt(password.normalize('NFC'), salt, length, options, (error, key) => (error ? reject(error) : resolve(key))),
-      ),
+    () => new Promise((resolve, reject) => scrypt(password.normalize('NFC'), salt, length, options, (error, key) => (error ? reject(error) : resolve(key)))),
   );
 }
 

@@ -79,7 +79,8 @@ export async function loadImage(reference: string, options: ImageFetchOptions): 
   const data = /^data:image\/(?:png|jpeg);base64,(.*)$/s.exec(reference);
   if (data) {
     const bytes = Buffer.from(data[1]!, 'base64');
-    if (bytes.length > options.maxBytes) throw new TemplateImageError('image_too_large', `The image has ${bytes.length} bytes; at most ${options.maxBytes} are accepted.`);
+    if (bytes.length > options.maxBytes)
+      throw new TemplateImageError('image_too_large', `The image has ${bytes.length} bytes; at most ${options.maxBytes} are accepted.`);
     return bytes;
   }
   try {
@@ -109,7 +110,9 @@ export async function loadImage(reference: string, options: ImageFetchOptions): 
  * `banner`), with their role and box. The banner becomes the strip of store cards (loyalty,
  * storeCard) and event tickets only.
  */
-export function appleImageRoles(design: Pick<TemplateDesign, 'templateType' | 'images'>): { member: 'icon' | 'logo' | 'banner'; role: AppleImageRole; box: RoleBox }[] {
+export function appleImageRoles(
+  design: Pick<TemplateDesign, 'templateType' | 'images'>,
+): { member: 'icon' | 'logo' | 'banner'; role: AppleImageRole; box: RoleBox }[] {
   const roles: { member: 'icon' | 'logo' | 'banner'; role: AppleImageRole; box: RoleBox }[] = [];
   if (design.images.icon) roles.push({ member: 'icon', role: 'icon', box: { width: 29, height: 29, fit: 'cover' } });
   if (design.images.logo) roles.push({ member: 'logo', role: 'logo', box: { width: 160, height: 50, fit: 'inside' } });
@@ -141,7 +144,10 @@ export async function drawBundleImages(source: Uint8Array, role: AppleImageRole,
   }
   const pixels = (metadata.width ?? 0) * (metadata.height ?? 0);
   if (pixels > MAX_SOURCE_PIXELS) {
-    throw new TemplateImageError('image_too_large', `The image has ${metadata.width} × ${metadata.height} pixels; at most ${MAX_SOURCE_PIXELS / 1_000_000} megapixels are accepted.`);
+    throw new TemplateImageError(
+      'image_too_large',
+      `The image has ${metadata.width} × ${metadata.height} pixels; at most ${MAX_SOURCE_PIXELS / 1_000_000} megapixels are accepted.`,
+    );
   }
   try {
     return await Promise.all(

@@ -72,7 +72,13 @@ export function recordingContractHits(app: Express, document: OpenApiDocument): 
       const matched = match(urlPath);
       if (!matched) return;
       const served = matched.operation(method);
-      const hit: ContractHit = { path: served?.path ?? matched.path, operationId: served?.operation.operationId ?? null, method, status: res.statusCode, file: testPath ? relative(process.cwd(), testPath) : '' };
+      const hit: ContractHit = {
+        path: served?.path ?? matched.path,
+        operationId: served?.operation.operationId ?? null,
+        method,
+        status: res.statusCode,
+        file: testPath ? relative(process.cwd(), testPath) : '',
+      };
       if (!madeDir) mkdirSync(CONTRACT_COVERAGE_DIR, { recursive: true });
       madeDir = true;
       appendFileSync(file, `${JSON.stringify(hit)}\n`);
@@ -188,7 +194,9 @@ export function formatCoverageReport(report: CoverageReport): string {
   const lines = [`${'operation'.padEnd(nameWidth)}${statuses.map((s) => cell(String(s))).join('')}  covered  exercised (2xx)`];
   for (const { operation, covered, exercised } of report.rows) {
     const marks = statuses.map((s) => cell(!operation.statuses.includes(s) ? '' : covered.has(s) ? '✓' : '✗'));
-    lines.push(`${operation.operationId.padEnd(nameWidth)}${marks.join('')}  ${`${covered.size}/${operation.statuses.length}`.padEnd(7)}  ${exercised ? 'yes' : 'NO'}`);
+    lines.push(
+      `${operation.operationId.padEnd(nameWidth)}${marks.join('')}  ${`${covered.size}/${operation.statuses.length}`.padEnd(7)}  ${exercised ? 'yes' : 'NO'}`,
+    );
   }
   lines.push('');
   lines.push(

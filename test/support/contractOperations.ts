@@ -103,7 +103,9 @@ export function contractOperations(document: Document = loadApiDocument()): Cont
       return { ...parameter, schema: resolveRef<SchemaObject>(document, parameter.schema), ...(example === undefined ? {} : { example }) };
     });
     const content = operation.requestBody ? resolveRef<OperationObject['requestBody']>(document, operation.requestBody)?.content : undefined;
-    const form = content?.['application/json'] ? undefined : (content?.['multipart/form-data'] as (MediaTypeObject & { encoding?: Record<string, unknown> }) | undefined);
+    const form = content?.['application/json']
+      ? undefined
+      : (content?.['multipart/form-data'] as (MediaTypeObject & { encoding?: Record<string, unknown> }) | undefined);
     const json = content?.['application/json'] ?? form;
     return {
       ...op,

@@ -69,7 +69,13 @@ function serverCertificate(): { key: string; cert: string } {
     { name: 'basicConstraints', cA: false },
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
     { name: 'extKeyUsage', serverAuth: true },
-    { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] },
+    {
+      name: 'subjectAltName',
+      altNames: [
+        { type: 2, value: 'localhost' },
+        { type: 7, ip: '127.0.0.1' },
+      ],
+    },
   ]);
   cert.sign(keys.privateKey, forge.md.sha256.create());
   return { key: forge.pki.privateKeyToPem(keys.privateKey), cert: forge.pki.certificateToPem(cert) };
@@ -126,7 +132,9 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
           return;
         }
         stream.respond({ ':status': answer.status, 'content-type': 'application/json', 'apns-id': randomUUID() });
-        stream.end(JSON.stringify({ reason: answer.reason ?? 'InternalServerError', ...(answer.timestamp === undefined ? {} : { timestamp: answer.timestamp }) }));
+        stream.end(
+          JSON.stringify({ reason: answer.reason ?? 'InternalServerError', ...(answer.timestamp === undefined ? {} : { timestamp: answer.timestamp }) }),
+        );
       };
       if (answer.delayMs) setTimeout(respond, answer.delayMs).unref();
       else respond();

@@ -116,10 +116,19 @@ export async function startFakeGoogleCallbacks(options: { now?: () => number; ma
     },
     callback(o) {
       const intermediate = ecKeyPair();
-      const signedKey = JSON.stringify({ keyValue: spkiBase64(intermediate.publicKey), keyExpiration: String(o.intermediateKeyExpiration ?? now() + 24 * 3600 * 1000) });
+      const signedKey = JSON.stringify({
+        keyValue: spkiBase64(intermediate.publicKey),
+        keyExpiration: String(o.intermediateKeyExpiration ?? now() + 24 * 3600 * 1000),
+      });
       const rootPrivate = o.unknownRootKey ? ecKeyPair().privateKey : root.privateKey;
       const keySignature = derSignature(rootPrivate, toLengthValue(SENDER_ID, PROTOCOL, signedKey));
-      const message = { classId: o.classId, objectId: o.objectId, expTimeMillis: o.expTimeMillis ?? now() + 3600 * 1000, eventType: o.eventType, nonce: o.nonce ?? randomUUID() };
+      const message = {
+        classId: o.classId,
+        objectId: o.objectId,
+        expTimeMillis: o.expTimeMillis ?? now() + 3600 * 1000,
+        eventType: o.eventType,
+        nonce: o.nonce ?? randomUUID(),
+      };
       const signedMessage = JSON.stringify(message);
       const signature = derSignature(intermediate.privateKey, toLengthValue(SENDER_ID, o.recipientId ?? o.issuerId, PROTOCOL, signedMessage));
       const sent = o.tamper ? JSON.stringify({ ...message, eventType: message.eventType === 'save' ? 'del' : 'save' }) : signedMessage;

@@ -42,7 +42,15 @@ export interface FakeGoogleWallet {
   close(): Promise<void>;
 }
 
-const ERROR_STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 404: 'NOT_FOUND', 409: 'ALREADY_EXISTS', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
+const ERROR_STATUS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  404: 'NOT_FOUND',
+  409: 'ALREADY_EXISTS',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+};
 
 /** Starts the stand-in. `publicKey` verifies the service account's assertions. */
 export async function startFakeGoogleWallet(options: { publicKey: KeyObject; clientEmail: string; delayMs?: number }): Promise<FakeGoogleWallet> {
@@ -62,13 +70,17 @@ export async function startFakeGoogleWallet(options: { publicKey: KeyObject; cli
         const send = (status: number, body: unknown) => {
           res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
         };
-        const error = (status: number, message: string) => send(status, { error: { code: status, message, status: ERROR_STATUS[status] ?? 'FAILED_PRECONDITION' } });
+        const error = (status: number, message: string) =>
+          send(status, { error: { code: status, message, status: ERROR_STATUS[status] ?? 'FAILED_PRECONDITION' } });
         if (req.url === '/token') {
           const form = new URLSearchParams(text);
           tokenRequests.push({ method: req.method!, path: '/token', body: Object.fromEntries(form), at: Date.now() });
           if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer') return send(400, { error: 'unsupported_grant_type' });
           try {
-            const { payload } = await jwtVerify(form.get('assertion') ?? '', options.publicKey, { issuer: options.clientEmail, audience: `http://127.0.0.1:${port}/token` });
+            const { payload } = await jwtVerify(form.get('assertion') ?? '', options.publicKey, {
+              issuer: options.clientEmail,
+              audience: `http://127.0.0.1:${port}/token`,
+            });
             if (payload.scope !== 'https://www.googleapis.com/auth/wallet_object.issuer') return send(400, { error: 'invalid_scope' });
           } catch {
             return send(400, { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' });

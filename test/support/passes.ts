@@ -64,7 +64,10 @@ export async function createTemplate(service: TestService, token: string, passTe
 
 /** `POST /api/v1/passes` with the given query (passTemplate and more) and body. */
 export function postPass(service: TestService, token: string, query: Record<string, string>, body: unknown = { pass: {} }): Test {
-  return service.api.post(`/api/v1/passes?${new URLSearchParams(query).toString()}`).set(service.auth(token)).send(body as object);
+  return service.api
+    .post(`/api/v1/passes?${new URLSearchParams(query).toString()}`)
+    .set(service.auth(token))
+    .send(body as object);
 }
 
 /** Issues a pass through the API (200 expected); returns the pass resource object. */

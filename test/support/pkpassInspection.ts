@@ -68,16 +68,36 @@ export async function inspectPkpass(bytes: Uint8Array, caPem: string): Promise<I
     await writeFile(join(dir, 'manifest.json'), entries['manifest.json']!);
     await writeFile(join(dir, 'signature'), entries.signature!);
     await writeFile(join(dir, 'ca.pem'), caPem);
-    const verified = await run('openssl', ['cms', '-verify', '-binary', '-inform', 'DER', '-in', join(dir, 'signature'), '-content', join(dir, 'manifest.json'), '-CAfile', join(dir, 'ca.pem'), '-purpose', 'any', '-out', '/dev/null'])
+    const verified = await run('openssl', [
+      'cms',
+      '-verify',
+      '-binary',
+      '-inform',
+      'DER',
+      '-in',
+      join(dir, 'signature'),
+      '-content',
+      join(dir, 'manifest.json'),
+      '-CAfile',
+      join(dir, 'ca.pem'),
+      '-purpose',
+      'any',
+      '-out',
+      '/dev/null',
+    ])
       .then(({ stderr }) => /Verification successful/.test(stderr))
       .catch(() => false);
     const { stdout: certs } = await run('openssl', ['pkcs7', '-inform', 'DER', '-in', join(dir, 'signature'), '-print_certs', '-noout']);
     const { stdout: printed } = await run('openssl', ['cms', '-cmsout', '-print', '-inform', 'DER', '-in', join(dir, 'signature')]);
-    const certificateSubjects = certs.split('\n').filter((l) => l.startsWith('subject=')).map((l) => l.slice('subject='.length).trim());
+    const certificateSubjects = certs
+      .split('\n')
+      .filter((l) => l.startsWith('subject='))
+      .map((l) => l.slice('subject='.length).trim());
     const signerSubject = certificateSubjects.find((s) => /UID\s*=/.test(s)) ?? '';
     const field = (name: string) => new RegExp(`(?:^|,\\s*)${name}\\s*=\\s*([^,]+)`).exec(signerSubject)?.[1]?.trim();
     const strings: Record<string, Record<string, string>> = {};
-    for (const file of files.filter((f) => f.endsWith('.lproj/pass.strings'))) strings[file.split('.lproj')[0]!] = parseStrings(Buffer.from(entries[file]!).toString('utf8'));
+    for (const file of files.filter((f) => f.endsWith('.lproj/pass.strings')))
+      strings[file.split('.lproj')[0]!] = parseStrings(Buffer.from(entries[file]!).toString('utf8'));
     return {
       files,
       passJson: JSON.parse(Buffer.from(entries['pass.json']!).toString('utf8')) as Record<string, unknown>,

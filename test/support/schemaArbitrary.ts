@@ -92,7 +92,9 @@ export function schemaArbitraries(document: unknown) {
   function string(schema: Schema): fc.Arbitrary<string> {
     if (schema.format === 'uuid') return fc.uuid();
     if (schema.format === 'date-time') {
-      return fc.date({ min: new Date('2020-01-01T00:00:00Z'), max: new Date('2030-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().replace(/\.\d{3}Z$/, 'Z'));
+      return fc
+        .date({ min: new Date('2020-01-01T00:00:00Z'), max: new Date('2030-12-31T00:00:00Z'), noInvalidDate: true })
+        .map((d) => d.toISOString().replace(/\.\d{3}Z$/, 'Z'));
     }
     if (schema.format === 'uri') return fc.webUrl();
     if (schema.format === 'email') return fc.emailAddress();
@@ -148,7 +150,14 @@ export function schemaArbitraries(document: unknown) {
         const record: Record<string, fc.Arbitrary<unknown>> = {};
         for (const [name, property] of Object.entries(properties)) record[name] = arbitrary(property, hostile, depth + 1);
         const shaped = fc.record(record, { requiredKeys: Object.keys(properties).filter((name) => required.has(name)) });
-        const extra = schema.additionalProperties === false || schema.additionalProperties === undefined ? fc.constant({}) : fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), arbitrary(schema.additionalProperties === true ? {} : schema.additionalProperties, hostile, depth + 1), { maxKeys: 3 });
+        const extra =
+          schema.additionalProperties === false || schema.additionalProperties === undefined
+            ? fc.constant({})
+            : fc.dictionary(
+                fc.string({ minLength: 1, maxLength: 12 }),
+                arbitrary(schema.additionalProperties === true ? {} : schema.additionalProperties, hostile, depth + 1),
+                { maxKeys: 3 },
+              );
         const stray = hostile ? fc.option(fc.tuple(fc.constantFrom('unexpected', 'a\u0000b', '\ud800'), anyJson), { freq: 10 }) : fc.constant(null);
         return fc.tuple(shaped, extra, stray).map(([value, more, odd]) => ({ ...more, ...value, ...(odd ? { [odd[0]]: odd[1] } : {}) }));
       }

@@ -15,9 +15,7 @@ ajv.addSchema({ ...document, $id: 'contract' });
 /** The problems of `body` as the request body of the webhook `event` (`test` bodies use `TestWebhookDocument`); empty when it conforms. */
 export function webhookBodyProblems(event: string, body: unknown): string[] {
   const ref =
-    event === 'test'
-      ? 'contract#/components/schemas/TestWebhookDocument'
-      : `contract#/webhooks/${event}/post/requestBody/content/application~1json/schema`;
+    event === 'test' ? 'contract#/components/schemas/TestWebhookDocument' : `contract#/webhooks/${event}/post/requestBody/content/application~1json/schema`;
   if (event !== 'test' && !document.webhooks[event]) return [`The contract declares no webhook ${event}.`];
   const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
   return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);

@@ -14,7 +14,10 @@ export function benchTemplate(extra: Record<string, unknown> = {}): Record<strin
     templateType: 'loyalty',
     centralTitle: 'Coffee Club',
     images: { logo: LOGO_PNG, icon: ICON_PNG },
-    fields: { header: { one: { id: 'points', label: 'Points', defaultValue: '0' } }, central: { one: { id: 'member', label: 'Member', defaultValue: 'Guest' } } },
+    fields: {
+      header: { one: { id: 'points', label: 'Points', defaultValue: '0' } },
+      central: { one: { id: 'member', label: 'Member', defaultValue: 'Guest' } },
+    },
     ...extra,
   };
 }

@@ -11,7 +11,11 @@ export const listAppleDeviceLogs: OperationHandler<'listAppleDeviceLogs'> = asyn
   return {
     status: 200,
     body: {
-      data: rows.map((row) => ({ id: String(row.id), type: 'appleDeviceLog' as const, attributes: { message: row.message, createdAt: toTimestamp(row.createdAt) } })),
+      data: rows.map((row) => ({
+        id: String(row.id),
+        type: 'appleDeviceLog' as const,
+        attributes: { message: row.message, createdAt: toTimestamp(row.createdAt) },
+      })),
       ...pageEnvelope(page, total, ctx.baseUrl, url),
     },
   };

@@ -17,7 +17,12 @@ export function tagTime(tag: string | undefined): Date | null {
  * changed after the tag, with the new tag; 204 when none.
  */
 export const listUpdatedPasses: OperationHandler<'listUpdatedPasses'> = async ({ params, query, ctx }) => {
-  const { serialNumbers, lastUpdatedMs } = await selectUpdatedSerialNumbers(ctx.db.prisma, params.deviceLibraryIdentifier, params.passTypeIdentifier, tagTime(query.passesUpdatedSince));
+  const { serialNumbers, lastUpdatedMs } = await selectUpdatedSerialNumbers(
+    ctx.db.prisma,
+    params.deviceLibraryIdentifier,
+    params.passTypeIdentifier,
+    tagTime(query.passesUpdatedSince),
+  );
   if (!serialNumbers.length || lastUpdatedMs === null) return { status: 204, body: undefined };
   return { status: 200, body: { serialNumbers, lastUpdated: String(lastUpdatedMs) } };
 };

@@ -13,7 +13,12 @@ export const unregisterDevice: OperationHandler<'unregisterDevice'> = async ({ p
   const pass = await authenticatedApplePass(ctx, headers, params.passTypeIdentifier, params.serialNumber);
   const now = ctx.clock.now();
   await write(async (tx) => {
-    const last = await unregisterDeviceFromPass(tx, { accountId: pass.accountId, passId: pass.id, deviceLibraryIdentifier: params.deviceLibraryIdentifier, now });
+    const last = await unregisterDeviceFromPass(tx, {
+      accountId: pass.accountId,
+      passId: pass.id,
+      deviceLibraryIdentifier: params.deviceLibraryIdentifier,
+      now,
+    });
     if (last) await announcePassChange(tx, { accountId: pass.accountId, passId: pass.id, kind: 'removed', at: now });
   });
   ctx.log.info({ passId: pass.id }, 'Apple device unregistered from a pass');

@@ -20,7 +20,11 @@ export const getReadiness: OperationHandler<'getReadiness'> = async ({ ctx }) =>
     await Promise.race([ctx.db.ping(), timeout]);
     if (isClusterWorker()) {
       if (!clusterStarted()) {
-        return { status: 503, body: { status: 'unavailable', checks: { database: 'ok', processes: 'starting' } }, headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_S) } };
+        return {
+          status: 503,
+          body: { status: 'unavailable', checks: { database: 'ok', processes: 'starting' } },
+          headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_S) },
+        };
       }
       return { status: 200, body: { status: 'ok', checks: { database: 'ok', processes: 'ok' } } };
     }

@@ -76,7 +76,11 @@ export async function holderPassPage(
   const version = await selectLatestProcessedVersion(prisma, pass.templateId);
   const design = version ? designOfVersion(version) : null;
   const placed = design ? placedFields(design) : [];
-  const language = languageOf(headers['accept-language'], design?.defaultLanguage ?? 'en', placed.map((p) => p.field));
+  const language = languageOf(
+    headers['accept-language'],
+    design?.defaultLanguage ?? 'en',
+    placed.map((p) => p.field),
+  );
   const content = passContentOf(pass);
   const fields: PreviewField[] = placed.map(({ area, field }) => {
     const translation = language === design!.defaultLanguage ? undefined : field.localisation?.[language as keyof typeof field.localisation];
@@ -85,7 +89,10 @@ export async function holderPassPage(
     return { area, label: translation?.label ?? field.label ?? null, value };
   });
   const images = version
-    ? await prisma.passTemplateImage.findMany({ where: { templateId: pass.templateId, version: version.version, name: { in: ['logo.png', 'logo@2x.png'] } }, select: { name: true } })
+    ? await prisma.passTemplateImage.findMany({
+        where: { templateId: pass.templateId, version: version.version, name: { in: ['logo.png', 'logo@2x.png'] } },
+        select: { name: true },
+      })
     : [];
   const logo = images.some((i) => i.name === 'logo@2x.png') ? 'logo@2x.png' : images.some((i) => i.name === 'logo.png') ? 'logo.png' : null;
   const barcode = pass.barcode as BarcodeSettings | null;
@@ -107,7 +114,10 @@ export async function holderPassPage(
   const hasAction = appleConfiguration !== null || saveLink !== null;
   const qrSvg =
     active && platform === 'other' && hasAction
-      ? (await QRCode.toString(pageUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })).replace('<svg ', '<svg role="img" aria-label="QR code of this page" ')
+      ? (await QRCode.toString(pageUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })).replace(
+          '<svg ',
+          '<svg role="img" aria-label="QR code of this page" ',
+        )
       : null;
 
   const rendered = renderPassPage({

@@ -11,6 +11,7 @@ export const getPassTemplateImage: OperationHandler<'getPassTemplateImage'> = as
     where: { templateId_version_name: { templateId: params.templateId, version: Number(params.version), name: params.imageName } },
     select: { png: true },
   });
-  if (!image) throw new NotFoundError(`No image ${params.imageName} of version ${params.version} of template ${params.templateId} exists.`, { parameter: 'imageName' });
+  if (!image)
+    throw new NotFoundError(`No image ${params.imageName} of version ${params.version} of template ${params.templateId} exists.`, { parameter: 'imageName' });
   return { status: 200, headers: { 'Content-Type': 'image/png', 'Cache-Control': 'public, max-age=31536000, immutable' }, body: image.png };
 };

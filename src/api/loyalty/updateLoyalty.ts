@@ -10,7 +10,10 @@ import { serializeLoyalty } from '../../domain/loyalty/serializeLoyalty.ts';
  */
 export function balanceChangeOf(body: { balance?: number; overrideBalance?: number }): BalanceChange {
   if (body.balance !== undefined && body.overrideBalance !== undefined) {
-    throw new ValidationError({ detail: 'Give either balance (a change) or overrideBalance (the new balance), not both.', source: { pointer: '/overrideBalance' } });
+    throw new ValidationError({
+      detail: 'Give either balance (a change) or overrideBalance (the new balance), not both.',
+      source: { pointer: '/overrideBalance' },
+    });
   }
   if (body.balance !== undefined) return { delta: body.balance };
   if (body.overrideBalance !== undefined) return { override: body.overrideBalance };
@@ -31,6 +34,8 @@ export const updateLoyalty: OperationHandler<'updateLoyalty'> = async ({ params,
   const change = balanceChangeOf(body);
   const accountId = accountOf(ctx);
   const now = ctx.clock.now();
-  const changed = await writeSql((db) => changePassBalance(db, { accountId, idOrExtId: params.id, change, source: 'api', message: body.message, now }), { atomic: true });
+  const changed = await writeSql((db) => changePassBalance(db, { accountId, idOrExtId: params.id, change, source: 'api', message: body.message, now }), {
+    atomic: true,
+  });
   return { status: 200, body: serializeLoyalty(changed.pass, ctx.baseUrl) };
 };

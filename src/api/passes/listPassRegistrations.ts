@@ -26,7 +26,9 @@ export const listPassRegistrations: OperationHandler<'listPassRegistrations'> = 
           pushTokenEnd: row.pushToken.slice(-8),
           registeredAt: toTimestamp(row.createdAt),
           renewedAt: toTimestamp(row.renewedAt),
-          lastPush: row.pushAt ? { at: toTimestamp(row.pushAt), outcome: row.pushOutcome as Outcome, status: row.pushStatus ?? 0, reason: row.pushReason } : null,
+          lastPush: row.pushAt
+            ? { at: toTimestamp(row.pushAt), outcome: row.pushOutcome as Outcome, status: row.pushStatus ?? 0, reason: row.pushReason }
+            : null,
         },
       })),
     },

@@ -49,7 +49,13 @@ export async function upsertAppleConfiguration(
   if (existing) {
     const row = await tx.appleConfiguration.update({
       where: { id: existing.id },
-      data: { ...columns, privateKeyEncrypted: cipher.encrypt(privateKeyPem, applePrivateKeyContext(existing.id)), pushError: null, pushErrorAt: null, updatedAt: now },
+      data: {
+        ...columns,
+        privateKeyEncrypted: cipher.encrypt(privateKeyPem, applePrivateKeyContext(existing.id)),
+        pushError: null,
+        pushErrorAt: null,
+        updatedAt: now,
+      },
     });
     return { row, created: false };
   }
@@ -74,7 +80,11 @@ export function selectAppleConfigurations(prisma: PrismaExecutor, accountId: str
  * when `passTypeIdentifier` is null.
  * @returns The row, or null when the account has none (of that pass type).
  */
-export function selectSigningConfiguration(prisma: PrismaExecutor, accountId: string, passTypeIdentifier: string | null): Promise<AppleConfigurationRow | null> {
+export function selectSigningConfiguration(
+  prisma: PrismaExecutor,
+  accountId: string,
+  passTypeIdentifier: string | null,
+): Promise<AppleConfigurationRow | null> {
   return prisma.appleConfiguration.findFirst({
     where: { accountId, ...(passTypeIdentifier ? { passTypeIdentifier } : {}) },
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],

@@ -59,7 +59,10 @@ export async function registerDeviceForPass(
  * `removedAt`, and `removed` if it was `active`.
  * @returns Whether this was the pass's last registration (the pass was just removed from its last wallet).
  */
-export async function unregisterDeviceFromPass(tx: PrismaExecutor, registration: { accountId: string; passId: string; deviceLibraryIdentifier: string; now: Date }): Promise<boolean> {
+export async function unregisterDeviceFromPass(
+  tx: PrismaExecutor,
+  registration: { accountId: string; passId: string; deviceLibraryIdentifier: string; now: Date },
+): Promise<boolean> {
   const { accountId, passId, deviceLibraryIdentifier, now } = registration;
   await tx.$queryRaw`SELECT id FROM passes WHERE id = ${passId}::uuid FOR NO KEY UPDATE`;
   const deleted = await tx.$executeRaw`

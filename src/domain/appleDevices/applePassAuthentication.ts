@@ -30,11 +30,17 @@ const DEVICE_LIBRARY_IDENTIFIER = /^[A-Za-z0-9._-]{1,128}$/;
  */
 export function checkRegistrableDevice(deviceLibraryIdentifier: string): void {
   if (!DEVICE_LIBRARY_IDENTIFIER.test(deviceLibraryIdentifier)) {
-    throw new AuthenticationError('A device is registered with a device library identifier of 1 to 128 letters, digits, ".", "_" or "-".', 'invalid_token', { header: 'Authorization' }, 'ApplePass');
+    throw new AuthenticationError(
+      'A device is registered with a device library identifier of 1 to 128 letters, digits, ".", "_" or "-".',
+      'invalid_token',
+      { header: 'Authorization' },
+      'ApplePass',
+    );
   }
 }
 
-const refused = () => new AuthenticationError('The ApplePass authentication token is not the one of this pass.', 'invalid_token', { header: 'Authorization' }, 'ApplePass');
+const refused = () =>
+  new AuthenticationError('The ApplePass authentication token is not the one of this pass.', 'invalid_token', { header: 'Authorization' }, 'ApplePass');
 
 /**
  * The pass a web service call is for.
@@ -42,7 +48,12 @@ const refused = () => new AuthenticationError('The ApplePass authentication toke
  * @throws AuthenticationError (scheme `ApplePass`) for a malformed header, an unknown serial
  *   number, a pass of another pass type, or a wrong token.
  */
-export async function authenticatedApplePass(ctx: Pick<Runtime, 'db' | 'secrets'>, headers: IncomingHttpHeaders, passTypeIdentifier: string, serialNumber: string): Promise<PassRow> {
+export async function authenticatedApplePass(
+  ctx: Pick<Runtime, 'db' | 'secrets'>,
+  headers: IncomingHttpHeaders,
+  passTypeIdentifier: string,
+  serialNumber: string,
+): Promise<PassRow> {
   const presented = applePassCredential(headers.authorization);
   const pass = await findPassByUuid(ctx.db.prisma, serialNumber);
   if (!pass?.appleAuthenticationToken) throw refused();

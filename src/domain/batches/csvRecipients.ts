@@ -33,7 +33,8 @@ export async function storeCsvRecipients(tx: PrismaExecutor, batch: { id: string
     if (!columns.includes('pass_id')) throw refuse('The recipients file needs a pass_id column (a pass UUID or extId per row).');
     const bad = columns.find((c) => c !== 'pass_id' && !VARIABLE.test(c));
     if (bad) throw refuse(`The column ${bad.slice(0, 80)} is not a variable name (a letter, then letters, digits, _ or -).`);
-    if (columns.length - 1 > MAX_VARIABLES) throw refuse(`The recipients file has ${columns.length - 1} variable columns; at most ${MAX_VARIABLES} are allowed.`);
+    if (columns.length - 1 > MAX_VARIABLES)
+      throw refuse(`The recipients file has ${columns.length - 1} variable columns; at most ${MAX_VARIABLES} are allowed.`);
   };
   let position = 0;
   let chunk: NewRecipient[] = [];

@@ -48,14 +48,16 @@ export const ROW_CHUNKS_PER_RUN = 20;
 /** What the job works with (the runtime's database, queue, clock, configuration). */
 export type PassBatchDependencies = Pick<Runtime, 'db' | 'jobs' | 'clock' | 'config'>;
 
-
 const enqueue = (deps: PassBatchDependencies, batchId: string, startAfterSeconds = 0) =>
   deps.jobs.send(deps.db.prisma, passBatchJob, { batchId }, { startAfterSeconds });
 
 /** The final status of a pass batch from its rows. */
 function outcomeOf(done: number, refused: number) {
   if (done === 0) {
-    return { status: 'failed' as const, statusDetail: refused === 0 ? 'The file has no row to apply.' : `None of the ${refused} rows could be applied; see errorsCsvUrl.` };
+    return {
+      status: 'failed' as const,
+      statusDetail: refused === 0 ? 'The file has no row to apply.' : `None of the ${refused} rows could be applied; see errorsCsvUrl.`,
+    };
   }
   if (refused === 0) return { status: 'successful' as const, statusDetail: `All ${done} rows were applied.` };
   return { status: 'completedWithErrors' as const, statusDetail: `${refused} of ${done + refused} rows could not be applied; see errorsCsvUrl.` };
@@ -80,7 +82,10 @@ async function createRows(tx: PrismaExecutor, _deps: PassBatchDependencies, batc
   let created: { rowNumber: number; pass: { id: string; accountId: string; balance: number } }[];
   await tx.$executeRawUnsafe('SAVEPOINT chunk');
   try {
-    const ids = await insertPasses(tx, valid.map((v) => v.pass));
+    const ids = await insertPasses(
+      tx,
+      valid.map((v) => v.pass),
+    );
     created = ids.map((id, i) => ({ rowNumber: valid[i]!.rowNumber, pass: { ...valid[i]!.pass, id } }));
   } catch (error) {
     // An extId taken since the upload (by another request): store them one by one to find which.
@@ -99,8 +104,16 @@ async function createRows(tx: PrismaExecutor, _deps: PassBatchDependencies, batc
       }
     }
   }
-  await recordStartingBalances(tx, created.map((c) => c.pass), now);
-  await announcePassChanges(tx, { accountId: batch.accountId, kind: 'issued', at: now }, created.map((c) => c.pass.id));
+  await recordStartingBalances(
+    tx,
+    created.map((c) => c.pass),
+    now,
+  );
+  await announcePassChanges(
+    tx,
+    { accountId: batch.accountId, kind: 'issued', at: now },
+    created.map((c) => c.pass.id),
+  );
   return [...outcomes, ...created.map(({ rowNumber, pass }) => ({ rowNumber, passId: pass.id }))];
 }
 

@@ -55,7 +55,7 @@ export function checkPassBatchHeader(columns: string[], kind: PassBatchKind): vo
     if (column.startsWith(FIELD_PREFIX) && FIELD_ID.test(column.slice(FIELD_PREFIX.length))) continue;
     throw refuse(`The header has an unknown column ${column}; the columns are ${[...allowed].join(', ')} and passfield_<fieldId>.`);
   }
-  if (kind === 'passUpdate' && !columns.includes('pass_id')) throw refuse('An update file needs a pass_id column naming each row\'s pass.');
+  if (kind === 'passUpdate' && !columns.includes('pass_id')) throw refuse("An update file needs a pass_id column naming each row's pass.");
 }
 
 const EXT_ID = /^[A-Za-z0-9._~:@!$&'()*+,;=-]{1,64}$/;
@@ -141,7 +141,14 @@ export function passRowInput(cells: Record<string, string>, kind: PassBatchKind)
   }
   const body: PassRowInput['body'] = { pass: pass as Schemas['PassInput'] };
   if (cells.group_tags !== undefined) {
-    const tags = [...new Set(cells.group_tags.split(',').map((t) => t.trim()).filter(Boolean))];
+    const tags = [
+      ...new Set(
+        cells.group_tags
+          .split(',')
+          .map((t) => t.trim())
+          .filter(Boolean),
+      ),
+    ];
     const bad = tags.find((t) => t.length > 100 || !GROUP_TAG.test(t));
     if (bad !== undefined) throw new RowError('group_tags', `The group tag "${bad.slice(0, 120)}" is longer than 100 characters.`);
     if (tags.length > MAX_GROUP_TAGS) throw new RowError('group_tags', `A pass has at most ${MAX_GROUP_TAGS} group tags; this row gives ${tags.length}.`);

@@ -55,7 +55,11 @@ export async function selectPushCredentials(prisma: PrismaExecutor, cipher: Secr
   return new Map(
     rows.map((row) => [
       row.id,
-      { id: `${row.id}/${row.updatedAt.getTime()}`, certificatePem: row.certificatePem, privateKeyPem: cipher.decrypt(row.privateKeyEncrypted, applePrivateKeyContext(row.id)) },
+      {
+        id: `${row.id}/${row.updatedAt.getTime()}`,
+        certificatePem: row.certificatePem,
+        privateKeyPem: cipher.decrypt(row.privateKeyEncrypted, applePrivateKeyContext(row.id)),
+      },
     ]),
   );
 }

@@ -37,7 +37,9 @@ export async function verifyGoogleCallback(
 ): Promise<GoogleCallbackMessage> {
   const message = parseCallbackMessage(body.signedMessage);
   if (!(await issuerConfigured(deps.prisma, message.issuerId))) {
-    throw new UnprocessableError('callback_issuer_unknown', `No account has the Google issuer id ${message.issuerId} of objectId and classId.`, { pointer: '/signedMessage' });
+    throw new UnprocessableError('callback_issuer_unknown', `No account has the Google issuer id ${message.issuerId} of objectId and classId.`, {
+      pointer: '/signedMessage',
+    });
   }
   const at = now.getTime();
   let rootKeys: Awaited<ReturnType<GoogleCallbackKeys['current']>>;

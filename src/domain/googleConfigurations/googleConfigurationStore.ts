@@ -43,7 +43,9 @@ export async function upsertGoogleConfiguration(
     });
     return { row, created: false };
   }
-  const row = await tx.googleConfiguration.create({ data: { ...columns, accountId, serviceAccountKeyEncrypted: new Uint8Array(0), createdAt: now, updatedAt: now } });
+  const row = await tx.googleConfiguration.create({
+    data: { ...columns, accountId, serviceAccountKeyEncrypted: new Uint8Array(0), createdAt: now, updatedAt: now },
+  });
   const sealed = await tx.googleConfiguration.update({
     where: { id: row.id },
     data: { serviceAccountKeyEncrypted: cipher.encrypt(keyFile, googleServiceAccountKeyContext(row.id)) },

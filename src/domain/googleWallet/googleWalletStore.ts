@@ -127,7 +127,10 @@ export interface GooglePassSubject extends GooglePassData {
 
 /** A pass and the record of its object; null when the pass is gone. */
 export async function selectGooglePass(prisma: PrismaExecutor, passId: string): Promise<GooglePassSubject | null> {
-  const pass = await prisma.pass.findUnique({ where: { id: passId }, include: { googleWalletObject: true, template: { select: { notificationHeader: true } } } });
+  const pass = await prisma.pass.findUnique({
+    where: { id: passId },
+    include: { googleWalletObject: true, template: { select: { notificationHeader: true } } },
+  });
   if (!pass) return null;
   const content = { ...(pass.content as Record<string, string>) };
   if (Object.hasOwn(content, 'points')) content.points = String(pass.balance);

@@ -137,7 +137,9 @@ function actions(view: PassPageView): string {
   const available = (['apple', 'google'] as const).filter((kind) => view[kind] !== null);
   if (!available.length) return `<p class="notice" data-state="unavailable">This pass cannot be added to a wallet yet.</p>`;
   if (view.platform === 'other') {
-    const qr = view.qrSvg ? `<figure class="qr" id="qr">${view.qrSvg}<figcaption>Scan with your phone to add this pass to its wallet.</figcaption></figure>` : '';
+    const qr = view.qrSvg
+      ? `<figure class="qr" id="qr">${view.qrSvg}<figcaption>Scan with your phone to add this pass to its wallet.</figcaption></figure>`
+      : '';
     return `${qr}<div class="actions">${available.map((kind) => actionLink(kind, view[kind]!, false)).join('')}</div>`;
   }
   const primary = available.includes(view.platform) ? view.platform : null;

@@ -10,7 +10,15 @@ import type { PrismaExecutor } from '../../db/database.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import { passTemplateProcessingQueue } from './processPassTemplate.ts';
 import { designChanged, newTemplateContent, updatedTemplateContent, type PassTemplateCreate, type PassTemplateUpdate } from './templateContent.ts';
-import { contentOf, insertTemplate, lockAccountTemplate, templateNotFound, updateTemplateContent, updateTemplateDesign, type PassTemplateRow } from './passTemplateStore.ts';
+import {
+  contentOf,
+  insertTemplate,
+  lockAccountTemplate,
+  templateNotFound,
+  updateTemplateContent,
+  updateTemplateDesign,
+  type PassTemplateRow,
+} from './passTemplateStore.ts';
 
 /**
  * Creates a template (defaults applied) and enqueues its processing, in the caller's transaction.

@@ -170,7 +170,15 @@ export async function recordVersionOutcome(
   if (outcome.status === 'processed' && outcome.images.length) {
     const { accountId } = await tx.passTemplate.findUniqueOrThrow({ where: { id: templateId }, select: { accountId: true } });
     await tx.passTemplateImage.createMany({
-      data: outcome.images.map((image) => ({ templateId, version, accountId, name: image.name, png: new Uint8Array(image.png), width: image.width, height: image.height })),
+      data: outcome.images.map((image) => ({
+        templateId,
+        version,
+        accountId,
+        name: image.name,
+        png: new Uint8Array(image.png),
+        width: image.width,
+        height: image.height,
+      })),
     });
   }
   await tx.passTemplate.updateMany({

@@ -22,7 +22,15 @@ import { declareQueue } from '../../jobs/jobDefinition.ts';
 import { renderApplePass } from '../../wallet/apple/passJson.ts';
 import { renderGoogleWalletClass } from '../../wallet/google/walletClass.ts';
 import type { TemplateDesign } from '../../wallet/templateDesign.ts';
-import { appleImageRoles, drawBundleImages, loadImage, MAX_IMAGE_BYTES, TemplateImageError, type BundleImage, type ImageFetchOptions } from '../../wallet/templateImages.ts';
+import {
+  appleImageRoles,
+  drawBundleImages,
+  loadImage,
+  MAX_IMAGE_BYTES,
+  TemplateImageError,
+  type BundleImage,
+  type ImageFetchOptions,
+} from '../../wallet/templateImages.ts';
 import { designOfVersion, recordVersionOutcome, selectVersion, type VersionOutcome } from './passTemplateStore.ts';
 import { recordTemplateProcessed } from './passTemplateWebhooks.ts';
 import { templateRefreshJob } from './templateRefreshJob.ts';

@@ -18,7 +18,15 @@ export type ProcessingPassTemplateResource = Schemas['ProcessingPassTemplate'];
 export type FullAttributes = Required<Schemas['PassTemplateAttributes']>;
 
 /** Attribute names a sparse fieldset may name (PassEntry API reference: the pass template resource, plus `processingErrors`). */
-export const ATTRIBUTE_NAMES = ['name', 'applePassTypeIdentifier', 'description', 'notificationHeader', ...DESIGN_MEMBERS, 'processingStatus', 'processingErrors'] as const;
+export const ATTRIBUTE_NAMES = [
+  'name',
+  'applePassTypeIdentifier',
+  'description',
+  'notificationHeader',
+  ...DESIGN_MEMBERS,
+  'processingStatus',
+  'processingErrors',
+] as const;
 export type AttributeName = (typeof ATTRIBUTE_NAMES)[number];
 
 /**

@@ -47,7 +47,12 @@ export async function refreshChunk({ db, clock }: Pick<Runtime, 'db' | 'clock'>,
                      WHERE template_id = ${refresh.templateId}::uuid AND updated_at < ${new Date(refresh.processedAt)}
                      ORDER BY id LIMIT ${chunkSize} FOR NO KEY UPDATE)
       RETURNING id::text AS id, account_id::text AS "accountId"`;
-    if (rows.length) await announcePassChanges(tx, { accountId: rows[0]!.accountId, kind: 'redesigned', at: clock.now() }, rows.map((row) => row.id));
+    if (rows.length)
+      await announcePassChanges(
+        tx,
+        { accountId: rows[0]!.accountId, kind: 'redesigned', at: clock.now() },
+        rows.map((row) => row.id),
+      );
     return rows.length;
   });
 }

@@ -62,7 +62,11 @@ function requirementProblems(design: TemplateDesign): ProcessingError[] {
   }
   if ((templateType === 'eventTicket' || templateType === 'loyalty') && !design.centralTitle) {
     const member = templateType === 'loyalty' ? 'programName' : 'eventName';
-    problems.push({ code: 'central_title_missing', detail: `Google Wallet ${templateType} classes need a title (${member}); set centralTitle.`, pointer: '/centralTitle' });
+    problems.push({
+      code: 'central_title_missing',
+      detail: `Google Wallet ${templateType} classes need a title (${member}); set centralTitle.`,
+      pointer: '/centralTitle',
+    });
   }
   if (design.fields.central.two && templateType !== 'transit') {
     problems.push({
@@ -76,7 +80,11 @@ function requirementProblems(design: TemplateDesign): ProcessingError[] {
     problems.push({ code: 'barcode_value_missing', detail: 'A barcode with source custom needs a value.', pointer: '/barcode/value' });
   }
   if (barcode.value && barcode.source !== 'custom') {
-    problems.push({ code: 'barcode_value_unused', detail: `barcode.value is used with source custom only; this barcode encodes the pass's ${barcode.source}.`, pointer: '/barcode/value' });
+    problems.push({
+      code: 'barcode_value_unused',
+      detail: `barcode.value is used with source custom only; this barcode encodes the pass's ${barcode.source}.`,
+      pointer: '/barcode/value',
+    });
   }
   return problems;
 }

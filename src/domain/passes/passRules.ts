@@ -100,7 +100,10 @@ export function fieldValues(input: PassInput, fields: TemplateFieldSet): Record<
     }
     const text = fieldText(value);
     if (text === undefined) {
-      problems.push({ detail: `${key} is a field of the pass template: its value is a string or an object with value only.`, source: { pointer: `/pass/${key}` } });
+      problems.push({
+        detail: `${key} is a field of the pass template: its value is a string or an object with value only.`,
+        source: { pointer: `/pass/${key}` },
+      });
       continue;
     }
     values[key] = text;
@@ -179,7 +182,10 @@ export function resolveBarcode(base: BarcodeSettings, given: Schemas['PassBarcod
   const merged: BarcodeSettings = { ...base, ...given };
   if (given?.source !== undefined && given.source !== 'custom' && given.value === undefined) delete merged.value;
   if (merged.source !== 'custom' && merged.value !== undefined) {
-    throw new ValidationError({ detail: `barcode.value is used with source custom only; this barcode encodes the pass's ${merged.source}.`, source: { pointer: '/pass/barcode/value' } });
+    throw new ValidationError({
+      detail: `barcode.value is used with source custom only; this barcode encodes the pass's ${merged.source}.`,
+      source: { pointer: '/pass/barcode/value' },
+    });
   }
   if (merged.enabled && merged.source === 'custom' && !merged.value) {
     throw new ValidationError({ detail: 'A barcode with source custom needs a value.', source: { pointer: '/pass/barcode/value' } });
@@ -205,7 +211,10 @@ export function resolveNfc(given: Schemas['PassNfcInput'], extId: string | null)
   const source = settings.source ?? 'uuid';
   const customValue = 'customValue' in settings ? settings.customValue : undefined;
   if (customValue !== undefined && source !== 'custom') {
-    throw new ValidationError({ detail: `nfc.customValue is used with source custom only; this NFC message is the pass's ${source}.`, source: { pointer: '/pass/nfc/customValue' } });
+    throw new ValidationError({
+      detail: `nfc.customValue is used with source custom only; this NFC message is the pass's ${source}.`,
+      source: { pointer: '/pass/nfc/customValue' },
+    });
   }
   if (!settings.enabled) return null;
   if (source === 'custom' && customValue === undefined) {
@@ -235,7 +244,10 @@ export const MAX_GROUP_TAGS = 20;
 export function resolveGroupTags(current: string[], groupTags: string[] | undefined, groupTag: string | undefined): string[] {
   const tags = [...new Set([...(groupTags ?? current), ...(groupTag === undefined ? [] : [groupTag])])];
   if (tags.length > MAX_GROUP_TAGS) {
-    throw new ValidationError({ detail: `A pass has at most ${MAX_GROUP_TAGS} group tags; adding groupTag makes ${tags.length}.`, source: { pointer: '/groupTag' } });
+    throw new ValidationError({
+      detail: `A pass has at most ${MAX_GROUP_TAGS} group tags; adding groupTag makes ${tags.length}.`,
+      source: { pointer: '/groupTag' },
+    });
   }
   return tags;
 }

@@ -57,8 +57,9 @@ export function passDownloadUrl(baseUrl: string, id: string): string {
 
 /** The `passDesign` of a pass: the design members of its template's attributes (contract `PassDesign`). */
 export function passDesignOf(template: PassTemplateRow): PassDesign {
-  const { templateType, transitType, defaultLanguage, centralTitle, notificationHeader, description, colors, images, fields, appLinking } =
-    fullAttributes(contentOf(template));
+  const { templateType, transitType, defaultLanguage, centralTitle, notificationHeader, description, colors, images, fields, appLinking } = fullAttributes(
+    contentOf(template),
+  );
   return { templateType, transitType, defaultLanguage, centralTitle, notificationHeader, description, colors, images, fields, appLinking };
 }
 
@@ -120,7 +121,12 @@ export function serializePass(row: PassRow, baseUrl: string, extras: PassExtras 
       ...(extras.locations && locations.length ? { locations } : {}),
       ...(extras.beacons && beacons.length ? { beacons } : {}),
       ...(extras.passSource && row.status !== 'active'
-        ? { passSource: { platform: extras.passSource, url: (extras.passSource === 'google' ? extras.googleSaveUrl : undefined) ?? `${downloadUrl}/${extras.passSource}` } }
+        ? {
+            passSource: {
+              platform: extras.passSource,
+              url: (extras.passSource === 'google' ? extras.googleSaveUrl : undefined) ?? `${downloadUrl}/${extras.passSource}`,
+            },
+          }
         : {}),
     },
   };

@@ -48,7 +48,11 @@ interface Participants {
  * (src/db/contention.ts), so concurrent scans, logs and loyalty updates of one pass queue on its
  * row instead of deadlocking.
  */
-async function participants(tx: PrismaExecutor, accountId: string, scan: { readerId: string; passId: string; loyalty?: { balance: number } }): Promise<Participants> {
+async function participants(
+  tx: PrismaExecutor,
+  accountId: string,
+  scan: { readerId: string; passId: string; loyalty?: { balance: number } },
+): Promise<Participants> {
   const pass = await findPass(tx, accountId, scan.passId, { lock: Boolean(scan.loyalty?.balance) });
   const reader = await selectAccountReader(tx, accountId, scan.readerId);
   if (!reader) throw new NotFoundError(`No reader with id ${scan.readerId} exists.`, { pointer: '/scan/readerId' });
@@ -65,7 +69,15 @@ function storeScan(
   outcome: Pick<NewScan, 'validationType' | 'status' | 'statusDetail'>,
   now: Date,
 ): Promise<ScanRow> {
-  return insertScan(tx, { accountId, passId: pass.id, readerId: reader.id, scanType: scan.scanType, scanValue: scan.scanValue ?? scan.passId, ...outcome, scannedAt: now });
+  return insertScan(tx, {
+    accountId,
+    passId: pass.id,
+    readerId: reader.id,
+    scanType: scan.scanType,
+    scanValue: scan.scanValue ?? scan.passId,
+    ...outcome,
+    scannedAt: now,
+  });
 }
 
 /**
@@ -94,7 +106,14 @@ export async function recordExternalScan(tx: PrismaExecutor, accountId: string, 
     }
   }
   await markReaderSeen(tx, reader.id, now, { loggedIn: true });
-  await announcePassChange(tx, { accountId, passId: pass.id, kind: 'scanned', entityId: reader.entityId, balanceChanged: Boolean(scan.loyalty?.balance), at: now });
+  await announcePassChange(tx, {
+    accountId,
+    passId: pass.id,
+    kind: 'scanned',
+    entityId: reader.entityId,
+    balanceChanged: Boolean(scan.loyalty?.balance),
+    at: now,
+  });
   return row;
 }
 
@@ -102,7 +121,11 @@ export async function recordExternalScan(tx: PrismaExecutor, accountId: string, 
  * Why a scan is refused, in the order the contract's createScan lists them, or null when it is accepted.
  * @param change The loyalty change asked for (0 or undefined: none).
  */
-export function refusal(pass: Pick<PassRow, 'status'>, reader: Pick<ReaderRow, 'scanEnabled' | 'addPointsEnabled' | 'redeemEnabled'>, change: number | undefined): string | null {
+export function refusal(
+  pass: Pick<PassRow, 'status'>,
+  reader: Pick<ReaderRow, 'scanEnabled' | 'addPointsEnabled' | 'redeemEnabled'>,
+  change: number | undefined,
+): string | null {
   if (!SCANNABLE.includes(pass.status)) return 'Pass is not active';
   if (!reader.scanEnabled) return 'Reader not allowed to scan';
   if (change !== undefined && change > 0 && !reader.addPointsEnabled) return 'Reader not allowed to add points';
@@ -141,7 +164,10 @@ export async function validateScan(tx: PrismaExecutor, accountId: string, scan: 
   let loyalty: ScanValidation['loyalty'];
   if (!refused && change !== undefined) {
     try {
-      const updatedBalance = change === 0 ? pass.balance : (await changeLoyaltyBalance(tx, { accountId, passId: pass.id, change: { delta: change }, source: 'scan', scanId: row.id, now })).balance;
+      const updatedBalance =
+        change === 0
+          ? pass.balance
+          : (await changeLoyaltyBalance(tx, { accountId, passId: pass.id, change: { delta: change }, source: 'scan', scanId: row.id, now })).balance;
       loyalty = { balanceChange: change, updatedBalance, operation: change < 0 ? 'subtract' : 'add' };
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
@@ -149,7 +175,14 @@ export async function validateScan(tx: PrismaExecutor, accountId: string, scan: 
     }
   }
   await markReaderSeen(tx, reader.id, now, { loggedIn: true });
-  await announcePassChange(tx, { accountId, passId: pass.id, kind: 'scanned', entityId: reader.entityId, balanceChanged: Boolean(loyalty?.balanceChange), at: now });
+  await announcePassChange(tx, {
+    accountId,
+    passId: pass.id,
+    kind: 'scanned',
+    entityId: reader.entityId,
+    balanceChanged: Boolean(loyalty?.balanceChange),
+    at: now,
+  });
   const validation: ScanValidation = {
     status: row.status,
     statusDetail: row.statusDetail,

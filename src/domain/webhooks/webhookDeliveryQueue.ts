@@ -51,5 +51,9 @@ export async function resumeWebhookDeliveries(tx: PrismaExecutor, jobs: JobQueue
   const keys = await tx.$queryRaw<{ orderingKey: string }[]>`
     SELECT DISTINCT ordering_key AS "orderingKey" FROM webhook_deliveries
      WHERE subscription_id = ${subscriptionId}::uuid AND status = 'pending'`;
-  await queueWebhookDeliveries(tx, jobs, keys.map(({ orderingKey }) => ({ subscriptionId, orderingKey })));
+  await queueWebhookDeliveries(
+    tx,
+    jobs,
+    keys.map(({ orderingKey }) => ({ subscriptionId, orderingKey })),
+  );
 }

@@ -129,7 +129,15 @@ export async function recordWebhookEvent(tx: SqlExecutor, scope: WebhookEventSco
 export async function recordWebhookTestEvent(tx: SqlExecutor, scope: WebhookEventScope, test: { accountId: string; subscriptionId: string; at: Date }) {
   const id = randomUUID();
   const payload = { data: { id, type: 'webhook' as const, attributes: { timeStamp: webhookTimestamp(test.at), webhookType: 'test' as const } } };
-  await storeEvent(tx, scope, { id, accountId: test.accountId, type: 'test', payload, at: test.at, orderingKey: 'test', subscriptionIds: [test.subscriptionId] });
+  await storeEvent(tx, scope, {
+    id,
+    accountId: test.accountId,
+    type: 'test',
+    payload,
+    at: test.at,
+    orderingKey: 'test',
+    subscriptionIds: [test.subscriptionId],
+  });
   return payload;
 }
 

@@ -68,7 +68,8 @@ export async function resolveScope(
     }
     return { scopeName: accountId, entityId: null };
   }
-  if (scopeName === undefined) throw new ValidationError({ detail: 'An entity subscription needs scopeName, the id of one of the account\'s entities.', source: pointer });
+  if (scopeName === undefined)
+    throw new ValidationError({ detail: "An entity subscription needs scopeName, the id of one of the account's entities.", source: pointer });
   const entity = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(scopeName)
     ? await prisma.entity.findFirst({ where: { id: scopeName.toLowerCase(), accountId }, select: { id: true } })
     : null;

@@ -92,7 +92,12 @@ export interface WebhookSubscriptionChanges {
  * @throws NotFoundError when the account has no such subscription; ConflictError pointing at
  *   `/webhookSubscription/url` when the new URL is already subscribed in the scope.
  */
-export async function updateSubscription(prisma: PrismaExecutor, accountId: string, id: string, changes: WebhookSubscriptionChanges): Promise<WebhookSubscriptionRow> {
+export async function updateSubscription(
+  prisma: PrismaExecutor,
+  accountId: string,
+  id: string,
+  changes: WebhookSubscriptionChanges,
+): Promise<WebhookSubscriptionRow> {
   if (!UUID.test(id)) throw subscriptionNotFound(id);
   try {
     const [row] = await prisma.webhookSubscription.updateManyAndReturn({ where: { id, accountId }, data: changes });

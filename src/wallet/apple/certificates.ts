@@ -95,7 +95,11 @@ function readCertificate(pem: string, field: AppleCredentialField): X509Certific
   try {
     return new X509Certificate(pem);
   } catch {
-    throw new AppleCredentialError('certificate_unreadable', field, `The ${field === 'wwdrCertificate' ? 'WWDR certificate' : 'certificate'} is not an X.509 certificate in PEM.`);
+    throw new AppleCredentialError(
+      'certificate_unreadable',
+      field,
+      `The ${field === 'wwdrCertificate' ? 'WWDR certificate' : 'certificate'} is not an X.509 certificate in PEM.`,
+    );
   }
 }
 
@@ -104,7 +108,8 @@ function readPrivateKey(pem: string, passphrase: string | undefined): KeyObject 
     return createPrivateKey(passphrase === undefined ? pem : { key: pem, passphrase });
   } catch (error) {
     const code = (error as { code?: string }).code;
-    if (code === 'ERR_MISSING_PASSPHRASE') throw new AppleCredentialError('wrong_passphrase', 'privateKeyPassphrase', 'The private key is encrypted: give its privateKeyPassphrase.');
+    if (code === 'ERR_MISSING_PASSPHRASE')
+      throw new AppleCredentialError('wrong_passphrase', 'privateKeyPassphrase', 'The private key is encrypted: give its privateKeyPassphrase.');
     if (passphrase !== undefined && /decrypt|bad password|passphrase/i.test(String((error as Error).message))) {
       throw new AppleCredentialError('wrong_passphrase', 'privateKeyPassphrase', 'The privateKeyPassphrase does not decrypt the private key.');
     }
@@ -128,7 +133,8 @@ function readP12(p12: Uint8Array, passphrase: string): { certificatePem: string;
   const certificates = bags(forge.pki.oids.certBag!);
   const keys = [...bags(forge.pki.oids.pkcs8ShroudedKeyBag!), ...bags(forge.pki.oids.keyBag!)];
   const key = keys.find((bag) => bag.key)?.key;
-  if (!key) throw new AppleCredentialError('certificate_unreadable', 'p12', 'The .p12 file holds no private key; export the certificate together with its key.');
+  if (!key)
+    throw new AppleCredentialError('certificate_unreadable', 'p12', 'The .p12 file holds no private key; export the certificate together with its key.');
   const privateKeyPem = forge.pki.privateKeyToPem(key);
   // The leaf is the certificate whose public key is the key's; the file may hold others.
   const modulus = (key as forge.pki.rsa.PrivateKey).n;
@@ -171,7 +177,8 @@ export function validateAppleCredentials(input: AppleCredentialsInput): Validate
     certificatePem = opened.certificatePem;
     key = readPrivateKey(opened.privateKeyPem, undefined);
   } else {
-    if (!input.certificate || !input.privateKey) throw new AppleCredentialError('certificate_unreadable', input.certificate ? 'privateKey' : 'certificate', 'Give certificate and privateKey, or p12.');
+    if (!input.certificate || !input.privateKey)
+      throw new AppleCredentialError('certificate_unreadable', input.certificate ? 'privateKey' : 'certificate', 'Give certificate and privateKey, or p12.');
     certificatePem = input.certificate;
     key = readPrivateKey(input.privateKey, input.privateKeyPassphrase);
   }
@@ -180,23 +187,41 @@ export function validateAppleCredentials(input: AppleCredentialsInput): Validate
   const field: AppleCredentialField = input.p12 ? 'p12' : 'certificate';
   const subject = subjectOf(certificate);
   if (subject.UID !== input.passTypeIdentifier) {
-    throw new AppleCredentialError('wrong_pass_type_identifier', field, `The certificate is for ${subject.UID ?? 'no pass type'} (its subject UID), not ${input.passTypeIdentifier}.`);
+    throw new AppleCredentialError(
+      'wrong_pass_type_identifier',
+      field,
+      `The certificate is for ${subject.UID ?? 'no pass type'} (its subject UID), not ${input.passTypeIdentifier}.`,
+    );
   }
   if (subject.OU !== input.teamIdentifier) {
-    throw new AppleCredentialError('wrong_team_identifier', field, `The certificate belongs to team ${subject.OU ?? '(none)'} (its subject OU), not ${input.teamIdentifier}.`);
+    throw new AppleCredentialError(
+      'wrong_team_identifier',
+      field,
+      `The certificate belongs to team ${subject.OU ?? '(none)'} (its subject OU), not ${input.teamIdentifier}.`,
+    );
   }
   const usages = certificate.keyUsage ?? [];
   if (!usages.includes(PASS_TYPE_EKU_OID) || !hasExtension(certificate, PASS_TYPE_MARKER_OID)) {
     throw new AppleCredentialError(
       'not_pass_type_certificate',
       field,
-      'The certificate is not a Pass Type ID certificate (it lacks Apple\'s Pass Type ID extended key usage or marker extension); create one under Certificates, Identifiers & Profiles → Pass Type IDs.',
+      "The certificate is not a Pass Type ID certificate (it lacks Apple's Pass Type ID extended key usage or marker extension); create one under Certificates, Identifiers & Profiles → Pass Type IDs.",
     );
   }
-  if (key.asymmetricKeyType !== 'rsa') throw new AppleCredentialError('unsupported_key', input.p12 ? 'p12' : 'privateKey', `The private key is ${key.asymmetricKeyType}; Pass Type ID keys are RSA.`);
-  if (!certificate.checkPrivateKey(key)) throw new AppleCredentialError('key_mismatch', input.p12 ? 'p12' : 'privateKey', 'The private key is not the key of the certificate.');
+  if (key.asymmetricKeyType !== 'rsa')
+    throw new AppleCredentialError(
+      'unsupported_key',
+      input.p12 ? 'p12' : 'privateKey',
+      `The private key is ${key.asymmetricKeyType}; Pass Type ID keys are RSA.`,
+    );
+  if (!certificate.checkPrivateKey(key))
+    throw new AppleCredentialError('key_mismatch', input.p12 ? 'p12' : 'privateKey', 'The private key is not the key of the certificate.');
   if (!certificate.checkIssued(wwdr) || !certificate.verify(wwdr.publicKey)) {
-    throw new AppleCredentialError('chain_not_wwdr', 'wwdrCertificate', `The certificate was not issued by this WWDR certificate (${wwdr.subject.replace(/\n/g, ', ')}); its issuer is ${certificate.issuer.replace(/\n/g, ', ')}.`);
+    throw new AppleCredentialError(
+      'chain_not_wwdr',
+      'wwdrCertificate',
+      `The certificate was not issued by this WWDR certificate (${wwdr.subject.replace(/\n/g, ', ')}); its issuer is ${certificate.issuer.replace(/\n/g, ', ')}.`,
+    );
   }
   const wwdrSha256 = fingerprint(wwdr);
   const wwdrIsAppleG4 = wwdrSha256 === APPLE_WWDR_G4_SHA256;
@@ -210,7 +235,8 @@ export function validateAppleCredentials(input: AppleCredentialsInput): Validate
   const notBefore = new Date(certificate.validFrom);
   const notAfter = new Date(certificate.validTo);
   if (input.now < notBefore) throw new AppleCredentialError('not_yet_valid', field, `The certificate is valid from ${notBefore.toISOString()} only.`);
-  if (input.now >= notAfter) throw new AppleCredentialError('expired', field, `The certificate expired on ${notAfter.toISOString()}; renew it in the Apple Developer account.`);
+  if (input.now >= notAfter)
+    throw new AppleCredentialError('expired', field, `The certificate expired on ${notAfter.toISOString()}; renew it in the Apple Developer account.`);
   return {
     certificatePem: certificate.toString(),
     privateKeyPem: key.export({ type: 'pkcs8', format: 'pem' }) as string,
@@ -228,7 +254,10 @@ export function validateAppleCredentials(input: AppleCredentialsInput): Validate
  * What a stored certificate says (for the administration API): subject, fingerprint, expiry.
  * @param now For `expiresSoon`.
  */
-export function describeCertificate(certificatePem: string, now: Date): Pick<ValidatedAppleCredentials, 'subject' | 'certificateSha256' | 'notAfter' | 'expiresSoon'> {
+export function describeCertificate(
+  certificatePem: string,
+  now: Date,
+): Pick<ValidatedAppleCredentials, 'subject' | 'certificateSha256' | 'notAfter' | 'expiresSoon'> {
   const certificate = new X509Certificate(certificatePem);
   const subject = subjectOf(certificate);
   const notAfter = new Date(certificate.validTo);

@@ -86,7 +86,11 @@ export function createDevelopmentCertificates(options: DevelopmentCertificateOpt
   const day = 24 * 3600 * 1000;
   const caValidity = { notBefore: new Date(now.getTime() - day), notAfter: new Date(now.getTime() + 3650 * day) };
   const rootKeys = rsaKeyPair();
-  const rootName = [{ name: 'commonName', value: 'Wallet Pass Service Development Root CA' }, { name: 'organizationName', value: options.organizationName }, { name: 'countryName', value: 'US' }];
+  const rootName = [
+    { name: 'commonName', value: 'Wallet Pass Service Development Root CA' },
+    { name: 'organizationName', value: options.organizationName },
+    { name: 'countryName', value: 'US' },
+  ];
   const root = certificate(rootName, rootName, rootKeys.publicKey, rootKeys.privateKey, caValidity, [
     { name: 'basicConstraints', cA: true, critical: true },
     { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },

@@ -16,7 +16,15 @@
  *
  * @module wallet/apple/passJson
  */
-import { barcodeMessage, fieldTranslations, placedFields, type PlacedField, type TemplateDesign, type TemplateType, type TransitType } from '../templateDesign.ts';
+import {
+  barcodeMessage,
+  fieldTranslations,
+  placedFields,
+  type PlacedField,
+  type TemplateDesign,
+  type TemplateType,
+  type TransitType,
+} from '../templateDesign.ts';
 
 /** What processing stores for Apple Wallet. */
 export interface ApplePassArtefact {
@@ -215,9 +223,21 @@ export function renderPassJson(skeleton: Record<string, unknown>, data: ApplePas
   if (data.barcode) {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the ISO-8859-1 range, control characters included, is what messageEncoding iso-8859-1 can carry
     const latin1 = /^[\u0000-\u00ff]*$/.test(data.barcode.message);
-    pass.barcodes = [{ format: data.barcode.format, message: data.barcode.message, messageEncoding: latin1 ? 'iso-8859-1' : 'utf-8', ...(data.barcode.altText ? { altText: data.barcode.altText } : {}) }];
+    pass.barcodes = [
+      {
+        format: data.barcode.format,
+        message: data.barcode.message,
+        messageEncoding: latin1 ? 'iso-8859-1' : 'utf-8',
+        ...(data.barcode.altText ? { altText: data.barcode.altText } : {}),
+      },
+    ];
   }
-  if (data.nfc) pass.nfc = { message: data.nfc.message, encryptionPublicKey: data.nfc.encryptionPublicKey, ...(data.nfc.requiresAuthentication ? { requiresAuthentication: true } : {}) };
+  if (data.nfc)
+    pass.nfc = {
+      message: data.nfc.message,
+      encryptionPublicKey: data.nfc.encryptionPublicKey,
+      ...(data.nfc.requiresAuthentication ? { requiresAuthentication: true } : {}),
+    };
   delete pass.locations;
   delete pass.maxDistance;
   if (data.locations.length) pass.locations = data.locations;
@@ -278,7 +298,7 @@ export function applePassProblems(passJson: Record<string, unknown>, fileNames: 
   if (style) {
     const keys = new Set<string>();
     for (const list of FIELD_LISTS) {
-      for (const field of ((passJson[style] as Record<string, PassField[] | undefined>)[list] ?? [])) {
+      for (const field of (passJson[style] as Record<string, PassField[] | undefined>)[list] ?? []) {
         if (keys.has(field.key)) problems.push(`Field key ${field.key} is used twice; keys must be unique across the pass.`);
         keys.add(field.key);
         if (field.changeMessage !== undefined && !field.changeMessage.includes('%@')) {

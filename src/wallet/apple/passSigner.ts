@@ -56,7 +56,8 @@ export interface PassSigner {
 
 const toArrayBuffer = (bytes: Uint8Array): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 const algorithm = (oid: string) => new asn1js.Sequence({ value: [new asn1js.ObjectIdentifier({ value: oid }), new asn1js.Null()] });
-const attribute = (oid: string, value: asn1js.AsnType) => new asn1js.Sequence({ value: [new asn1js.ObjectIdentifier({ value: oid }), new asn1js.Set({ value: [value] })] });
+const attribute = (oid: string, value: asn1js.AsnType) =>
+  new asn1js.Sequence({ value: [new asn1js.ObjectIdentifier({ value: oid }), new asn1js.Set({ value: [value] })] });
 
 /** The DER header of a structure: its identifier octet and definite length (ITU-T X.690 sections 8.1.2–8.1.3). */
 function derHeader(identifier: number, length: number): Buffer {

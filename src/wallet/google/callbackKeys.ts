@@ -96,7 +96,9 @@ export function createGoogleCallbackKeys(options: { url: string; clock: Clock; t
         return keys;
       } catch (error) {
         if (error instanceof GoogleKeysUnavailableError) throw error;
-        throw new GoogleKeysUnavailableError(`The Google key list could not be fetched: ${(error as Error).name === 'TimeoutError' ? 'no answer in time' : (error as Error).message}.`);
+        throw new GoogleKeysUnavailableError(
+          `The Google key list could not be fetched: ${(error as Error).name === 'TimeoutError' ? 'no answer in time' : (error as Error).message}.`,
+        );
       } finally {
         inFlight = undefined;
       }

@@ -122,9 +122,15 @@ export function parseCallbackMessage(signedMessage: string): GoogleCallbackMessa
   if (objectId && classId && objectId[1] !== classId[1]) problems.push('classId and objectId must have the same issuer id');
   if (m.eventType !== 'save' && m.eventType !== 'del') problems.push('eventType must be "save" or "del"');
   if (typeof m.nonce !== 'string' || m.nonce.length === 0 || m.nonce.length > 255) problems.push('nonce must be text of 1 to 255 characters');
-  const expTimeMillis = typeof m.expTimeMillis === 'number' ? m.expTimeMillis : typeof m.expTimeMillis === 'string' && /^\d{1,16}$/.test(m.expTimeMillis) ? Number(m.expTimeMillis) : NaN;
+  const expTimeMillis =
+    typeof m.expTimeMillis === 'number'
+      ? m.expTimeMillis
+      : typeof m.expTimeMillis === 'string' && /^\d{1,16}$/.test(m.expTimeMillis)
+        ? Number(m.expTimeMillis)
+        : NaN;
   if (!Number.isSafeInteger(expTimeMillis)) problems.push('expTimeMillis must be a time in milliseconds');
-  if (problems.length) throw new ValidationError({ detail: `signedMessage is not a Google Wallet callback message: ${problems.join('; ')}.`, source: SIGNED_MESSAGE });
+  if (problems.length)
+    throw new ValidationError({ detail: `signedMessage is not a Google Wallet callback message: ${problems.join('; ')}.`, source: SIGNED_MESSAGE });
   return {
     classId: m.classId as string,
     objectId: m.objectId as string,
@@ -139,11 +145,9 @@ export function parseCallbackMessage(signedMessage: string): GoogleCallbackMessa
 export class UnknownRootKeyError extends UnprocessableError {
   override name = 'UnknownRootKeyError';
   constructor() {
-    super(
-      'callback_signature_invalid',
-      'No current Google root signing key verifies intermediateSigningKey.signatures.',
-      { pointer: '/intermediateSigningKey/signatures' },
-    );
+    super('callback_signature_invalid', 'No current Google root signing key verifies intermediateSigningKey.signatures.', {
+      pointer: '/intermediateSigningKey/signatures',
+    });
   }
 }
 
@@ -170,7 +174,11 @@ export function verifyIntermediateKey(body: GoogleCallbackBody, rootKeys: Google
   const key = typeof parsed?.keyValue === 'string' ? ecPublicKeyOf(parsed.keyValue) : null;
   const expiration = typeof parsed?.keyExpiration === 'string' && /^\d{1,16}$/.test(parsed.keyExpiration) ? Number(parsed.keyExpiration) : NaN;
   if (!key || Number.isNaN(expiration)) {
-    throw new UnprocessableError('callback_key_invalid', 'intermediateSigningKey.signedKey must be JSON with an EC P-256 keyValue and a keyExpiration in ms.', source);
+    throw new UnprocessableError(
+      'callback_key_invalid',
+      'intermediateSigningKey.signedKey must be JSON with an EC P-256 keyValue and a keyExpiration in ms.',
+      source,
+    );
   }
   if (expiration <= now) {
     throw new UnprocessableError('callback_key_expired', `The intermediate signing key expired at ${new Date(expiration).toISOString()}.`, source);
@@ -184,10 +192,18 @@ export function verifyIntermediateKey(body: GoogleCallbackBody, rootKeys: Google
  * @throws UnprocessableError (422) `callback_signature_invalid` when the signature does not verify
  *   (a changed message, another recipient, another key); `callback_message_expired` after `expTimeMillis`.
  */
-export function verifySignedMessage(body: GoogleCallbackBody, intermediateKey: KeyObject, recipientId: string, message: Pick<GoogleCallbackMessage, 'expTimeMillis'>, now: number): void {
+export function verifySignedMessage(
+  body: GoogleCallbackBody,
+  intermediateKey: KeyObject,
+  recipientId: string,
+  message: Pick<GoogleCallbackMessage, 'expTimeMillis'>,
+  now: number,
+): void {
   const signed = lengthPrefixed(GOOGLE_CALLBACK_SENDER_ID, recipientId, GOOGLE_CALLBACK_PROTOCOL, body.signedMessage);
   if (!verifies(intermediateKey, signed, body.signature)) {
-    throw new UnprocessableError('callback_signature_invalid', `signature does not verify for issuer ${recipientId} with the intermediate signing key.`, { pointer: '/signature' });
+    throw new UnprocessableError('callback_signature_invalid', `signature does not verify for issuer ${recipientId} with the intermediate signing key.`, {
+      pointer: '/signature',
+    });
   }
   if (message.expTimeMillis <= now) {
     throw new UnprocessableError('callback_message_expired', `The message expired at ${new Date(message.expTimeMillis).toISOString()}.`, SIGNED_MESSAGE);

@@ -116,7 +116,10 @@ export function createGoogleWalletClient(options: GoogleWalletClientOptions): Go
     });
     const body = (await response.json().catch(() => null)) as { access_token?: string; expires_in?: number; error_description?: string; error?: string } | null;
     if (!response.ok || !body?.access_token) {
-      throw new GoogleTokenError(response.status, `The OAuth token endpoint refused the service account: ${response.status} ${body?.error ?? ''} ${body?.error_description ?? ''}`.trim());
+      throw new GoogleTokenError(
+        response.status,
+        `The OAuth token endpoint refused the service account: ${response.status} ${body?.error ?? ''} ${body?.error_description ?? ''}`.trim(),
+      );
     }
     return { token: body.access_token, expiresAt: Date.now() + Math.max(60, (body.expires_in ?? 3600) - 60) * 1000 };
   }

@@ -45,24 +45,36 @@ export function parseServiceAccountKey(text: string): ServiceAccountKey {
   try {
     json = JSON.parse(text);
   } catch {
-    throw new GoogleCredentialError('key_not_json', 'serviceAccountKey', 'The service account key is not JSON: give the contents of the JSON key file Google Cloud downloads.');
+    throw new GoogleCredentialError(
+      'key_not_json',
+      'serviceAccountKey',
+      'The service account key is not JSON: give the contents of the JSON key file Google Cloud downloads.',
+    );
   }
   const file = (json && typeof json === 'object' ? json : {}) as Record<string, unknown>;
   if (file.type !== 'service_account') {
-    throw new GoogleCredentialError('not_service_account', 'serviceAccountKey', `The key file's type must be "service_account", got ${JSON.stringify(file.type ?? null)}.`);
+    throw new GoogleCredentialError(
+      'not_service_account',
+      'serviceAccountKey',
+      `The key file's type must be "service_account", got ${JSON.stringify(file.type ?? null)}.`,
+    );
   }
   const clientEmail = typeof file.client_email === 'string' ? file.client_email : '';
   if (!EMAIL.test(clientEmail) || clientEmail.length > 320) {
-    throw new GoogleCredentialError('client_email_invalid', 'serviceAccountKey', 'The key file\'s client_email is not an email address.');
+    throw new GoogleCredentialError('client_email_invalid', 'serviceAccountKey', "The key file's client_email is not an email address.");
   }
   let key: KeyObject;
   try {
     key = createPrivateKey({ key: typeof file.private_key === 'string' ? file.private_key : '', format: 'pem' });
   } catch {
-    throw new GoogleCredentialError('private_key_unreadable', 'serviceAccountKey', 'The key file\'s private_key is not a readable PEM private key.');
+    throw new GoogleCredentialError('private_key_unreadable', 'serviceAccountKey', "The key file's private_key is not a readable PEM private key.");
   }
   if (key.asymmetricKeyType !== 'rsa') {
-    throw new GoogleCredentialError('private_key_not_rsa', 'serviceAccountKey', `The key file's private_key must be an RSA key (Google signs RS256), got ${key.asymmetricKeyType ?? 'another kind'}.`);
+    throw new GoogleCredentialError(
+      'private_key_not_rsa',
+      'serviceAccountKey',
+      `The key file's private_key must be an RSA key (Google signs RS256), got ${key.asymmetricKeyType ?? 'another kind'}.`,
+    );
   }
   return {
     clientEmail,
@@ -77,7 +89,11 @@ export function parseServiceAccountKey(text: string): ServiceAccountKey {
  */
 export function validateGoogleCredentials(issuerId: string, serviceAccountKey: string): GoogleCredentials {
   if (!/^[0-9]{1,32}$/.test(issuerId)) {
-    throw new GoogleCredentialError('issuer_id_not_numeric', 'issuerId', `The issuer id must be the number the Google Pay & Wallet Console shows, got ${JSON.stringify(issuerId.slice(0, 40))}.`);
+    throw new GoogleCredentialError(
+      'issuer_id_not_numeric',
+      'issuerId',
+      `The issuer id must be the number the Google Pay & Wallet Console shows, got ${JSON.stringify(issuerId.slice(0, 40))}.`,
+    );
   }
   return { issuerId, key: parseServiceAccountKey(serviceAccountKey) };
 }

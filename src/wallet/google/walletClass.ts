@@ -17,7 +17,15 @@
  *
  * @module wallet/google/walletClass
  */
-import { barcodeMessage, fieldTranslations, placedFields, type PlacedField, type TemplateDesign, type TemplateType, type TransitType } from '../templateDesign.ts';
+import {
+  barcodeMessage,
+  fieldTranslations,
+  placedFields,
+  type PlacedField,
+  type TemplateDesign,
+  type TemplateType,
+  type TransitType,
+} from '../templateDesign.ts';
 
 /** The Google Wallet class type per template type (the contract's TemplateType table). */
 export const GOOGLE_CLASS_TYPE = {
@@ -65,11 +73,7 @@ function textModule(placed: PlacedField, design: TemplateDesign): Record<string,
   const { field } = placed;
   const translations = fieldTranslations([placed]);
   const localized = (member: 'label' | 'defaultValue', text: string) =>
-    localizedString(
-      design.defaultLanguage,
-      text,
-      Object.fromEntries(translations.filter((t) => t.member === member).map((t) => [t.language, t.translated])),
-    );
+    localizedString(design.defaultLanguage, text, Object.fromEntries(translations.filter((t) => t.member === member).map((t) => [t.language, t.translated])));
   return {
     id: field.id,
     ...(field.label ? { header: field.label, localizedHeader: localized('label', field.label) } : {}),
@@ -170,9 +174,7 @@ const IMAGE_MEMBERS: Record<string, 'logo' | 'banner'> = { programLogo: 'logo', 
 
 /** Replaces the placeholders of a rendered member and its image URLs (dropping images that have none). */
 export function withIssuer<T extends Record<string, unknown>>(rendered: T, data: Pick<ClassIssuerData, 'issuerId' | 'issuerName' | 'imageUrl'>): T {
-  const text = JSON.stringify(rendered)
-    .replaceAll('{issuerId}', data.issuerId)
-    .replaceAll('{issuerName}', JSON.stringify(data.issuerName).slice(1, -1));
+  const text = JSON.stringify(rendered).replaceAll('{issuerId}', data.issuerId).replaceAll('{issuerName}', JSON.stringify(data.issuerName).slice(1, -1));
   const out = JSON.parse(text) as Record<string, unknown>;
   for (const [member, image] of Object.entries(IMAGE_MEMBERS)) {
     if (!(member in out)) continue;

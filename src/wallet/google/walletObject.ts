@@ -27,7 +27,13 @@ export interface GooglePassData {
   /** Field values by template field id (the loyalty `points` field included). */
   content: Record<string, string>;
   /** `enabled`, `type`, `source`, `value` (custom), `displayText` (boolean or caption). */
-  barcode: { enabled: boolean; type: keyof typeof GOOGLE_BARCODE_TYPE; source: 'uuid' | 'extId' | 'custom'; value?: string; displayText?: boolean | string } | null;
+  barcode: {
+    enabled: boolean;
+    type: keyof typeof GOOGLE_BARCODE_TYPE;
+    source: 'uuid' | 'extId' | 'custom';
+    value?: string;
+    displayText?: boolean | string;
+  } | null;
   nfc: { enabled: boolean; source: 'uuid' | 'extId' | 'custom'; customValue?: string } | null;
   balance: number;
   expiresAt: Date | null;
@@ -51,7 +57,12 @@ export function objectTypeOf(classType: string): string {
 }
 
 /** The object of a pass for an issuer, at `now`. */
-export function issuerObject(artefact: GoogleWalletArtefact, pass: GooglePassData, data: Omit<ClassIssuerData, 'templateId' | 'smartTap' | 'callbackUrl' | 'clearCallback'>, now: Date): GoogleResource {
+export function issuerObject(
+  artefact: GoogleWalletArtefact,
+  pass: GooglePassData,
+  data: Omit<ClassIssuerData, 'templateId' | 'smartTap' | 'callbackUrl' | 'clearCallback'>,
+  now: Date,
+): GoogleResource {
   const id = googleResourceId(data.issuerId, pass.id);
   const template = withIssuer(artefact.objectTemplate, data);
   delete template.barcode;
