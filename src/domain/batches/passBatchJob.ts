@@ -11,13 +11,14 @@
  *   `successful`, `completedWithErrors` or `failed` with the `batchCompleted` webhook.
  *
  * A creation chunk issues its passes by the rules of `createPass` (`newPassOf`, computed per row
- * from the same template design) in one multi-row insert, records their starting balances, their
- * `passCreated` events (when anyone listens) and queues their wallet delivery
- * (`queuePassChanges`, the coalesced `pass-changed` job): what `createPass` does, per chunk
- * instead of per row. If the insert hits an extId taken meanwhile, the chunk's rows are stored one
- * by one behind savepoints and the losers become row errors. An update chunk applies each row with
- * `modifyPass` / `nullifyStoredPass` and `passUpdated`, exactly as `updatePass` / `nullifyPass`,
- * each behind a savepoint so that a refused row does not undo the others.
+ * from the same template design) in one multi-row insert, records their starting balances and
+ * announces them as `issued` pass changes in one statement (src/domain/passes/passChanges.ts:
+ * `passCreated`, their Google Wallet objects): what `createPass` does, per chunk instead of per
+ * row. If the insert hits an extId taken meanwhile, the chunk's rows are stored one by one behind
+ * savepoints and the losers become row errors. An update chunk locks its passes by ascending id,
+ * then applies each row with `modifyPass` / `nullifyStoredPass` (each announces its change),
+ * exactly as `updatePass` / `nullifyPass`, each behind a savepoint so that a refused row does not
+ * undo the others.
  *
  * Durable and resumable: the state is the database. A row's pass and its `processed_at` commit in
  * the same transaction, so a run killed mid-chunk leaves the chunk pending as a whole (its passes
