@@ -3249,10 +3249,10 @@ export const PassChangeOutboxEntryScalarFieldEnum = {
   passId: 'passId',
   push: 'push',
   eventType: 'eventType',
-  entityId: 'entityId',
   subscriptionIds: 'subscriptionIds',
   occurredAt: 'occurredAt',
-  createdAt: 'createdAt'
+  createdAt: 'createdAt',
+  entityId: 'entityId'
 } as const
 
 export type PassChangeOutboxEntryScalarFieldEnum = (typeof PassChangeOutboxEntryScalarFieldEnum)[keyof typeof PassChangeOutboxEntryScalarFieldEnum]

@@ -34,9 +34,9 @@ export type PassChangeOutboxEntryMinAggregateOutputType = {
   passId: string | null
   push: boolean | null
   eventType: string | null
-  entityId: string | null
   occurredAt: Date | null
   createdAt: Date | null
+  entityId: string | null
 }
 
 export type PassChangeOutboxEntryMaxAggregateOutputType = {
@@ -45,9 +45,9 @@ export type PassChangeOutboxEntryMaxAggregateOutputType = {
   passId: string | null
   push: boolean | null
   eventType: string | null
-  entityId: string | null
   occurredAt: Date | null
   createdAt: Date | null
+  entityId: string | null
 }
 
 export type PassChangeOutboxEntryCountAggregateOutputType = {
@@ -56,10 +56,10 @@ export type PassChangeOutboxEntryCountAggregateOutputType = {
   passId: number
   push: number
   eventType: number
-  entityId: number
   subscriptionIds: number
   occurredAt: number
   createdAt: number
+  entityId: number
   _all: number
 }
 
@@ -70,9 +70,9 @@ export type PassChangeOutboxEntryMinAggregateInputType = {
   passId?: true
   push?: true
   eventType?: true
-  entityId?: true
   occurredAt?: true
   createdAt?: true
+  entityId?: true
 }
 
 export type PassChangeOutboxEntryMaxAggregateInputType = {
@@ -81,9 +81,9 @@ export type PassChangeOutboxEntryMaxAggregateInputType = {
   passId?: true
   push?: true
   eventType?: true
-  entityId?: true
   occurredAt?: true
   createdAt?: true
+  entityId?: true
 }
 
 export type PassChangeOutboxEntryCountAggregateInputType = {
@@ -92,10 +92,10 @@ export type PassChangeOutboxEntryCountAggregateInputType = {
   passId?: true
   push?: true
   eventType?: true
-  entityId?: true
   subscriptionIds?: true
   occurredAt?: true
   createdAt?: true
+  entityId?: true
   _all?: true
 }
 
@@ -177,10 +177,10 @@ export type PassChangeOutboxEntryGroupByOutputType = {
   passId: string
   push: boolean
   eventType: string | null
-  entityId: string | null
   subscriptionIds: string[]
   occurredAt: Date
   createdAt: Date
+  entityId: string | null
   _count: PassChangeOutboxEntryCountAggregateOutputType | null
   _min: PassChangeOutboxEntryMinAggregateOutputType | null
   _max: PassChangeOutboxEntryMaxAggregateOutputType | null
@@ -210,10 +210,10 @@ export type PassChangeOutboxEntryWhereInput = {
   passId?: Prisma.UuidFilter<"PassChangeOutboxEntry"> | string
   push?: Prisma.BoolFilter<"PassChangeOutboxEntry"> | boolean
   eventType?: Prisma.StringNullableFilter<"PassChangeOutboxEntry"> | string | null
-  entityId?: Prisma.UuidNullableFilter<"PassChangeOutboxEntry"> | string | null
   subscriptionIds?: Prisma.StringNullableListFilter<"PassChangeOutboxEntry">
   occurredAt?: Prisma.DateTimeFilter<"PassChangeOutboxEntry"> | Date | string
   createdAt?: Prisma.DateTimeFilter<"PassChangeOutboxEntry"> | Date | string
+  entityId?: Prisma.UuidNullableFilter<"PassChangeOutboxEntry"> | string | null
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
   pass?: Prisma.XOR<Prisma.PassScalarRelationFilter, Prisma.PassWhereInput>
 }
@@ -224,10 +224,10 @@ export type PassChangeOutboxEntryOrderByWithRelationInput = {
   passId?: Prisma.SortOrder
   push?: Prisma.SortOrder
   eventType?: Prisma.SortOrderInput | Prisma.SortOrder
-  entityId?: Prisma.SortOrderInput | Prisma.SortOrder
   subscriptionIds?: Prisma.SortOrder
   occurredAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+  entityId?: Prisma.SortOrderInput | Prisma.SortOrder
   account?: Prisma.AccountOrderByWithRelationInput
   pass?: Prisma.PassOrderByWithRelationInput
 }
@@ -241,10 +241,10 @@ export type PassChangeOutboxEntryWhereUniqueInput = Prisma.AtLeast<{
   passId?: Prisma.UuidFilter<"PassChangeOutboxEntry"> | string
   push?: Prisma.BoolFilter<"PassChangeOutboxEntry"> | boolean
   eventType?: Prisma.StringNullableFilter<"PassChangeOutboxEntry"> | string | null
-  entityId?: Prisma.UuidNullableFilter<"PassChangeOutboxEntry"> | string | null
   subscriptionIds?: Prisma.StringNullableListFilter<"PassChangeOutboxEntry">
   occurredAt?: Prisma.DateTimeFilter<"PassChangeOutboxEntry"> | Date | string
   createdAt?: Prisma.DateTimeFilter<"PassChangeOutboxEntry"> | Date | string
+  entityId?: Prisma.UuidNullableFilter<"PassChangeOutboxEntry"> | string | null
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
   pass?: Prisma.XOR<Prisma.PassScalarRelationFilter, Prisma.PassWhereInput>
 }, "id">
@@ -255,10 +255,10 @@ export type PassChangeOutboxEntryOrderByWithAggregationInput = {
   passId?: Prisma.SortOrder
   push?: Prisma.SortOrder
   eventType?: Prisma.SortOrderInput | Prisma.SortOrder
-  entityId?: Prisma.SortOrderInput | Prisma.SortOrder
   subscriptionIds?: Prisma.SortOrder
   occurredAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+  entityId?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.PassChangeOutboxEntryCountOrderByAggregateInput
   _max?: Prisma.PassChangeOutboxEntryMaxOrderByAggregateInput
   _min?: Prisma.PassChangeOutboxEntryMinOrderByAggregateInput
@@ -273,20 +273,20 @@ export type PassChangeOutboxEntryScalarWhereWithAggregatesInput = {
   passId?: Prisma.UuidWithAggregatesFilter<"PassChangeOutboxEntry"> | string
   push?: Prisma.BoolWithAggregatesFilter<"PassChangeOutboxEntry"> | boolean
   eventType?: Prisma.StringNullableWithAggregatesFilter<"PassChangeOutboxEntry"> | string | null
-  entityId?: Prisma.UuidNullableWithAggregatesFilter<"PassChangeOutboxEntry"> | string | null
   subscriptionIds?: Prisma.StringNullableListFilter<"PassChangeOutboxEntry">
   occurredAt?: Prisma.DateTimeWithAggregatesFilter<"PassChangeOutboxEntry"> | Date | string
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"PassChangeOutboxEntry"> | Date | string
+  entityId?: Prisma.UuidNullableWithAggregatesFilter<"PassChangeOutboxEntry"> | string | null
 }
 
 export type PassChangeOutboxEntryCreateInput = {
   id?: string
   push: boolean
   eventType?: string | null
-  entityId?: string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryCreatesubscriptionIdsInput | string[]
   occurredAt: Date | string
   createdAt?: Date | string
+  entityId?: string | null
   account: Prisma.AccountCreateNestedOneWithoutPassChangeOutboxInput
   pass: Prisma.PassCreateNestedOneWithoutChangeOutboxInput
 }
@@ -297,20 +297,20 @@ export type PassChangeOutboxEntryUncheckedCreateInput = {
   passId: string
   push: boolean
   eventType?: string | null
-  entityId?: string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryCreatesubscriptionIdsInput | string[]
   occurredAt: Date | string
   createdAt?: Date | string
+  entityId?: string | null
 }
 
 export type PassChangeOutboxEntryUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   push?: Prisma.BoolFieldUpdateOperationsInput | boolean
   eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryUpdatesubscriptionIdsInput | string[]
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account?: Prisma.AccountUpdateOneRequiredWithoutPassChangeOutboxNestedInput
   pass?: Prisma.PassUpdateOneRequiredWithoutChangeOutboxNestedInput
 }
@@ -321,10 +321,10 @@ export type PassChangeOutboxEntryUncheckedUpdateInput = {
   passId?: Prisma.StringFieldUpdateOperationsInput | string
   push?: Prisma.BoolFieldUpdateOperationsInput | boolean
   eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryUpdatesubscriptionIdsInput | string[]
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type PassChangeOutboxEntryCreateManyInput = {
@@ -333,20 +333,20 @@ export type PassChangeOutboxEntryCreateManyInput = {
   passId: string
   push: boolean
   eventType?: string | null
-  entityId?: string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryCreatesubscriptionIdsInput | string[]
   occurredAt: Date | string
   createdAt?: Date | string
+  entityId?: string | null
 }
 
 export type PassChangeOutboxEntryUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   push?: Prisma.BoolFieldUpdateOperationsInput | boolean
   eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryUpdatesubscriptionIdsInput | string[]
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type PassChangeOutboxEntryUncheckedUpdateManyInput = {
@@ -355,10 +355,10 @@ export type PassChangeOutboxEntryUncheckedUpdateManyInput = {
   passId?: Prisma.StringFieldUpdateOperationsInput | string
   push?: Prisma.BoolFieldUpdateOperationsInput | boolean
   eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryUpdatesubscriptionIdsInput | string[]
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type PassChangeOutboxEntryListRelationFilter = {
@@ -377,10 +377,10 @@ export type PassChangeOutboxEntryCountOrderByAggregateInput = {
   passId?: Prisma.SortOrder
   push?: Prisma.SortOrder
   eventType?: Prisma.SortOrder
-  entityId?: Prisma.SortOrder
   subscriptionIds?: Prisma.SortOrder
   occurredAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+  entityId?: Prisma.SortOrder
 }
 
 export type PassChangeOutboxEntryMaxOrderByAggregateInput = {
@@ -389,9 +389,9 @@ export type PassChangeOutboxEntryMaxOrderByAggregateInput = {
   passId?: Prisma.SortOrder
   push?: Prisma.SortOrder
   eventType?: Prisma.SortOrder
-  entityId?: Prisma.SortOrder
   occurredAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+  entityId?: Prisma.SortOrder
 }
 
 export type PassChangeOutboxEntryMinOrderByAggregateInput = {
@@ -400,9 +400,9 @@ export type PassChangeOutboxEntryMinOrderByAggregateInput = {
   passId?: Prisma.SortOrder
   push?: Prisma.SortOrder
   eventType?: Prisma.SortOrder
-  entityId?: Prisma.SortOrder
   occurredAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+  entityId?: Prisma.SortOrder
 }
 
 export type PassChangeOutboxEntryCreateNestedManyWithoutAccountInput = {
@@ -502,10 +502,10 @@ export type PassChangeOutboxEntryCreateWithoutAccountInput = {
   id?: string
   push: boolean
   eventType?: string | null
-  entityId?: string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryCreatesubscriptionIdsInput | string[]
   occurredAt: Date | string
   createdAt?: Date | string
+  entityId?: string | null
   pass: Prisma.PassCreateNestedOneWithoutChangeOutboxInput
 }
 
@@ -514,10 +514,10 @@ export type PassChangeOutboxEntryUncheckedCreateWithoutAccountInput = {
   passId: string
   push: boolean
   eventType?: string | null
-  entityId?: string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryCreatesubscriptionIdsInput | string[]
   occurredAt: Date | string
   createdAt?: Date | string
+  entityId?: string | null
 }
 
 export type PassChangeOutboxEntryCreateOrConnectWithoutAccountInput = {
@@ -555,20 +555,20 @@ export type PassChangeOutboxEntryScalarWhereInput = {
   passId?: Prisma.UuidFilter<"PassChangeOutboxEntry"> | string
   push?: Prisma.BoolFilter<"PassChangeOutboxEntry"> | boolean
   eventType?: Prisma.StringNullableFilter<"PassChangeOutboxEntry"> | string | null
-  entityId?: Prisma.UuidNullableFilter<"PassChangeOutboxEntry"> | string | null
   subscriptionIds?: Prisma.StringNullableListFilter<"PassChangeOutboxEntry">
   occurredAt?: Prisma.DateTimeFilter<"PassChangeOutboxEntry"> | Date | string
   createdAt?: Prisma.DateTimeFilter<"PassChangeOutboxEntry"> | Date | string
+  entityId?: Prisma.UuidNullableFilter<"PassChangeOutboxEntry"> | string | null
 }
 
 export type PassChangeOutboxEntryCreateWithoutPassInput = {
   id?: string
   push: boolean
   eventType?: string | null
-  entityId?: string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryCreatesubscriptionIdsInput | string[]
   occurredAt: Date | string
   createdAt?: Date | string
+  entityId?: string | null
   account: Prisma.AccountCreateNestedOneWithoutPassChangeOutboxInput
 }
 
@@ -577,10 +577,10 @@ export type PassChangeOutboxEntryUncheckedCreateWithoutPassInput = {
   accountId: string
   push: boolean
   eventType?: string | null
-  entityId?: string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryCreatesubscriptionIdsInput | string[]
   occurredAt: Date | string
   createdAt?: Date | string
+  entityId?: string | null
 }
 
 export type PassChangeOutboxEntryCreateOrConnectWithoutPassInput = {
@@ -614,20 +614,20 @@ export type PassChangeOutboxEntryCreateManyAccountInput = {
   passId: string
   push: boolean
   eventType?: string | null
-  entityId?: string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryCreatesubscriptionIdsInput | string[]
   occurredAt: Date | string
   createdAt?: Date | string
+  entityId?: string | null
 }
 
 export type PassChangeOutboxEntryUpdateWithoutAccountInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   push?: Prisma.BoolFieldUpdateOperationsInput | boolean
   eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryUpdatesubscriptionIdsInput | string[]
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pass?: Prisma.PassUpdateOneRequiredWithoutChangeOutboxNestedInput
 }
 
@@ -636,10 +636,10 @@ export type PassChangeOutboxEntryUncheckedUpdateWithoutAccountInput = {
   passId?: Prisma.StringFieldUpdateOperationsInput | string
   push?: Prisma.BoolFieldUpdateOperationsInput | boolean
   eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryUpdatesubscriptionIdsInput | string[]
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountInput = {
@@ -647,10 +647,10 @@ export type PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountInput = {
   passId?: Prisma.StringFieldUpdateOperationsInput | string
   push?: Prisma.BoolFieldUpdateOperationsInput | boolean
   eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryUpdatesubscriptionIdsInput | string[]
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type PassChangeOutboxEntryCreateManyPassInput = {
@@ -658,20 +658,20 @@ export type PassChangeOutboxEntryCreateManyPassInput = {
   accountId: string
   push: boolean
   eventType?: string | null
-  entityId?: string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryCreatesubscriptionIdsInput | string[]
   occurredAt: Date | string
   createdAt?: Date | string
+  entityId?: string | null
 }
 
 export type PassChangeOutboxEntryUpdateWithoutPassInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   push?: Prisma.BoolFieldUpdateOperationsInput | boolean
   eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryUpdatesubscriptionIdsInput | string[]
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account?: Prisma.AccountUpdateOneRequiredWithoutPassChangeOutboxNestedInput
 }
 
@@ -680,10 +680,10 @@ export type PassChangeOutboxEntryUncheckedUpdateWithoutPassInput = {
   accountId?: Prisma.StringFieldUpdateOperationsInput | string
   push?: Prisma.BoolFieldUpdateOperationsInput | boolean
   eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryUpdatesubscriptionIdsInput | string[]
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type PassChangeOutboxEntryUncheckedUpdateManyWithoutPassInput = {
@@ -691,10 +691,10 @@ export type PassChangeOutboxEntryUncheckedUpdateManyWithoutPassInput = {
   accountId?: Prisma.StringFieldUpdateOperationsInput | string
   push?: Prisma.BoolFieldUpdateOperationsInput | boolean
   eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionIds?: Prisma.PassChangeOutboxEntryUpdatesubscriptionIdsInput | string[]
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  entityId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 
@@ -705,10 +705,10 @@ export type PassChangeOutboxEntrySelect<ExtArgs extends runtime.Types.Extensions
   passId?: boolean
   push?: boolean
   eventType?: boolean
-  entityId?: boolean
   subscriptionIds?: boolean
   occurredAt?: boolean
   createdAt?: boolean
+  entityId?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   pass?: boolean | Prisma.PassDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["passChangeOutboxEntry"]>
@@ -719,10 +719,10 @@ export type PassChangeOutboxEntrySelectCreateManyAndReturn<ExtArgs extends runti
   passId?: boolean
   push?: boolean
   eventType?: boolean
-  entityId?: boolean
   subscriptionIds?: boolean
   occurredAt?: boolean
   createdAt?: boolean
+  entityId?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   pass?: boolean | Prisma.PassDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["passChangeOutboxEntry"]>
@@ -733,10 +733,10 @@ export type PassChangeOutboxEntrySelectUpdateManyAndReturn<ExtArgs extends runti
   passId?: boolean
   push?: boolean
   eventType?: boolean
-  entityId?: boolean
   subscriptionIds?: boolean
   occurredAt?: boolean
   createdAt?: boolean
+  entityId?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   pass?: boolean | Prisma.PassDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["passChangeOutboxEntry"]>
@@ -747,13 +747,13 @@ export type PassChangeOutboxEntrySelectScalar = {
   passId?: boolean
   push?: boolean
   eventType?: boolean
-  entityId?: boolean
   subscriptionIds?: boolean
   occurredAt?: boolean
   createdAt?: boolean
+  entityId?: boolean
 }
 
-export type PassChangeOutboxEntryOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "passId" | "push" | "eventType" | "entityId" | "subscriptionIds" | "occurredAt" | "createdAt", ExtArgs["result"]["passChangeOutboxEntry"]>
+export type PassChangeOutboxEntryOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "passId" | "push" | "eventType" | "subscriptionIds" | "occurredAt" | "createdAt" | "entityId", ExtArgs["result"]["passChangeOutboxEntry"]>
 export type PassChangeOutboxEntryInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   pass?: boolean | Prisma.PassDefaultArgs<ExtArgs>
@@ -786,10 +786,6 @@ export type $PassChangeOutboxEntryPayload<ExtArgs extends runtime.Types.Extensio
      */
     eventType: string | null
     /**
-     * The entity the event happened at (a scan's reader), or null: entity-scoped subscriptions get events of their entity.
-     */
-    entityId: string | null
-    /**
      * The subscriptions that get the event, as the statement selected them (empty: none).
      */
     subscriptionIds: string[]
@@ -801,6 +797,10 @@ export type $PassChangeOutboxEntryPayload<ExtArgs extends runtime.Types.Extensio
      * When the row was written (the database clock): the relay takes rows older than a few seconds.
      */
     createdAt: Date
+    /**
+     * The entity the event happened at (a scan's reader), or null: entity-scoped subscriptions get events of their entity.
+     */
+    entityId: string | null
   }, ExtArgs["result"]["passChangeOutboxEntry"]>
   composites: {}
 }
@@ -1231,10 +1231,10 @@ export interface PassChangeOutboxEntryFieldRefs {
   readonly passId: Prisma.FieldRef<"PassChangeOutboxEntry", 'String'>
   readonly push: Prisma.FieldRef<"PassChangeOutboxEntry", 'Boolean'>
   readonly eventType: Prisma.FieldRef<"PassChangeOutboxEntry", 'String'>
-  readonly entityId: Prisma.FieldRef<"PassChangeOutboxEntry", 'String'>
   readonly subscriptionIds: Prisma.FieldRef<"PassChangeOutboxEntry", 'String[]'>
   readonly occurredAt: Prisma.FieldRef<"PassChangeOutboxEntry", 'DateTime'>
   readonly createdAt: Prisma.FieldRef<"PassChangeOutboxEntry", 'DateTime'>
+  readonly entityId: Prisma.FieldRef<"PassChangeOutboxEntry", 'String'>
 }
     
 
