@@ -65,7 +65,7 @@ function outcomeOf(done: number, refused: number) {
 }
 
 /** Issues the passes of a creation chunk (see the module description). */
-async function createRows(tx: PrismaExecutor, _deps: PassBatchDependencies, batch: BatchRow, rows: PendingRow[], now: Date): Promise<RowOutcome[]> {
+async function createRows(tx: PrismaExecutor, batch: BatchRow, rows: PendingRow[], now: Date): Promise<RowOutcome[]> {
   const template = await requireIssuingTemplate(tx, batch.accountId, batch.templateId!);
   const design = issuingDesign(template);
   const outcomes: RowOutcome[] = [];
@@ -119,7 +119,7 @@ async function createRows(tx: PrismaExecutor, _deps: PassBatchDependencies, batc
 }
 
 /** Applies the rows of an update chunk, each as `updatePass` / `nullifyPass` would. */
-async function updateRows(tx: PrismaExecutor, _deps: PassBatchDependencies, batch: BatchRow, rows: PendingRow[], now: Date): Promise<RowOutcome[]> {
+async function updateRows(tx: PrismaExecutor, batch: BatchRow, rows: PendingRow[], now: Date): Promise<RowOutcome[]> {
   const outcomes: RowOutcome[] = [];
   // The chunk's passes are locked first, by ascending id (src/db/contention.ts).
   const refs = rows.map(({ cells }) => cells.pass_id).filter((ref): ref is string => typeof ref === 'string' && ref.length > 0 && ref.length <= 64);
@@ -162,7 +162,7 @@ async function applyChunk(deps: PassBatchDependencies, batchId: string, chunkSiz
     const now = clock.now();
     const rows = await selectPendingRows(tx, batchId, chunkSize);
     if (rows.length) {
-      const outcomes = batch.type === 'passCreation' ? await createRows(tx, deps, batch, rows, now) : await updateRows(tx, deps, batch, rows, now);
+      const outcomes = batch.type === 'passCreation' ? await createRows(tx, batch, rows, now) : await updateRows(tx, batch, rows, now);
       await recordRowOutcomes(tx, batchId, outcomes, now);
       return 'applied';
     }

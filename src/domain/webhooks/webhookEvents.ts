@@ -95,7 +95,7 @@ export function subscriptionIdsSql(accountId: string, type: WebhookEventType, en
  * many events of one type and entity (a CSV batch's passes) and can skip them all when none does.
  * @returns Subscription ids, ordered; empty when nobody listens.
  */
-export async function webhookSubscriptionIds(tx: SqlExecutor, accountId: string, type: WebhookEventType, entityId: string | null): Promise<string[]> {
+async function webhookSubscriptionIds(tx: SqlExecutor, accountId: string, type: WebhookEventType, entityId: string | null): Promise<string[]> {
   const [row] = await tx.$queryRaw<{ ids: string[] }[]>`SELECT ${subscriptionIdsSql(accountId, type, entityId)} AS ids`;
   return row?.ids ?? [];
 }
