@@ -22,6 +22,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from './db/database.ts';
+import { selectJobQueueCounts, type JobQueueCounts } from './db/jobQueueStore.ts';
 
 /** The metrics of one runtime (one per process in production). */
 export interface ServiceMetrics {
@@ -72,8 +73,8 @@ export function createMetrics(db: Database, options: { processMetrics: boolean }
     });
   }
   // One query serves both job gauges at a scrape (prom-client collects each gauge in turn).
-  let pending: Promise<JobQueueRow[]> | undefined;
-  const jobRows = () => (pending ??= readJobQueue(db).finally(() => setImmediate(() => (pending = undefined))));
+  let pending: Promise<JobQueueCounts[]> | undefined;
+  const jobRows = () => (pending ??= selectJobQueueCounts(db).finally(() => setImmediate(() => (pending = undefined))));
   new Gauge({
     name: 'job_queue_jobs',
     help: 'Jobs of each queue by state (created: waiting, retry: waiting to be tried again, active, failed and kept).',
@@ -97,25 +98,4 @@ export function createMetrics(db: Database, options: { processMetrics: boolean }
     },
   });
   return { registry, requestDuration, deliveryAttempts };
-}
-
-interface JobQueueRow {
-  name: string;
-  created: number;
-  retry: number;
-  active: number;
-  failed: number;
-  oldest: number;
-}
-
-/** Counts of pg-boss's jobs per queue and state, and the oldest due waiting job's age in seconds. */
-async function readJobQueue(db: Database): Promise<JobQueueRow[]> {
-  return db.prisma.$queryRaw<JobQueueRow[]>`
-    SELECT name,
-           count(*) FILTER (WHERE state = 'created')::int AS created,
-           count(*) FILTER (WHERE state = 'retry')::int AS retry,
-           count(*) FILTER (WHERE state = 'active')::int AS active,
-           count(*) FILTER (WHERE state = 'failed')::int AS failed,
-           COALESCE(EXTRACT(EPOCH FROM now() - min(start_after) FILTER (WHERE state IN ('created', 'retry') AND start_after <= now())), 0)::float8 AS oldest
-      FROM pgboss.job GROUP BY name ORDER BY name`;
 }

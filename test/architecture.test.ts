@@ -26,6 +26,26 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+/**
+ * What only stores and src/db/ may hold: raw statements (`$queryRaw`, `$executeRaw`, their
+ * `Unsafe` forms), SQL fragments (`Prisma.sql`, `Prisma.raw`, `Prisma.join`), a string that starts
+ * with an SQL statement, and the driver's autocommit executor (`db.sql`) handed on.
+ */
+const SQL_TEXT =
+  /\$(queryRaw|executeRaw)(Unsafe)?\b|\bPrisma\.(sql|raw|join)\b|\bsql`|\bdb\.sql\b(?!`)|[`'"]\s*(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM|WITH \w+ AS|SAVEPOINT|ROLLBACK)\b/;
+
+/** `file:line: text` of every line of a source file under `dir` outside the stores and src/db/ that holds {@link SQL_TEXT}. */
+function sqlOutsideStores(dir: string): string[] {
+  return sourceFiles(dir)
+    .map((file) => relative(root, file))
+    .filter((file) => !/^src\/db\/|^src\/domain\/[^/]+\/\w+Store\.ts$/.test(file))
+    .flatMap((file) =>
+      readFileSync(join(root, file), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (SQL_TEXT.test(line) && !/^\s*(\*|\/\/)/.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+    );
+}
+
 /** `Pass templates` → `passTemplates`. */
 const camelCase = (tag: string) => tag.toLowerCase().replace(/\s+(\w)/g, (_, c: string) => c.toUpperCase());
 
@@ -55,8 +75,10 @@ runOnce('architecture', () => {
         .filter((file) => pattern.test(readFileSync(file, 'utf8')))
         .map((file) => relative(root, file))
         .sort();
-    expect(mentions(/INSERT INTO pass_change_outbox/)).toEqual(['src/domain/passes/passChanges.ts']);
+    expect(mentions(/INSERT INTO pass_change_outbox/)).toEqual(['src/domain/passes/passChangeOutboxStore.ts']);
     expect(mentions(/DELETE FROM pass_change_outbox/)).toEqual(['src/domain/passes/passChangeOutboxStore.ts']);
+    // The store's writing functions have one caller: the entry point every change goes through.
+    expect(mentions(/\binsertPassChanges\b|\bpassChangeSql\b/)).toEqual(['src/domain/passes/passChangeOutboxStore.ts', 'src/domain/passes/passChanges.ts']);
     expect(mentions(/\bsendPassChangedJobs\b|\bpassChangedJob\b|'pass-changed'/)).toEqual([
       'src/delivery/passChangeRelay.ts',
       'src/delivery/passChangedJob.ts',
@@ -64,6 +86,13 @@ runOnce('architecture', () => {
     ]);
     // Pass events (their subject is the pass) are recorded by the relay alone.
     expect(mentions(/relationship: 'pass', type: 'pass'/)).toEqual(['src/delivery/passChangeRelay.ts']);
+  });
+
+  it('keeps SQL text and the driver in the stores (src/domain/<aggregate>/*Store.ts) and src/db/ only', () => {
+    expect(sqlOutsideStores(src)).toEqual([]);
+    // The check finds what it looks for: a raw statement, a fragment, SQL in a string, the driver passed on.
+    const samples = ['await tx.$executeRawUnsafe(x)', 'Prisma.sql`x`', "const q = 'SELECT 1';", 'await requirePass(ctx.db.sql, a, b)'];
+    expect(samples.filter((sample) => SQL_TEXT.test(sample))).toEqual(samples);
   });
 
   it('serves every operation from src/api/<tag>/<operationId>.ts, its contract tag in camel case', () => {

@@ -4,7 +4,7 @@
  * concurrent changes; Idempotency-Key on updateLoyalty; and `changeLoyaltyBalance` as the scans
  * will call it (source `scan`, inside their transaction).
  */
-import { changeLoyaltyBalance } from '../src/domain/loyalty/loyaltyLedger.ts';
+import { changeLoyaltyBalance } from '../src/domain/loyalty/loyaltyLedgerStore.ts';
 import { findPass } from '../src/domain/passes/passStore.ts';
 import { startTestService, type TestService } from './support/testService.ts';
 import { startWebhookReceiver } from './support/webhookReceiver.ts';

@@ -131,6 +131,23 @@ export interface Database {
  */
 export const WRITE_TRANSACTION = { maxWait: 30_000, timeout: 30_000 } as const;
 
+/**
+ * Runs a request's writes: `atomic` work (one statement, atomic by itself) on the Prisma client
+ * outside any transaction, retried on contention as transactions are (src/db/contention.ts);
+ * other work in {@link Database.write}.
+ */
+export function runWrite<T>(db: Pick<Database, 'prisma' | 'write'>, work: (tx: PrismaExecutor) => Promise<T>, options?: { atomic?: boolean }): Promise<T> {
+  return options?.atomic ? retryingContention(() => work(db.prisma)) : db.write(work);
+}
+
+/**
+ * {@link runWrite} for work of SQL statements only: `atomic` work on the driver's autocommit
+ * ({@link Database.sql}), other work in {@link Database.writeSql}.
+ */
+export function runSqlWrite<T>(db: Pick<Database, 'sql' | 'writeSql'>, work: (tx: SqlExecutor) => Promise<T>, options?: { atomic?: boolean }): Promise<T> {
+  return options?.atomic ? retryingContention(() => work(db.sql)) : db.writeSql(work);
+}
+
 /** Where to find the database. */
 export interface DatabaseOptions {
   /** A `postgresql://` connection string; when set, PGlite is not used. */

@@ -26,7 +26,8 @@ import { buildPkpass, passStrings } from '../wallet/apple/pkpass.ts';
 import { openApplePrivateKey, selectSigningConfiguration, type AppleConfigurationRow } from '../domain/appleConfigurations/appleConfigurationStore.ts';
 import { selectLatestProcessedVersion, selectVersionImages } from '../domain/passTemplates/passTemplateStore.ts';
 import { barcodeCaption, identifierValue, type BarcodeSettings, type NfcSettings } from '../domain/passes/passRules.ts';
-import type { PassRow } from '../domain/passes/passStore.ts';
+import { storeAppleAuthenticationToken, type PassRow } from '../domain/passes/passStore.ts';
+import { selectFirstNfcPublicKey } from '../domain/readerConfigurations/readerConfigurationStore.ts';
 import { passContentOf } from '../domain/passes/serializePass.ts';
 
 /** What the runtime gives the builder. */
@@ -82,10 +83,7 @@ export async function appleAuthenticationToken(deps: Pick<Runtime, 'db' | 'secre
   const context = appleAuthenticationTokenContext(pass.id);
   if (pass.appleAuthenticationToken) return deps.secrets.decrypt(pass.appleAuthenticationToken, context);
   const sealed = deps.secrets.encrypt(randomBytes(32).toString('base64url'), context);
-  // Raw SQL: setting the token does not change the pass (updated_at stays).
-  await deps.db.prisma.$executeRaw`UPDATE passes SET apple_authentication_token = ${sealed} WHERE id = ${pass.id}::uuid AND apple_authentication_token IS NULL`;
-  const [row] = await deps.db.prisma.$queryRaw<{ token: Uint8Array }[]>`SELECT apple_authentication_token AS token FROM passes WHERE id = ${pass.id}::uuid`;
-  return deps.secrets.decrypt(row!.token, context);
+  return deps.secrets.decrypt(await storeAppleAuthenticationToken(deps.db.prisma, pass.id, sealed), context);
 }
 
 function signerOf(deps: ApplePassDependencies, configuration: AppleConfigurationRow): PassSigner {
@@ -111,9 +109,8 @@ function signerOf(deps: ApplePassDependencies, configuration: AppleConfiguration
 
 /** The NFC `encryptionPublicKey`: base64 DER SubjectPublicKeyInfo of the account's first reader configuration's key. */
 async function nfcPublicKey(prisma: PrismaExecutor, accountId: string): Promise<string | null> {
-  const [row] = await prisma.$queryRaw<{ pem: string }[]>`
-    SELECT nfc_public_key AS pem FROM reader_configurations WHERE account_id = ${accountId}::uuid ORDER BY created_at, entity_id LIMIT 1`;
-  return row ? row.pem.replace(/-----(BEGIN|END) PUBLIC KEY-----|\s/g, '') : null;
+  const pem = await selectFirstNfcPublicKey(prisma, accountId);
+  return pem === null ? null : pem.replace(/-----(BEGIN|END) PUBLIC KEY-----|\s/g, '');
 }
 
 async function imagesOf(prisma: PrismaExecutor, templateId: string, version: number): Promise<Map<string, Uint8Array>> {

@@ -27,6 +27,7 @@
  * @module delivery/googleRateLimit
  */
 import type { Database } from '../db/database.ts';
+import { takeGoogleSlot } from '../db/googleRateLimitStore.ts';
 
 /**
  * The spread of delays between letting a call through and Google receiving it that the pacing
@@ -68,29 +69,11 @@ const sleep = (ms: number) => (ms > 0 ? new Promise((r) => setTimeout(r, ms)) : 
  */
 export function createGoogleThrottle(db: Pick<Database, 'kind' | 'prisma'>, quota: number): (issuerId: string) => Promise<void> {
   const { intervalMs } = throttleSpacing(quota);
-  const intervalS = intervalMs / 1000;
   if (db.kind === 'postgresql') {
     return async (issuerId) => {
-      // Takes the issuer's next slot and answers how long until it starts. A run whose last slot
-      // is past (or that is long) is replaced by a new one starting at the later of now and its
-      // end, rounded up to the column's millisecond. `expire` may be NULL in a row of the
-      // earlier design: a new run then starts now.
-      const [row] = await db.prisma.$queryRaw<{ waitMs: number }[]>`
-        WITH c AS (SELECT clock_timestamp() AS now)
-        INSERT INTO google_rate_limits AS l (key, points, expire)
-        SELECT ${issuerId}, 1, date_trunc('milliseconds', c.now) + interval '1 millisecond' FROM c
-        ON CONFLICT (key) DO UPDATE SET
-          points = CASE
-            WHEN COALESCE(l.expire, '-infinity') + make_interval(secs => l.points * ${intervalS}::float8) <= (SELECT now FROM c)
-              OR l.points >= ${MAX_RUN}::int THEN 1
-            ELSE l.points + 1 END,
-          expire = CASE
-            WHEN COALESCE(l.expire, '-infinity') + make_interval(secs => l.points * ${intervalS}::float8) <= (SELECT now FROM c)
-              OR l.points >= ${MAX_RUN}::int
-            THEN date_trunc('milliseconds', GREATEST(COALESCE(l.expire, '-infinity') + make_interval(secs => l.points * ${intervalS}::float8), (SELECT now FROM c))) + interval '1 millisecond'
-            ELSE l.expire END
-        RETURNING GREATEST(0, EXTRACT(EPOCH FROM l.expire - (SELECT now FROM c)) * 1000 + (l.points - 1) * ${intervalMs}::float8)::float8 AS "waitMs"`;
-      await sleep(row?.waitMs ?? intervalMs);
+      // Takes the issuer's next slot and answers how long until it starts (src/db/googleRateLimitStore.ts).
+      const waitMs = await takeGoogleSlot(db.prisma, issuerId, intervalMs, MAX_RUN);
+      await sleep(waitMs ?? intervalMs);
     };
   }
   /** Each issuer's next free slot, in `performance.now()` ms. */

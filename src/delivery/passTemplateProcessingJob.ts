@@ -7,7 +7,7 @@
  */
 import type { Runtime } from '../deps.ts';
 import { processTemplateVersion, passTemplateProcessingQueue } from '../domain/passTemplates/processPassTemplate.ts';
-import { recordVersionOutcome, selectProcessingVersions, type VersionOutcome } from '../domain/passTemplates/passTemplateStore.ts';
+import { recordVersionOutcome, selectProcessingVersions, selectTemplateGoogleAccount, type VersionOutcome } from '../domain/passTemplates/passTemplateStore.ts';
 import { recordTemplateProcessed } from '../domain/passTemplates/passTemplateWebhooks.ts';
 import { defineJob, RetryLater, type JobScope } from '../jobs/jobDefinition.ts';
 import { syncGoogleClass } from './googleSync.ts';
@@ -19,9 +19,7 @@ import { syncGoogleClass } from './googleSync.ts';
  * @throws RetryLater when Google must be asked again.
  */
 async function writeGoogleClass(runtime: JobScope<Runtime>, templateId: string): Promise<string> {
-  const [template] = await runtime.db.prisma.$queryRaw<{ accountId: string; google: boolean }[]>`
-    SELECT t.account_id::text AS "accountId", EXISTS (SELECT 1 FROM google_configurations g WHERE g.account_id = t.account_id) AS google
-      FROM pass_templates t WHERE t.id = ${templateId}::uuid`;
+  const template = await selectTemplateGoogleAccount(runtime.db.prisma, templateId);
   if (!template) return 'gone';
   if (!template.google) return 'notConfigured';
   const result = await syncGoogleClass(runtime, templateId, template.accountId);

@@ -27,6 +27,7 @@
  */
 import type { PrismaExecutor } from '../db/database.ts';
 import { storableCopy, unstorableReason } from '../db/storableText.ts';
+import { rollbackToSavepoint, setSavepoint } from '../db/savepoints.ts';
 import { pushBatchMessage } from './applePush.ts';
 import { messageGooglePasses } from './googleSync.ts';
 import { defineJob } from '../jobs/jobDefinition.ts';
@@ -143,19 +144,19 @@ function render(batch: BatchRow, passes: Awaited<ReturnType<typeof selectUndeliv
  * @throws Database errors that even recording a failure hits (the database away): the job retries.
  */
 async function recordChunk(tx: PrismaExecutor, batch: BatchRow, deliveries: Delivery[], now: Date): Promise<void> {
-  await tx.$executeRawUnsafe('SAVEPOINT chunk');
+  await setSavepoint(tx, 'chunk');
   try {
     await recordDeliveries(tx, batch, deliveries, now);
     return;
   } catch {
-    await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT chunk');
+    await rollbackToSavepoint(tx, 'chunk');
   }
   for (const delivery of deliveries) {
-    await tx.$executeRawUnsafe('SAVEPOINT delivery');
+    await setSavepoint(tx, 'delivery');
     try {
       await recordDeliveries(tx, batch, [delivery], now);
     } catch (error) {
-      await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT delivery');
+      await rollbackToSavepoint(tx, 'delivery');
       await recordDeliveries(tx, batch, [{ passId: delivery.passId, error: `The message could not be stored for this pass: ${reasonOf(error)}` }], now);
     }
   }

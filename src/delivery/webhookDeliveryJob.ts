@@ -39,6 +39,16 @@ import {
   webhookDestinationPolicy,
   type WebhookDeliveryPayload,
 } from '../domain/webhooks/webhookDeliveryQueue.ts';
+import {
+  countFailedDelivery,
+  recordDeliveredAttempt,
+  recordFailedAttempt,
+  selectNextDelivery,
+  selectPendingDeliveryKeys,
+  type DeliveryAttempt,
+  type DeliverySubscription,
+  type PendingDelivery,
+} from '../domain/webhooks/webhookDeliveryStore.ts';
 import { webhookSecretContext } from '../security/secretContexts.ts';
 
 /** NUL characters: PostgreSQL text cannot hold them, so a receiver's are dropped from the stored snippet. */
@@ -74,21 +84,31 @@ export function signWebhookTimestampedBody(secret: string, timestamp: string, bo
   return createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
 }
 
-/** The pg-boss singleton key of a (subscription, ordering key): one job of it waits, one runs. */
-interface Subscription {
-  id: string;
-  url: string;
-  secretEncrypted: Uint8Array;
-  enabled: boolean;
-}
+type Subscription = DeliverySubscription;
 
-interface PendingDelivery {
-  id: string;
-  eventId: string;
-  payload: string;
-  attempts: number;
-  nextAttemptAt: Date;
-  createdAt: Date;
+/** The stored attempt of a request that gave `result`. */
+function attemptOf(
+  subscriptionId: string,
+  delivery: PendingDelivery,
+  requestId: string,
+  result: AttemptResult,
+  nextAttemptAt: Date | null,
+  at: Date,
+): DeliveryAttempt {
+  const { outcome, status, responseSnippet, error, durationMs } = result;
+  return {
+    subscriptionId,
+    deliveryId: delivery.id,
+    attempt: delivery.attempts + 1,
+    requestId,
+    outcome,
+    status,
+    responseSnippet,
+    error,
+    durationMs,
+    nextAttemptAt,
+    at,
+  };
 }
 
 /** What one request gave. */
@@ -166,17 +186,13 @@ export const webhookDeliveryJob = defineJob<WebhookDeliveryPayload, Runtime>({
     batchSize: 50,
   },
   singletonKey: webhookDeliverySingletonKey,
-  inFlight: ({ db }) =>
-    db.prisma.$queryRaw<WebhookDeliveryPayload[]>`
-      SELECT DISTINCT d.subscription_id::text AS "subscriptionId", d.ordering_key AS "orderingKey"
-        FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-       WHERE d.status = 'pending' AND s.enabled`,
+  inFlight: ({ db }) => selectPendingDeliveryKeys(db.prisma),
   async run(job, runtime) {
-    const { subscriptionId, orderingKey } = job.data;
+    const { subscriptionId } = job.data;
     const started = Date.now();
     let delivered = 0;
     for (;;) {
-      const { subscription, head, more } = await selectNext(runtime.db.prisma, subscriptionId, orderingKey);
+      const { subscription, head, more } = await selectNextDelivery(runtime.db.prisma, job.data);
       // Deleted: its deliveries went with it. Disabled: they wait until it is enabled again.
       if (!subscription?.enabled) return { subscriptionId, delivered, skipped: subscription ? 'disabled' : 'deleted' };
       if (!head) return { subscriptionId, delivered };
@@ -189,7 +205,7 @@ export const webhookDeliveryJob = defineJob<WebhookDeliveryPayload, Runtime>({
       const result = await attempt(runtime, subscription, head, requestId);
       runtime.metrics.deliveryAttempts.inc({ channel: 'webhook', outcome: result.outcome });
       if (result.outcome === 'delivered') {
-        await recordDelivered(runtime.db.prisma, runtime.clock.now(), subscription.id, head, requestId, result);
+        await recordDeliveredAttempt(runtime.db.prisma, attemptOf(subscription.id, head, requestId, result, null, runtime.clock.now()));
         delivered++;
         if (!more) return { subscriptionId, delivered };
         continue;
@@ -205,56 +221,6 @@ export const webhookDeliveryJob = defineJob<WebhookDeliveryPayload, Runtime>({
     }
   },
 });
-
-/**
- * The subscription (as it is now: a rotated secret or a disabling applies to the next request)
- * and the oldest pending delivery of the key, in one query; `more` when another one waits behind it.
- */
-async function selectNext(
-  prisma: PrismaExecutor,
-  subscriptionId: string,
-  orderingKey: string,
-): Promise<{ subscription?: Subscription; head?: PendingDelivery; more: boolean }> {
-  const rows = await prisma.$queryRaw<(Subscription & { delivery: PendingDelivery | null })[]>`
-    SELECT s.id::text AS id, s.url, s.secret_encrypted AS "secretEncrypted", s.enabled,
-           CASE WHEN d.id IS NULL THEN NULL ELSE json_build_object('id', d.id, 'eventId', d.event_id, 'payload', e.payload, 'attempts', d.attempts,
-             'nextAttemptAt', d.next_attempt_at, 'createdAt', d.created_at) END AS delivery
-      FROM webhook_subscriptions s
-      LEFT JOIN LATERAL (
-        SELECT id, event_id, attempts, next_attempt_at, created_at FROM webhook_deliveries
-         WHERE subscription_id = s.id AND ordering_key = ${orderingKey} AND status = 'pending'
-         ORDER BY sequence LIMIT 2) d ON true
-      LEFT JOIN webhook_events e ON e.id = d.event_id
-     WHERE s.id = ${subscriptionId}::uuid`;
-  const [first] = rows;
-  if (!first) return { more: false };
-  const { delivery, ...subscription } = first;
-  const head = delivery ? { ...delivery, nextAttemptAt: new Date(delivery.nextAttemptAt), createdAt: new Date(delivery.createdAt) } : undefined;
-  return { subscription, ...(head ? { head } : {}), more: rows.length > 1 };
-}
-
-/**
- * Stores a successful attempt in one statement (atomic without a transaction): the attempt, the
- * delivery `delivered`, the subscription's run of failures ended.
- */
-async function recordDelivered(
-  prisma: PrismaExecutor,
-  now: Date,
-  subscriptionId: string,
-  delivery: PendingDelivery,
-  requestId: string,
-  result: AttemptResult,
-): Promise<void> {
-  const attemptNumber = delivery.attempts + 1;
-  await prisma.$executeRaw`
-    WITH attempt AS (
-      INSERT INTO webhook_delivery_attempts (subscription_id, delivery_id, attempt, request_id, outcome, status, response_snippet, error, duration_ms, next_attempt_at, created_at)
-      VALUES (${subscriptionId}::uuid, ${delivery.id}::uuid, ${attemptNumber}, ${requestId}::uuid, 'delivered', ${result.status},
-              ${result.responseSnippet}, NULL, ${result.durationMs}, NULL, ${now})),
-    delivery AS (
-      UPDATE webhook_deliveries SET attempts = ${attemptNumber}, status = 'delivered', completed_at = ${now} WHERE id = ${delivery.id}::uuid)
-    UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id = ${subscriptionId}::uuid AND consecutive_failures <> 0`;
-}
 
 /**
  * Stores a failed attempt and what it decides: another attempt (when); or, past the retry
@@ -281,28 +247,11 @@ async function recordFailure(
     retryAfterMs = Math.min(retryDelayMs(attemptNumber, webhookRetryBaseMs), deadline - now.getTime());
   }
   const nextAttemptAt = retryAfterMs === null ? null : new Date(now.getTime() + retryAfterMs);
-  await tx.$executeRaw`
-    INSERT INTO webhook_delivery_attempts (subscription_id, delivery_id, attempt, request_id, outcome, status, response_snippet, error, duration_ms, next_attempt_at, created_at)
-    VALUES (${subscriptionId}::uuid, ${delivery.id}::uuid, ${attemptNumber}, ${requestId}::uuid, ${result.outcome}, ${result.status},
-            ${result.responseSnippet}, ${result.error}, ${result.durationMs}, ${nextAttemptAt}, ${now})`;
-  await tx.$executeRaw`
-    UPDATE webhook_deliveries
-       SET attempts = ${attemptNumber}, status = ${status}::"WebhookDeliveryStatus", next_attempt_at = COALESCE(${nextAttemptAt}::timestamptz, next_attempt_at),
-           completed_at = ${status === 'pending' ? null : now}::timestamptz
-     WHERE id = ${delivery.id}::uuid`;
+  await recordFailedAttempt(tx, attemptOf(subscriptionId, delivery, requestId, result, nextAttemptAt, now), status);
   if (status === 'pending') return { retryAfterMs, disabled: false };
   const last = result.status ? `the last answered ${result.status}` : `the last got no answer (${result.outcome})`;
   const reason = `Disabled after ${webhookDisableAfterFailures} deliveries in a row failed; ${last}.`;
-  const [row] = await tx.$queryRaw<{ enabled: boolean }[]>`
-    UPDATE webhook_subscriptions
-       SET consecutive_failures = consecutive_failures + 1,
-           enabled = enabled AND consecutive_failures + 1 < ${webhookDisableAfterFailures},
-           disabled_reason = CASE WHEN enabled AND consecutive_failures + 1 >= ${webhookDisableAfterFailures} THEN ${reason} ELSE disabled_reason END,
-           disabled_at = CASE WHEN enabled AND consecutive_failures + 1 >= ${webhookDisableAfterFailures} THEN ${now}::timestamptz ELSE disabled_at END,
-           updated_at = ${now}
-     WHERE id = ${subscriptionId}::uuid
-     RETURNING enabled`;
-  const disabled = row ? !row.enabled : true;
+  const disabled = await countFailedDelivery(tx, subscriptionId, webhookDisableAfterFailures, reason, now);
   if (disabled) runtime.logger.warn({ subscriptionId, reason }, 'webhook subscription disabled');
   return { retryAfterMs: null, disabled };
 }

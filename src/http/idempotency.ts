@@ -18,6 +18,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Database, PrismaExecutor } from '../db/database.ts';
+import { insertIdempotencyKey, purgeIdempotencyKeys, selectIdempotencyKey, storeIdempotentResponse } from '../db/idempotencyKeyStore.ts';
 import { UnprocessableError } from '../errors.ts';
 import type { OperationId } from './operation.ts';
 
@@ -90,22 +91,13 @@ export interface StoredResult {
  */
 async function claim(tx: PrismaExecutor, accountId: string, key: string, fingerprint: string, now: Date) {
   const expiresAt = new Date(now.getTime() + IDEMPOTENCY_TTL_MS);
-  const claimed = await tx.$queryRaw<{ claimed: number }[]>`
-    INSERT INTO idempotency_keys (account_id, key, fingerprint, created_at, expires_at)
-    VALUES (${accountId}::uuid, ${key}, ${fingerprint}, ${now}, ${expiresAt})
-    ON CONFLICT (account_id, key) DO UPDATE
-      SET fingerprint = EXCLUDED.fingerprint, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at,
-          response_status = NULL, response_body = NULL
-      WHERE idempotency_keys.expires_at <= EXCLUDED.created_at
-    RETURNING 1 AS claimed`;
-  if (claimed.length) return null;
-  const [stored] = await tx.$queryRaw<{ fingerprint: string; response_status: number | null; response_body: string | null }[]>`
-    SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE account_id = ${accountId}::uuid AND key = ${key}`;
-  if (!stored || stored.response_status === null || stored.response_body === null) {
+  if (await insertIdempotencyKey(tx, { accountId, key, fingerprint, now, expiresAt })) return null;
+  const stored = await selectIdempotencyKey(tx, accountId, key);
+  if (!stored || stored.responseStatus === null || stored.responseBody === null) {
     // Unreachable: a visible row was committed with its response.
     throw new Error(`Idempotency key row of ${key} has no stored response.`);
   }
-  return { fingerprint: stored.fingerprint, status: stored.response_status, body: stored.response_body };
+  return { fingerprint: stored.fingerprint, status: stored.responseStatus, body: stored.responseBody };
 }
 
 /**
@@ -147,14 +139,9 @@ export async function runIdempotent<R extends StoredResult>(
       }
       return { status: stored.status, body: JSON.parse(stored.body) as unknown, headers: { [REPLAYED_HEADER]: 'true' } } as unknown as R;
     }
-    await tx.$executeRaw`
-      DELETE FROM idempotency_keys WHERE ctid IN (
-        SELECT ctid FROM idempotency_keys WHERE account_id = ${accountId}::uuid AND expires_at <= ${now}
-        LIMIT ${PURGE_BATCH} FOR UPDATE SKIP LOCKED)`;
+    await purgeIdempotencyKeys(tx, accountId, now, PURGE_BATCH);
     const result = await operation(tx);
-    await tx.$executeRaw`
-      UPDATE idempotency_keys SET response_status = ${result.status}, response_body = ${JSON.stringify(result.body)}
-      WHERE account_id = ${accountId}::uuid AND key = ${key}`;
+    await storeIdempotentResponse(tx, accountId, key, { status: result.status, body: JSON.stringify(result.body) });
     return result;
   });
 }

@@ -7,7 +7,7 @@
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { LRUCache } from 'lru-cache';
-import { retryingContention } from '../db/contention.ts';
+import { runSqlWrite, runWrite } from '../db/database.ts';
 import { idempotencyKeyOf, runIdempotent } from './idempotency.ts';
 import { uploadsOf } from './csvUpload.ts';
 import { accountOf, type HandlerMap, type OperationId, type OperationInput, type SqlWriteScope, type WriteScope } from './operation.ts';
@@ -220,10 +220,14 @@ export function operationHandlers(document: OpenApiDocument, handlers: HandlerMa
       // A multipart upload is not replayed by its key: the key's fingerprint would miss the file.
       const key = idempotent && !req.is('multipart/form-data') ? idempotencyKeyOf(req.headers) : undefined;
       // An atomic write is one autocommit statement: retried on contention as transactions are.
-      const ownTransaction: WriteScope = (work, options) => (options?.atomic ? retryingContention(() => work(ctx.db.prisma)) : ctx.db.write(work));
       const result =
         key === undefined
-          ? await handler(input(ownTransaction, (work, options) => (options?.atomic ? retryingContention(() => work(ctx.db.sql)) : ctx.db.writeSql(work))))
+          ? await handler(
+              input(
+                (work, options) => runWrite(ctx.db, work, options),
+                (work, options) => runSqlWrite(ctx.db, work, options),
+              ),
+            )
           : await runIdempotent(
               ctx.db,
               { key, accountId: accountOf(ctx), operationId: operationId as OperationId, url: req.originalUrl, body: req.body },

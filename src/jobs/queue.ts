@@ -35,6 +35,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { PgBoss, fromPglite, fromPrisma, type JobResult, type JobWithMetadata } from 'pg-boss';
 import type { Database, SqlExecutor } from '../db/database.ts';
+import { selectDueQueues } from '../db/jobQueueStore.ts';
 import type { Logger } from '../logger.ts';
 import type { AnyJobDefinition, JobDefinition, QueueDeclaration, QueuedJob } from './jobDefinition.ts';
 
@@ -117,9 +118,6 @@ const NO_JOB = '00000000-0000-0000-0000-000000000000';
 /** On PGlite, how often pg-boss's workers poll on their own, in seconds: a floor under the due-job watcher. */
 export const PGLITE_WORKER_POLL_SECONDS = 30;
 
-/** The queues among `names` with a job due now: what pg-boss's fetch would take (its conditions, its clock, its index `job_i5`). */
-const DUE_QUEUES_SQL = `SELECT DISTINCT name FROM pgboss.job WHERE name = ANY($1::text[]) AND state < 'active' AND NOT blocked AND start_after <= pgboss.job_now()`;
-
 /**
  * A pg-boss instance on the database: PGlite's own instance (no vacuum monitor: PGlite runs no
  * autovacuum), or a small pool of its own (at most 4 connections plus 1 for LISTEN) on PostgreSQL;
@@ -177,11 +175,10 @@ function dueJobWatcher(pglite: PGlite, boss: PgBoss, workerIds: Map<string, stri
   let stopped = false;
   const watch = () => {
     timer = setTimeout(() => {
-      looking = pglite
-        .query<{ name: string }>(DUE_QUEUES_SQL, [[...workerIds.keys()]])
+      looking = selectDueQueues(pglite, [...workerIds.keys()])
         .then(
-          ({ rows }) => {
-            for (const { name } of rows) for (const id of workerIds.get(name) ?? []) boss.notifyWorker(id);
+          (names) => {
+            for (const name of names) for (const id of workerIds.get(name) ?? []) boss.notifyWorker(id);
           },
           (err: unknown) => logger.error({ err }, 'job queue: looking for due jobs failed; trying again'),
         )

@@ -8,6 +8,7 @@
  * @module security/apiTokens
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { selectApiTokensByPrefix, touchApiToken } from '../db/apiTokenStore.ts';
 import type { PrismaClient } from '../db/database.ts';
 import { AuthenticationError } from '../errors.ts';
 import type { ApiTokenCache } from './apiTokenCache.ts';
@@ -50,15 +51,6 @@ export function bearerCredential(header: string | undefined, credential: 'API ke
   return match[1];
 }
 
-/** What authentication reads of a key that shares the presented key's prefix. */
-interface TokenCandidate {
-  id: string;
-  accountId: string;
-  tokenHash: string;
-  revokedAt: Date | null;
-  lastUsedAt: Date | null;
-}
-
 /**
  * Resolves the account of an API key, from `cache` when it holds the key (no database read; see
  * src/security/apiTokenCache.ts for why that stays correct after a revocation), else from the
@@ -77,17 +69,13 @@ export async function authenticateApiToken(prisma: PrismaClient, token: string, 
   if (cached) {
     if (usedLongAgo(cached.lastUsedAt, now)) {
       cached.lastUsedAt = now.getTime();
-      await prisma.$executeRaw`UPDATE api_tokens SET last_used_at = ${now} WHERE id = ${cached.id}::uuid`;
+      await touchApiToken(prisma, cached.id, now);
     }
     return cached.accountId;
   }
   const generation = cache?.currentGeneration() ?? 0;
   const presented = Buffer.from(tokenHash, 'hex');
-  // Raw SQL on purpose: this runs on every request, and a typed findMany costs about twice the
-  // client CPU of the same statement through $queryRaw (measured: ≈ 290 vs 190 µs per call).
-  const candidates = await prisma.$queryRaw<TokenCandidate[]>`
-    SELECT id, account_id AS "accountId", token_hash AS "tokenHash", revoked_at AS "revokedAt", last_used_at AS "lastUsedAt"
-      FROM api_tokens WHERE prefix = ${token.slice(0, API_TOKEN_PREFIX_LENGTH)}`;
+  const candidates = await selectApiTokensByPrefix(prisma, token.slice(0, API_TOKEN_PREFIX_LENGTH));
   const match = candidates.find((c) => timingSafeEqual(Buffer.from(c.tokenHash, 'hex'), presented));
   if (!match) throw new AuthenticationError('The API key is unknown.');
   if (match.revokedAt) throw new AuthenticationError('The API key has been revoked.');

@@ -1,7 +1,7 @@
 import type { OperationHandler } from '../../http/operation.ts';
 import { accountOf } from '../../http/operation.ts';
 import { passExtras } from '../../domain/passes/passService.ts';
-import { requirePass } from '../../domain/passes/passStore.ts';
+import { showPass } from '../../domain/passes/passStore.ts';
 import { serializeLoyalty } from '../../domain/loyalty/serializeLoyalty.ts';
 
 /**
@@ -9,6 +9,6 @@ import { serializeLoyalty } from '../../domain/loyalty/serializeLoyalty.ts';
  * `meta.loyalty.balance`, and the extras the `include…` parameters ask for.
  */
 export const getLoyalty: OperationHandler<'getLoyalty'> = async ({ params, query, ctx }) => {
-  const row = await requirePass(ctx.db.sql, accountOf(ctx), params.id);
+  const row = await showPass(ctx.db, accountOf(ctx), params.id);
   return { status: 200, body: serializeLoyalty(row, ctx.baseUrl, await passExtras(ctx.db.prisma, row, query, ctx)) };
 };

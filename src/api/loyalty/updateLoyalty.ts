@@ -1,7 +1,7 @@
 import type { OperationHandler } from '../../http/operation.ts';
 import { accountOf } from '../../http/operation.ts';
 import { ValidationError } from '../../errors.ts';
-import { changePassBalance, type BalanceChange } from '../../domain/loyalty/loyaltyLedger.ts';
+import { changePassBalance, type BalanceChange } from '../../domain/loyalty/loyaltyLedgerStore.ts';
 import { serializeLoyalty } from '../../domain/loyalty/serializeLoyalty.ts';
 
 /**

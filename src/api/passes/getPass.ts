@@ -1,7 +1,7 @@
 import type { OperationHandler } from '../../http/operation.ts';
 import { accountOf } from '../../http/operation.ts';
 import { passExtras } from '../../domain/passes/passService.ts';
-import { requirePass } from '../../domain/passes/passStore.ts';
+import { showPass } from '../../domain/passes/passStore.ts';
 import { serializePass } from '../../domain/passes/serializePass.ts';
 
 /**
@@ -9,6 +9,6 @@ import { serializePass } from '../../domain/passes/serializePass.ts';
  * `include…` parameters ask for. Another account's pass is a 404.
  */
 export const getPass: OperationHandler<'getPass'> = async ({ params, query, ctx }) => {
-  const row = await requirePass(ctx.db.sql, accountOf(ctx), params.id);
+  const row = await showPass(ctx.db, accountOf(ctx), params.id);
   return { status: 200, body: { data: serializePass(row, ctx.baseUrl, await passExtras(ctx.db.prisma, row, query, ctx)) } };
 };

@@ -12,6 +12,8 @@
  * @module domain/appleDevices/appleDeviceStore
  */
 import type { PrismaExecutor } from '../../db/database.ts';
+import { Prisma } from '../../../generated/prisma/client.ts';
+import { queryRows } from '../../db/rows.ts';
 
 /** The newest device messages kept, and for how long. */
 export const DEVICE_LOG_LIMIT = 10_000;
@@ -87,14 +89,17 @@ export async function selectUpdatedSerialNumbers(
   passTypeIdentifier: string,
   since: Date | null,
 ): Promise<{ serialNumbers: string[]; lastUpdatedMs: number | null }> {
-  const rows = await prisma.$queryRaw<{ id: string; updatedMs: number }[]>`
-    SELECT p.id::text AS id, floor(extract(epoch FROM p.updated_at) * 1000)::float8 AS "updatedMs"
+  const rows = await queryRows<{ id: string; updatedMs: number }>(
+    prisma,
+    Prisma.sql`
+    SELECT p.id::text AS id, floor(extract(epoch FROM p.updated_at) * 1000)::float8 AS updated_ms
       FROM apple_devices d
       JOIN apple_registrations r ON r.device_id = d.id
       JOIN passes p ON p.id = r.pass_id
      WHERE d.device_library_identifier = ${deviceLibraryIdentifier} AND r.pass_type_identifier = ${passTypeIdentifier}
        AND (${since}::timestamptz IS NULL OR p.updated_at > ${since}::timestamptz)
-     ORDER BY p.updated_at, p.id`;
+     ORDER BY p.updated_at, p.id`,
+  );
   return { serialNumbers: rows.map((r) => r.id), lastUpdatedMs: rows.length ? Math.max(...rows.map((r) => Number(r.updatedMs))) : null };
 }
 
@@ -122,22 +127,22 @@ export async function selectDeviceLogPage(prisma: PrismaExecutor, page: { skip: 
 
 /** A pass's registrations with the latest push to each device, newest first. */
 export function selectPassRegistrations(prisma: PrismaExecutor, passId: string) {
-  return prisma.$queryRaw<
-    {
-      deviceLibraryIdentifier: string;
-      passTypeIdentifier: string;
-      pushToken: string;
-      createdAt: Date;
-      renewedAt: Date;
-      pushAt: Date | null;
-      pushOutcome: string | null;
-      pushStatus: number | null;
-      pushReason: string | null;
-    }[]
-  >`
-    SELECT d.device_library_identifier AS "deviceLibraryIdentifier", r.pass_type_identifier AS "passTypeIdentifier",
-           d.push_token AS "pushToken", r.created_at AS "createdAt", r.renewed_at AS "renewedAt",
-           a.created_at AS "pushAt", a.outcome AS "pushOutcome", a.status AS "pushStatus", a.reason AS "pushReason"
+  return queryRows<{
+    deviceLibraryIdentifier: string;
+    passTypeIdentifier: string;
+    pushToken: string;
+    createdAt: Date;
+    renewedAt: Date;
+    pushAt: Date | null;
+    pushOutcome: string | null;
+    pushStatus: number | null;
+    pushReason: string | null;
+  }>(
+    prisma,
+    Prisma.sql`
+    SELECT d.device_library_identifier, r.pass_type_identifier,
+           d.push_token, r.created_at, r.renewed_at,
+           a.created_at AS push_at, a.outcome AS push_outcome, a.status AS push_status, a.reason AS push_reason
       FROM apple_registrations r
       JOIN apple_devices d ON d.id = r.device_id
       LEFT JOIN LATERAL (
@@ -145,5 +150,6 @@ export function selectPassRegistrations(prisma: PrismaExecutor, passId: string) 
          WHERE pass_id = r.pass_id AND channel = 'apns' AND target = d.device_library_identifier
          ORDER BY created_at DESC, id DESC LIMIT 1) a ON true
      WHERE r.pass_id = ${passId}::uuid
-     ORDER BY r.created_at DESC`;
+     ORDER BY r.created_at DESC`,
+  );
 }

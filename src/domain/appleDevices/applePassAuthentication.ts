@@ -13,6 +13,7 @@ import type { Runtime } from '../../deps.ts';
 import { appleAuthenticationTokenContext } from '../../security/secretContexts.ts';
 import { applePassCredential, sameToken } from '../../security/applePassCredential.ts';
 import { findPassByUuid, type PassRow } from '../passes/passStore.ts';
+import { selectSigningPassTypeIdentifier } from '../passTemplates/passTemplateStore.ts';
 
 /**
  * The device library identifiers a device is registered with: 1 to 128 letters, digits, `.`,
@@ -57,12 +58,7 @@ export async function authenticatedApplePass(
   const presented = applePassCredential(headers.authorization);
   const pass = await findPassByUuid(ctx.db.prisma, serialNumber);
   if (!pass?.appleAuthenticationToken) throw refused();
-  const [signing] = await ctx.db.prisma.$queryRaw<{ passTypeIdentifier: string | null }[]>`
-    SELECT COALESCE(t.apple_pass_type_identifier,
-                    (SELECT pass_type_identifier FROM apple_configurations c WHERE c.account_id = t.account_id ORDER BY created_at, id LIMIT 1))
-             AS "passTypeIdentifier"
-      FROM pass_templates t WHERE t.id = ${pass.templateId}::uuid`;
-  if (signing?.passTypeIdentifier !== passTypeIdentifier) throw refused();
+  if ((await selectSigningPassTypeIdentifier(ctx.db.prisma, pass.templateId)) !== passTypeIdentifier) throw refused();
   const expected = ctx.secrets.decrypt(pass.appleAuthenticationToken, appleAuthenticationTokenContext(pass.id));
   if (!sameToken(presented, expected)) throw refused();
   return pass;

@@ -10,9 +10,10 @@
  * @module domain/batches/batchStore
  */
 import type { PrismaExecutor } from '../../db/database.ts';
+import { queryRow, queryRows } from '../../db/rows.ts';
 import { NotFoundError } from '../../errors.ts';
 import { pageWindow, type PageRequest } from '../../db/pagination.ts';
-import type { Batch, BatchStatus, BatchType, Prisma } from '../../../generated/prisma/client.ts';
+import { Prisma, type Batch, type BatchStatus, type BatchType } from '../../../generated/prisma/client.ts';
 
 export type BatchRow = Batch;
 
@@ -193,23 +194,29 @@ const NO_PASS = '00000000-0000-0000-0000-000000000000';
  */
 export function selectUndelivered(tx: PrismaExecutor, batch: BatchRow, limit: number): Promise<ChunkPass[]> {
   if (batch.segmentTags.length) {
-    return tx.$queryRaw<ChunkPass[]>`
-      SELECT p.id::text AS id, p.ext_id AS "extId", p.status::text AS status, p.content, p.balance, '{}'::jsonb AS variables
+    return queryRows<ChunkPass>(
+      tx,
+      Prisma.sql`
+      SELECT p.id::text AS id, p.ext_id, p.status::text AS status, p.content, p.balance, '{}'::jsonb AS variables
         FROM passes p
        WHERE p.account_id = ${batch.accountId}::uuid AND p.group_tags && ${batch.segmentTags}::varchar[]
          AND p.status <> 'nullified'
          AND p.id > COALESCE((SELECT pass_id FROM batch_deliveries WHERE batch_id = ${batch.id}::uuid
                                ORDER BY pass_id DESC LIMIT 1), ${NO_PASS}::uuid)
        ORDER BY p.id
-       LIMIT ${limit}`;
+       LIMIT ${limit}`,
+    );
   }
-  return tx.$queryRaw<ChunkPass[]>`
-    SELECT p.id::text AS id, p.ext_id AS "extId", p.status::text AS status, p.content, p.balance, r.variables
+  return queryRows<ChunkPass>(
+    tx,
+    Prisma.sql`
+    SELECT p.id::text AS id, p.ext_id, p.status::text AS status, p.content, p.balance, r.variables
       FROM batch_recipients r JOIN passes p ON p.id = r.pass_id
      WHERE r.batch_id = ${batch.id}::uuid AND r.error IS NULL
        AND NOT EXISTS (SELECT 1 FROM batch_deliveries d WHERE d.batch_id = r.batch_id AND d.pass_id = r.pass_id)
      ORDER BY r.position
-     LIMIT ${limit}`;
+     LIMIT ${limit}`,
+  );
 }
 
 /** The outcome for one pass of a chunk. */
@@ -249,20 +256,26 @@ export async function recordDeliveries(tx: PrismaExecutor, batch: BatchRow, deli
  * stored (`failed`).
  */
 export async function deliveryCounts(tx: PrismaExecutor, batchId: string): Promise<{ sent: number; failed: number; pushFailed: number; pending: number }> {
-  const [row] = await tx.$queryRaw<{ sent: number; failed: number; pushFailed: number; pending: number }[]>`
+  const row = await queryRow<{ sent: number; failed: number; pushFailed: number; pending: number }>(
+    tx,
+    Prisma.sql`
     SELECT count(*) FILTER (WHERE status = 'sent')::int AS sent, count(*) FILTER (WHERE status = 'failed')::int AS failed,
-           count(*) FILTER (WHERE status = 'sent' AND push_error IS NOT NULL)::int AS "pushFailed",
+           count(*) FILTER (WHERE status = 'sent' AND push_error IS NOT NULL)::int AS push_failed,
            count(*) FILTER (WHERE status = 'sent' AND pushed_at IS NULL)::int AS pending
-      FROM batch_deliveries WHERE batch_id = ${batchId}::uuid`;
+      FROM batch_deliveries WHERE batch_id = ${batchId}::uuid`,
+  );
   return row!;
 }
 
 /** Passes whose message is stored but not pushed yet, at most `limit`. */
 export async function selectPendingPushes(prisma: PrismaExecutor, batchId: string, limit: number): Promise<string[]> {
-  const rows = await prisma.$queryRaw<{ passId: string }[]>`
-    SELECT pass_id::text AS "passId" FROM batch_deliveries
+  const rows = await queryRows<{ passId: string }>(
+    prisma,
+    Prisma.sql`
+    SELECT pass_id::text AS pass_id FROM batch_deliveries
      WHERE batch_id = ${batchId}::uuid AND status = 'sent' AND pushed_at IS NULL
-     ORDER BY pass_id LIMIT ${limit}`;
+     ORDER BY pass_id LIMIT ${limit}`,
+  );
   return rows.map((r) => r.passId);
 }
 
@@ -300,19 +313,25 @@ export interface BatchErrorRow {
  */
 export function selectBatchErrors(prisma: PrismaExecutor, batch: BatchRow): Promise<BatchErrorRow[]> {
   if (batch.segmentTags.length) {
-    return prisma.$queryRaw<BatchErrorRow[]>`
-      SELECT d.pass_id::text AS recipient, d.pass_id::text AS "passId", p.ext_id AS "extId", COALESCE(d.error, d.push_error) AS error
+    return queryRows<BatchErrorRow>(
+      prisma,
+      Prisma.sql`
+      SELECT d.pass_id::text AS recipient, d.pass_id::text AS pass_id, p.ext_id, COALESCE(d.error, d.push_error) AS error
         FROM batch_deliveries d JOIN passes p ON p.id = d.pass_id
        WHERE d.batch_id = ${batch.id}::uuid AND (d.status = 'failed' OR d.push_error IS NOT NULL)
-       ORDER BY d.pass_id`;
+       ORDER BY d.pass_id`,
+    );
   }
-  return prisma.$queryRaw<BatchErrorRow[]>`
-    SELECT r.pass_ref AS recipient, r.pass_id::text AS "passId", p.ext_id AS "extId", COALESCE(r.error, d.error, d.push_error) AS error
+  return queryRows<BatchErrorRow>(
+    prisma,
+    Prisma.sql`
+    SELECT r.pass_ref AS recipient, r.pass_id::text AS pass_id, p.ext_id, COALESCE(r.error, d.error, d.push_error) AS error
       FROM batch_recipients r
       LEFT JOIN passes p ON p.id = r.pass_id
       LEFT JOIN batch_deliveries d ON d.batch_id = r.batch_id AND d.pass_id = r.pass_id AND r.error IS NULL
      WHERE r.batch_id = ${batch.id}::uuid AND (r.error IS NOT NULL OR d.status = 'failed' OR d.push_error IS NOT NULL)
-     ORDER BY r.position`;
+     ORDER BY r.position`,
+  );
 }
 
 /**

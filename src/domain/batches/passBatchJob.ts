@@ -28,10 +28,11 @@
  */
 import type { PrismaExecutor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/prismaErrors.ts';
+import { rollbackToSavepoint, setSavepoint } from '../../db/savepoints.ts';
 import { ConflictError } from '../../errors.ts';
 import { defineJob } from '../../jobs/jobDefinition.ts';
 import type { Runtime } from '../../deps.ts';
-import { recordStartingBalances } from '../loyalty/loyaltyLedger.ts';
+import { recordStartingBalances } from '../loyalty/loyaltyLedgerStore.ts';
 import { issuingDesign, modifyPass, newPassOf, nullifyStoredPass, requireIssuingTemplate } from '../passes/passService.ts';
 import { announcePassChanges } from '../passes/passChanges.ts';
 import { insertPass, insertPasses, lockPasses, type NewPass, type PassRow } from '../passes/passStore.ts';
@@ -81,7 +82,7 @@ async function createRows(tx: PrismaExecutor, batch: BatchRow, rows: PendingRow[
     }
   }
   let created: { rowNumber: number; pass: { id: string; accountId: string; balance: number } }[];
-  await tx.$executeRawUnsafe('SAVEPOINT chunk');
+  await setSavepoint(tx, 'chunk');
   try {
     const ids = await insertPasses(
       tx,
@@ -91,14 +92,14 @@ async function createRows(tx: PrismaExecutor, batch: BatchRow, rows: PendingRow[
   } catch (error) {
     // An extId taken since the upload (by another request): store them one by one to find which.
     if (!isUniqueViolation(error)) throw error;
-    await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT chunk');
+    await rollbackToSavepoint(tx, 'chunk');
     created = [];
     for (const { rowNumber, pass } of valid) {
-      await tx.$executeRawUnsafe('SAVEPOINT pass');
+      await setSavepoint(tx, 'pass');
       try {
         created.push({ rowNumber, pass: await insertPass(tx, pass) });
       } catch (error) {
-        await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT pass');
+        await rollbackToSavepoint(tx, 'pass');
         const refused = rowErrorOf(error);
         if (!refused) throw error;
         outcomes.push({ rowNumber, error: refused.message, errorColumn: refused.column });
@@ -125,7 +126,7 @@ async function updateRows(tx: PrismaExecutor, batch: BatchRow, rows: PendingRow[
   const refs = rows.map(({ cells }) => cells.pass_id).filter((ref): ref is string => typeof ref === 'string' && ref.length > 0 && ref.length <= 64);
   await lockPasses(tx, batch.accountId, refs);
   for (const { rowNumber, cells } of rows) {
-    await tx.$executeRawUnsafe('SAVEPOINT pass');
+    await setSavepoint(tx, 'pass');
     try {
       const { passRef, action, body } = passRowInput(cells, 'passUpdate');
       const request = { accountId: batch.accountId, idOrExtId: passRef!, now };
@@ -139,7 +140,7 @@ async function updateRows(tx: PrismaExecutor, batch: BatchRow, rows: PendingRow[
       }
       outcomes.push({ rowNumber, passId: pass.id });
     } catch (error) {
-      await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT pass');
+      await rollbackToSavepoint(tx, 'pass');
       const refused = rowErrorOf(error);
       if (!refused) throw error;
       outcomes.push({ rowNumber, error: refused.message, errorColumn: refused.column });

@@ -7,6 +7,8 @@
  * @module domain/batches/passBatchStore
  */
 import type { PrismaExecutor } from '../../db/database.ts';
+import { Prisma } from '../../../generated/prisma/client.ts';
+import { queryRows } from '../../db/rows.ts';
 
 /** A row as the upload stores it: its cells, its `ext_id`/`pass_id`, and why it is refused, if it is. */
 export interface NewBatchRow {
@@ -60,10 +62,13 @@ export interface PendingRow {
 
 /** The next rows of a batch still to apply, in file order, at most `limit`. */
 export function selectPendingRows(tx: PrismaExecutor, batchId: string, limit: number): Promise<PendingRow[]> {
-  return tx.$queryRaw<PendingRow[]>`
-    SELECT row_number AS "rowNumber", cells FROM batch_rows
+  return queryRows<PendingRow>(
+    tx,
+    Prisma.sql`
+    SELECT row_number, cells FROM batch_rows
      WHERE batch_id = ${batchId}::uuid AND processed_at IS NULL
-     ORDER BY row_number LIMIT ${limit}`;
+     ORDER BY row_number LIMIT ${limit}`,
+  );
 }
 
 /** The outcome of one applied row: its pass, or why it was refused. */
@@ -98,9 +103,12 @@ export interface RowErrorLine {
 
 /** The refused rows of a pass batch, in file order. */
 export function selectRowErrors(prisma: PrismaExecutor, batchId: string): Promise<RowErrorLine[]> {
-  return prisma.$queryRaw<RowErrorLine[]>`
-    SELECT row_number AS "rowNumber", error_column AS column, cells->>'pass_id' AS "passRef", cells->>'ext_id' AS "extId", error
-      FROM batch_rows WHERE batch_id = ${batchId}::uuid AND error IS NOT NULL ORDER BY row_number`;
+  return queryRows<RowErrorLine>(
+    prisma,
+    Prisma.sql`
+    SELECT row_number, error_column AS column, cells->>'pass_id' AS pass_ref, cells->>'ext_id' AS ext_id, error
+      FROM batch_rows WHERE batch_id = ${batchId}::uuid AND error IS NOT NULL ORDER BY row_number`,
+  );
 }
 
 /** One row of a pass batch's results CSV (the contract's BatchResultsCsv). */
@@ -112,10 +120,13 @@ export interface RowResultLine {
 
 /** The rows of a pass batch that created or changed a pass, in file order. */
 export function selectRowResults(prisma: PrismaExecutor, batchId: string): Promise<RowResultLine[]> {
-  return prisma.$queryRaw<RowResultLine[]>`
-    SELECT r.row_number AS "rowNumber", r.pass_id::text AS "passId", p.ext_id AS "extId"
+  return queryRows<RowResultLine>(
+    prisma,
+    Prisma.sql`
+    SELECT r.row_number, r.pass_id::text AS pass_id, p.ext_id
       FROM batch_rows r JOIN passes p ON p.id = r.pass_id
-     WHERE r.batch_id = ${batchId}::uuid AND r.error IS NULL ORDER BY r.row_number`;
+     WHERE r.batch_id = ${batchId}::uuid AND r.error IS NULL ORDER BY r.row_number`,
+  );
 }
 
 /** Pass batches whose job should be running: processing, sending, or scheduled and due. */

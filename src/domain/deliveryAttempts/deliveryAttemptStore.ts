@@ -7,6 +7,8 @@
  * @module domain/deliveryAttempts/deliveryAttemptStore
  */
 import type { PrismaExecutor } from '../../db/database.ts';
+import { Prisma } from '../../../generated/prisma/client.ts';
+import { queryRows } from '../../db/rows.ts';
 import { applePrivateKeyContext } from '../../security/secretContexts.ts';
 import type { SecretCipher } from '../../security/secrets.ts';
 import type { ApnsCredentials, ApnsOutcome } from '../../wallet/apple/apns.ts';
@@ -30,15 +32,18 @@ export interface PushTarget {
  */
 export function selectPushTargets(prisma: PrismaExecutor, passIds: string[]): Promise<PushTarget[]> {
   if (!passIds.length) return Promise.resolve([]);
-  return prisma.$queryRaw<PushTarget[]>`
-    SELECT r.pass_id::text AS "passId", r.account_id::text AS "accountId", d.id::text AS "deviceId",
-           d.device_library_identifier AS "deviceLibraryIdentifier", d.push_token AS "pushToken",
-           r.pass_type_identifier AS "passTypeIdentifier", r.renewed_at AS "renewedAt", c.id::text AS "configurationId"
+  return queryRows<PushTarget>(
+    prisma,
+    Prisma.sql`
+    SELECT r.pass_id::text AS pass_id, r.account_id::text AS account_id, d.id::text AS device_id,
+           d.device_library_identifier, d.push_token,
+           r.pass_type_identifier, r.renewed_at, c.id::text AS configuration_id
       FROM apple_registrations r
       JOIN apple_devices d ON d.id = r.device_id
       LEFT JOIN apple_configurations c ON c.account_id = r.account_id AND c.pass_type_identifier = r.pass_type_identifier
      WHERE r.pass_id = ANY(${passIds}::uuid[])
-     ORDER BY r.pass_id, d.id`;
+     ORDER BY r.pass_id, d.id`,
+  );
 }
 
 /**
@@ -49,9 +54,12 @@ export function selectPushTargets(prisma: PrismaExecutor, passIds: string[]): Pr
 export async function selectPushCredentials(prisma: PrismaExecutor, cipher: SecretCipher, configurationIds: string[]): Promise<Map<string, ApnsCredentials>> {
   const unique = [...new Set(configurationIds)];
   if (!unique.length) return new Map();
-  const rows = await prisma.$queryRaw<{ id: string; certificatePem: string; privateKeyEncrypted: Uint8Array; updatedAt: Date }[]>`
-    SELECT id::text AS id, certificate_pem AS "certificatePem", private_key_encrypted AS "privateKeyEncrypted", updated_at AS "updatedAt"
-      FROM apple_configurations WHERE id = ANY(${unique}::uuid[])`;
+  const rows = await queryRows<{ id: string; certificatePem: string; privateKeyEncrypted: Uint8Array; updatedAt: Date }>(
+    prisma,
+    Prisma.sql`
+    SELECT id::text AS id, certificate_pem, private_key_encrypted, updated_at
+      FROM apple_configurations WHERE id = ANY(${unique}::uuid[])`,
+  );
   return new Map(
     rows.map((row) => [
       row.id,

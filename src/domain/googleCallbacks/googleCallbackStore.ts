@@ -8,6 +8,8 @@
  * @module domain/googleCallbacks/googleCallbackStore
  */
 import type { PrismaExecutor } from '../../db/database.ts';
+import { Prisma } from '../../../generated/prisma/client.ts';
+import { queryRow } from '../../db/rows.ts';
 
 /** How long a nonce is kept after its message expired, in ms (a day: a late retry is refused as expired anyway). */
 export const NONCE_RETENTION_AFTER_EXPIRY_MS = 86_400_000;
@@ -50,13 +52,16 @@ export interface CallbackObject {
  * @returns null when no such object was written by this service.
  */
 export async function lockCallbackObject(tx: PrismaExecutor, issuerId: string, objectId: string): Promise<CallbackObject | null> {
-  const [row] = await tx.$queryRaw<CallbackObject[]>`
-    SELECT o.pass_id::text AS "passId", o.account_id::text AS "accountId", o.saved_at AS "savedAt"
+  const row = await queryRow<CallbackObject>(
+    tx,
+    Prisma.sql`
+    SELECT o.pass_id::text AS pass_id, o.account_id::text AS account_id, o.saved_at
       FROM google_wallet_objects o
       JOIN google_configurations g ON g.account_id = o.account_id AND g.issuer_id = ${issuerId}
       JOIN passes p ON p.id = o.pass_id
      WHERE o.object_id = ${objectId}
-       FOR NO KEY UPDATE OF p, o`;
+       FOR NO KEY UPDATE OF p, o`,
+  );
   return row ?? null;
 }
 

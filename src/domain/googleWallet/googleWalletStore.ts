@@ -9,6 +9,8 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { PrismaExecutor } from '../../db/database.ts';
+import { Prisma } from '../../../generated/prisma/client.ts';
+import { queryRow, queryRows } from '../../db/rows.ts';
 import { googleServiceAccountKeyContext } from '../../security/secretContexts.ts';
 import type { SecretCipher } from '../../security/secrets.ts';
 import type { GoogleIssuer } from '../../wallet/google/client.ts';
@@ -29,11 +31,14 @@ export interface AccountIssuer extends GoogleIssuer {
  * @returns null when the account has no Google configuration.
  */
 export async function selectAccountIssuer(prisma: PrismaExecutor, cipher: SecretCipher, accountId: string): Promise<AccountIssuer | null> {
-  const [row] = await prisma.$queryRaw<{ id: string; issuerId: string; sealed: Uint8Array; updatedAt: Date; name: string; smartTap: boolean }[]>`
-    SELECT g.id::text AS id, g.issuer_id AS "issuerId", g.service_account_key_encrypted AS sealed, g.updated_at AS "updatedAt", a.name,
-           EXISTS (SELECT 1 FROM reader_configurations r WHERE r.account_id = g.account_id) AS "smartTap"
+  const row = await queryRow<{ id: string; issuerId: string; sealed: Uint8Array; updatedAt: Date; name: string; smartTap: boolean }>(
+    prisma,
+    Prisma.sql`
+    SELECT g.id::text AS id, g.issuer_id, g.service_account_key_encrypted AS sealed, g.updated_at, a.name,
+           EXISTS (SELECT 1 FROM reader_configurations r WHERE r.account_id = g.account_id) AS smart_tap
       FROM google_configurations g JOIN accounts a ON a.id = g.account_id
-     WHERE g.account_id = ${accountId}::uuid`;
+     WHERE g.account_id = ${accountId}::uuid`,
+  );
   if (!row) return null;
   const key = parseServiceAccountKey(cipher.decrypt(row.sealed, googleServiceAccountKeyContext(row.id)));
   return {
@@ -75,11 +80,14 @@ const versionParts = new LRUCache<string, Omit<ProcessedClassVersion, 'syncedVer
 
 /** The newest processed version of a template and what was written to Google of it (one query while the version's parts are cached). */
 export async function selectClassVersion(prisma: PrismaExecutor, templateId: string): Promise<ProcessedClassVersion | null> {
-  const [latest] = await prisma.$queryRaw<{ version: number; syncedVersion: number | null; syncedCallbackUrl: string | null }[]>`
-    SELECT v.version, c.version AS "syncedVersion", c.callback_url AS "syncedCallbackUrl"
+  const latest = await queryRow<{ version: number; syncedVersion: number | null; syncedCallbackUrl: string | null }>(
+    prisma,
+    Prisma.sql`
+    SELECT v.version, c.version AS synced_version, c.callback_url AS synced_callback_url
       FROM pass_template_versions v LEFT JOIN google_wallet_classes c ON c.template_id = v.template_id
      WHERE v.template_id = ${templateId}::uuid AND v.status = 'processed'
-     ORDER BY v.version DESC LIMIT 1`;
+     ORDER BY v.version DESC LIMIT 1`,
+  );
   if (!latest) return null;
   const key = `${templateId}/${latest.version}`;
   let parts = versionParts.get(key);
@@ -173,7 +181,10 @@ export async function recordMessageAdded(prisma: PrismaExecutor, passId: string,
 
 /** Which of these passes have a Google object. */
 export async function selectPassesWithObjects(prisma: PrismaExecutor, passIds: string[]): Promise<string[]> {
-  const rows = await prisma.$queryRaw<{ passId: string }[]>`
-    SELECT pass_id::text AS "passId" FROM google_wallet_objects WHERE pass_id = ANY(${passIds}::uuid[]) ORDER BY pass_id`;
+  const rows = await queryRows<{ passId: string }>(
+    prisma,
+    Prisma.sql`
+    SELECT pass_id::text AS pass_id FROM google_wallet_objects WHERE pass_id = ANY(${passIds}::uuid[]) ORDER BY pass_id`,
+  );
   return rows.map((r) => r.passId);
 }

@@ -9,6 +9,7 @@ import type { PrismaClient, PrismaExecutor } from '../../db/database.ts';
 import { NotFoundError } from '../../errors.ts';
 import { Prisma, type PassTemplate, type PassTemplateVersion } from '../../../generated/prisma/client.ts';
 import { pageWindow, type PageRequest } from '../../db/pagination.ts';
+import { queryRow } from '../../db/rows.ts';
 import type { TemplateDesign, TemplateType } from '../../wallet/templateDesign.ts';
 import { designOf, type TemplateContent } from './templateContent.ts';
 import type { ProcessingError } from './validateDesign.ts';
@@ -201,4 +202,30 @@ export async function selectVersionImages(prisma: PrismaExecutor, templateId: st
  */
 export function selectLatestProcessedVersion(prisma: PrismaExecutor, templateId: string): Promise<PassTemplateVersionRow | null> {
   return prisma.passTemplateVersion.findFirst({ where: { templateId, status: 'processed' }, orderBy: { version: 'desc' } });
+}
+
+/**
+ * The Apple pass type a template's passes are signed with: the template's own, else its account's
+ * first Apple configuration's (by creation); null when neither exists or the template is gone.
+ */
+export async function selectSigningPassTypeIdentifier(prisma: PrismaExecutor, templateId: string): Promise<string | null> {
+  const row = await queryRow<{ passTypeIdentifier: string | null }>(
+    prisma,
+    Prisma.sql`
+      SELECT COALESCE(t.apple_pass_type_identifier,
+                      (SELECT pass_type_identifier FROM apple_configurations c WHERE c.account_id = t.account_id ORDER BY created_at, id LIMIT 1))
+               AS pass_type_identifier
+        FROM pass_templates t WHERE t.id = ${templateId}::uuid`,
+  );
+  return row?.passTypeIdentifier ?? null;
+}
+
+/** A template's account and whether the account has Google credentials; undefined when the template is gone. */
+export function selectTemplateGoogleAccount(prisma: PrismaExecutor, templateId: string): Promise<{ accountId: string; google: boolean } | undefined> {
+  return queryRow<{ accountId: string; google: boolean }>(
+    prisma,
+    Prisma.sql`
+      SELECT t.account_id::text AS account_id, EXISTS (SELECT 1 FROM google_configurations g WHERE g.account_id = t.account_id) AS google
+        FROM pass_templates t WHERE t.id = ${templateId}::uuid`,
+  );
 }

@@ -18,6 +18,7 @@
  * @module domain/passTemplates/templateRefreshJob
  */
 import { announcePassChanges } from '../passes/passChanges.ts';
+import { touchTemplatePasses } from '../passes/passStore.ts';
 import { defineJob } from '../../jobs/jobDefinition.ts';
 import type { Runtime } from '../../deps.ts';
 
@@ -41,12 +42,7 @@ export interface TemplateRefresh {
  */
 export async function refreshChunk({ db, clock }: Pick<Runtime, 'db' | 'clock'>, refresh: TemplateRefresh, chunkSize = REFRESH_CHUNK_SIZE): Promise<number> {
   return db.write(async (tx) => {
-    const rows = await tx.$queryRaw<{ id: string; accountId: string }[]>`
-      UPDATE passes SET updated_at = ${clock.now()}
-       WHERE id IN (SELECT id FROM passes
-                     WHERE template_id = ${refresh.templateId}::uuid AND updated_at < ${new Date(refresh.processedAt)}
-                     ORDER BY id LIMIT ${chunkSize} FOR NO KEY UPDATE)
-      RETURNING id::text AS id, account_id::text AS "accountId"`;
+    const rows = await touchTemplatePasses(tx, refresh.templateId, new Date(refresh.processedAt), clock.now(), chunkSize);
     if (rows.length)
       await announcePassChanges(
         tx,

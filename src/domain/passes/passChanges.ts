@@ -19,13 +19,12 @@
  *
  * @module domain/passes/passChanges
  */
-import { Prisma } from '../../../generated/prisma/client.ts';
+import type { Prisma } from '../../../generated/prisma/client.ts';
 import { afterCommit } from '../../db/afterCommit.ts';
 import type { SqlExecutor } from '../../db/database.ts';
-import { subscriptionIdsSql, type WebhookEventType } from '../webhooks/webhookEvents.ts';
+import { insertPassChanges, passChangeSql, type PassChangeRoute, type PassEventType } from './passChangeOutboxStore.ts';
 
-/** The webhook events of passes (PassEntry API reference, webhooks; `passUpdated` is this service's). */
-export type PassEventType = Extract<WebhookEventType, 'passCreated' | 'passInstalled' | 'passRemoved' | 'passScanned' | 'passUpdated'>;
+export type { PassEventType };
 
 /**
  * What happened to a pass:
@@ -68,38 +67,29 @@ export interface PassChange {
 }
 
 /** The event, push flag and entity of a change, as the outbox stores them. */
-function routing(change: PassChange): { event: PassEventType | null; push: boolean; entityId: string | null } {
+function routing(change: PassChange): PassChangeRoute {
   const { event, push } = KINDS[change.kind];
-  return { event, push: push || (change.kind === 'scanned' && change.balanceChanged === true), entityId: change.entityId ?? null };
+  return {
+    accountId: change.accountId,
+    event,
+    push: push || (change.kind === 'scanned' && change.balanceChanged === true),
+    entityId: change.entityId ?? null,
+    at: change.at,
+  };
 }
 
 /**
- * Two common table expressions for a statement whose CTE `changed` holds changed passes (their
- * `passes` rows), to join into its `WITH` list after `changed`: `routed` — `changed`'s rows with
- * `devices` (int: Apple devices registered), `google` (boolean: the account has Google
- * credentials) and `subscription_ids` (text[]) — and `outbox`, the outbox rows inserted (`id`),
- * one per pass that must be heard of.
+ * The common table expressions that announce a change inside a statement of its own (see
+ * `passChangeSql` in src/domain/passes/passChangeOutboxStore.ts): for a store whose one statement
+ * changes passes and announces them (a loyalty change).
  */
-export function passChangeSql(change: PassChange): Prisma.Sql {
-  const { event, push, entityId } = routing(change);
-  const subscriptions = event ? subscriptionIdsSql(change.accountId, event, entityId) : Prisma.sql`'{}'::text[]`;
-  return Prisma.sql`
-    routed AS (
-      SELECT c.*, (SELECT count(*)::int FROM apple_registrations r WHERE r.pass_id = c.id) AS devices,
-             EXISTS (SELECT 1 FROM google_configurations g WHERE g.account_id = c.account_id) AS google,
-             ${subscriptions} AS subscription_ids
-        FROM changed c),
-    outbox AS (
-      INSERT INTO pass_change_outbox (account_id, pass_id, push, event_type, entity_id, subscription_ids, occurred_at)
-      SELECT r.account_id, r.id, ${push}::boolean AND (r.devices > 0 OR r.google), ${event}::varchar, ${entityId}::uuid, r.subscription_ids::uuid[], ${change.at}
-        FROM routed r
-       WHERE (${push}::boolean AND (r.devices > 0 OR r.google)) OR cardinality(r.subscription_ids) > 0
-      RETURNING id)`;
+export function passChangeStatement(change: PassChange): Prisma.Sql {
+  return passChangeSql(routing(change));
 }
 
 /**
  * Says, once the statement's or transaction's writes are committed, that outbox rows were written
- * by a statement built with {@link passChangeSql} (which selected their ids).
+ * by a statement built with {@link passChangeStatement} (which selected their ids).
  * @param executor The transaction or autocommit executor that ran the statement.
  */
 export async function passChangesWritten(executor: SqlExecutor, outboxIds: readonly string[]): Promise<void> {
@@ -114,12 +104,9 @@ export async function passChangesWritten(executor: SqlExecutor, outboxIds: reado
  */
 export async function announcePassChanges(tx: SqlExecutor, change: PassChange, passIds: readonly string[]): Promise<number> {
   if (!passIds.length) return 0;
-  const [written] = await tx.$queryRaw<{ outboxIds: string[]; devices: number }[]>`
-    WITH changed AS (SELECT p.id, p.account_id FROM passes p WHERE p.id = ANY(${passIds}::uuid[])),
-    ${passChangeSql(change)}
-    SELECT ARRAY(SELECT id::text FROM outbox) AS "outboxIds", (SELECT COALESCE(sum(devices), 0)::int FROM routed) AS devices`;
-  await passChangesWritten(tx, written?.outboxIds ?? []);
-  return written?.devices ?? 0;
+  const written = await insertPassChanges(tx, routing(change), passIds);
+  await passChangesWritten(tx, written.outboxIds);
+  return written.devices;
 }
 
 /** {@link announcePassChanges} for one pass. */

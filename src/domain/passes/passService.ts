@@ -13,7 +13,7 @@ import { ConflictError } from '../../errors.ts';
 import { googleSaveLink, type SaveLinkDependencies as SigningDependencies } from '../googleWallet/googleSaveLink.ts';
 import { contentOf, selectAccountTemplate, templateNotFound } from '../passTemplates/passTemplateStore.ts';
 import { fullAttributes } from '../passTemplates/serializePassTemplate.ts';
-import { changeLoyaltyBalance, recordStartingBalance } from '../loyalty/loyaltyLedger.ts';
+import { changeLoyaltyBalance, recordStartingBalance } from '../loyalty/loyaltyLedgerStore.ts';
 import {
   fieldValues,
   LOYALTY_FIELD_ID,

@@ -1,13 +1,14 @@
 /**
  * Database access for passes (PassEntry API reference: the pass resource). Every read and write is scoped to an account. Loyalty
- * balance changes are not made here but in src/domain/loyalty/loyaltyLedger.ts, which keeps
+ * balance changes are not made here but in src/domain/loyalty/loyaltyLedgerStore.ts, which keeps
  * the ledger.
  *
  * @module domain/passes/passStore
  */
 import { v7 as uuidv7 } from 'uuid';
-import type { PrismaExecutor, SqlExecutor } from '../../db/database.ts';
+import type { Database, PrismaExecutor, SqlExecutor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/prismaErrors.ts';
+import { queryRow, queryRows } from '../../db/rows.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import { pageWindow, type PageRequest } from '../../db/pagination.ts';
 import { Prisma, type Pass, type PassStatus, type PassTemplateType } from '../../../generated/prisma/client.ts';
@@ -26,15 +27,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const json = (value: unknown) => value as Prisma.InputJsonValue;
 
-/** The columns of a pass under their Prisma names (`p` is the pass, or a row of its columns). */
-export const PASS_COLUMNS = Prisma.raw(`p.id, p.account_id AS "accountId", p.template_id AS "templateId", p.ext_id AS "extId", p.status,
-         p.content, p.barcode, p.nfc, p.locations, p.beacons, p.group_tags AS "groupTags", p.balance,
-         p.latest_message AS "latestMessage", p.device_type AS "deviceType", p.expires_at AS "expiresAt",
-         p.added_at AS "addedAt", p.removed_at AS "removedAt", p.deactivated_at AS "deactivatedAt",
-         p.nullified_at AS "nullifiedAt", p.apple_authentication_token AS "appleAuthenticationToken",
-         p.created_at AS "createdAt", p.updated_at AS "updatedAt"`);
+/**
+ * The columns of a pass, in the order of Prisma's `Pass` (`p` is the pass, or a row of its
+ * columns); src/db/rows.ts gives them their Prisma names.
+ */
+export const PASS_COLUMNS = Prisma.raw(`p.id, p.account_id, p.template_id, p.ext_id, p.status, p.content, p.barcode, p.nfc, p.locations,
+         p.beacons, p.group_tags, p.balance, p.latest_message, p.device_type, p.expires_at, p.added_at, p.removed_at,
+         p.deactivated_at, p.nullified_at, p.apple_authentication_token, p.created_at, p.updated_at`);
 
-/** A row of {@link selectPassSql}: the pass's columns under their Prisma names, and its template's. */
+/** A row of {@link selectPassSql} (src/db/rows.ts): the pass's columns under their Prisma names, and its template's. */
 export type PassSqlRow = Pass & { templateName: string; templateType: PassTemplateType };
 
 /**
@@ -43,8 +44,7 @@ export type PassSqlRow = Pass & { templateName: string; templateType: PassTempla
  */
 function selectPassSql(accountId: string, idOrExtId: string, lock: boolean): Prisma.Sql {
   return Prisma.sql`
-    SELECT ${PASS_COLUMNS},
-           t.name AS "templateName", t.template_type AS "templateType"
+    SELECT ${PASS_COLUMNS}, t.name AS template_name, t.template_type
       FROM passes p JOIN pass_templates t ON t.id = p.template_id
      ${passLookupSql(accountId, idOrExtId)}
      ${lock ? Prisma.sql`FOR NO KEY UPDATE OF p` : Prisma.empty}`;
@@ -89,8 +89,7 @@ export function passRowOf(row: PassSqlRow | undefined): PassRow | null {
  * @returns The pass with its template's name and type, or null (also for another account's pass).
  */
 export async function findPass(prisma: SqlExecutor, accountId: string, idOrExtId: string, options: { lock?: boolean } = {}): Promise<PassRow | null> {
-  const [row] = await prisma.$queryRaw<PassSqlRow[]>(selectPassSql(accountId, idOrExtId, options.lock ?? false));
-  return passRowOf(row);
+  return passRowOf(await queryRow<PassSqlRow>(prisma, selectPassSql(accountId, idOrExtId, options.lock ?? false)));
 }
 
 /**
@@ -111,11 +110,14 @@ export async function findPassByUuid(prisma: SqlExecutor, id: string): Promise<P
  * @returns The passes that exist, ordered by id (for UUIDv7 ids: the order they were made in).
  */
 export async function findPassesByUuid(prisma: SqlExecutor, ids: readonly string[]): Promise<PassRow[]> {
-  const rows = await prisma.$queryRaw<PassSqlRow[]>`
-    SELECT ${PASS_COLUMNS}, t.name AS "templateName", t.template_type AS "templateType"
-      FROM passes p JOIN pass_templates t ON t.id = p.template_id
-     WHERE p.id = ANY(${ids}::uuid[])
-     ORDER BY p.id`;
+  const rows = await queryRows<PassSqlRow>(
+    prisma,
+    Prisma.sql`
+      SELECT ${PASS_COLUMNS}, t.name AS template_name, t.template_type
+        FROM passes p JOIN pass_templates t ON t.id = p.template_id
+       WHERE p.id = ANY(${ids}::uuid[])
+       ORDER BY p.id`,
+  );
   return rows.map((row) => passRowOf(row)!);
 }
 
@@ -143,8 +145,7 @@ export async function requirePass(prisma: SqlExecutor, accountId: string, idOrEx
  * @throws NotFoundError when the account has no such pass.
  */
 export async function lockPass(tx: PrismaExecutor, accountId: string, idOrExtId: string): Promise<PassRow> {
-  const [row] = await tx.$queryRaw<PassSqlRow[]>(selectPassSql(accountId, idOrExtId, true));
-  const pass = passRowOf(row);
+  const pass = passRowOf(await queryRow<PassSqlRow>(tx, selectPassSql(accountId, idOrExtId, true)));
   if (!pass) throw passNotFound(idOrExtId);
   return pass;
 }
@@ -290,4 +291,47 @@ export async function selectPassPage(prisma: PrismaExecutor, accountId: string, 
     prisma.pass.count({ where }),
   ]);
   return { rows, total };
+}
+
+/**
+ * {@link requirePass} outside any transaction, on the driver (`Database.sql`): the pass and
+ * loyalty shows, the hottest reads (see `Database.sql` in src/db/database.ts for what it saves).
+ * @throws NotFoundError when the account has no such pass.
+ */
+export function showPass(db: Pick<Database, 'sql'>, accountId: string, idOrExtId: string): Promise<PassRow> {
+  return requirePass(db.sql, accountId, idOrExtId);
+}
+
+/**
+ * Stores a pass's sealed Apple `authenticationToken` unless it has one, without changing the pass
+ * (`updated_at` stays: the token is not content the wallets must fetch again).
+ * @returns The sealed token the pass has now (the given one, or the one a concurrent call stored first).
+ */
+export async function storeAppleAuthenticationToken(prisma: PrismaExecutor, passId: string, sealed: Uint8Array): Promise<Uint8Array> {
+  await prisma.$executeRaw`UPDATE passes SET apple_authentication_token = ${sealed} WHERE id = ${passId}::uuid AND apple_authentication_token IS NULL`;
+  const row = await prisma.pass.findUniqueOrThrow({ where: { id: passId }, select: { appleAuthenticationToken: true } });
+  return row.appleAuthenticationToken!;
+}
+
+/**
+ * Marks up to `limit` passes of a template that were last updated before `before` as updated
+ * `now` (their wallets fetch the template's new design), by ascending id, locking them.
+ * @returns The passes marked, with their account.
+ */
+export function touchTemplatePasses(
+  tx: PrismaExecutor,
+  templateId: string,
+  before: Date,
+  now: Date,
+  limit: number,
+): Promise<{ id: string; accountId: string }[]> {
+  return queryRows<{ id: string; accountId: string }>(
+    tx,
+    Prisma.sql`
+      UPDATE passes SET updated_at = ${now}
+       WHERE id IN (SELECT id FROM passes
+                     WHERE template_id = ${templateId}::uuid AND updated_at < ${before}
+                     ORDER BY id LIMIT ${limit} FOR NO KEY UPDATE)
+      RETURNING id::text AS id, account_id::text AS account_id`,
+  );
 }

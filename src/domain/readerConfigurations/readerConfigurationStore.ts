@@ -140,3 +140,16 @@ export async function updateReaderConfigurationSettings(
     },
   });
 }
+
+/**
+ * The NFC public key (PEM) of the account's first reader configuration (by creation, then
+ * entity), or null when it has none: what its Apple passes carry as `encryptionPublicKey`.
+ */
+export async function selectFirstNfcPublicKey(prisma: PrismaExecutor, accountId: string): Promise<string | null> {
+  const row = await prisma.readerConfiguration.findFirst({
+    where: { accountId },
+    orderBy: [{ createdAt: 'asc' }, { entityId: 'asc' }],
+    select: { nfcPublicKey: true },
+  });
+  return row?.nfcPublicKey ?? null;
+}

@@ -18,7 +18,7 @@
 import type { components } from '../../../generated/api.d.ts';
 import type { PrismaExecutor } from '../../db/database.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
-import { changeLoyaltyBalance } from '../loyalty/loyaltyLedger.ts';
+import { changeLoyaltyBalance } from '../loyalty/loyaltyLedgerStore.ts';
 import { announcePassChange } from '../passes/passChanges.ts';
 import { findPass, type PassRow } from '../passes/passStore.ts';
 import { markReaderSeen, selectAccountReader, type ReaderRow } from '../readers/readerStore.ts';

@@ -11,6 +11,7 @@ import type { PrismaExecutor, SqlExecutor } from '../../db/database.ts';
 import { declareQueue } from '../../jobs/jobDefinition.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { DestinationPolicy } from '../../net/outboundRequest.ts';
+import { selectPendingOrderingKeys } from './webhookDeliveryStore.ts';
 
 /** A job's payload: the subscription and the ordering key whose pending deliveries it sends. */
 export interface WebhookDeliveryPayload {
@@ -48,12 +49,10 @@ export async function queueWebhookDeliveries(tx: SqlExecutor, jobs: JobQueue, ke
  * caller's transaction.
  */
 export async function resumeWebhookDeliveries(tx: PrismaExecutor, jobs: JobQueue, subscriptionId: string): Promise<void> {
-  const keys = await tx.$queryRaw<{ orderingKey: string }[]>`
-    SELECT DISTINCT ordering_key AS "orderingKey" FROM webhook_deliveries
-     WHERE subscription_id = ${subscriptionId}::uuid AND status = 'pending'`;
+  const keys = await selectPendingOrderingKeys(tx, subscriptionId);
   await queueWebhookDeliveries(
     tx,
     jobs,
-    keys.map(({ orderingKey }) => ({ subscriptionId, orderingKey })),
+    keys.map((orderingKey) => ({ subscriptionId, orderingKey })),
   );
 }

@@ -20,9 +20,10 @@ import { randomUUID } from 'node:crypto';
 import type { components } from '../../../generated/api.d.ts';
 import type { Config } from '../../config.ts';
 import type { SqlExecutor } from '../../db/database.ts';
-import { Prisma } from '../../../generated/prisma/client.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import { queueWebhookDeliveries } from './webhookDeliveryQueue.ts';
+import { insertWebhookEvent } from './webhookDeliveryStore.ts';
+import { selectSubscriptionIds } from './webhookSubscriptionStore.ts';
 
 /** How long events, their deliveries and their attempts are kept, in days. */
 export const EVENT_RETENTION_DAYS = 30;
@@ -54,7 +55,7 @@ export interface WebhookEventInput {
    * subscription listens, inside the transaction.
    */
   resource: () => unknown;
-  /** The subscriptions that get it, when the caller's statement selected them already ({@link subscriptionIdsSql}). */
+  /** The subscriptions that get it, when the caller's statement selected them already (`subscriptionIdsSql`, src/domain/webhooks/webhookSubscriptionStore.ts). */
   subscriptionIds?: string[];
 }
 
@@ -77,35 +78,11 @@ export function serviceBaseUrl(config: Pick<Config, 'publicBaseUrl' | 'host' | '
 }
 
 /**
- * The ids (a `text[]`, ordered) of the subscriptions that get an event: the account's enabled
- * subscriptions listening to `type`, of the organisation or of the event's entity. An
- * expression, for a statement that selects them with its own work
- * ({@link WebhookEventInput.subscriptionIds}).
- */
-export function subscriptionIdsSql(accountId: string, type: WebhookEventType, entityId: string | null): Prisma.Sql {
-  return Prisma.sql`ARRAY(
-    SELECT s.id::text FROM webhook_subscriptions s
-     WHERE s.account_id = ${accountId}::uuid AND s.enabled AND ${type} = ANY(s.subscribed_events)
-       AND (s.scope_type = 'organisation' OR s.entity_id = ${entityId}::uuid)
-     ORDER BY s.id)`;
-}
-
-/**
- * The subscriptions that get an event ({@link subscriptionIdsSql}), for a caller that records
- * many events of one type and entity (a CSV batch's passes) and can skip them all when none does.
- * @returns Subscription ids, ordered; empty when nobody listens.
- */
-async function webhookSubscriptionIds(tx: SqlExecutor, accountId: string, type: WebhookEventType, entityId: string | null): Promise<string[]> {
-  const [row] = await tx.$queryRaw<{ ids: string[] }[]>`SELECT ${subscriptionIdsSql(accountId, type, entityId)} AS ids`;
-  return row?.ids ?? [];
-}
-
-/**
  * Records an event for the subscriptions that listen to it, in the caller's transaction.
  * @returns How many subscriptions will get it (0: nothing was written).
  */
 export async function recordWebhookEvent(tx: SqlExecutor, scope: WebhookEventScope, event: WebhookEventInput): Promise<number> {
-  const subscriptionIds = event.subscriptionIds ?? (await webhookSubscriptionIds(tx, event.accountId, event.type, event.entityId));
+  const subscriptionIds = event.subscriptionIds ?? (await selectSubscriptionIds(tx, event.accountId, event.type, event.entityId));
   if (!subscriptionIds.length) return 0;
   const id = randomUUID();
   const { relationship, type, id: subjectId } = event.subject;
@@ -146,18 +123,7 @@ async function storeEvent(
   scope: WebhookEventScope,
   event: { id: string; accountId: string; type: WebhookType; payload: unknown; at: Date; orderingKey: string; subscriptionIds: string[] },
 ): Promise<void> {
-  await tx.$executeRaw`
-    DELETE FROM webhook_events WHERE id IN (
-      SELECT id FROM webhook_events
-       WHERE account_id = ${event.accountId}::uuid AND occurred_at < ${event.at}::timestamptz - make_interval(days => ${EVENT_RETENTION_DAYS})
-       ORDER BY occurred_at LIMIT ${PRUNED_PER_EVENT})`;
-  await tx.$executeRaw`
-    INSERT INTO webhook_events (id, account_id, event_type, payload, occurred_at)
-    VALUES (${event.id}::uuid, ${event.accountId}::uuid, ${event.type}, ${JSON.stringify(event.payload)}, ${event.at})`;
-  await tx.$executeRaw`
-    INSERT INTO webhook_deliveries (id, subscription_id, event_id, ordering_key, next_attempt_at, created_at)
-    SELECT gen_random_uuid(), s, ${event.id}::uuid, ${event.orderingKey}, ${event.at}, ${event.at}
-      FROM unnest(${event.subscriptionIds}::uuid[]) AS s`;
+  await insertWebhookEvent(tx, event, { days: EVENT_RETENTION_DAYS, limit: PRUNED_PER_EVENT });
   await queueWebhookDeliveries(
     tx,
     scope.jobs,

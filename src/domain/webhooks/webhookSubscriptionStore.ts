@@ -4,8 +4,9 @@
  *
  * @module domain/webhooks/webhookSubscriptionStore
  */
-import type { PrismaExecutor } from '../../db/database.ts';
-import type { WebhookSubscription } from '../../../generated/prisma/client.ts';
+import type { PrismaExecutor, SqlExecutor } from '../../db/database.ts';
+import { Prisma, type WebhookSubscription } from '../../../generated/prisma/client.ts';
+import { queryRow } from '../../db/rows.ts';
 import { isUniqueViolation } from '../../db/prismaErrors.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 
@@ -116,4 +117,27 @@ export async function deleteSubscription(prisma: PrismaExecutor, accountId: stri
   if (!UUID.test(id)) throw subscriptionNotFound(id);
   const { count } = await prisma.webhookSubscription.deleteMany({ where: { id, accountId } });
   if (!count) throw subscriptionNotFound(id);
+}
+
+/**
+ * The ids (a `text[]`, ordered) of the subscriptions that get an event: the account's enabled
+ * subscriptions listening to `type` (a `webhookType`), of the organisation or of the event's
+ * entity. An expression, for a statement that selects them with its own work (a pass change's
+ * outbox row, src/domain/passes/passChangeOutboxStore.ts).
+ */
+export function subscriptionIdsSql(accountId: string, type: string, entityId: string | null): Prisma.Sql {
+  return Prisma.sql`ARRAY(
+    SELECT s.id::text FROM webhook_subscriptions s
+     WHERE s.account_id = ${accountId}::uuid AND s.enabled AND ${type} = ANY(s.subscribed_events)
+       AND (s.scope_type = 'organisation' OR s.entity_id = ${entityId}::uuid)
+     ORDER BY s.id)`;
+}
+
+/**
+ * The subscriptions that get an event ({@link subscriptionIdsSql}), in one statement.
+ * @returns Subscription ids, ordered; empty when nobody listens.
+ */
+export async function selectSubscriptionIds(tx: SqlExecutor, accountId: string, type: string, entityId: string | null): Promise<string[]> {
+  const row = await queryRow<{ ids: string[] }>(tx, Prisma.sql`SELECT ${subscriptionIdsSql(accountId, type, entityId)} AS ids`);
+  return row?.ids ?? [];
 }

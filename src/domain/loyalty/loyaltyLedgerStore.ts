@@ -10,12 +10,13 @@
  * update, with the change measured against the locked balance. Concurrent changes of one pass
  * queue on its row lock and all count.
  *
- * @module domain/loyalty/loyaltyLedger
+ * @module domain/loyalty/loyaltyLedgerStore
  */
 import { Prisma } from '../../../generated/prisma/client.ts';
 import type { PrismaExecutor, SqlExecutor } from '../../db/database.ts';
 import { ConflictError } from '../../errors.ts';
-import { passChangeSql, passChangesWritten } from '../passes/passChanges.ts';
+import { queryRow } from '../../db/rows.ts';
+import { passChangeStatement, passChangesWritten } from '../passes/passChanges.ts';
 import { LOYALTY_BALANCE_LIMIT } from '../passes/passRules.ts';
 import { findPass, passLookupSql, passNotFound, passRowOf, PASS_COLUMNS, type PassRow, type PassSqlRow } from '../passes/passStore.ts';
 
@@ -60,7 +61,7 @@ export interface LoyaltyChangeResult {
  *   out of range.
  */
 export async function changeLoyaltyBalance(db: SqlExecutor, change: LoyaltyChange): Promise<LoyaltyChangeResult> {
-  const [result] = await db.$queryRaw<LoyaltyChangeResult[]>(balanceChangeSql(change, change.passId, Prisma.sql`SELECT p.delta, p.balance FROM changed p`));
+  const result = await queryRow<LoyaltyChangeResult>(db, balanceChangeSql(change, change.passId, Prisma.sql`SELECT p.delta, p.balance FROM changed p`));
   if (result) return result;
   throw await whyUnchanged(db, change.accountId, change.passId, change.change);
 }
@@ -91,14 +92,15 @@ export interface PassBalanceChangeResult {
  * @throws As {@link changeLoyaltyBalance}: NotFoundError (parameter `id`), ConflictError.
  */
 export async function changePassBalance(db: SqlExecutor, change: PassBalanceChange): Promise<PassBalanceChangeResult> {
-  const [row] = await db.$queryRaw<(PassSqlRow & { delta: number; outboxId: string | null })[]>(
+  const row = await queryRow<PassSqlRow & { delta: number; outboxId: string | null }>(
+    db,
     balanceChangeSql(
       change,
       change.idOrExtId,
       Prisma.sql`
-        SELECT p.delta, ${PASS_COLUMNS}, t.name AS "templateName", t.template_type AS "templateType", (SELECT id::text FROM outbox) AS "outboxId"
+        SELECT p.delta, ${PASS_COLUMNS}, t.name AS template_name, t.template_type, (SELECT id::text FROM outbox) AS outbox_id
           FROM routed p JOIN pass_templates t ON t.id = p.template_id`,
-      passChangeSql({ accountId: change.accountId, kind: 'updated', at: change.now }),
+      passChangeStatement({ accountId: change.accountId, kind: 'updated', at: change.now }),
     ),
   );
   if (!row) throw await whyUnchanged(db, change.accountId, change.idOrExtId, change.change);
