@@ -383,7 +383,7 @@ async function captureWorkload(database: { url: string } | { pgliteDir: string }
   const { authenticateApiToken } = await import('../../src/security/apiTokens.ts');
   const { ApiTokenCache } = await import('../../src/security/apiTokenCache.ts');
   const { findPass } = await import('../../src/domain/passes/passStore.ts');
-  const { changePassBalance } = await import('../../src/domain/loyalty/loyaltyLedger.ts');
+  const { changePassBalance } = await import('../../src/domain/loyalty/loyaltyLedgerStore.ts');
   let adapter: ConstructorParameters<typeof PrismaClient>[0]['adapter'];
   let close: () => Promise<void>;
   if ('url' in database) {
