@@ -1,7 +1,6 @@
 import type { OperationHandler } from '../../http/operation.ts';
 import { authenticatedApplePass, checkRegistrableDevice } from '../../domain/appleDevices/applePassAuthentication.ts';
-import { registerDeviceForPass } from '../../domain/appleDevices/appleDeviceStore.ts';
-import { announcePassChange } from '../../domain/passes/passChanges.ts';
+import { registerPassDevice } from '../../domain/appleDevices/appleDeviceService.ts';
 
 /**
  * `POST /wallet/apple/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}/{serialNumber}`
@@ -14,18 +13,16 @@ export const registerDevice: OperationHandler<'registerDevice'> = async ({ param
   checkRegistrableDevice(params.deviceLibraryIdentifier);
   const pass = await authenticatedApplePass(ctx, headers, params.passTypeIdentifier, params.serialNumber);
   const now = ctx.clock.now();
-  const { created } = await write(async (tx) => {
-    const registration = await registerDeviceForPass(tx, {
+  const { created } = await write((tx) =>
+    registerPassDevice(tx, {
       accountId: pass.accountId,
       passId: pass.id,
       passTypeIdentifier: params.passTypeIdentifier,
       deviceLibraryIdentifier: params.deviceLibraryIdentifier,
       pushToken: body.pushToken,
       now,
-    });
-    if (registration.first) await announcePassChange(tx, { accountId: pass.accountId, passId: pass.id, kind: 'installed', at: now });
-    return registration;
-  });
+    }),
+  );
   ctx.log.info({ passId: pass.id, created }, 'Apple device registered for a pass');
   return { status: created ? 201 : 200, body: undefined };
 };

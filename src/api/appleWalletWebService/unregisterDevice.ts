@@ -1,7 +1,6 @@
 import type { OperationHandler } from '../../http/operation.ts';
 import { authenticatedApplePass } from '../../domain/appleDevices/applePassAuthentication.ts';
-import { announcePassChange } from '../../domain/passes/passChanges.ts';
-import { unregisterDeviceFromPass } from '../../domain/appleDevices/appleDeviceStore.ts';
+import { unregisterPassDevice } from '../../domain/appleDevices/appleDeviceService.ts';
 
 /**
  * `DELETE /wallet/apple/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}/{serialNumber}`
@@ -12,15 +11,7 @@ import { unregisterDeviceFromPass } from '../../domain/appleDevices/appleDeviceS
 export const unregisterDevice: OperationHandler<'unregisterDevice'> = async ({ params, headers, write, ctx }) => {
   const pass = await authenticatedApplePass(ctx, headers, params.passTypeIdentifier, params.serialNumber);
   const now = ctx.clock.now();
-  await write(async (tx) => {
-    const last = await unregisterDeviceFromPass(tx, {
-      accountId: pass.accountId,
-      passId: pass.id,
-      deviceLibraryIdentifier: params.deviceLibraryIdentifier,
-      now,
-    });
-    if (last) await announcePassChange(tx, { accountId: pass.accountId, passId: pass.id, kind: 'removed', at: now });
-  });
+  await write((tx) => unregisterPassDevice(tx, { accountId: pass.accountId, passId: pass.id, deviceLibraryIdentifier: params.deviceLibraryIdentifier, now }));
   ctx.log.info({ passId: pass.id }, 'Apple device unregistered from a pass');
   return { status: 200, body: undefined };
 };
