@@ -93,6 +93,13 @@ runOnce('architecture', () => {
     // The check finds what it looks for: a raw statement, a fragment, SQL in a string, the driver passed on.
     const samples = ['await tx.$executeRawUnsafe(x)', 'Prisma.sql`x`', "const q = 'SELECT 1';", 'await requirePass(ctx.db.sql, a, b)'];
     expect(samples.filter((sample) => SQL_TEXT.test(sample))).toEqual(samples);
+    // Columns are named once, by src/db/rows.ts, never by a quoted camelCase alias in a statement.
+    const aliases = sourceFiles(src).flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (/\bAS\s+"[a-z]+[A-Z]\w*"/.test(line) ? [`${relative(root, file)}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    expect(aliases).toEqual([]);
   });
 
   it('serves every operation from src/api/<tag>/<operationId>.ts, its contract tag in camel case', () => {

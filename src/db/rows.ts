@@ -3,7 +3,7 @@
  * names (snake_case: `account_id`, `updated_at`, or a computed column's snake_case alias), and
  * {@link queryRows} / {@link camelRow} turn each row into an object of the given type with
  * camelCase keys (`accountId`, `updatedAt`) — the names Prisma's models and the rest of the code
- * use — so no statement repeats the schema's mapping column by column (`AS "accountId"`).
+ * use — so no statement repeats the schema's mapping column by column (a quoted camelCase alias per column).
  *
  * Values are left as the executor parsed them (src/db/database.ts, {@link SqlExecutor}); only
  * keys change. A key without `_` stays as it is. Each column list is mapped by a function made

@@ -92,7 +92,7 @@ export type WriteScope = <T>(work: (tx: PrismaExecutor) => Promise<T>, options?:
 /**
  * {@link WriteScope} for work of SQL statements only (see {@link OperationInput.writeSql}).
  * @param options.atomic As for {@link WriteScope}: the writes of `work` are one statement, run
- *   outside an idempotency transaction on the driver's autocommit (the `sql` executor of `Database`).
+ *   outside an idempotency transaction on the driver's autocommit executor (`runSqlWrite`, src/db/database.ts).
  */
 export type SqlWriteScope = <T>(work: (tx: SqlExecutor) => Promise<T>, options?: { atomic?: boolean }) => Promise<T>;
 
