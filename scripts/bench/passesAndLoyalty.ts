@@ -591,6 +591,8 @@ interface RuntimeFigures {
   runtime: BenchRuntime;
   /** From spawning the process to `/readyz` answering 200 (database opened and migrated, validators compiled), in ms. */
   readyMs: number;
+  /** CPU time (user + system) the process spent until then, in ms: what start-up costs, however busy the machine. */
+  readyCpuMs: number;
   /** Resident set size right after start, after the GET and PATCH runs, and its peak (VmHWM), in MB (Linux /proc). */
   rssReadyMb: number;
   rssLoadedMb: number;
@@ -647,12 +649,13 @@ async function compareRuntimes(kind: 'pglite' | 'postgresql', runtimes: BenchRun
         const service = await startBenchService({ ...settings, runtime });
         child = service.child;
         const readyMs = performance.now() - started;
+        const readyCpuMs = cpuTimeMs(service.child.pid);
         const ready = memoryMb(service.child.pid);
         const get = await measure(`${service.base}/api/v1/passes/${fixture.passId}`, fixture.token, 'GET', service.child);
         const patch = await measure(`${service.base}/api/v1/loyalty/${fixture.passId}`, fixture.token, 'PATCH', service.child);
         const loaded = memoryMb(service.child.pid);
         await stopChild(service.child);
-        figures.push({ runtime, readyMs, rssReadyMb: ready.rss, rssLoadedMb: loaded.rss, rssPeakMb: loaded.peak, get, patch });
+        figures.push({ runtime, readyMs, readyCpuMs, rssReadyMb: ready.rss, rssLoadedMb: loaded.rss, rssPeakMb: loaded.peak, get, patch });
       }
     }
     return figures;
@@ -672,6 +675,7 @@ function runtimeTable(database: string, figures: RuntimeFigures[]): string {
   const runtimes = [...new Set(figures.map((f) => f.runtime))];
   const rows: [string, (f: RuntimeFigures) => number, string][] = [
     ['start to ready', (f) => f.readyMs, 'ms'],
+    ['CPU to ready', (f) => f.readyCpuMs, 'ms'],
     ['GET CPU/req', (f) => f.get.cpuUsPerRequest, 'µs'],
     ['GET req/s', (f) => f.get.rps, ''],
     ['PATCH CPU/req', (f) => f.patch.cpuUsPerRequest, 'µs'],
