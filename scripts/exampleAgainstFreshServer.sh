@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CI: runs the quickstart example against a fresh server, then the same flow through Stoplight
-# Prism (npm run contract:prism). Starts `npm start` on an empty embedded data directory and a free
+# Prism (npm run contract:prism). Starts `npm start` — the compiled server, dist/src/server.js,
+# built first when dist/ is missing or older than a source — on an empty embedded data directory and a free
 # loopback port, waits for /readyz (ready, not only alive), makes two accounts with an entity each with the admin CLI (one
 # per run, so that both runs take the first-time path: the reader is created, not found), runs
 # `npm run example`, `npm run example:csv` and `npm run contract:prism`, and always stops the server and removes the data
@@ -21,6 +22,12 @@ cd "$(dirname "$0")/.."
 # Hermetic: the embedded database in the fresh directory, its generated admin token, and the
 # entity the example finds for itself.
 unset DATABASE_URL ADMIN_TOKEN ENTITY_ID
+
+# npm start runs dist/: build it when it is missing or older than any source it is made from.
+if [ ! -f dist/.tsbuildinfo ] || [ -n "$(find src generated -newer dist/.tsbuildinfo -print -quit)" ]; then
+  echo "Building dist/ (npm run build)"
+  npm run -s build
+fi
 
 data_dir=$(mktemp -d)
 server_log="$data_dir/server.log"
@@ -44,7 +51,7 @@ stop_group() {
 
 cleanup() {
   local status=$?
-  # npm start runs npm → sh → tsx → node in the server's own process group: stop all of it.
+  # npm start runs npm → sh → node in the server's own process group: stop all of it.
   stop_group "$server_pid"
   stop_group "$apns_pid"
   if [ "$status" -ne 0 ] && [ -f "$server_log" ]; then

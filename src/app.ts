@@ -13,7 +13,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Config } from './config.ts';
@@ -32,8 +31,9 @@ import { loadServedContract } from './http/servedContract.ts';
 import { warmUpValidators, type WarmUpReport } from './http/validatorWarmUp.ts';
 import { removeUploads, uploadOptions } from './http/csvUpload.ts';
 import { handlers } from './operations.ts';
+import { packageRoot } from './packageRoot.ts';
 
-const generatedDir = resolve(fileURLToPath(import.meta.url), '../../generated');
+const generatedDir = resolve(packageRoot, 'generated');
 
 /** The bundled contract (`generated/openapi.json`), parsed. */
 export function loadApiDocument(): OpenApiDocument {

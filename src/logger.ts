@@ -1,6 +1,7 @@
 /**
  * Structured JSON logging with pino. Secrets never reach a log line: credentials in headers and
- * the body members that carry secrets are redacted by path.
+ * the body members that carry secrets are redacted by path, and pass ids (capabilities) are
+ * shortened wherever they are logged as `passId` or in a request URL (src/http/redact.ts).
  *
  * @module logger
  */
@@ -21,8 +22,27 @@ export const REDACTED_PATHS = [
   '*.token',
 ];
 
+/** Characters of a pass id a log line keeps (a UUID's first group: enough to tell passes apart in a log). */
+export const LOGGED_ID_LENGTH = 8;
+
 /**
- * Creates the root logger.
+ * `id` as a log line may hold it: its first {@link LOGGED_ID_LENGTH} characters and `…` when it is
+ * longer. A pass UUID is the holder's capability (README, "The holder page": `/passes/<pass id>`
+ * needs no API key), so whoever reads the logs must not get it whole (OWASP Logging Cheat Sheet,
+ * "Data to exclude": "access tokens", https://cheatsheetseries.owasp.org/cheatsheets/Logging_Cheat_Sheet.html).
+ */
+export function shortenId(id: string): string {
+  return id.length > LOGGED_ID_LENGTH ? `${id.slice(0, LOGGED_ID_LENGTH)}…` : id;
+}
+
+/** pino serializers (https://getpino.io/#/docs/api?id=serializers-object): members logged by key that hold a pass id. */
+export const SERIALIZERS = {
+  passId: (id: unknown) => (typeof id === 'string' ? shortenId(id) : id),
+};
+
+/**
+ * Creates the root logger: JSON lines (https://getpino.io), with {@link REDACTED_PATHS} censored
+ * and pass ids shortened ({@link SERIALIZERS}). `npm run dev` pipes them through pino-pretty.
  * @param level Minimum level written.
  * @param destination Where lines go (stdout by default; tests pass a capturing stream).
  */
@@ -32,6 +52,7 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
       level,
       base: { service: 'wallet-pass-service' },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      serializers: SERIALIZERS,
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     destination,

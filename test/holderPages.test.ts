@@ -3,7 +3,8 @@
  * with templates processed by the job workers. Every pass file is unzipped and checked as a
  * reviewer would (test/support/pkpassInspection.ts): manifest hashes, the CMS signature with
  * `openssl cms -verify` against the test chain, the signer's UID and OU, `pass.json` keys per
- * Apple's reference, images and their sizes, localisations.
+ * Apple's reference, images and their sizes, localisations. The logs of these requests hold the
+ * pass id shortened, never whole (the UUID is the holder's capability).
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -485,5 +486,41 @@ describe('getHolderPassPage', () => {
       expectError(await service.api.get(`/passes/${pass.id}/google`), 410, 'pass_nullified', { parameter: 'id' });
       await service.api.get('/passes/CC-1042/google').expect(400);
     });
+  });
+});
+
+describe('logs', () => {
+  it('write the pass id of holder-page, pass-file, API and Apple web service paths as its first 8 characters, never whole', async () => {
+    const pass = await issuePass(service, tenant.token, templateId, { pass: { member: 'Ada' } });
+    const short = `${pass.id.slice(0, 8)}…`;
+    await service.api.get(`/passes/${pass.id}`).set('Accept', BROWSER_ACCEPT).expect(200);
+    await service.api.get(`/passes/${pass.id}/google`).set('Accept', BROWSER_ACCEPT).expect(200);
+    await download(pass.id).expect(200);
+    await service.api.get(`/passes/${pass.id}/apple?token=${pass.id}`);
+    await service.api.get(`/api/v1/passes/${pass.id}`).set(service.auth(tenant.token)).expect(200);
+    await service.api.patch(`/api/v1/loyalty/${pass.id}`).set(service.auth(tenant.token)).send({ balance: 5 }).expect(200);
+    const wrongToken = { Authorization: `ApplePass ${'y'.repeat(32)}` };
+    await service.api.get(`/wallet/apple/v1/passes/${PASS_TYPE_ID}/${pass.id}`).set(wrongToken).expect(401);
+    await service.api
+      .post(`/wallet/apple/v1/devices/d${'0'.repeat(31)}/registrations/${PASS_TYPE_ID}/${pass.id}`)
+      .set(wrongToken)
+      .send({ pushToken: 'ab' })
+      .expect(401);
+
+    expect(service.logText().toLowerCase()).not.toContain(pass.id.toLowerCase());
+    const urls = service.logs.map((line) => (line.req as { url?: string } | undefined)?.url).filter((url) => url?.includes(short));
+    expect(urls).toEqual(
+      expect.arrayContaining([
+        `/passes/${short}`,
+        `/passes/${short}/google`,
+        `/passes/${short}/apple`,
+        `/passes/${short}/apple?token=[redacted]`,
+        `/api/v1/passes/${short}`,
+        `/api/v1/loyalty/${short}`,
+        `/wallet/apple/v1/passes/${PASS_TYPE_ID}/${short}`,
+        `/wallet/apple/v1/devices/d${'0'.repeat(31)}/registrations/${PASS_TYPE_ID}/${short}`,
+      ]),
+    );
+    expect(service.logs.find((line) => line.msg === 'pass issued' && line.passId === short)).toBeDefined();
   });
 });

@@ -20,7 +20,10 @@
  * each run, default 5), BENCH_CONNECTIONS (default 50),
  * BENCH_DATABASE_URL (a PostgreSQL server where a throw-away database may be created and
  * dropped; default postgresql://postgres@127.0.0.1:5432/postgres), BENCH_DATABASES (which to run:
- * `pglite,postgresql` by default), BENCH_SERVICE_NODE_ARGS (extra Node.js arguments for the
+ * `pglite,postgresql` by default), BENCH_RUNTIME (how the service runs: `tsx`, the default, its
+ * TypeScript sources through tsx; `dist`, the compiled output as `npm start` runs it; `tsx,dist`
+ * compares them instead of the runs below — start-to-ready time, RSS, GET and PATCH with CPU per
+ * request, BENCH_ROUNDS alternating starts each; see {@link compareRuntimes}), BENCH_SERVICE_NODE_ARGS (extra Node.js arguments for the
  * service process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/profiles` to profile it under load).
  *
  * It also measures the stack floor: the HTTP libraries the serving-at-scale work started from
@@ -60,7 +63,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { loadTest, type LoadTestResult } from 'loadtest';
 import pg from 'pg';
-import { benchRequest } from './support/benchServer.ts';
+import { benchRequest, benchRuntimes, serverArguments, type BenchRuntime } from './support/benchServer.ts';
 import { freePort, stopChild } from '../support/childProcess.ts';
 import { ICON_PNG, LOGO_PNG } from '../../test/support/images.ts';
 
@@ -443,10 +446,17 @@ interface Row {
 }
 
 /** Starts the real server on the benchmark's database with `processes` server processes. */
-async function startBenchService(options: { dataDir: string; databaseUrl: string; adminToken: string; secretsKey: string; processes: number }) {
+async function startBenchService(options: {
+  dataDir: string;
+  databaseUrl: string;
+  adminToken: string;
+  secretsKey: string;
+  processes: number;
+  runtime?: BenchRuntime;
+}) {
   const port = await freePort();
   const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(root, 'src/server.ts')], {
+  const child = spawn(process.execPath, [...nodeArgs, ...serverArguments(options.runtime ?? benchRuntimes()[0]!)], {
     cwd: root,
     env: {
       ...process.env,
@@ -576,6 +586,116 @@ async function benchDatabase(kind: 'pglite' | 'postgresql'): Promise<Row[]> {
   }
 }
 
+/** What one runtime measured in {@link compareRuntimes}. */
+interface RuntimeFigures {
+  runtime: BenchRuntime;
+  /** From spawning the process to `/readyz` answering 200 (database opened and migrated, validators compiled), in ms. */
+  readyMs: number;
+  /** CPU time (user + system) the process spent until then, in ms: what start-up costs, however busy the machine. */
+  readyCpuMs: number;
+  /** Resident set size right after start, after the GET and PATCH runs, and its peak (VmHWM), in MB (Linux /proc). */
+  rssReadyMb: number;
+  rssLoadedMb: number;
+  rssPeakMb: number;
+  get: Measurement;
+  patch: Measurement;
+}
+
+/** VmRSS and VmHWM of a process, in MB, from /proc/<pid>/status; NaN where /proc is missing. */
+function memoryMb(pid: number | undefined): { rss: number; peak: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+    return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+  } catch {
+    return { rss: Number.NaN, peak: Number.NaN };
+  }
+}
+
+/**
+ * BENCH_RUNTIME with two runtimes (`tsx,dist`): on one database, the same data, the service (one
+ * process) started with each runtime in turn, BENCH_ROUNDS times (default 1) alternating, and for
+ * each start: start-to-ready time, RSS, and closed-loop GET and PATCH with CPU per request.
+ */
+async function compareRuntimes(kind: 'pglite' | 'postgresql', runtimes: BenchRuntime[]): Promise<RuntimeFigures[]> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'wps-bench-'));
+  const dbName = `wps_bench_${randomBytes(6).toString('hex')}`;
+  const dbUrl = new URL(PG_SERVER);
+  dbUrl.pathname = `/${dbName}`;
+  const admin = new pg.Client({ connectionString: PG_SERVER });
+  if (kind === 'postgresql') {
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${dbName}`);
+  }
+  const settings = {
+    dataDir,
+    databaseUrl: kind === 'postgresql' ? dbUrl.toString() : '',
+    adminToken: `wpa_${randomBytes(24).toString('base64url')}`,
+    secretsKey: randomBytes(32).toString('base64'),
+    processes: 1,
+  };
+  const figures: RuntimeFigures[] = [];
+  let child: ChildProcess | undefined;
+  try {
+    // The data (and the migrations) first, so that every measured start opens the same database.
+    const setup = await startBenchService({ ...settings, runtime: runtimes[0] });
+    child = setup.child;
+    const fixture = await setUp(setup.base, settings.adminToken);
+    await stopChild(setup.child);
+    const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
+    for (let round = 0; round < rounds; round++) {
+      for (const runtime of runtimes) {
+        const started = performance.now();
+        const service = await startBenchService({ ...settings, runtime });
+        child = service.child;
+        const readyMs = performance.now() - started;
+        const readyCpuMs = cpuTimeMs(service.child.pid);
+        const ready = memoryMb(service.child.pid);
+        const get = await measure(`${service.base}/api/v1/passes/${fixture.passId}`, fixture.token, 'GET', service.child);
+        const patch = await measure(`${service.base}/api/v1/loyalty/${fixture.passId}`, fixture.token, 'PATCH', service.child);
+        const loaded = memoryMb(service.child.pid);
+        await stopChild(service.child);
+        figures.push({ runtime, readyMs, readyCpuMs, rssReadyMb: ready.rss, rssLoadedMb: loaded.rss, rssPeakMb: loaded.peak, get, patch });
+      }
+    }
+    return figures;
+  } finally {
+    if (child) await stopChild(child);
+    if (kind === 'postgresql') {
+      await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+      await admin.end();
+    }
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The runtimes' figures side by side, each runtime's median over its rounds, and each runtime's ratio to the first. */
+function runtimeTable(database: string, figures: RuntimeFigures[]): string {
+  const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
+  const runtimes = [...new Set(figures.map((f) => f.runtime))];
+  const rows: [string, (f: RuntimeFigures) => number, string][] = [
+    ['start to ready', (f) => f.readyMs, 'ms'],
+    ['CPU to ready', (f) => f.readyCpuMs, 'ms'],
+    ['GET CPU/req', (f) => f.get.cpuUsPerRequest, 'µs'],
+    ['GET req/s', (f) => f.get.rps, ''],
+    ['PATCH CPU/req', (f) => f.patch.cpuUsPerRequest, 'µs'],
+    ['PATCH req/s', (f) => f.patch.rps, ''],
+    ['RSS when ready', (f) => f.rssReadyMb, 'MB'],
+    ['RSS after load', (f) => f.rssLoadedMb, 'MB'],
+    ['RSS peak', (f) => f.rssPeakMb, 'MB'],
+  ];
+  const lines = [`${database}: ${runtimes.join(' vs ')} (median of ${figures.length / runtimes.length} start(s) each)`];
+  for (const [name, of, unit] of rows) {
+    const values = runtimes.map((runtime) => median(figures.filter((f) => f.runtime === runtime).map(of)));
+    const cells = values.map((v, i) => `${runtimes[i]} ${v.toFixed(0).padStart(6)} ${unit}`.padEnd(18));
+    const ratios = values.slice(1).map((v, i) => `${runtimes[i + 1]}/${runtimes[0]} ${(v / values[0]!).toFixed(2)}`);
+    lines.push(`    ${name.padEnd(15)} ${cells.join(' ')} ${ratios.join(' ')}`);
+  }
+  const errors = figures.reduce((sum, f) => sum + f.get.errors + f.patch.errors, 0);
+  if (errors) lines.push(`    (${errors} errors)`);
+  return lines.join('\n');
+}
+
 function fmt(m: Measurement): string {
   const cpu = Number.isNaN(m.cpuUsPerRequest) ? '' : `  ${m.cpuUsPerRequest.toFixed(0).padStart(5)} µs CPU/req`;
   return `${m.rps.toFixed(0).padStart(7)} req/s${cpu}  p50 ${String(m.p50).padStart(3)} ms  p99 ${String(m.p99).padStart(3)} ms${m.errors ? `  (${m.errors} errors)` : ''}`;
@@ -609,6 +729,17 @@ function check(name: string, measured: number, target: number, unit: string, atL
 }
 
 async function main(): Promise<void> {
+  const runtimes = benchRuntimes();
+  if (runtimes.length > 1) {
+    console.log(
+      `Passes and loyalty by runtime: autocannon, ${CONNECTIONS} connections, ${DURATION_S} s per run after ${WARMUP_S} s of warm-up; ` +
+        `${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}); Node.js ${process.version}.`,
+    );
+    for (const kind of (process.env.BENCH_DATABASES ?? 'pglite,postgresql').split(',') as ('pglite' | 'postgresql')[]) {
+      console.log(runtimeTable(kind === 'postgresql' ? 'PostgreSQL' : 'PGlite (embedded)', await compareRuntimes(kind, runtimes)));
+    }
+    return;
+  }
   console.log(
     `Passes and loyalty: autocannon, ${CONNECTIONS} connections, ${DURATION_S} s per run after ${WARMUP_S} s of warm-up, one pass; ` +
       `${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}).`,

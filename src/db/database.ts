@@ -154,6 +154,12 @@ export interface DatabaseOptions {
   databaseUrl?: string | undefined;
   /** PGlite data directory (created if missing); `null` keeps the database in memory. */
   pgliteDir?: string | null;
+  /**
+   * A PGlite database to start from, as `dumpDataDir()` made it (a tarball), instead of an empty
+   * one (PGlite's `loadDataDir`, https://pglite.dev/docs/api#loaddatadir). Tests use it to copy a
+   * migrated database instead of migrating each one.
+   */
+  pgliteLoadDataDir?: Blob;
   /** Largest PostgreSQL pool size (default 10). */
   poolSize?: number;
 }
@@ -168,7 +174,7 @@ export function pgliteDirOf(dataDir: string): string {
  * @throws Error when PostgreSQL cannot be reached or the PGlite directory cannot be opened.
  */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : openPglite(options.pgliteDir ?? null);
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : openPglite(options.pgliteDir ?? null, options.pgliteLoadDataDir);
 }
 
 async function openPostgres(connectionString: string, max: number): Promise<Database> {
@@ -214,9 +220,9 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
   };
 }
 
-async function openPglite(dir: string | null): Promise<Database> {
+async function openPglite(dir: string | null, loadDataDir: Blob | undefined): Promise<Database> {
   if (dir) await mkdir(dir, { recursive: true });
-  const pglite = dir ? new PGlite(dir) : new PGlite();
+  const pglite = new PGlite({ ...(dir ? { dataDir: dir } : {}), ...(loadDataDir ? { loadDataDir } : {}) });
   await pglite.waitReady;
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
   let sessionQueue: Promise<void> = Promise.resolve();

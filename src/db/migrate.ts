@@ -19,15 +19,15 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Database, SessionConnection } from './database.ts';
+import { packageRoot } from '../packageRoot.ts';
 
 /** Prisma's advisory lock key for migrations. */
 export const PRISMA_MIGRATION_LOCK_KEY = 72707369;
 /** How long to wait for another migrator, in ms (Prisma: 10 s). */
 export const LOCK_TIMEOUT_MS = 10_000;
 /** The migrations shipped with the service. */
-export const DEFAULT_MIGRATIONS_DIR = resolve(fileURLToPath(import.meta.url), '../../../prisma/migrations');
+export const DEFAULT_MIGRATIONS_DIR = resolve(packageRoot, 'prisma/migrations');
 
 const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
     "id"                    VARCHAR(36) PRIMARY KEY NOT NULL,

@@ -1,14 +1,26 @@
 /**
  * Throw-away databases for tests: an in-memory PGlite (or, when it must survive a restart, one
  * in a temporary directory), or a fresh database created on the PostgreSQL server of
- * TEST_DATABASE_URL and dropped afterwards (no other database is touched).
+ * TEST_DATABASE_URL and dropped afterwards (no other database is touched but the migrated
+ * template below).
+ *
+ * A database that is to be migrated anyway is copied from a migrated one instead. On PostgreSQL
+ * from a template database (`CREATE DATABASE … TEMPLATE`,
+ * https://www.postgresql.org/docs/current/manage-ag-templatedbs.html): ≈ 0.3 s instead of
+ * ≈ 3 s of migrations for each of the suite's ≈ 70 test databases (measured on the loaded
+ * two-core machine). The template is named by a hash of the migration files, made once by
+ * whichever worker needs it first (under an advisory lock) and kept on the server for later runs;
+ * a changed migration makes a new one. On PGlite (in memory) from a dump of a migrated database
+ * (`dumpDataDir`, loaded with `loadDataDir`: ≈ 3 s instead of ≈ 5 s of migrations, same machine),
+ * kept in the system's temporary directory under the same hash.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/db/database.ts';
+import { applyMigrations, DEFAULT_MIGRATIONS_DIR } from '../../src/db/migrate.ts';
 
 /** Which database this Jest project runs on. */
 export function testDatabaseKind(): 'pglite' | 'postgresql' {
@@ -29,15 +41,87 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/** Advisory lock key serialising the making of the template (any number unlikely to clash). */
+const TEMPLATE_LOCK_KEY = 7_270_731;
+/** What the template's comment says once every migration is applied (a half-made one lacks it). */
+const TEMPLATE_DONE = 'wallet-pass-service test template: migrated';
+let template: Promise<string> | undefined;
+let pgliteDump: Promise<Blob> | undefined;
+
+/** The first 16 hex digits of a SHA-256 of the migrations (names and SQL): names the migrated copies. */
+async function migrationsHash(): Promise<string> {
+  const hash = createHash('sha256');
+  const migrations = (await readdir(DEFAULT_MIGRATIONS_DIR, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  for (const name of migrations.sort()) hash.update(name).update(await readFile(join(DEFAULT_MIGRATIONS_DIR, name, 'migration.sql')));
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** A dump of a migrated in-memory PGlite database, read from the temporary directory or made (and written there) if missing. */
+function migratedPgliteDump(): Promise<Blob> {
+  pgliteDump ??= (async () => {
+    const file = join(tmpdir(), `wps-test-pglite-migrated-${await migrationsHash()}.tar`);
+    const saved = await readFile(file).catch(() => undefined);
+    if (saved) return new Blob([saved]);
+    const db = await openDatabase({ pgliteDir: null });
+    try {
+      await applyMigrations(db);
+      const dump = await (db.driver as { pglite: { dumpDataDir(compression: 'none'): Promise<Blob> } }).pglite.dumpDataDir('none');
+      // Written whole under another name first: a reader never sees half a file.
+      const partial = `${file}.${randomBytes(4).toString('hex')}`;
+      await writeFile(partial, Buffer.from(await dump.arrayBuffer()));
+      await rename(partial, file);
+      return dump;
+    } finally {
+      await db.close();
+    }
+  })();
+  return pgliteDump;
+}
+
+/** The name of the migrated template database of these migrations on `serverUrl`, made if missing. */
+function migratedTemplate(serverUrl: string): Promise<string> {
+  template ??= (async () => {
+    const name = `wps_template_${await migrationsHash()}`;
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    try {
+      await admin.query('SELECT pg_advisory_lock($1)', [TEMPLATE_LOCK_KEY]);
+      const { rows } = await admin.query<{ done: string | null }>("SELECT shobj_description(oid, 'pg_database') AS done FROM pg_database WHERE datname = $1", [
+        name,
+      ]);
+      if (rows[0]?.done !== TEMPLATE_DONE) {
+        if (rows.length) await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+        await admin.query(`CREATE DATABASE ${name}`);
+        const url = new URL(serverUrl);
+        url.pathname = `/${name}`;
+        const db = await openDatabase({ databaseUrl: url.toString(), poolSize: 1 });
+        try {
+          await applyMigrations(db);
+        } finally {
+          await db.close();
+        }
+        await admin.query(`COMMENT ON DATABASE ${name} IS '${TEMPLATE_DONE}'`);
+      }
+    } finally {
+      await admin.end();
+    }
+    return name;
+  })();
+  return template;
+}
+
 /**
- * Creates an empty database of the project's kind (migrations not applied).
+ * Creates a database of the project's kind, empty (migrations not applied) unless `migrated`.
  * @param options.persistent On PGlite, keep the database in a temporary directory (removed by
  *   `drop()`) so that it can be closed and reopened, as a restarted server would.
+ * @param options.migrated Start from a migrated copy (see the module) where one is kept: on
+ *   PostgreSQL and in-memory PGlite (a `persistent` PGlite starts empty). Either way the caller
+ *   applies the migrations (none are pending on a copy).
  */
-export async function createTestDatabase(options: { persistent?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(options: { persistent?: boolean; migrated?: boolean } = {}): Promise<TestDatabase> {
   if (testDatabaseKind() === 'pglite') {
     if (!options.persistent) {
-      const db = await openDatabase({ pgliteDir: null });
+      const db = await openDatabase({ pgliteDir: null, ...(options.migrated ? { pgliteLoadDataDir: await migratedPgliteDump() } : {}) });
       return { db, url: undefined, reopen: () => Promise.reject(new Error('PGlite has one handle')), drop: () => db.close() };
     }
     const dir = await mkdtemp(join(tmpdir(), 'wps-test-pglite-'));
@@ -60,9 +144,10 @@ export async function createTestDatabase(options: { persistent?: boolean } = {})
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) throw new Error('TEST_DATABASE_URL is not set');
   const name = `wps_test_${randomBytes(6).toString('hex')}`;
+  const from = options.migrated ? ` TEMPLATE ${await migratedTemplate(serverUrl)}` : '';
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.query(`CREATE DATABASE ${name}${from}`);
   await admin.end();
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;

@@ -148,7 +148,7 @@ export interface TestService {
 
 /** Starts the app for a test file. Call `close()` in `afterAll`. */
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
-  return serviceOn(await createTestDatabase({ persistent: options.persistent }), options);
+  return serviceOn(await createTestDatabase({ persistent: options.persistent, migrated: true }), options);
 }
 
 async function serviceOn(database: TestDatabase, options: TestServiceOptions): Promise<TestService> {

@@ -1,11 +1,14 @@
 /**
  * Shared by the benchmarks in scripts/bench/ (this folder is not run as one): start the real
- * server (`src/server.ts`) in a child process on a fresh temporary DATA_DIR, wait until it
- * listens, call it, and stop it.
+ * server in a child process on a fresh temporary DATA_DIR, wait until it listens, call it, and
+ * stop it. `BENCH_RUNTIME` picks how the server runs: `tsx` (default: the TypeScript sources
+ * through tsx's loader, as the tests run it) or `dist` (the compiled output of `npm run build`
+ * with source maps, as `npm start` runs it).
  *
  * @module scripts/bench/support/benchServer
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,6 +18,27 @@ import { fileURLToPath } from 'node:url';
 import { stopChild } from '../../support/childProcess.ts';
 
 const root = resolve(fileURLToPath(import.meta.url), '../../../..');
+
+/** How a benchmark runs the server: its TypeScript sources through tsx, or the compiled `dist/`. */
+export type BenchRuntime = 'tsx' | 'dist';
+
+/**
+ * The runtimes BENCH_RUNTIME names (comma-separated; `tsx` when unset).
+ * @throws Error for an unknown name, or `dist` before `npm run build`.
+ */
+export function benchRuntimes(): BenchRuntime[] {
+  const names = (process.env.BENCH_RUNTIME || 'tsx').split(',').map((name) => name.trim());
+  for (const name of names) {
+    if (name !== 'tsx' && name !== 'dist') throw new Error(`BENCH_RUNTIME: unknown runtime ${name} (tsx or dist)`);
+    if (name === 'dist' && !existsSync(join(root, 'dist/src/server.js'))) throw new Error('BENCH_RUNTIME=dist: run npm run build first');
+  }
+  return names as BenchRuntime[];
+}
+
+/** The Node.js arguments that run the server with `runtime` (what `npm start` and the tests run). */
+export function serverArguments(runtime: BenchRuntime): string[] {
+  return runtime === 'dist' ? ['--enable-source-maps', join(root, 'dist/src/server.js')] : ['--import', 'tsx', join(root, 'src/server.ts')];
+}
 
 /** A server started for a benchmark. */
 export interface BenchServer {
@@ -36,7 +60,7 @@ export interface BenchServer {
 export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'wps-bench-'));
   const adminToken = `wpa_${randomBytes(24).toString('base64url')}`;
-  const server = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/server.ts')], {
+  const server = spawn(process.execPath, serverArguments(benchRuntimes()[0]!), {
     cwd: root,
     env: { ...process.env, DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: adminToken, DATABASE_URL: '', RATE_LIMIT_PER_SECOND: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
