@@ -31,9 +31,12 @@ type JsonContent<T> = T extends { content: { 'application/json': infer Body } }
     : undefined;
 /**
  * A response body: JSON; the text of a `text/csv` or `text/html` response; the bytes of a file
- * (`application/vnd.apple.pkpass`, `image/png`). Non-JSON bodies are sent as they are (src/http/routes.ts).
+ * (`application/vnd.apple.pkpass`, `image/png`); for a preview, its SVG text, PNG bytes or JSON:API
+ * document, as `Accept` chose. Non-JSON bodies are sent as they are (src/http/routes.ts).
  */
-type ResponseContent<T> = T extends { content: { 'text/csv': infer Body } }
+type ResponseContent<T> = T extends { content: { 'image/svg+xml': unknown; 'application/vnd.api+json': infer Json } }
+  ? string | Uint8Array | Json
+  : T extends { content: { 'text/csv': infer Body } }
   ? Body
   : T extends { content: { 'text/html': unknown } }
     ? string

@@ -1,0 +1,48 @@
+/**
+ * Barcodes and colours of a preview: the symbol drawn by bwip-js (https://github.com/metafloor/bwip-js,
+ * Barcode Writer in Pure PostScript) as SVG, embedded as a `data:` URL image; and the WCAG 2.x
+ * contrast ratio of two colours (https://www.w3.org/TR/WCAG22/#dfn-contrast-ratio, relative
+ * luminance https://www.w3.org/TR/WCAG22/#dfn-relative-luminance). Pure.
+ *
+ * @module wallet/preview/barcodeImage
+ */
+import bwipjs from 'bwip-js';
+import type { PreviewBarcode } from './previewCard.ts';
+
+/** The bwip-js symbology per barcode format (Apple PKBarcodeFormat…, Google QR_CODE, CODE_128, AZTEC, PDF_417). */
+const SYMBOLOGY = { qr: 'qrcode', code128: 'code128', aztec: 'azteccode', pdf417: 'pdf417' } as const;
+
+/** A drawn barcode: an SVG `data:` URL and its aspect (width / height). */
+export interface BarcodeImage {
+  src: string;
+  aspect: number;
+}
+
+/**
+ * Draws a barcode (symbol only; the caption is laid out by the preview with the pass's font).
+ * @throws Error from bwip-js when the message cannot be encoded in the format (e.g. too long).
+ */
+export function barcodeImage(barcode: PreviewBarcode): BarcodeImage {
+  const svg = bwipjs.toSVG({ bcid: SYMBOLOGY[barcode.format], text: barcode.message, ...(barcode.format === 'pdf417' ? { columns: 4 } : {}) });
+  const [, width, height] = /viewBox="0 0 (\d+(?:\.\d+)?) (\d+(?:\.\d+)?)"/.exec(svg) ?? [];
+  return { src: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`, aspect: Number(width) / Number(height) || 1 };
+}
+
+/** The relative luminance of `#RRGGBB` (WCAG 2.x). */
+export function relativeLuminance(hex: string): number {
+  const value = Number.parseInt(hex.slice(1), 16);
+  const channel = (c: number) => {
+    const s = c / 255;
+    return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel((value >> 16) & 255) + 0.7152 * channel((value >> 8) & 255) + 0.0722 * channel(value & 255);
+}
+
+/** The contrast ratio of two `#RRGGBB` colours, 1 to 21. */
+export function contrastRatio(a: string, b: string): number {
+  const [light, dark] = [relativeLuminance(a), relativeLuminance(b)].sort((x, y) => y - x) as [number, number];
+  return (light + 0.05) / (dark + 0.05);
+}
+
+/** WCAG 2.x level AA minimum contrast of normal text (success criterion 1.4.3). */
+export const WCAG_AA_CONTRAST = 4.5;
