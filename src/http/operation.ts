@@ -37,14 +37,14 @@ type JsonContent<T> = T extends { content: { 'application/json': infer Body } }
 type ResponseContent<T> = T extends { content: { 'image/svg+xml': unknown; 'application/vnd.api+json': infer Json } }
   ? string | Uint8Array | Json
   : T extends { content: { 'text/csv': infer Body } }
-  ? Body
-  : T extends { content: { 'text/html': unknown } }
-    ? string
-    : T extends { content: { 'text/plain': unknown } }
+    ? Body
+    : T extends { content: { 'text/html': unknown } }
       ? string
-      : T extends { content: { 'application/vnd.apple.pkpass': unknown } | { 'image/png': unknown } }
-        ? Uint8Array
-        : JsonContent<T>;
+      : T extends { content: { 'text/plain': unknown } }
+        ? string
+        : T extends { content: { 'application/vnd.apple.pkpass': unknown } | { 'image/png': unknown } }
+          ? Uint8Array
+          : JsonContent<T>;
 type Parameters<K extends OperationId> = operations[K]['parameters'];
 
 /** Path parameters of an operation. */

@@ -71,14 +71,27 @@ export async function previewResponse(source: PreviewSource, query: PreviewQuery
               data: {
                 type: 'passPreview',
                 id,
-                attributes: { platform, side, language: source.language, width: rendered.width, height: rendered.height, svg: rendered.svg, warnings: rendered.warnings },
+                attributes: {
+                  platform,
+                  side,
+                  language: source.language,
+                  width: rendered.width,
+                  height: rendered.height,
+                  svg: rendered.svg,
+                  warnings: rendered.warnings,
+                },
               },
             })
           : rendered.svg;
     return { body, warnings: rendered.warnings };
   });
   const contentType = format === 'png' ? 'image/png' : format === 'json' ? 'application/vnd.api+json' : 'image/svg+xml; charset=utf-8';
-  const responseHeaders: Record<string, string> = { ETag: etag, 'Content-Type': contentType, 'Cache-Control': 'private, no-cache', Vary: 'Accept, Accept-Language' };
+  const responseHeaders: Record<string, string> = {
+    ETag: etag,
+    'Content-Type': contentType,
+    'Cache-Control': 'private, no-cache',
+    Vary: 'Accept, Accept-Language',
+  };
   if (entry.warnings.length) responseHeaders['X-Preview-Warnings'] = warningsHeader(entry.warnings);
   const body = format === 'json' ? (JSON.parse(entry.body as string) as unknown) : entry.body;
   return { status: 200 as const, headers: responseHeaders, body };

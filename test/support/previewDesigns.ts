@@ -21,7 +21,7 @@ export const LOYALTY_DESIGN = {
     details: { one: { id: 'tier', label: 'Tier', defaultValue: 'Gold' }, two: { id: 'since', label: 'Since', defaultValue: '2021' } },
     back: { one: { id: 'terms', label: 'Terms', defaultValue: 'One stamp per drink. Ten stamps make a free coffee.' } },
   },
-  barcode: { enabled: true, type: 'qr', source: 'custom', value: 'COFFEE-CLUB-0001', displayText: true },
+  barcode: { enabled: true, type: 'qr', source: 'custom', value: 'COFFEE-CLUB-0001' },
 };
 
 /** A store card (Apple storeCard, Google generic). */
@@ -41,7 +41,7 @@ export const STORE_CARD_DESIGN = {
     },
     back: { one: { id: 'help', label: 'Help', defaultValue: 'Call 020 7946 0000.' } },
   },
-  barcode: { enabled: true, type: 'code128', source: 'custom', value: 'GIFT4411', displayText: 'Gift 4411' },
+  barcode: { enabled: true, type: 'code128', source: 'custom', value: 'GIFT4411' },
 };
 
 /** An event ticket (Apple eventTicket, Google event ticket). */
@@ -61,7 +61,7 @@ export const EVENT_TICKET_DESIGN = {
     },
     back: { one: { id: 'venue', label: 'Venue', defaultValue: 'Riverside Hall, 1 Quay Street' } },
   },
-  barcode: { enabled: true, type: 'pdf417', source: 'custom', value: 'TICKET-0001', displayText: true },
+  barcode: { enabled: true, type: 'pdf417', source: 'custom', value: 'TICKET-0001' },
 };
 
 /** A generic pass (Apple generic, Google generic). */
@@ -80,11 +80,10 @@ export const GENERIC_DESIGN = {
   barcode: { enabled: true, type: 'aztec', source: 'custom', value: 'STAFF-042' },
 };
 
-/** A transit pass (Apple boardingPass with its train transit type, Google transit). */
+/** A transit pass (Apple boardingPass, Google transit; create starts transit templates at transitType `other`). */
 export const TRANSIT_DESIGN = {
   name: 'Rail ticket',
   templateType: 'transit',
-  transitType: 'train',
   centralTitle: 'Northern Rail',
   colors: { background: '#0B3D2E', label: '#9FE2BF', text: '#FFFFFF' },
   images,
@@ -98,5 +97,5 @@ export const TRANSIT_DESIGN = {
     },
     back: { one: { id: 'conditions', label: 'Conditions', defaultValue: 'Valid on the 09:14 service only.' } },
   },
-  barcode: { enabled: true, type: 'qr', source: 'custom', value: 'RAIL-LDS-YRK-0914', displayText: true },
+  barcode: { enabled: true, type: 'qr', source: 'custom', value: 'RAIL-LDS-YRK-0914' },
 };

@@ -38,7 +38,12 @@ export function previewLanguage(design: TemplateDesign, lang: string | undefined
     .split(',')
     .map((part) => {
       const [range = '', ...params] = part.trim().split(';');
-      const q = Number(params.find((p) => p.trim().startsWith('q='))?.trim().slice(2) ?? 1);
+      const q = Number(
+        params
+          .find((p) => p.trim().startsWith('q='))
+          ?.trim()
+          .slice(2) ?? 1,
+      );
       return { language: range.trim().toLowerCase().split('-')[0]!, q: Number.isNaN(q) ? 0 : q };
     })
     .filter((entry) => entry.language && entry.q > 0)
@@ -101,12 +106,15 @@ export async function templatePreviewSource(
 }
 
 /**
- * The preview of an unsaved design: defaults applied as create applies them; its images fetched
+ * The preview of an unsaved design of an account (its name is the issuer's on Google cards):
+ * defaults applied as create applies them; its images fetched
  * (`data:` URLs or URLs, through the outbound guard) and drawn at Apple's sizes as processing does.
  * @throws ValidationError naming `/passTemplate/images/<member>` for an image that cannot be
  *   fetched or read; for `lang` (see {@link previewLanguage}).
  */
 export async function unsavedPreviewSource(
+  prisma: PrismaExecutor,
+  accountId: string,
   input: PassTemplateCreate,
   fetchOptions: ImageFetchOptions,
   options: { lang?: string; acceptLanguage?: string },
@@ -134,6 +142,10 @@ export async function unsavedPreviewSource(
     if (role === 'strip') images.strip = images.hero = url;
     else images[role] = url;
   }
-  const tag = createHash('sha256').update(JSON.stringify(design)).digest('base64url').slice(0, 22);
-  return { card: previewCard(design, language, images), language, tag: `unsaved/${tag}` };
+  const account = await prisma.account.findUniqueOrThrow({ where: { id: accountId }, select: { name: true } });
+  const tag = createHash('sha256')
+    .update(JSON.stringify([design, account.name]))
+    .digest('base64url')
+    .slice(0, 22);
+  return { card: previewCard(design, language, images, { issuerName: account.name }), language, tag: `unsaved/${tag}` };
 }

@@ -28,7 +28,7 @@
 import { barcodeImage } from './barcodeImage.ts';
 import { textWidth } from './fontMetrics.ts';
 import { transitIcon } from './transitIcons.ts';
-import { box, image, LayoutRecord, type Element, type Region } from './elements.ts';
+import { box, image, type LayoutRecord, type Element, type Region } from './elements.ts';
 import type { AppleStyle, PreviewCard, PreviewField } from './previewCard.ts';
 
 /** The card width in points. */
@@ -53,7 +53,6 @@ export const APPLE_FIELD_LIMITS: Record<AppleStyle, { header: number; primary: n
   generic: { header: 3, primary: 1, secondary: 4, auxiliary: 4 },
   boardingPass: { header: 3, primary: 2, secondary: 5, auxiliary: 5 },
 };
-
 
 type Area = 'header' | 'primary' | 'secondary' | 'auxiliary';
 
@@ -95,12 +94,13 @@ function topRow(card: PreviewCard, record: LayoutRecord): Element {
     Math.min(headers.length === 1 ? 120 : 90, Math.ceil(Math.max(textWidth(f.label.toUpperCase(), 10, 600), textWidth(f.value, 15, 500), 16)) + 1);
   const logo = card.images.logo ? image(card.images.logo, 96, 30, { objectFit: 'contain', objectPosition: 'left' }) : null;
   const titleWidth = INNER - (logo ? 96 + GAP : 0) - headers.reduce((sum, f) => sum + headerWidth(f) + GAP, 0);
-  const title = card.title
-    ? record.line(card.title, { size: 15, weight: 600, color: card.colors.text }, titleWidth, 'top', '/centralTitle', 'logoText')
-    : null;
+  const title = card.title ? record.line(card.title, { size: 15, weight: 600, color: card.colors.text }, titleWidth, 'top', '/centralTitle', 'logoText') : null;
   return box({ alignItems: 'center', height: 44, width: INNER, justifyContent: 'space-between' }, [
     box({ alignItems: 'center', gap: GAP }, [logo, title]),
-    box({ gap: GAP }, headers.map((f) => field(record, card, f, headerWidth(f), 'top', 15, 'flex-end'))),
+    box(
+      { gap: GAP },
+      headers.map((f) => field(record, card, f, headerWidth(f), 'top', 15, 'flex-end')),
+    ),
   ]);
 }
 
@@ -122,19 +122,54 @@ function primaryArea(card: PreviewCard, record: LayoutRecord): Element {
   const stripImage = card.images.strip ? image(card.images.strip, APPLE_WIDTH, strip, { position: 'absolute', left: 0, top: 0, objectFit: 'cover' }) : null;
   let content: Element | null = null;
   if (first) {
-    const value = record.line(first.value, { size: style === 'eventTicket' ? 30 : 40, weight: 400, color: card.colors.text }, INNER, 'primary', first.pointer, 'value');
-    const label = record.line(first.label, { size: 13, weight: 500, color: card.colors.label, uppercase: style === 'eventTicket' }, INNER, 'primary', first.pointer, 'label');
-    content = box({ position: 'absolute', left: PAD, top: 0, width: INNER, flexDirection: 'column', justifyContent: 'center', height: strip }, style === 'eventTicket' ? [label, value] : [value, label]);
+    const value = record.line(
+      first.value,
+      { size: style === 'eventTicket' ? 30 : 40, weight: 400, color: card.colors.text },
+      INNER,
+      'primary',
+      first.pointer,
+      'value',
+    );
+    const label = record.line(
+      first.label,
+      { size: 13, weight: 500, color: card.colors.label, uppercase: style === 'eventTicket' },
+      INNER,
+      'primary',
+      first.pointer,
+      'label',
+    );
+    content = box(
+      { position: 'absolute', left: PAD, top: 0, width: INNER, flexDirection: 'column', justifyContent: 'center', height: strip },
+      style === 'eventTicket' ? [label, value] : [value, label],
+    );
   }
   return box({ width: APPLE_WIDTH, height: strip, position: 'relative', marginBottom: 10, marginLeft: -PAD }, [stripImage, content]);
 }
 
+/**
+ * The widths of the fields of a row: each the width of its label or value, whichever is wider,
+ * while they fit; else the widest are narrowed to a common width (and truncated) so the row fits.
+ */
+export function rowWidths(fields: PreviewField[], valueSize: number, available: number): number[] {
+  const needs = fields.map((f) => Math.ceil(Math.max(textWidth(f.label.toUpperCase(), 10, 600), textWidth(f.value, valueSize, 500), 12)) + 1);
+  if (needs.reduce((a, b) => a + b, 0) <= available) return needs;
+  const sorted = [...needs].sort((a, b) => a - b);
+  let rest = available;
+  let cap = available / fields.length;
+  for (let i = 0; i < sorted.length; i++) {
+    cap = rest / (sorted.length - i);
+    if (sorted[i]! > cap) break;
+    rest -= sorted[i]!;
+  }
+  return needs.map((need) => Math.min(need, Math.floor(cap)));
+}
+
 function fieldRow(card: PreviewCard, fields: PreviewField[], region: Region, record: LayoutRecord): Element | null {
   if (!fields.length) return null;
-  const width = (INNER - GAP * (fields.length - 1)) / fields.length;
+  const widths = rowWidths(fields, 15, INNER - GAP * (fields.length - 1));
   return box(
-    { width: INNER, gap: GAP, marginBottom: 10 },
-    fields.map((f, i) => field(record, card, f, width, region, 15, fields.length > 1 && i === fields.length - 1 ? 'flex-end' : 'flex-start')),
+    { width: INNER, justifyContent: 'space-between', marginBottom: 10 },
+    fields.map((f, i) => field(record, card, f, widths[i]!, region, 15, fields.length > 1 && i === fields.length - 1 ? 'flex-end' : 'flex-start')),
   );
 }
 

@@ -16,17 +16,7 @@ export interface Element {
 }
 
 /** Where on the preview a text is: the areas the design guides name. */
-export type Region =
-  | 'top'
-  | 'primary'
-  | 'secondary'
-  | 'auxiliary'
-  | 'back'
-  | 'barcode'
-  | 'title'
-  | 'header'
-  | 'points'
-  | 'textModules';
+export type Region = 'top' | 'primary' | 'secondary' | 'auxiliary' | 'back' | 'barcode' | 'title' | 'header' | 'points' | 'textModules';
 
 /** A warning of a preview, naming the template member it is about (a JSON Pointer into the template). */
 export interface PreviewWarning {
@@ -68,7 +58,15 @@ export class LayoutRecord {
    * `<region>|<pointer>|<part>` so that its laid-out box can be found again (onNodeDetected).
    * A truncated text of a template field adds a `value_truncated` warning for it.
    */
-  line(content: string, style: TextStyle, maxWidth: number, region: Region, pointer: string, part: string, extra: Record<string, string | number> = {}): Element {
+  line(
+    content: string,
+    style: TextStyle,
+    maxWidth: number,
+    region: Region,
+    pointer: string,
+    part: string,
+    extra: Record<string, string | number> = {},
+  ): Element {
     const shownText = style.uppercase ? content.toUpperCase() : content;
     const fitted = fitText(shownText, style.size, style.weight, Math.max(0, maxWidth));
     if (fitted.truncated && pointer.startsWith('/')) {

@@ -23,7 +23,7 @@
  */
 import { barcodeImage, relativeLuminance } from './barcodeImage.ts';
 import { transitIcon } from './transitIcons.ts';
-import { box, image, LayoutRecord, type Element } from './elements.ts';
+import { box, image, type LayoutRecord, type Element } from './elements.ts';
 import { POINTS_FIELD_ID, type PreviewCard, type PreviewField } from './previewCard.ts';
 
 /** The card width in points. */
@@ -56,7 +56,9 @@ function header(card: PreviewCard, ink: string, record: LayoutRecord): Element |
     return box({ width: INNER, alignItems: 'center', justifyContent: 'space-between', paddingBottom: 12 }, [
       record.line(origin.value, { size: 26, weight: 500, color: ink }, half, 'header', origin.pointer, 'value'),
       box({ width: 36, justifyContent: 'center' }, [image(transitIcon(card.transitType, ink), 22, 22)]),
-      destination ? record.line(destination.value, { size: 26, weight: 500, color: ink }, half, 'header', destination.pointer, 'value') : box({ width: half }, []),
+      destination
+        ? record.line(destination.value, { size: 26, weight: 500, color: ink }, half, 'header', destination.pointer, 'value')
+        : box({ width: half }, []),
     ]);
   }
   const text = card.googleType === 'generic' ? card.primary[0]?.value : card.googleType === 'eventTicket' ? card.title : null;

@@ -102,13 +102,11 @@ function shown(placed: PlacedField, language: string, values: Record<string, str
   return { ...(field.id === undefined ? {} : { id: field.id }), pointer, label: translation?.label ?? field.label ?? '', value };
 }
 
-/** The sample barcode of a template: its message with the placeholders of a pass, caption as Wallet shows it. */
+/** The sample barcode of a template: its message with a sample pass's id in place of the placeholders (templates have no caption). */
 function sampleBarcode(design: TemplateDesign): PreviewBarcode | null {
   if (!design.barcode.enabled) return null;
   const message = barcodeMessage(design.barcode).replace('{passId}', '0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10').replace('{extId}', 'EXT-0001');
-  const { displayText } = design.barcode as { displayText?: boolean | string };
-  const altText = displayText === true ? message : typeof displayText === 'string' ? displayText : undefined;
-  return { format: design.barcode.type, message, ...(altText ? { altText } : {}) };
+  return { format: design.barcode.type, message };
 }
 
 /**
