@@ -2598,10 +2598,10 @@ export interface components {
         SvgImage: string;
         /** @description A PNG image (https://www.w3.org/TR/png/). */
         PngImage: string;
-        /** @description A warning of a preview, naming the template member it is about: a value wider than the space the wallet gives it (`value_truncated`, shown cut with an ellipsis), an image the pass style shows but the design lacks (`image_missing`), a text colour whose contrast with the background is below WCAG 2.2 AA's 4.5:1 (`contrast_low`, https://www.w3.org/TR/WCAG22/#contrast-minimum), or a field the style does not show (`fields_hidden`). */
+        /** @description A warning of a preview, naming the template member it is about: a value wider than the space the wallet gives it (`value_truncated`, shown cut with an ellipsis), an image the pass style shows but the design lacks (`image_missing`), a text colour whose contrast with the background is below WCAG 2.2 AA's 4.5:1 (`contrast_low`, https://www.w3.org/TR/WCAG22/#contrast-minimum), a field the style does not show (`fields_hidden`), or a barcode whose message is empty or cannot be encoded in its format (`barcode_invalid`, drawn crossed out). */
         PreviewWarning: {
             /** @enum {string} */
-            code: "value_truncated" | "image_missing" | "contrast_low" | "fields_hidden";
+            code: "value_truncated" | "image_missing" | "contrast_low" | "fields_hidden" | "barcode_invalid";
             /**
              * @description JSON Pointer into the template's attributes (`/fields/header/one`, `/colors/label`, `/images/banner`).
              * @example /fields/central/one
@@ -5285,7 +5285,7 @@ export interface components {
         PassTemplateStatusLocation: string;
         /** @description An entity tag of this version of the pass (RFC 9110 §8.8.3); send it back in `If-None-Match` to get `304` while it is unchanged. */
         ETag: string;
-        /** @description What a designer should fix, as a Structured Field list (RFC 9651 §3.1): one token per warning — `value_truncated`, `image_missing`, `contrast_low`, `fields_hidden` — with the template member it is about as the `pointer` parameter (a JSON Pointer into the template, e.g. `value_truncated;pointer="/fields/details/one"`). Absent when there is nothing to say. The JSON variant (`Accept: application/vnd.api+json`) gives the same warnings with a sentence each. */
+        /** @description What a designer should fix, as a Structured Field list (RFC 9651 §3.1): one token per warning — `value_truncated`, `image_missing`, `contrast_low`, `fields_hidden`, `barcode_invalid` — with the template member it is about as the `pointer` parameter (a JSON Pointer into the template, e.g. `value_truncated;pointer="/fields/details/one"`). Absent when there is nothing to say. The JSON variant (`Accept: application/vnd.api+json`) gives the same warnings with a sentence each. */
         PreviewWarnings: string;
         /** @description `true` when this response is a stored one, replayed for a retry with the same `Idempotency-Key`; absent otherwise. */
         IdempotentReplayed: "true";

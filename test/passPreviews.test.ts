@@ -1,5 +1,5 @@
 /**
- * Pass previews (issue 29): getPassTemplatePreview, getPassPreview and createPassTemplatePreview
+ * Pass previews: getPassTemplatePreview, getPassPreview and createPassTemplatePreview
  * through HTTP on a real database, responses validated against the contract.
  *
  * - Visual: for each Apple style the service emits and each Google card type, the PNG of a fixed
@@ -212,6 +212,13 @@ describe('createPassTemplatePreview: warnings and errors', () => {
       expect.objectContaining({ code: 'contrast_low', pointer: '/colors/label', detail: expect.stringContaining('4.5:1') }),
     );
     expect(attributes.warnings).toHaveLength(5);
+  });
+
+  it('draws a barcode without a message crossed out, with a warning', async () => {
+    const empty = await preview({ ...GENERIC_DESIGN, barcode: { enabled: true, type: 'pdf417', source: 'custom' } }).expect(200);
+    expect(empty.headers['x-preview-warnings']).toBe('barcode_invalid;pointer="/barcode/value"');
+    const google = await preview({ ...GENERIC_DESIGN, barcode: { enabled: true, type: 'qr', source: 'custom' } }, '?platform=google').expect(200);
+    expect(google.headers['x-preview-warnings']).toBe('barcode_invalid;pointer="/barcode/value"');
   });
 
   it('answers 400 naming the member for a body create refuses, and for an image that cannot be read', async () => {

@@ -1,5 +1,5 @@
 /**
- * What a pass template preview is drawn from (issue 29): the template's newest processed design
+ * What a pass template preview is drawn from: the template's newest processed design
  * with its processed images, or an unsaved design (the body of `createPassTemplate`) with its
  * images fetched and drawn as processing draws them; the language chosen; and the tag of what
  * was read, from which the HTTP edge makes the entity tag. Rendering is src/wallet/preview/.

@@ -1,5 +1,5 @@
 /**
- * What the preview of one pass is drawn from (issue 29): its template's newest processed design
+ * What the preview of one pass is drawn from: its template's newest processed design
  * with the pass's field values, loyalty points, barcode (encoded as its wallets encode it) and
  * latest message, and a tag naming the pass version. Rendering is src/wallet/preview/.
  *

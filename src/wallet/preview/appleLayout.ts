@@ -25,7 +25,7 @@
  *
  * @module wallet/preview/appleLayout
  */
-import { barcodeImage } from './barcodeImage.ts';
+import { previewBarcode } from './barcodeImage.ts';
 import { textWidth } from './fontMetrics.ts';
 import { transitIcon } from './transitIcons.ts';
 import { box, image, type LayoutRecord, type Element, type Region } from './elements.ts';
@@ -175,7 +175,7 @@ function fieldRow(card: PreviewCard, fields: PreviewField[], region: Region, rec
 
 function barcodePanel(card: PreviewCard, record: LayoutRecord): Element | null {
   if (!card.barcode) return null;
-  const symbol = barcodeImage(card.barcode);
+  const symbol = previewBarcode(card.barcode, record);
   const square = card.barcode.format === 'qr' || card.barcode.format === 'aztec';
   const width = square ? 130 : Math.min(INNER - 40, 240);
   const height = square ? width / symbol.aspect : card.barcode.format === 'code128' ? 60 : Math.min(70, width / symbol.aspect);

@@ -7,6 +7,7 @@
  * @module wallet/preview/barcodeImage
  */
 import bwipjs from 'bwip-js';
+import type { LayoutRecord } from './elements.ts';
 import type { PreviewBarcode } from './previewCard.ts';
 
 /** The bwip-js symbology per barcode format (Apple PKBarcodeFormat…, Google QR_CODE, CODE_128, AZTEC, PDF_417). */
@@ -26,6 +27,27 @@ export function barcodeImage(barcode: PreviewBarcode): BarcodeImage {
   const svg = bwipjs.toSVG({ bcid: SYMBOLOGY[barcode.format], text: barcode.message, ...(barcode.format === 'pdf417' ? { columns: 4 } : {}) });
   const [, width, height] = /viewBox="0 0 (\d+(?:\.\d+)?) (\d+(?:\.\d+)?)"/.exec(svg) ?? [];
   return { src: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`, aspect: Number(width) / Number(height) || 1 };
+}
+
+/**
+ * The barcode of a preview, or, when its message is empty or cannot be encoded in its format, a
+ * crossed-out box of the barcode's shape and a `barcode_invalid` warning (the wallet would show
+ * no barcode, or refuse the pass).
+ */
+export function previewBarcode(barcode: PreviewBarcode, record: LayoutRecord): BarcodeImage {
+  let problem = 'The barcode has no message; a custom barcode needs barcode.value.';
+  if (barcode.message !== '') {
+    try {
+      return barcodeImage(barcode);
+    } catch (error) {
+      problem = `The message cannot be encoded as ${barcode.format}: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+  record.warn({ code: 'barcode_invalid', pointer: '/barcode/value', detail: problem.slice(0, 900) });
+  const square = barcode.format === 'qr' || barcode.format === 'aztec';
+  const [w, h] = square ? [100, 100] : [300, 100];
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${w} ${h}"><rect width="${w}" height="${h}" fill="#E0E0E0"/><path d="M0 0L${w} ${h}M${w} 0L0 ${h}" stroke="#9E9E9E" stroke-width="4"/></svg>`;
+  return { src: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`, aspect: w / h };
 }
 
 /** The relative luminance of `#RRGGBB` (WCAG 2.x). */

@@ -20,7 +20,7 @@ export type Region = 'top' | 'primary' | 'secondary' | 'auxiliary' | 'back' | 'b
 
 /** A warning of a preview, naming the template member it is about (a JSON Pointer into the template). */
 export interface PreviewWarning {
-  code: 'value_truncated' | 'image_missing' | 'contrast_low' | 'fields_hidden';
+  code: 'value_truncated' | 'image_missing' | 'contrast_low' | 'fields_hidden' | 'barcode_invalid';
   pointer: string;
   detail: string;
 }

@@ -21,7 +21,7 @@
  *
  * @module wallet/preview/googleLayout
  */
-import { barcodeImage, relativeLuminance } from './barcodeImage.ts';
+import { previewBarcode, relativeLuminance } from './barcodeImage.ts';
 import { transitIcon } from './transitIcons.ts';
 import { box, image, type LayoutRecord, type Element } from './elements.ts';
 import { POINTS_FIELD_ID, type PreviewCard, type PreviewField } from './previewCard.ts';
@@ -92,7 +92,7 @@ function rows(card: PreviewCard, ink: string, record: LayoutRecord): Element[] {
 
 function barcodePanel(card: PreviewCard, record: LayoutRecord): Element | null {
   if (!card.barcode) return null;
-  const symbol = barcodeImage(card.barcode);
+  const symbol = previewBarcode(card.barcode, record);
   const square = card.barcode.format === 'qr' || card.barcode.format === 'aztec';
   const width = square ? 150 : 240;
   const height = square ? width / symbol.aspect : card.barcode.format === 'code128' ? 60 : Math.min(72, width / symbol.aspect);

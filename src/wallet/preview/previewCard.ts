@@ -54,7 +54,7 @@ export interface PreviewCard {
   googleType: GoogleCardType;
   /** Apple `logoText`, Google program name / event name / card title: the template's `centralTitle`. */
   title: string | null;
-  /** The issuer's name (Google's card title row); null: not known (template previews). */
+  /** The issuer's name, the account's (Google's card title row of event tickets and transit passes); null: not known. */
   issuerName: string | null;
   /** `#RRGGBB`. */
   colors: { background: string; label: string; text: string };
