@@ -7,6 +7,7 @@
  * @module wallet/preview/barcodeImage
  */
 import bwipjs from 'bwip-js';
+import { LRUCache } from 'lru-cache';
 import type { LayoutRecord } from './elements.ts';
 import type { PreviewBarcode } from './previewCard.ts';
 
@@ -19,11 +20,23 @@ export interface BarcodeImage {
   aspect: number;
 }
 
+/** Symbols drawn lately, by format and message: a design changes far more often than its barcode. */
+const drawn = new LRUCache<string, BarcodeImage>({ max: 1000 });
+
 /**
  * Draws a barcode (symbol only; the caption is laid out by the preview with the pass's font).
  * @throws Error from bwip-js when the message cannot be encoded in the format (e.g. too long).
  */
 export function barcodeImage(barcode: PreviewBarcode): BarcodeImage {
+  const key = `${barcode.format}\u0000${barcode.message}`;
+  const hit = drawn.get(key);
+  if (hit) return hit;
+  const image = drawSymbol(barcode);
+  drawn.set(key, image);
+  return image;
+}
+
+function drawSymbol(barcode: PreviewBarcode): BarcodeImage {
   const svg = bwipjs.toSVG({ bcid: SYMBOLOGY[barcode.format], text: barcode.message, ...(barcode.format === 'pdf417' ? { columns: 4 } : {}) });
   const [, width, height] = /viewBox="0 0 (\d+(?:\.\d+)?) (\d+(?:\.\d+)?)"/.exec(svg) ?? [];
   return { src: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`, aspect: Number(width) / Number(height) || 1 };

@@ -87,6 +87,42 @@ function designWarnings(card: PreviewCard, options: PreviewOptions, record: Layo
   }
 }
 
+/** The natural size of an image `data:` URL: a PNG's IHDR, or an SVG's `viewBox` (null when neither is found). */
+function naturalSize(src: string): { width: number; height: number } | null {
+  const comma = src.indexOf(',');
+  if (src.startsWith('data:image/png;base64,')) {
+    const head = Buffer.from(src.slice(comma + 1, comma + 1 + 44), 'base64');
+    return head.length >= 24 ? { width: head.readUInt32BE(16), height: head.readUInt32BE(20) } : null;
+  }
+  if (src.startsWith('data:image/svg+xml;base64,')) {
+    const svg = Buffer.from(src.slice(comma + 1), 'base64').toString('utf8', 0, 300);
+    const box = /viewBox="0 0 (\d+(?:\.\d+)?) (\d+(?:\.\d+)?)"/.exec(svg);
+    return box ? { width: Number(box[1]), height: Number(box[2]) } : null;
+  }
+  return null;
+}
+
+/**
+ * Replaces every image of the tree by a stand-in of the same natural size (an empty SVG), so that
+ * satori lays out and crops by the real size without decoding the image (decoding the PNGs and
+ * parsing barcode SVGs was most of a render's time); the caller puts the real sources back into
+ * satori's output.
+ * @returns The stand-in source → real source.
+ */
+function standIns(element: Element, found = new Map<string, string>()): Map<string, string> {
+  const { src, children } = element.props;
+  if (element.type === 'img' && src) {
+    const size = naturalSize(src);
+    if (size) {
+      const standIn = `data:image/svg+xml;base64,${Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${size.width}" height="${size.height}" id="i${found.size}"></svg>`).toString('base64')}`;
+      found.set(standIn, src);
+      element.props.src = standIn;
+    }
+  }
+  for (const child of Array.isArray(children) ? children : children && typeof children === 'object' ? [children] : []) standIns(child, found);
+  return found;
+}
+
 function layout(card: PreviewCard, options: PreviewOptions, record: LayoutRecord): { element: Element; width: number; height: number | null } {
   if (options.platform === 'google') return googleCard(card, record);
   return options.side === 'back' ? appleBack(card, record) : appleFront(card, record);
@@ -101,7 +137,8 @@ export async function renderPreview(card: PreviewCard, options: PreviewOptions):
   designWarnings(card, options, record);
   const { element, width, height } = layout(card, options, record);
   const texts: PreviewText[] = [];
-  const svg = await satori(element as never, {
+  const images = standIns(element);
+  const drawn = await satori(element as never, {
     width,
     ...(height === null ? {} : { height }),
     fonts: previewFonts(),
@@ -112,6 +149,8 @@ export async function renderPreview(card: PreviewCard, options: PreviewOptions):
       texts.push({ region, pointer, part, text: node.textContent, x: node.left, y: node.top, width: node.width, height: node.height });
     },
   });
+  let svg = drawn;
+  for (const [standIn, src] of images) svg = svg.replaceAll(standIn, src);
   const size = /^<svg width="(\d+(?:\.\d+)?)" height="(\d+(?:\.\d+)?)"/.exec(svg);
   const layer = texts
     .map(
