@@ -208,10 +208,10 @@ export function appleFront(card: PreviewCard, record: LayoutRecord): { element: 
       height,
       flexDirection: 'column',
       padding: `0 ${PAD}px`,
+      boxSizing: 'border-box',
       backgroundColor: card.colors.background,
       borderRadius: 12,
       fontFamily: 'Inter',
-      overflow: 'hidden',
     },
     [topRow(card, record), primaryArea(card, record), ...rows, barcodePanel(card, record)],
   );
@@ -233,10 +233,10 @@ export function appleBack(card: PreviewCard, record: LayoutRecord): { element: E
       height,
       flexDirection: 'column',
       padding: `${PAD}px`,
+      boxSizing: 'border-box',
       backgroundColor: card.colors.background,
       borderRadius: 12,
       fontFamily: 'Inter',
-      overflow: 'hidden',
     },
     rows,
   );
