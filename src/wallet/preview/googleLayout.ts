@@ -111,10 +111,12 @@ function barcodePanel(card: PreviewCard, record: LayoutRecord): Element | null {
 export function googleCard(card: PreviewCard, record: LayoutRecord): { element: Element; width: number; height: null } {
   const ink = inkOn(card.colors.background);
   const body = [titleRow(card, ink, record), header(card, ink, record), ...rows(card, ink, record), barcodePanel(card, record)];
-  const hero = card.images.hero ? image(card.images.hero, GOOGLE_WIDTH, HERO_HEIGHT, { objectFit: 'cover', borderBottomLeftRadius: 24, borderBottomRightRadius: 24 }) : null;
-  const element = box(
-    { width: GOOGLE_WIDTH, flexDirection: 'column', backgroundColor: card.colors.background, borderRadius: 24, fontFamily: 'Inter' },
-    [box({ flexDirection: 'column', padding: `0 ${PAD}px`, flexGrow: 1, justifyContent: 'flex-start' }, body), hero],
-  );
+  const hero = card.images.hero
+    ? image(card.images.hero, GOOGLE_WIDTH, HERO_HEIGHT, { objectFit: 'cover', borderBottomLeftRadius: 24, borderBottomRightRadius: 24 })
+    : null;
+  const element = box({ width: GOOGLE_WIDTH, flexDirection: 'column', backgroundColor: card.colors.background, borderRadius: 24, fontFamily: 'Inter' }, [
+    box({ flexDirection: 'column', padding: `0 ${PAD}px`, flexGrow: 1, justifyContent: 'flex-start' }, body),
+    hero,
+  ]);
   return { element, width: GOOGLE_WIDTH, height: null };
 }
