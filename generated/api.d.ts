@@ -28,6 +28,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/pass-templates/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview an unsaved pass template design
+         * @description Draws a design that is not stored — the body of `createPassTemplate` — as Apple Wallet or
+         *     Google Wallet would show it, with the field defaults and a sample barcode: what a designer
+         *     calls on every change. The body is checked as create checks it (`400` naming the member);
+         *     its images, `data:` URLs or URLs, are fetched and drawn as processing draws them, and one that
+         *     cannot be used is a `400` naming it. Nothing is stored. Rules that processing checks across
+         *     members (a missing icon, a second central field outside transit) are warnings here, so an
+         *     unfinished design still draws.
+         *     The representation follows `Accept`: `image/svg+xml` (the default, text drawn as paths with an
+         *     invisible text layer for search and assistive technology), `image/png` (at `scale` 1, 2 or 3),
+         *     or `application/vnd.api+json` (the SVG, its size and the warnings). The warnings — values
+         *     truncated at the wallet's width, images the style shows but the design lacks, colours below
+         *     WCAG AA contrast, fields the style does not show — are also in the `X-Preview-Warnings`
+         *     header. Layouts follow Apple's "Pass Design and Creation" and Google Wallet's card templates;
+         *     text is set in Inter with its real metrics and cut with an ellipsis as Wallet does.
+         *     `ETag` names the design and the options; the same design is not drawn twice.
+         */
+        post: operations["createPassTemplatePreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/pass-templates/{id}": {
         parameters: {
             query?: never;
@@ -53,6 +87,40 @@ export interface paths {
          * @description Changes the members given and nothing else (PassEntry API reference, Update a pass template; merge rules in the request schema). A change of `name`, `description` or `notificationHeader` only is applied at once: `200` with the template in its current variant. A change that shapes the rendered passes makes the template processing again: `202` with the processing template, and the URL to check in `meta.links.self` and the `Location` header (PassEntry API reference, pass template processing rule 2). Concurrent updates of one template are applied one after the other. Once the new design is processed, the passes already issued from the template show it: each is marked updated and pushed to the Apple Wallet devices it is installed on, which fetch it again (2,000 installed passes in about 5 s on PostgreSQL: `npm run bench -- applePushFanOut`).
          */
         patch: operations["updatePassTemplate"];
+        trace?: never;
+    };
+    "/api/v1/pass-templates/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass template UUID. */
+                id: components["parameters"]["PassTemplateId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Preview a pass template
+         * @description The template as Apple Wallet or Google Wallet shows it: its newest processed design, the
+         *     field defaults and a sample barcode (a sample pass id in place of `{passId}`).
+         *     The representation follows `Accept`: `image/svg+xml` (the default, text drawn as paths with an
+         *     invisible text layer for search and assistive technology), `image/png` (at `scale` 1, 2 or 3),
+         *     or `application/vnd.api+json` (the SVG, its size and the warnings). The warnings — values
+         *     truncated at the wallet's width, images the style shows but the design lacks, colours below
+         *     WCAG AA contrast, fields the style does not show — are also in the `X-Preview-Warnings`
+         *     header. Layouts follow Apple's "Pass Design and Creation" and Google Wallet's card templates;
+         *     text is set in Inter with its real metrics and cut with an ellipsis as Wallet does.
+         *     `ETag` names the design version and the options; `If-None-Match` with it answers `304`.
+         *     A template with no processed design yet answers `409` (preview an unsaved design with
+         *     `POST /api/v1/pass-templates/preview`).
+         */
+        get: operations["getPassTemplatePreview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/pass_templates/{pass_template_uuid}": {
@@ -225,6 +293,40 @@ export interface paths {
          *     `409`.
          */
         patch: operations["updatePass"];
+        trace?: never;
+    };
+    "/api/v1/passes/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
+                id: components["parameters"]["PassIdOrExtId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Preview a pass
+         * @description One pass as Apple Wallet or Google Wallet shows it: its template's newest processed design
+         *     with the pass's field values, loyalty points, barcode and, on the back of an Apple pass, its
+         *     latest message.
+         *     The representation follows `Accept`: `image/svg+xml` (the default, text drawn as paths with an
+         *     invisible text layer for search and assistive technology), `image/png` (at `scale` 1, 2 or 3),
+         *     or `application/vnd.api+json` (the SVG, its size and the warnings). The warnings — values
+         *     truncated at the wallet's width, images the style shows but the design lacks, colours below
+         *     WCAG AA contrast, fields the style does not show — are also in the `X-Preview-Warnings`
+         *     header. Layouts follow Apple's "Pass Design and Creation" and Google Wallet's card templates;
+         *     text is set in Inter with its real metrics and cut with an ellipsis as Wallet does.
+         *     `ETag` names the pass version, the design version and the options; `If-None-Match` with it
+         *     answers `304`.
+         */
+        get: operations["getPassPreview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/passes/{id}/nullify": {
@@ -2492,6 +2594,58 @@ export interface components {
             attributes: components["schemas"]["ProcessingPassTemplateAttributes"];
             meta: components["schemas"]["PassTemplateProcessingMeta"];
         };
+        /** @description An SVG image (https://www.w3.org/TR/SVG2/). */
+        SvgImage: string;
+        /** @description A PNG image (https://www.w3.org/TR/png/). */
+        PngImage: string;
+        /** @description A warning of a preview, naming the template member it is about: a value wider than the space the wallet gives it (`value_truncated`, shown cut with an ellipsis), an image the pass style shows but the design lacks (`image_missing`), a text colour whose contrast with the background is below WCAG 2.2 AA's 4.5:1 (`contrast_low`, https://www.w3.org/TR/WCAG22/#contrast-minimum), a field the style does not show (`fields_hidden`), or a barcode whose message is empty or cannot be encoded in its format (`barcode_invalid`, drawn crossed out). */
+        PreviewWarning: {
+            /** @enum {string} */
+            code: "value_truncated" | "image_missing" | "contrast_low" | "fields_hidden" | "barcode_invalid";
+            /**
+             * @description JSON Pointer into the template's attributes (`/fields/header/one`, `/colors/label`, `/images/banner`).
+             * @example /fields/central/one
+             */
+            pointer: string;
+            /** @example The value "Katherine Johnson-Goble" is wider than the 296 points the primary area gives it; the wallet shows "Katherine Johnson-Go…". */
+            detail: string;
+        };
+        /** @description A rendered preview and what a designer should fix. */
+        PassPreviewAttributes: {
+            /** @enum {string} */
+            platform: "apple" | "google";
+            /** @enum {string} */
+            side: "front" | "back";
+            language: components["schemas"]["LanguageCode"];
+            /**
+             * @description Width of the card in points (pixels at scale 1).
+             * @example 320
+             */
+            width: number;
+            /**
+             * @description Height of the card in points.
+             * @example 420
+             */
+            height: number;
+            /** @description The preview as SVG (what `Accept image/svg+xml` answers). */
+            svg: string;
+            warnings: components["schemas"]["PreviewWarning"][];
+        };
+        /** @description A preview of a pass or pass template as a wallet shows it (JSON:API resource object). */
+        PassPreview: {
+            /** @constant */
+            type: "passPreview";
+            /**
+             * @description The preview's entity tag without quotes.
+             * @example preview-3b1f0c9a2d4e5f60
+             */
+            id: string;
+            attributes: components["schemas"]["PassPreviewAttributes"];
+        };
+        /** @description A preview (JSON:API document). */
+        PassPreviewDocument: {
+            data: components["schemas"]["PassPreview"];
+        };
         /** @description A document holding one pass template, in whichever variant its processing state gives. */
         PassTemplateDocument: {
             data: components["schemas"]["PassTemplate"];
@@ -4286,8 +4440,6 @@ export interface components {
          * @example logo@3x.png
          */
         TemplateImageName: string;
-        /** @description A PNG image (https://www.w3.org/TR/png/). */
-        PngImage: string;
         /**
          * @description What an attempt achieved: `delivered` (APNs or Google accepted it); `unregistered` (APNs 410:
          *     the device no longer holds the pass — its registration is removed unless it registered again
@@ -4993,6 +5145,14 @@ export interface components {
          *     their variant.
          */
         PassTemplateFieldset: string;
+        /** @description The wallet whose layout the preview draws — Apple Wallet (`apple`) or Google Wallet (`google`). */
+        PreviewPlatform: "apple" | "google";
+        /** @description The side of an Apple Wallet pass: `front`, or `back` with the back fields (and, for a pass, its latest message). Google Wallet cards have one side; `back` draws it too. */
+        PreviewSide: "front" | "back";
+        /** @description The language of the texts: the template's default language or one it is localised into (a `localisation` member of a field). Without it, the first language of `Accept-Language` the template has, else the template's default language. A language the template does not have is a `400` naming this parameter. */
+        PreviewLanguage: components["schemas"]["LanguageCode"];
+        /** @description The pixel density of a PNG preview: 1, 2 or 3 pixels per point (Apple's 1x, 2x and 3x screens). Ignored for SVG and JSON. */
+        PreviewScale: 1 | 2 | 3;
         /** @description The pass template UUID. */
         PassTemplateId: components["schemas"]["Uuid"];
         /** @description The pass template UUID (the same id as `/api/v1/pass-templates/{id}`). */
@@ -5123,6 +5283,10 @@ export interface components {
         RateLimitRetryAfter: number;
         /** @description Absolute URL of the template to check until it is processed (the same as `meta.links.self`). */
         PassTemplateStatusLocation: string;
+        /** @description An entity tag of this version of the pass (RFC 9110 §8.8.3); send it back in `If-None-Match` to get `304` while it is unchanged. */
+        ETag: string;
+        /** @description What a designer should fix, as a Structured Field list (RFC 9651 §3.1): one token per warning — `value_truncated`, `image_missing`, `contrast_low`, `fields_hidden`, `barcode_invalid` — with the template member it is about as the `pointer` parameter (a JSON Pointer into the template, e.g. `value_truncated;pointer="/fields/details/one"`). Absent when there is nothing to say. The JSON variant (`Accept: application/vnd.api+json`) gives the same warnings with a sentence each. */
+        PreviewWarnings: string;
         /** @description `true` when this response is a stored one, replayed for a retry with the same `Idempotency-Key`; absent otherwise. */
         IdempotentReplayed: "true";
         /** @description `no-store`: the response carries a secret, so no cache may keep it (RFC 9111 §5.2.2.5). */
@@ -5133,8 +5297,6 @@ export interface components {
         ReferrerPolicyNoReferrer: "no-referrer";
         /** @description `noindex, nofollow`: search engines neither index the page nor follow its links (the pass UUID is the capability). */
         XRobotsTagNoIndex: "noindex, nofollow";
-        /** @description An entity tag of this version of the pass (RFC 9110 §8.8.3); send it back in `If-None-Match` to get `304` while it is unchanged. */
-        ETag: string;
         /** @description When the pass last changed, as an HTTP-date (RFC 9110 §8.8.2); `If-Modified-Since` compares with it at second precision. */
         LastModified: string;
         /** @description `attachment; filename="<template name>.pkpass"` (RFC 6266): browsers hand the file to Wallet. */
@@ -5223,6 +5385,52 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    createPassTemplatePreview: {
+        parameters: {
+            query?: {
+                /** @description The wallet whose layout the preview draws — Apple Wallet (`apple`) or Google Wallet (`google`). */
+                platform?: components["parameters"]["PreviewPlatform"];
+                /** @description The side of an Apple Wallet pass: `front`, or `back` with the back fields (and, for a pass, its latest message). Google Wallet cards have one side; `back` draws it too. */
+                side?: components["parameters"]["PreviewSide"];
+                /** @description The language of the texts: the template's default language or one it is localised into (a `localisation` member of a field). Without it, the first language of `Accept-Language` the template has, else the template's default language. A language the template does not have is a `400` naming this parameter. */
+                lang?: components["parameters"]["PreviewLanguage"];
+                /** @description The pixel density of a PNG preview: 1, 2 or 3 pixels per point (Apple's 1x, 2x and 3x screens). Ignored for SVG and JSON. */
+                scale?: components["parameters"]["PreviewScale"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PassTemplateCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The preview. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Preview-Warnings": components["headers"]["PreviewWarnings"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": components["schemas"]["SvgImage"];
+                    "image/png": components["schemas"]["PngImage"];
+                    "application/vnd.api+json": components["schemas"]["PassPreviewDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getPassTemplate: {
         parameters: {
             query?: never;
@@ -5295,6 +5503,58 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPassTemplatePreview: {
+        parameters: {
+            query?: {
+                /** @description The wallet whose layout the preview draws — Apple Wallet (`apple`) or Google Wallet (`google`). */
+                platform?: components["parameters"]["PreviewPlatform"];
+                /** @description The side of an Apple Wallet pass: `front`, or `back` with the back fields (and, for a pass, its latest message). Google Wallet cards have one side; `back` draws it too. */
+                side?: components["parameters"]["PreviewSide"];
+                /** @description The language of the texts: the template's default language or one it is localised into (a `localisation` member of a field). Without it, the first language of `Accept-Language` the template has, else the template's default language. A language the template does not have is a `400` naming this parameter. */
+                lang?: components["parameters"]["PreviewLanguage"];
+                /** @description The pixel density of a PNG preview: 1, 2 or 3 pixels per point (Apple's 1x, 2x and 3x screens). Ignored for SVG and JSON. */
+                scale?: components["parameters"]["PreviewScale"];
+            };
+            header?: never;
+            path: {
+                /** @description The pass template UUID. */
+                id: components["parameters"]["PassTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preview. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Preview-Warnings": components["headers"]["PreviewWarnings"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": components["schemas"]["SvgImage"];
+                    "image/png": components["schemas"]["PngImage"];
+                    "application/vnd.api+json": components["schemas"]["PassPreviewDocument"];
+                };
+            };
+            /** @description Not modified since `If-None-Match`. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5586,6 +5846,57 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPassPreview: {
+        parameters: {
+            query?: {
+                /** @description The wallet whose layout the preview draws — Apple Wallet (`apple`) or Google Wallet (`google`). */
+                platform?: components["parameters"]["PreviewPlatform"];
+                /** @description The side of an Apple Wallet pass: `front`, or `back` with the back fields (and, for a pass, its latest message). Google Wallet cards have one side; `back` draws it too. */
+                side?: components["parameters"]["PreviewSide"];
+                /** @description The language of the texts: the template's default language or one it is localised into (a `localisation` member of a field). Without it, the first language of `Accept-Language` the template has, else the template's default language. A language the template does not have is a `400` naming this parameter. */
+                lang?: components["parameters"]["PreviewLanguage"];
+                /** @description The pixel density of a PNG preview: 1, 2 or 3 pixels per point (Apple's 1x, 2x and 3x screens). Ignored for SVG and JSON. */
+                scale?: components["parameters"]["PreviewScale"];
+            };
+            header?: never;
+            path: {
+                /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
+                id: components["parameters"]["PassIdOrExtId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preview. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Preview-Warnings": components["headers"]["PreviewWarnings"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": components["schemas"]["SvgImage"];
+                    "image/png": components["schemas"]["PngImage"];
+                    "application/vnd.api+json": components["schemas"]["PassPreviewDocument"];
+                };
+            };
+            /** @description Not modified since `If-None-Match`. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

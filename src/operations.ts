@@ -15,6 +15,9 @@ import { listPassTemplates } from './api/passTemplates/listPassTemplates.ts';
 import { getPassTemplate } from './api/passTemplates/getPassTemplate.ts';
 import { updatePassTemplate } from './api/passTemplates/updatePassTemplate.ts';
 import { getLegacyPassTemplate } from './api/passTemplates/getLegacyPassTemplate.ts';
+import { getPassTemplatePreview } from './api/passTemplates/getPassTemplatePreview.ts';
+import { createPassTemplatePreview } from './api/passTemplates/createPassTemplatePreview.ts';
+import { getPassPreview } from './api/passes/getPassPreview.ts';
 import { createPass } from './api/passes/createPass.ts';
 import { listPasses } from './api/passes/listPasses.ts';
 import { getPass } from './api/passes/getPass.ts';
@@ -92,9 +95,12 @@ export const handlers: HandlerMap = {
   getPassTemplate,
   updatePassTemplate,
   getLegacyPassTemplate,
+  getPassTemplatePreview,
+  createPassTemplatePreview,
   createPass,
   listPasses,
   getPass,
+  getPassPreview,
   updatePass,
   nullifyPass,
   getLoyalty,

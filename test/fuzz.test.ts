@@ -145,7 +145,7 @@ describe('every operation, fuzzed from its schemas', () => {
         const res = request.body === undefined ? await req : await req.set('Content-Type', 'application/json').send(JSON.stringify(request.body));
         const counts = answered.get(op.operationId) ?? new Map<number, number>();
         answered.set(op.operationId, counts.set(res.status, (counts.get(res.status) ?? 0) + 1));
-        const context = `${op.method.toUpperCase()} ${request.path}?${search} → ${res.status} ${res.text.slice(0, 300)}`;
+        const context = `${op.method.toUpperCase()} ${request.path}?${search} → ${res.status} ${(res.text ?? '').slice(0, 300)}`;
         if (res.status >= 500) throw new Error(`5xx: ${context}`);
         if (!op.statuses.includes(res.status)) throw new Error(`a status the contract does not document for ${op.operationId}: ${context}`);
         if (res.status >= 400) {
