@@ -2961,6 +2961,7 @@ export const PassTemplateScalarFieldEnum = {
   designVersion: 'designVersion',
   processingStatus: 'processingStatus',
   processingErrors: 'processingErrors',
+  processingWarnings: 'processingWarnings',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
   applePassTypeIdentifier: 'applePassTypeIdentifier'

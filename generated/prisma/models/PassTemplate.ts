@@ -91,6 +91,7 @@ export type PassTemplateCountAggregateOutputType = {
   designVersion: number
   processingStatus: number
   processingErrors: number
+  processingWarnings: number
   createdAt: number
   updatedAt: number
   applePassTypeIdentifier: number
@@ -160,6 +161,7 @@ export type PassTemplateCountAggregateInputType = {
   designVersion?: true
   processingStatus?: true
   processingErrors?: true
+  processingWarnings?: true
   createdAt?: true
   updatedAt?: true
   applePassTypeIdentifier?: true
@@ -272,6 +274,7 @@ export type PassTemplateGroupByOutputType = {
   designVersion: number
   processingStatus: $Enums.PassTemplateProcessingStatus
   processingErrors: runtime.JsonValue | null
+  processingWarnings: runtime.JsonValue | null
   createdAt: Date
   updatedAt: Date
   applePassTypeIdentifier: string | null
@@ -320,6 +323,7 @@ export type PassTemplateWhereInput = {
   designVersion?: Prisma.IntFilter<"PassTemplate"> | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFilter<"PassTemplate"> | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.JsonNullableFilter<"PassTemplate">
+  processingWarnings?: Prisma.JsonNullableFilter<"PassTemplate">
   createdAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   applePassTypeIdentifier?: Prisma.StringNullableFilter<"PassTemplate"> | string | null
@@ -350,6 +354,7 @@ export type PassTemplateOrderByWithRelationInput = {
   designVersion?: Prisma.SortOrder
   processingStatus?: Prisma.SortOrder
   processingErrors?: Prisma.SortOrderInput | Prisma.SortOrder
+  processingWarnings?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -383,6 +388,7 @@ export type PassTemplateWhereUniqueInput = Prisma.AtLeast<{
   designVersion?: Prisma.IntFilter<"PassTemplate"> | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFilter<"PassTemplate"> | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.JsonNullableFilter<"PassTemplate">
+  processingWarnings?: Prisma.JsonNullableFilter<"PassTemplate">
   createdAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   applePassTypeIdentifier?: Prisma.StringNullableFilter<"PassTemplate"> | string | null
@@ -413,6 +419,7 @@ export type PassTemplateOrderByWithAggregationInput = {
   designVersion?: Prisma.SortOrder
   processingStatus?: Prisma.SortOrder
   processingErrors?: Prisma.SortOrderInput | Prisma.SortOrder
+  processingWarnings?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -446,6 +453,7 @@ export type PassTemplateScalarWhereWithAggregatesInput = {
   designVersion?: Prisma.IntWithAggregatesFilter<"PassTemplate"> | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusWithAggregatesFilter<"PassTemplate"> | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.JsonNullableWithAggregatesFilter<"PassTemplate">
+  processingWarnings?: Prisma.JsonNullableWithAggregatesFilter<"PassTemplate">
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"PassTemplate"> | Date | string
   applePassTypeIdentifier?: Prisma.StringNullableWithAggregatesFilter<"PassTemplate"> | string | null
@@ -470,6 +478,7 @@ export type PassTemplateCreateInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
@@ -500,6 +509,7 @@ export type PassTemplateUncheckedCreateInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
@@ -528,6 +538,7 @@ export type PassTemplateUpdateInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -558,6 +569,7 @@ export type PassTemplateUncheckedUpdateInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -587,6 +599,7 @@ export type PassTemplateCreateManyInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
@@ -611,6 +624,7 @@ export type PassTemplateUpdateManyMutationInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -636,6 +650,7 @@ export type PassTemplateUncheckedUpdateManyInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -671,6 +686,7 @@ export type PassTemplateCountOrderByAggregateInput = {
   designVersion?: Prisma.SortOrder
   processingStatus?: Prisma.SortOrder
   processingErrors?: Prisma.SortOrder
+  processingWarnings?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrder
@@ -859,6 +875,7 @@ export type PassTemplateCreateWithoutAccountInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
@@ -887,6 +904,7 @@ export type PassTemplateUncheckedCreateWithoutAccountInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
@@ -945,6 +963,7 @@ export type PassTemplateScalarWhereInput = {
   designVersion?: Prisma.IntFilter<"PassTemplate"> | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFilter<"PassTemplate"> | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.JsonNullableFilter<"PassTemplate">
+  processingWarnings?: Prisma.JsonNullableFilter<"PassTemplate">
   createdAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   applePassTypeIdentifier?: Prisma.StringNullableFilter<"PassTemplate"> | string | null
@@ -969,6 +988,7 @@ export type PassTemplateCreateWithoutVersionsInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
@@ -998,6 +1018,7 @@ export type PassTemplateUncheckedCreateWithoutVersionsInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
@@ -1041,6 +1062,7 @@ export type PassTemplateUpdateWithoutVersionsInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1070,6 +1092,7 @@ export type PassTemplateUncheckedUpdateWithoutVersionsInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1097,6 +1120,7 @@ export type PassTemplateCreateWithoutPassesInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
@@ -1126,6 +1150,7 @@ export type PassTemplateUncheckedCreateWithoutPassesInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
@@ -1169,6 +1194,7 @@ export type PassTemplateUpdateWithoutPassesInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1198,6 +1224,7 @@ export type PassTemplateUncheckedUpdateWithoutPassesInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1225,6 +1252,7 @@ export type PassTemplateCreateWithoutBatchesInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
@@ -1254,6 +1282,7 @@ export type PassTemplateUncheckedCreateWithoutBatchesInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
@@ -1297,6 +1326,7 @@ export type PassTemplateUpdateWithoutBatchesInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1326,6 +1356,7 @@ export type PassTemplateUncheckedUpdateWithoutBatchesInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1353,6 +1384,7 @@ export type PassTemplateCreateWithoutGoogleWalletClassInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
@@ -1382,6 +1414,7 @@ export type PassTemplateUncheckedCreateWithoutGoogleWalletClassInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
@@ -1425,6 +1458,7 @@ export type PassTemplateUpdateWithoutGoogleWalletClassInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1454,6 +1488,7 @@ export type PassTemplateUncheckedUpdateWithoutGoogleWalletClassInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1481,6 +1516,7 @@ export type PassTemplateCreateManyAccountInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
@@ -1505,6 +1541,7 @@ export type PassTemplateUpdateWithoutAccountInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1533,6 +1570,7 @@ export type PassTemplateUncheckedUpdateWithoutAccountInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1561,6 +1599,7 @@ export type PassTemplateUncheckedUpdateManyWithoutAccountInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1635,6 +1674,7 @@ export type PassTemplateSelect<ExtArgs extends runtime.Types.Extensions.Internal
   designVersion?: boolean
   processingStatus?: boolean
   processingErrors?: boolean
+  processingWarnings?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   applePassTypeIdentifier?: boolean
@@ -1666,6 +1706,7 @@ export type PassTemplateSelectCreateManyAndReturn<ExtArgs extends runtime.Types.
   designVersion?: boolean
   processingStatus?: boolean
   processingErrors?: boolean
+  processingWarnings?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   applePassTypeIdentifier?: boolean
@@ -1692,6 +1733,7 @@ export type PassTemplateSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.
   designVersion?: boolean
   processingStatus?: boolean
   processingErrors?: boolean
+  processingWarnings?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   applePassTypeIdentifier?: boolean
@@ -1718,12 +1760,13 @@ export type PassTemplateSelectScalar = {
   designVersion?: boolean
   processingStatus?: boolean
   processingErrors?: boolean
+  processingWarnings?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   applePassTypeIdentifier?: boolean
 }
 
-export type PassTemplateOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "name" | "description" | "templateType" | "transitType" | "defaultLanguage" | "centralTitle" | "notificationHeader" | "colors" | "images" | "fields" | "appLinking" | "barcode" | "locations" | "beacons" | "designVersion" | "processingStatus" | "processingErrors" | "createdAt" | "updatedAt" | "applePassTypeIdentifier", ExtArgs["result"]["passTemplate"]>
+export type PassTemplateOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "name" | "description" | "templateType" | "transitType" | "defaultLanguage" | "centralTitle" | "notificationHeader" | "colors" | "images" | "fields" | "appLinking" | "barcode" | "locations" | "beacons" | "designVersion" | "processingStatus" | "processingErrors" | "processingWarnings" | "createdAt" | "updatedAt" | "applePassTypeIdentifier", ExtArgs["result"]["passTemplate"]>
 export type PassTemplateInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.PassTemplate$versionsArgs<ExtArgs>
@@ -1783,6 +1826,10 @@ export type $PassTemplatePayload<ExtArgs extends runtime.Types.Extensions.Intern
      * The contract's PassTemplateProcessingError list when processingStatus is failed.
      */
     processingErrors: runtime.JsonValue | null
+    /**
+     * The contract's PassTemplateProcessingWarning list of a processed design (null: none).
+     */
+    processingWarnings: runtime.JsonValue | null
     createdAt: Date
     updatedAt: Date
     /**
@@ -2237,6 +2284,7 @@ export interface PassTemplateFieldRefs {
   readonly designVersion: Prisma.FieldRef<"PassTemplate", 'Int'>
   readonly processingStatus: Prisma.FieldRef<"PassTemplate", 'PassTemplateProcessingStatus'>
   readonly processingErrors: Prisma.FieldRef<"PassTemplate", 'Json'>
+  readonly processingWarnings: Prisma.FieldRef<"PassTemplate", 'Json'>
   readonly createdAt: Prisma.FieldRef<"PassTemplate", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"PassTemplate", 'DateTime'>
   readonly applePassTypeIdentifier: Prisma.FieldRef<"PassTemplate", 'String'>
