@@ -55,5 +55,5 @@ export function barcodeSvg(type: BarcodeType, value: string, label: string): str
   } catch {
     return null;
   }
-  return svg.replace('<svg ', `<svg role="img" aria-label="${label}" shape-rendering="crispEdges" preserveAspectRatio="xMidYMid meet" `);
+  return svg.trim().replace('<svg ', `<svg role="img" aria-label="${label}" shape-rendering="crispEdges" preserveAspectRatio="xMidYMid meet" `);
 }
