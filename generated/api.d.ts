@@ -5222,7 +5222,7 @@ export interface components {
         ContentLanguageHolderPage: string;
         /** @description What the page depends on (RFC 9110 §12.5.5): its language (`Accept-Language`), HTML or JSON (`Accept`) and, for the holder page, the primary action (`User-Agent`). */
         VaryHolderPage: string;
-        /** @description Absolute URL of the holder page with the pass's id in its canonical form. */
+        /** @description The holder page with the pass's id in its canonical form, as a path relative to the request's origin (RFC 9110 §10.2.2), so the holder stays on the host the link named. */
         LocationHolderPage: string;
         /** @description An entity tag of this version of the pass (RFC 9110 §8.8.3); send it back in `If-None-Match` to get `304` while it is unchanged. */
         ETag: string;

@@ -13,7 +13,7 @@ import { passContentOf, passDownloadUrl } from '../../domain/passes/serializePas
 import type { PassRow } from '../../domain/passes/passStore.ts';
 import { renderNoticePage, renderPassPage, type PassPageView, type PreviewField, type RenderedPage } from '../../domain/holderPages/holderPageHtml.ts';
 import { barcodeSvg, isMatrixCode } from '../../domain/holderPages/barcodeSvg.ts';
-import { cachedHolderPage } from '../../domain/holderPages/holderPageCache.ts';
+import { cachedHolderPage, cachedTemplateView } from '../../domain/holderPages/holderPageCache.ts';
 import { DEFAULT_PAGE_LANGUAGE, PAGE_LANGUAGES, pageMessages, type PageMessages } from '../../domain/holderPages/holderPageMessages.ts';
 import { readHolderPassLink } from '../../domain/holderPages/holderPassLink.ts';
 import { platformOf, type HolderPlatform } from '../../domain/holderPages/holderPlatform.ts';
@@ -67,7 +67,8 @@ export async function holderPassPage(input: HolderPageInput, platformOverride: H
   const t = pageMessages(pageLanguage);
   const link = readHolderPassLink(params.id);
   if (link.kind === 'repaired') {
-    const canonical = `${passDownloadUrl(ctx.baseUrl, link.id)}${platformOverride ? `/${platformOverride}` : ''}`;
+    // Relative (RFC 9110 §10.2.2): the holder stays on the host the link named.
+    const canonical = `/passes/${link.id}${platformOverride ? `/${platformOverride}` : ''}`;
     return { status: 308, headers: { Location: canonical, 'Cache-Control': 'no-store' }, body: undefined };
   }
   const pass = link.kind === 'canonical' ? await findPassByUuid(ctx.db.prisma, link.id) : null;
@@ -93,12 +94,18 @@ async function passPage(
   platformOverride: HolderPlatform | null,
 ): Promise<RenderedPage> {
   const prisma = ctx.db.prisma;
-  const template = await prisma.passTemplate.findUniqueOrThrow({ where: { id: pass.templateId } });
-  const version = await selectLatestProcessedVersion(prisma, pass.templateId);
-  const design = version ? designOfVersion(version) : null;
-  const placed = design ? placedFields(design) : [];
-  const defaultLanguage = design?.defaultLanguage ?? 'en';
-  const templateLanguages = [defaultLanguage, ...new Set(placed.flatMap((p) => Object.keys(p.field.localisation ?? {})))];
+  const template = await prisma.passTemplate.findUniqueOrThrow({
+    where: { id: pass.templateId },
+    select: { name: true, description: true, notificationHeader: true, applePassTypeIdentifier: true, updatedAt: true },
+  });
+  const { version, design, placed, templateLanguages } = await cachedTemplateView(pass.templateId, template.updatedAt, async () => {
+    const row = await selectLatestProcessedVersion(prisma, pass.templateId);
+    const parsed = row ? designOfVersion(row) : null;
+    const fields = parsed ? placedFields(parsed) : [];
+    const languages = [parsed?.defaultLanguage ?? 'en', ...new Set(fields.flatMap((p) => Object.keys(p.field.localisation ?? {})))];
+    return { version: row ? { version: row.version } : null, design: parsed, placed: fields, templateLanguages: languages };
+  });
+  const defaultLanguage = templateLanguages[0]!;
   const language = acceptsLanguages(templateLanguages) || defaultLanguage;
   const platform = platformOverride ?? platformOf(typeof headers['user-agent'] === 'string' ? headers['user-agent'] : undefined);
   const key = {

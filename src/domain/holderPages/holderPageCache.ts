@@ -45,6 +45,23 @@ const keyOf = (key: HolderPageKey) =>
     key.platform,
   ].join('|');
 
+/** What a page needs of a template's latest processed version, by template and `updatedAt`. */
+const designs = new LRUCache<string, object>({ max: 1000, ttl: PAGE_TTL_MS });
+
+/**
+ * The cached view of a template's latest processed version (its design, parsed once), or what
+ * `load` reads, kept while the template's `updatedAt` is unchanged (processing a version updates it).
+ * @param load Reads it; its errors are not cached.
+ */
+export async function cachedTemplateView<T extends object>(templateId: string, updatedAt: Date, load: () => Promise<T>): Promise<T> {
+  const id = `${templateId}|${updatedAt.getTime()}`;
+  const hit = designs.get(id) as T | undefined;
+  if (hit) return hit;
+  const view = await load();
+  designs.set(id, view);
+  return view;
+}
+
 /**
  * The cached page of a key, or the page `render` makes, kept for the next request.
  * @param render Renders the page (database reads and signing included); its errors are not cached.

@@ -86,7 +86,7 @@ const text = (value: string) => escapeHtml(value);
 
 const BASE_STYLE = `
 *{box-sizing:border-box}
-body{margin:0;font:16px/1.4 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,Helvetica,Arial,"Hiragino Sans","Noto Sans CJK JP","IPAGothic",sans-serif;background:#f2f2f7;color:#1c1c1e}
+body{margin:0;font:16px/1.4 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,Helvetica,Arial,"Hiragino Sans",sans-serif;background:#f2f2f7;color:#1c1c1e}
 main{max-width:28rem;margin:0 auto;padding:1.25rem}
 h1{font-size:1.35rem;margin:0 0 1rem}
 .card{border-radius:14px;padding:1rem;margin:0 0 1.25rem;box-shadow:0 1px 4px rgba(0,0,0,.2);overflow:hidden}

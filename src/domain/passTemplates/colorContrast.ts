@@ -49,7 +49,7 @@ export function contrastRatio(a: string, b: string): number {
 
 /**
  * The warnings of a design's colours: one per colour (`label`, `text`) under 4.5:1 against
- * `background`.
+ * `background`. The ratio is stated rounded down to two decimals, never overstating contrast.
  * @param colors The design's `#RRGGBB` colours.
  */
 export function contrastWarnings(colors: { background: string; label: string; text: string }): ProcessingWarning[] {
@@ -59,7 +59,7 @@ export function contrastWarnings(colors: { background: string; label: string; te
     return [
       {
         code: 'low_contrast' as const,
-        detail: `colors.${member} ${colors[member]} on colors.background ${colors.background} has a contrast ratio of ${ratio.toFixed(2)}:1, under the 4.5:1 WCAG 2 AA minimum for text; holders may not be able to read it.`,
+        detail: `colors.${member} ${colors[member]} on colors.background ${colors.background} has a contrast ratio of ${(Math.floor(ratio * 100) / 100).toFixed(2)}:1, under the 4.5:1 WCAG 2 AA minimum for text; holders may not be able to read it.`,
         pointer: `/colors/${member}`,
       },
     ];
