@@ -421,7 +421,8 @@ describe('getHolderPassPage', () => {
     const res = await page(badgeService, pass.id, UA.windowsChrome, headers).expect(200);
     expect(res.text).toContain(`<html lang="${language}">`);
     expect(res.headers['content-language']).toBe(language);
-    for (const message of [m.actions.addToGoogleWallet, m.actions.showOnScreen, m.qr.caption, m.webPass.instructions]) expect(res.text).toContain(escapeHtml(message));
+    for (const message of [m.actions.addToGoogleWallet, m.actions.showOnScreen, m.qr.caption, m.webPass.instructions])
+      expect(res.text).toContain(escapeHtml(message));
     expect(res.text).toContain(`aria-label="${escapeHtml(m.qr.label)}"`);
     expect(res.text).toContain(`aria-label="${escapeHtml(m.webPass.barcodeLabel.replace('{{symbology}}', m.symbology.pdf417))}"`);
     const unknown = await page(badgeService, '0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10', UA.android, headers).expect(404);
@@ -520,20 +521,21 @@ describe('getHolderPassPage', () => {
   ] as const)('draws the %s barcode of the web pass so that it decodes to the pass’s barcode value', async (type, format) => {
     const pass = await issuePass(badgeService, both.token, bothTemplate, { pass: { barcode: { enabled: true, type, source: 'uuid' } } });
     const res = await page(badgeService, pass.id, UA.android).expect(200);
-    const block = new RegExp(`<div class="code (matrix|linear)" data-barcode>(<svg[\\s\\S]*?</svg>)</div>`).exec(res.text)!;
+    const block = /<div class="code (matrix|linear)" data-barcode>(<svg[\s\S]*?<\/svg>)<\/div>/.exec(res.text)!;
     expect(block[1]).toBe(type === 'qr' || type === 'aztec' ? 'matrix' : 'linear');
     expect(await decodeBarcode(block[2]!, format)).toBe(pass.id);
     expect(res.text).not.toContain('data-barcode-text');
   });
 
   it('draws a custom barcode value, with its text when displayText asks for it', async () => {
-    const pass = await issuePass(badgeService, both.token, bothTemplate, { pass: { barcode: { enabled: true, type: 'qr', source: 'custom', value: 'ACME-123', displayText: true } } });
+    const pass = await issuePass(badgeService, both.token, bothTemplate, {
+      pass: { barcode: { enabled: true, type: 'qr', source: 'custom', value: 'ACME-123', displayText: true } },
+    });
     const res = await page(badgeService, pass.id, UA.iphoneSafari).expect(200);
     const svg = /<div class="code matrix" data-barcode>(<svg[\s\S]*?<\/svg>)/.exec(res.text)![1]!;
     expect(await decodeBarcode(svg, BarcodeFormat.QR_CODE)).toBe('ACME-123');
     expect(res.text).toContain('<p class="barcode" data-barcode-text>ACME-123</p>');
   });
-
 
   it('shows only what works: no Google action without Google credentials, none at all without credentials', async () => {
     const pass = await issuePass(service, tenant.token, templateId);

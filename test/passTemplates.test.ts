@@ -150,7 +150,8 @@ describe('createPassTemplate', () => {
     expect(await settled(low.id)).not.toHaveProperty('attributes.processingWarnings');
     const sparse = await service.api.get('/api/v1/pass-templates?fields=name,processingWarnings').set(service.auth(tenant.token)).expect(200);
     for (const template of sparse.body.data as { attributes: Record<string, unknown> }[]) {
-      if (template.attributes.processingStatus === undefined) expect(['name', 'processingWarnings']).toEqual(expect.arrayContaining(Object.keys(template.attributes)));
+      if (template.attributes.processingStatus === undefined)
+        expect(['name', 'processingWarnings']).toEqual(expect.arrayContaining(Object.keys(template.attributes)));
     }
   });
 

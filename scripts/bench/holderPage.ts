@@ -84,7 +84,13 @@ async function seed(base: string, adminToken: string): Promise<string> {
     method: 'PUT',
     headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({
-      appleConfiguration: { teamIdentifier: 'BENCH12345', organizationName: 'Bench', certificate: chain.certificatePem, privateKey: chain.privateKeyPem, wwdrCertificate: chain.wwdrCertificatePem },
+      appleConfiguration: {
+        teamIdentifier: 'BENCH12345',
+        organizationName: 'Bench',
+        certificate: chain.certificatePem,
+        privateKey: chain.privateKeyPem,
+        wwdrCertificate: chain.wwdrCertificatePem,
+      },
     }),
   });
   if (!configured.ok) throw new Error(`Setting the Apple configuration answered ${configured.status}: ${await configured.text()}`);
@@ -119,7 +125,8 @@ async function main(): Promise<void> {
 
     const page = await time(pageUrl, SAMPLES, WARMUP);
     const fileTimes = await time(staticUrl, SAMPLES, WARMUP);
-    const row = (name: string, t: number[]) => `${name.padEnd(34)} p50 ${percentile(t, 50).toFixed(2).padStart(6)} ms   p95 ${percentile(t, 95).toFixed(2).padStart(6)} ms`;
+    const row = (name: string, t: number[]) =>
+      `${name.padEnd(34)} p50 ${percentile(t, 50).toFixed(2).padStart(6)} ms   p95 ${percentile(t, 95).toFixed(2).padStart(6)} ms`;
     console.log(`Holder page, ${Buffer.byteLength(html)} bytes, ${SAMPLES} sequential requests each (iPhone, de):`);
     console.log(`  first request (renders)            ${firstMs.toFixed(2)} ms`);
     console.log(`  ${row('service, GET /passes/{id}', page)}`);

@@ -4,7 +4,7 @@
  * expected symbology. A symbol that does not decode, or decodes to something else, fails the
  * caller's assertion.
  */
-import { BarcodeFormat, BinaryBitmap, DecodeHintType, HybridBinarizer, MultiFormatReader, RGBLuminanceSource } from '@zxing/library';
+import { type BarcodeFormat, BinaryBitmap, DecodeHintType, HybridBinarizer, MultiFormatReader, RGBLuminanceSource } from '@zxing/library';
 import sharp from 'sharp';
 
 /**

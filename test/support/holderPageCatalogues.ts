@@ -14,7 +14,6 @@ export const CATALOGUE_LANGUAGES: string[] = readdirSync(dir)
   .sort((a, b) => (a === 'en' ? -1 : b === 'en' ? 1 : a.localeCompare(b)));
 
 /** A catalogue's messages (nested objects of strings). */
-// biome-ignore lint/suspicious/noExplicitAny: a catalogue's shape is the JSON file's
 export type Catalogue = Record<string, any>;
 
 /** The parsed catalogue of a language. */

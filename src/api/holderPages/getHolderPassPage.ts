@@ -147,7 +147,11 @@ async function passPage(
 }
 
 /** The same-origin URLs of a version's logo, strip and icon (the largest of 1x and 2x; null: none). */
-async function templateImages(ctx: HolderPageInput['ctx'], templateId: string, version: number): Promise<Pick<PassPageView, 'logoUrl' | 'stripUrl' | 'iconUrl'>> {
+async function templateImages(
+  ctx: HolderPageInput['ctx'],
+  templateId: string,
+  version: number,
+): Promise<Pick<PassPageView, 'logoUrl' | 'stripUrl' | 'iconUrl'>> {
   const rows = await ctx.db.prisma.passTemplateImage.findMany({
     where: { templateId, version, name: { in: ['logo.png', 'logo@2x.png', 'strip.png', 'strip@2x.png', 'icon.png', 'icon@2x.png'] } },
     select: { name: true },
@@ -166,7 +170,11 @@ function webPassBarcode(pass: PassRow, t: PageMessages): PassPageView['barcode']
   if (!barcode?.enabled) return null;
   const value = identifierValue(barcode.source, pass, barcode.value);
   const label = escapeHtml(t('webPass.barcodeLabel', { symbology: t(`symbology.${barcode.type}`) }));
-  return { svg: barcodeSvg(barcode.type, value, label), shape: isMatrixCode(barcode.type) ? 'matrix' : 'linear', caption: barcodeCaption(barcode, value) ?? null };
+  return {
+    svg: barcodeSvg(barcode.type, value, label),
+    shape: isMatrixCode(barcode.type) ? 'matrix' : 'linear',
+    caption: barcodeCaption(barcode, value) ?? null,
+  };
 }
 
 /** The wallet actions the account can serve for an active pass, and the desktop QR code of the page. */

@@ -31,7 +31,12 @@ const resources = loadCatalogues();
  * The languages of the catalogues, English first (so that a request without `Accept-Language`
  * gets English from `req.acceptsLanguages`, which answers the first offered then).
  */
-export const PAGE_LANGUAGES: readonly string[] = [DEFAULT_PAGE_LANGUAGE, ...Object.keys(resources).filter((l) => l !== DEFAULT_PAGE_LANGUAGE).sort()];
+export const PAGE_LANGUAGES: readonly string[] = [
+  DEFAULT_PAGE_LANGUAGE,
+  ...Object.keys(resources)
+    .filter((l) => l !== DEFAULT_PAGE_LANGUAGE)
+    .sort(),
+];
 
 const messages = i18next.createInstance();
 // initAsync false: with resources given, init completes before it returns (no backend to wait for).

@@ -110,7 +110,13 @@ export async function updateTemplateDesign(tx: PrismaExecutor, row: PassTemplate
   const version = row.designVersion + 1;
   const updated = await tx.passTemplate.update({
     where: { id: row.id },
-    data: { ...contentColumns(content), designVersion: version, processingStatus: 'processing', processingErrors: Prisma.DbNull, processingWarnings: Prisma.DbNull },
+    data: {
+      ...contentColumns(content),
+      designVersion: version,
+      processingStatus: 'processing',
+      processingErrors: Prisma.DbNull,
+      processingWarnings: Prisma.DbNull,
+    },
   });
   await tx.passTemplateVersion.create({ data: { templateId: row.id, version, accountId: row.accountId, design: json(designOf(content)), jobId } });
   return updated;
