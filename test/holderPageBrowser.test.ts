@@ -126,7 +126,7 @@ else if (!existsSync(chromiumPath)) {
       timeout: 20_000,
     });
     await mkdir(artifacts, { recursive: true });
-  }, 90_000);
+  }, 180_000);
   afterAll(async () => {
     await browser?.close();
     if (server) await new Promise((r) => server.close(r));

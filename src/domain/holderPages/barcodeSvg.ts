@@ -4,10 +4,12 @@
  * wallet app shows (Apple `PKBarcodeFormat*`, Google `BarcodeType`), so a till that scans the
  * wallet pass scans the web pass.
  *
- * Drawn black on white with a quiet zone (QR: 4 modules, ISO/IEC 18004 §6.3.8; PDF417 and
- * Code 128: 10 modules, ISO/IEC 15438 §5.8 and ISO/IEC 15417 §4.4.3; Aztec needs none, ISO/IEC
- * 24778 §6.2, two modules are kept), at a scale of one unit per module: the page sizes it with
- * CSS (`viewBox` only), and `shape-rendering="crispEdges"` keeps module edges sharp at any size.
+ * Drawn black on white with the quiet zone a scanner needs around it (QR: 4 modules,
+ * https://www.qrcode.com/en/howto/code.html; Code 128: 10 modules,
+ * https://en.wikipedia.org/wiki/Code_128; PDF417: 2 modules, https://en.wikipedia.org/wiki/PDF417;
+ * Aztec needs none, https://en.wikipedia.org/wiki/Aztec_Code, 2 are kept), at a scale of one
+ * unit per module: the page sizes it with CSS (`viewBox` only), and
+ * `shape-rendering="crispEdges"` keeps module edges sharp at any size.
  *
  * @module domain/holderPages/barcodeSvg
  */
