@@ -140,7 +140,7 @@ describe('createPassTemplate', () => {
         pointer: '/colors/label',
       },
     ]);
-    const both = await createProcessed(fullTemplate({ colors: { background: '#777777', label: '#FFFFFF', text: '#000000' } }));
+    const both = await createProcessed(fullTemplate({ colors: { background: '#999999', label: '#FFFFFF', text: '#BBBBBB' } }));
     expect((both.attributes.processingWarnings as { pointer: string }[]).map((w) => w.pointer)).toEqual(['/colors/label', '/colors/text']);
     // Black on #767676 is 4.69:1 and white on it 4.54:1: just enough.
     const enough = await createProcessed(fullTemplate({ colors: { background: '#767676', label: '#FFFFFF', text: '#FFFFFF' } }));
