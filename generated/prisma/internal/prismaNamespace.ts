@@ -2961,10 +2961,10 @@ export const PassTemplateScalarFieldEnum = {
   designVersion: 'designVersion',
   processingStatus: 'processingStatus',
   processingErrors: 'processingErrors',
-  processingWarnings: 'processingWarnings',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
-  applePassTypeIdentifier: 'applePassTypeIdentifier'
+  applePassTypeIdentifier: 'applePassTypeIdentifier',
+  processingWarnings: 'processingWarnings'
 } as const
 
 export type PassTemplateScalarFieldEnum = (typeof PassTemplateScalarFieldEnum)[keyof typeof PassTemplateScalarFieldEnum]

@@ -91,10 +91,10 @@ export type PassTemplateCountAggregateOutputType = {
   designVersion: number
   processingStatus: number
   processingErrors: number
-  processingWarnings: number
   createdAt: number
   updatedAt: number
   applePassTypeIdentifier: number
+  processingWarnings: number
   _all: number
 }
 
@@ -161,10 +161,10 @@ export type PassTemplateCountAggregateInputType = {
   designVersion?: true
   processingStatus?: true
   processingErrors?: true
-  processingWarnings?: true
   createdAt?: true
   updatedAt?: true
   applePassTypeIdentifier?: true
+  processingWarnings?: true
   _all?: true
 }
 
@@ -274,10 +274,10 @@ export type PassTemplateGroupByOutputType = {
   designVersion: number
   processingStatus: $Enums.PassTemplateProcessingStatus
   processingErrors: runtime.JsonValue | null
-  processingWarnings: runtime.JsonValue | null
   createdAt: Date
   updatedAt: Date
   applePassTypeIdentifier: string | null
+  processingWarnings: runtime.JsonValue | null
   _count: PassTemplateCountAggregateOutputType | null
   _avg: PassTemplateAvgAggregateOutputType | null
   _sum: PassTemplateSumAggregateOutputType | null
@@ -323,10 +323,10 @@ export type PassTemplateWhereInput = {
   designVersion?: Prisma.IntFilter<"PassTemplate"> | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFilter<"PassTemplate"> | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.JsonNullableFilter<"PassTemplate">
-  processingWarnings?: Prisma.JsonNullableFilter<"PassTemplate">
   createdAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   applePassTypeIdentifier?: Prisma.StringNullableFilter<"PassTemplate"> | string | null
+  processingWarnings?: Prisma.JsonNullableFilter<"PassTemplate">
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
   versions?: Prisma.PassTemplateVersionListRelationFilter
   passes?: Prisma.PassListRelationFilter
@@ -354,10 +354,10 @@ export type PassTemplateOrderByWithRelationInput = {
   designVersion?: Prisma.SortOrder
   processingStatus?: Prisma.SortOrder
   processingErrors?: Prisma.SortOrderInput | Prisma.SortOrder
-  processingWarnings?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrderInput | Prisma.SortOrder
+  processingWarnings?: Prisma.SortOrderInput | Prisma.SortOrder
   account?: Prisma.AccountOrderByWithRelationInput
   versions?: Prisma.PassTemplateVersionOrderByRelationAggregateInput
   passes?: Prisma.PassOrderByRelationAggregateInput
@@ -388,10 +388,10 @@ export type PassTemplateWhereUniqueInput = Prisma.AtLeast<{
   designVersion?: Prisma.IntFilter<"PassTemplate"> | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFilter<"PassTemplate"> | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.JsonNullableFilter<"PassTemplate">
-  processingWarnings?: Prisma.JsonNullableFilter<"PassTemplate">
   createdAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   applePassTypeIdentifier?: Prisma.StringNullableFilter<"PassTemplate"> | string | null
+  processingWarnings?: Prisma.JsonNullableFilter<"PassTemplate">
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
   versions?: Prisma.PassTemplateVersionListRelationFilter
   passes?: Prisma.PassListRelationFilter
@@ -419,10 +419,10 @@ export type PassTemplateOrderByWithAggregationInput = {
   designVersion?: Prisma.SortOrder
   processingStatus?: Prisma.SortOrder
   processingErrors?: Prisma.SortOrderInput | Prisma.SortOrder
-  processingWarnings?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrderInput | Prisma.SortOrder
+  processingWarnings?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.PassTemplateCountOrderByAggregateInput
   _avg?: Prisma.PassTemplateAvgOrderByAggregateInput
   _max?: Prisma.PassTemplateMaxOrderByAggregateInput
@@ -453,10 +453,10 @@ export type PassTemplateScalarWhereWithAggregatesInput = {
   designVersion?: Prisma.IntWithAggregatesFilter<"PassTemplate"> | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusWithAggregatesFilter<"PassTemplate"> | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.JsonNullableWithAggregatesFilter<"PassTemplate">
-  processingWarnings?: Prisma.JsonNullableWithAggregatesFilter<"PassTemplate">
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"PassTemplate"> | Date | string
   applePassTypeIdentifier?: Prisma.StringNullableWithAggregatesFilter<"PassTemplate"> | string | null
+  processingWarnings?: Prisma.JsonNullableWithAggregatesFilter<"PassTemplate">
 }
 
 export type PassTemplateCreateInput = {
@@ -478,10 +478,10 @@ export type PassTemplateCreateInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
@@ -509,10 +509,10 @@ export type PassTemplateUncheckedCreateInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
@@ -538,10 +538,10 @@ export type PassTemplateUpdateInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
@@ -569,10 +569,10 @@ export type PassTemplateUncheckedUpdateInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
@@ -599,10 +599,10 @@ export type PassTemplateCreateManyInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PassTemplateUpdateManyMutationInput = {
@@ -624,10 +624,10 @@ export type PassTemplateUpdateManyMutationInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PassTemplateUncheckedUpdateManyInput = {
@@ -650,10 +650,10 @@ export type PassTemplateUncheckedUpdateManyInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PassTemplateListRelationFilter = {
@@ -686,10 +686,10 @@ export type PassTemplateCountOrderByAggregateInput = {
   designVersion?: Prisma.SortOrder
   processingStatus?: Prisma.SortOrder
   processingErrors?: Prisma.SortOrder
-  processingWarnings?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrder
+  processingWarnings?: Prisma.SortOrder
 }
 
 export type PassTemplateAvgOrderByAggregateInput = {
@@ -875,10 +875,10 @@ export type PassTemplateCreateWithoutAccountInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchCreateNestedManyWithoutTemplateInput
@@ -904,10 +904,10 @@ export type PassTemplateUncheckedCreateWithoutAccountInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
@@ -963,10 +963,10 @@ export type PassTemplateScalarWhereInput = {
   designVersion?: Prisma.IntFilter<"PassTemplate"> | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFilter<"PassTemplate"> | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.JsonNullableFilter<"PassTemplate">
-  processingWarnings?: Prisma.JsonNullableFilter<"PassTemplate">
   createdAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   applePassTypeIdentifier?: Prisma.StringNullableFilter<"PassTemplate"> | string | null
+  processingWarnings?: Prisma.JsonNullableFilter<"PassTemplate">
 }
 
 export type PassTemplateCreateWithoutVersionsInput = {
@@ -988,10 +988,10 @@ export type PassTemplateCreateWithoutVersionsInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchCreateNestedManyWithoutTemplateInput
@@ -1018,10 +1018,10 @@ export type PassTemplateUncheckedCreateWithoutVersionsInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedCreateNestedOneWithoutTemplateInput
@@ -1062,10 +1062,10 @@ export type PassTemplateUpdateWithoutVersionsInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUpdateManyWithoutTemplateNestedInput
@@ -1092,10 +1092,10 @@ export type PassTemplateUncheckedUpdateWithoutVersionsInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedUpdateOneWithoutTemplateNestedInput
@@ -1120,10 +1120,10 @@ export type PassTemplateCreateWithoutPassesInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchCreateNestedManyWithoutTemplateInput
@@ -1150,10 +1150,10 @@ export type PassTemplateUncheckedCreateWithoutPassesInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedCreateNestedOneWithoutTemplateInput
@@ -1194,10 +1194,10 @@ export type PassTemplateUpdateWithoutPassesInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUpdateManyWithoutTemplateNestedInput
@@ -1224,10 +1224,10 @@ export type PassTemplateUncheckedUpdateWithoutPassesInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedUpdateOneWithoutTemplateNestedInput
@@ -1252,10 +1252,10 @@ export type PassTemplateCreateWithoutBatchesInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
@@ -1282,10 +1282,10 @@ export type PassTemplateUncheckedCreateWithoutBatchesInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedCreateNestedOneWithoutTemplateInput
@@ -1326,10 +1326,10 @@ export type PassTemplateUpdateWithoutBatchesInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
@@ -1356,10 +1356,10 @@ export type PassTemplateUncheckedUpdateWithoutBatchesInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedUpdateOneWithoutTemplateNestedInput
@@ -1384,10 +1384,10 @@ export type PassTemplateCreateWithoutGoogleWalletClassInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
@@ -1414,10 +1414,10 @@ export type PassTemplateUncheckedCreateWithoutGoogleWalletClassInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
@@ -1458,10 +1458,10 @@ export type PassTemplateUpdateWithoutGoogleWalletClassInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
@@ -1488,10 +1488,10 @@ export type PassTemplateUncheckedUpdateWithoutGoogleWalletClassInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
@@ -1516,10 +1516,10 @@ export type PassTemplateCreateManyAccountInput = {
   designVersion?: number
   processingStatus?: $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PassTemplateUpdateWithoutAccountInput = {
@@ -1541,10 +1541,10 @@ export type PassTemplateUpdateWithoutAccountInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUpdateManyWithoutTemplateNestedInput
@@ -1570,10 +1570,10 @@ export type PassTemplateUncheckedUpdateWithoutAccountInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
@@ -1599,10 +1599,10 @@ export type PassTemplateUncheckedUpdateManyWithoutAccountInput = {
   designVersion?: Prisma.IntFieldUpdateOperationsInput | number
   processingStatus?: Prisma.EnumPassTemplateProcessingStatusFieldUpdateOperationsInput | $Enums.PassTemplateProcessingStatus
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 
@@ -1674,10 +1674,10 @@ export type PassTemplateSelect<ExtArgs extends runtime.Types.Extensions.Internal
   designVersion?: boolean
   processingStatus?: boolean
   processingErrors?: boolean
-  processingWarnings?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   applePassTypeIdentifier?: boolean
+  processingWarnings?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.PassTemplate$versionsArgs<ExtArgs>
   passes?: boolean | Prisma.PassTemplate$passesArgs<ExtArgs>
@@ -1706,10 +1706,10 @@ export type PassTemplateSelectCreateManyAndReturn<ExtArgs extends runtime.Types.
   designVersion?: boolean
   processingStatus?: boolean
   processingErrors?: boolean
-  processingWarnings?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   applePassTypeIdentifier?: boolean
+  processingWarnings?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["passTemplate"]>
 
@@ -1733,10 +1733,10 @@ export type PassTemplateSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.
   designVersion?: boolean
   processingStatus?: boolean
   processingErrors?: boolean
-  processingWarnings?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   applePassTypeIdentifier?: boolean
+  processingWarnings?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["passTemplate"]>
 
@@ -1760,13 +1760,13 @@ export type PassTemplateSelectScalar = {
   designVersion?: boolean
   processingStatus?: boolean
   processingErrors?: boolean
-  processingWarnings?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   applePassTypeIdentifier?: boolean
+  processingWarnings?: boolean
 }
 
-export type PassTemplateOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "name" | "description" | "templateType" | "transitType" | "defaultLanguage" | "centralTitle" | "notificationHeader" | "colors" | "images" | "fields" | "appLinking" | "barcode" | "locations" | "beacons" | "designVersion" | "processingStatus" | "processingErrors" | "processingWarnings" | "createdAt" | "updatedAt" | "applePassTypeIdentifier", ExtArgs["result"]["passTemplate"]>
+export type PassTemplateOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "name" | "description" | "templateType" | "transitType" | "defaultLanguage" | "centralTitle" | "notificationHeader" | "colors" | "images" | "fields" | "appLinking" | "barcode" | "locations" | "beacons" | "designVersion" | "processingStatus" | "processingErrors" | "createdAt" | "updatedAt" | "applePassTypeIdentifier" | "processingWarnings", ExtArgs["result"]["passTemplate"]>
 export type PassTemplateInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.PassTemplate$versionsArgs<ExtArgs>
@@ -1826,10 +1826,6 @@ export type $PassTemplatePayload<ExtArgs extends runtime.Types.Extensions.Intern
      * The contract's PassTemplateProcessingError list when processingStatus is failed.
      */
     processingErrors: runtime.JsonValue | null
-    /**
-     * The contract's PassTemplateProcessingWarning list of a processed design (null: none).
-     */
-    processingWarnings: runtime.JsonValue | null
     createdAt: Date
     updatedAt: Date
     /**
@@ -1837,6 +1833,11 @@ export type $PassTemplatePayload<ExtArgs extends runtime.Types.Extensions.Intern
      * Apple configuration (the oldest).
      */
     applePassTypeIdentifier: string | null
+    /**
+     * The contract's PassTemplateProcessingWarning list of a processed design (null: none); last,
+     * where its migration adds it.
+     */
+    processingWarnings: runtime.JsonValue | null
   }, ExtArgs["result"]["passTemplate"]>
   composites: {}
 }
@@ -2284,10 +2285,10 @@ export interface PassTemplateFieldRefs {
   readonly designVersion: Prisma.FieldRef<"PassTemplate", 'Int'>
   readonly processingStatus: Prisma.FieldRef<"PassTemplate", 'PassTemplateProcessingStatus'>
   readonly processingErrors: Prisma.FieldRef<"PassTemplate", 'Json'>
-  readonly processingWarnings: Prisma.FieldRef<"PassTemplate", 'Json'>
   readonly createdAt: Prisma.FieldRef<"PassTemplate", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"PassTemplate", 'DateTime'>
   readonly applePassTypeIdentifier: Prisma.FieldRef<"PassTemplate", 'String'>
+  readonly processingWarnings: Prisma.FieldRef<"PassTemplate", 'Json'>
 }
     
 
