@@ -1110,8 +1110,19 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The pass UUID (version 7, 74 random bits). It is the capability: whoever has the link can add the pass to a wallet, so it is shared only with the holder (an extId is never accepted here). */
-                id: components["parameters"]["HolderPassId"];
+                /**
+                 * @description The pass UUID (version 7, 74 random bits), as in the pass's `downloadUrl`. It is the
+                 *     capability: whoever has the link can add the pass to a wallet, so it is shared only with the
+                 *     holder (an extId is never accepted here).
+                 *
+                 *     Links pass through e-mail and chat apps, which glue punctuation to them or break them, so the
+                 *     service reads this segment itself rather than refusing it up front (the schema is therefore a
+                 *     plain string, not `format: uuid`): a UUID followed by `.` `,` `)` `>` (as `%3E`), with
+                 *     whitespace (`%20`) anywhere, or in upper case, answers `308` to the canonical URL; anything
+                 *     else that is not a UUID answers the holder's `404` page when `Accept` prefers `text/html`, else
+                 *     `400` naming `id`.
+                 */
+                id: components["parameters"]["HolderPassLink"];
             };
             cookie?: never;
         };
@@ -1129,18 +1140,29 @@ export interface paths {
          *
          *     The other platform's action stays reachable by a link. An action shows only when the account
          *     can serve it: an Apple configuration for the template's pass type, a Google configuration.
-         *     The page previews the pass: the template's colours and logo (served by this service), its
-         *     fields with the pass's values, the barcode's text when `displayText` asks for it, and the
-         *     pass's `latestMessage`. Labels come in the template localisation `Accept-Language` prefers,
-         *     when the template has one; the page's own text is English.
+         *     The page shows the pass as a web pass: a card in the template's colours with its strip image
+         *     and logo (served by this service), its fields with the pass's values, the pass's barcode
+         *     drawn by the server as SVG in its own symbology (QR, PDF417, Aztec, Code 128; bwip-js), sized
+         *     to scan from a phone screen, with its text when `displayText` asks for it, and the pass's
+         *     `latestMessage`. A holder without a wallet app shows it at the till or prints it (a print
+         *     stylesheet keeps the card only). On Android without an "Add to Google Wallet" action (the
+         *     account has no Google credentials) the web pass is the primary action and a line says why.
+         *     The template's icon is the page's icon (`<link rel="icon">`).
+         *
+         *     Everything the page says is in the language `Accept-Language` prefers among en, de, es, fr,
+         *     it, ja, nl, pl, pt and sv (English otherwise; `Content-Language` and `<html lang>` say which);
+         *     the card's labels come in the template localisation it prefers, when the template has one.
          *
          *     Apple's and Google's brand rules forbid home-made badges: with `HOLDER_PAGE_BADGES_DIR` the
          *     page shows the official artwork put there by the operator, otherwise plain labelled buttons.
          *
-         *     A deactivated pass shows "This pass is currently inactive" without actions. A nullified pass
-         *     answers `410` and an unknown one `404`: an HTML page when `Accept` prefers `text/html` (as
-         *     browsers send), else the JSON:API error. The page sets no cookie, makes no request to another
-         *     host (`Content-Security-Policy`), is not indexed and sends no referrer.
+         *     A deactivated pass shows "This pass is currently inactive" without actions or barcode. A
+         *     nullified pass answers `410` and an unknown one `404`: an HTML page when `Accept` prefers
+         *     `text/html` (as browsers send), else the JSON:API error. A link that an e-mail app changed
+         *     (a trailing `.` `,` `)` `>`, spaces) answers `308` to the canonical URL. The page sets no
+         *     cookie, runs no script, makes no request to another host (`Content-Security-Policy`), is not
+         *     indexed and sends no referrer. It is rendered once per pass version, language and platform
+         *     and then served from memory.
          */
         get: operations["getHolderPassPage"];
         put?: never;
@@ -1194,8 +1216,19 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The pass UUID (version 7, 74 random bits). It is the capability: whoever has the link can add the pass to a wallet, so it is shared only with the holder (an extId is never accepted here). */
-                id: components["parameters"]["HolderPassId"];
+                /**
+                 * @description The pass UUID (version 7, 74 random bits), as in the pass's `downloadUrl`. It is the
+                 *     capability: whoever has the link can add the pass to a wallet, so it is shared only with the
+                 *     holder (an extId is never accepted here).
+                 *
+                 *     Links pass through e-mail and chat apps, which glue punctuation to them or break them, so the
+                 *     service reads this segment itself rather than refusing it up front (the schema is therefore a
+                 *     plain string, not `format: uuid`): a UUID followed by `.` `,` `)` `>` (as `%3E`), with
+                 *     whitespace (`%20`) anywhere, or in upper case, answers `308` to the canonical URL; anything
+                 *     else that is not a UUID answers the holder's `404` page when `Accept` prefers `text/html`, else
+                 *     `400` naming `id`.
+                 */
+                id: components["parameters"]["HolderPassLink"];
             };
             cookie?: never;
         };
@@ -2322,6 +2355,30 @@ export interface components {
         /** @description Beacons near which the pass is relevant, at most 10 (Apple Wallet's limit). An update replaces the whole list; `[]` removes them all. */
         PassTemplateBeacons: components["schemas"]["PassTemplateBeacon"][];
         /**
+         * @description Something in a processed template's design that works but holders may struggle with. Processing
+         *     still succeeds. Codes: `low_contrast` (`colors.label` or `colors.text` has a contrast ratio
+         *     under 4.5:1 with `colors.background`, the WCAG 2 AA minimum for text,
+         *     https://www.w3.org/TR/WCAG21/#contrast-minimum, computed from relative luminance as
+         *     https://www.w3.org/TR/WCAG21/#dfn-contrast-ratio defines it).
+         */
+        PassTemplateProcessingWarning: {
+            /**
+             * @description Stable, machine-readable code.
+             * @example low_contrast
+             */
+            code: string;
+            /**
+             * @description What may be a problem, naming the members and the ratio.
+             * @example colors.label #F2C14E on colors.background #0B6E4F has a contrast ratio of 3.72:1, under the 4.5:1 WCAG 2 AA minimum for text; holders may not be able to read it.
+             */
+            detail: string;
+            /**
+             * @description JSON Pointer (RFC 6901) to the member concerned within the template's attributes.
+             * @example /colors/label
+             */
+            pointer: string;
+        };
+        /**
          * @description Attributes of a processed pass template (PassEntry API reference, the pass template resource): every member is present, with defaults
          *     applied, unless a list was asked for a sparse fieldset (`fields`), which keeps only the
          *     members named. `transitType` is `null` unless `templateType` is `transit`; `centralTitle`,
@@ -2345,6 +2402,8 @@ export interface components {
             barcode?: components["schemas"]["PassTemplateBarcode"];
             locations?: components["schemas"]["PassTemplateLocations"];
             beacons?: components["schemas"]["PassTemplateBeacons"];
+            /** @description What processing of the current design noticed that holders may struggle with (such as colours with too little contrast), though the template works. Absent when there is nothing to say. Extension of this service. */
+            processingWarnings?: components["schemas"]["PassTemplateProcessingWarning"][];
         };
         /**
          * @description Attributes of a template that is being processed (PassEntry API reference, the pass template resource; pass template processing rule 1): after creation, and
@@ -5053,13 +5112,24 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDocument"];
             };
         };
-        /** @description No pass has this UUID: a page saying so when `Accept` prefers `text/html`, else the JSON:API error. */
+        /** @description The link's id is a pass UUID with something an e-mail or chat app added (a trailing `.` `,` `)` `>`, whitespace, upper case): a permanent redirect (RFC 9110 §15.4.9) to the page's canonical URL, whatever the pass's state. */
+        HolderPageRedirect: {
+            headers: {
+                Location: components["headers"]["LocationHolderPage"];
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description No pass has this UUID, or the link's id is not a pass UUID even once what e-mail apps add is taken off: a page saying so, in the holder's language, when `Accept` prefers `text/html`, else the JSON:API error (`404` for an unknown UUID; a malformed id answers `400` to JSON clients). */
         HolderPageNotFound: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControlNoStore"];
                 "Content-Security-Policy": components["headers"]["ContentSecurityPolicyHolderPage"];
                 "Referrer-Policy": components["headers"]["ReferrerPolicyNoReferrer"];
                 "X-Robots-Tag": components["headers"]["XRobotsTagNoIndex"];
+                "Content-Language": components["headers"]["ContentLanguageHolderPage"];
+                Vary: components["headers"]["VaryHolderPage"];
                 [name: string]: unknown;
             };
             content: {
@@ -5074,6 +5144,8 @@ export interface components {
                 "Content-Security-Policy": components["headers"]["ContentSecurityPolicyHolderPage"];
                 "Referrer-Policy": components["headers"]["ReferrerPolicyNoReferrer"];
                 "X-Robots-Tag": components["headers"]["XRobotsTagNoIndex"];
+                "Content-Language": components["headers"]["ContentLanguageHolderPage"];
+                Vary: components["headers"]["VaryHolderPage"];
                 [name: string]: unknown;
             };
             content: {
@@ -5140,7 +5212,7 @@ export interface components {
          *     carries only those attributes. Names are those of PassEntry API reference, the pass template resource: `name`, `templateType`,
          *     `transitType`, `defaultLanguage`, `centralTitle`, `notificationHeader`, `description`,
          *     `colors`, `images`, `fields`, `appLinking`, `barcode`, `locations`, `beacons`,
-         *     `processingStatus`, plus `processingErrors`. An unknown name is refused with 400 naming it.
+         *     `processingStatus`, plus `processingErrors` and `processingWarnings`. An unknown name is refused with 400 naming it.
          *     Templates that are processing or failed are always returned whole: their few attributes are
          *     their variant.
          */
@@ -5230,6 +5302,19 @@ export interface components {
         BatchId: components["schemas"]["Uuid"];
         /** @description The Apple pass type identifier (`pass.` and reverse DNS), as registered in the Apple Developer account and written in the subject UID of its Pass Type ID certificate. */
         PassTypeIdentifier: components["schemas"]["ApplePassTypeIdentifier"];
+        /**
+         * @description The pass UUID (version 7, 74 random bits), as in the pass's `downloadUrl`. It is the
+         *     capability: whoever has the link can add the pass to a wallet, so it is shared only with the
+         *     holder (an extId is never accepted here).
+         *
+         *     Links pass through e-mail and chat apps, which glue punctuation to them or break them, so the
+         *     service reads this segment itself rather than refusing it up front (the schema is therefore a
+         *     plain string, not `format: uuid`): a UUID followed by `.` `,` `)` `>` (as `%3E`), with
+         *     whitespace (`%20`) anywhere, or in upper case, answers `308` to the canonical URL; anything
+         *     else that is not a UUID answers the holder's `404` page when `Accept` prefers `text/html`, else
+         *     `400` naming `id`.
+         */
+        HolderPassLink: string;
         /** @description The pass UUID (version 7, 74 random bits). It is the capability: whoever has the link can add the pass to a wallet, so it is shared only with the holder (an extId is never accepted here). */
         HolderPassId: components["schemas"]["Uuid"];
         /** @description The identifier Apple Wallet gives the device (the same for every pass on it; 32 hex digits on today's devices). A device is registered only with an identifier of 1 to 128 letters, digits, `.`, `_` or `-`: registering any other is answered `401`; elsewhere it names no device (no registration to remove, no pass changed), never `400`. */
@@ -5297,6 +5382,12 @@ export interface components {
         ReferrerPolicyNoReferrer: "no-referrer";
         /** @description `noindex, nofollow`: search engines neither index the page nor follow its links (the pass UUID is the capability). */
         XRobotsTagNoIndex: "noindex, nofollow";
+        /** @description The language of the page's own text (RFC 9110 §8.5), the same as its `<html lang>`: the one `Accept-Language` prefers among the page's catalogues (en, de, es, fr, it, ja, nl, pl, pt, sv), English when none fits. The pass card inside is marked with its own `lang` (the template's localisation). */
+        ContentLanguageHolderPage: string;
+        /** @description What the page depends on (RFC 9110 §12.5.5): its language (`Accept-Language`), HTML or JSON (`Accept`) and, for the holder page, the primary action (`User-Agent`). */
+        VaryHolderPage: string;
+        /** @description The holder page with the pass's id in its canonical form, as a path relative to the request's origin (RFC 9110 §10.2.2), so the holder stays on the host the link named. */
+        LocationHolderPage: string;
         /** @description When the pass last changed, as an HTTP-date (RFC 9110 §8.8.2); `If-Modified-Since` compares with it at second precision. */
         LastModified: string;
         /** @description `attachment; filename="<template name>.pkpass"` (RFC 6266): browsers hand the file to Wallet. */
@@ -5322,7 +5413,7 @@ export interface operations {
                  *     carries only those attributes. Names are those of PassEntry API reference, the pass template resource: `name`, `templateType`,
                  *     `transitType`, `defaultLanguage`, `centralTitle`, `notificationHeader`, `description`,
                  *     `colors`, `images`, `fields`, `appLinking`, `barcode`, `locations`, `beacons`,
-                 *     `processingStatus`, plus `processingErrors`. An unknown name is refused with 400 naming it.
+                 *     `processingStatus`, plus `processingErrors` and `processingWarnings`. An unknown name is refused with 400 naming it.
                  *     Templates that are processing or failed are always returned whole: their few attributes are
                  *     their variant.
                  */
@@ -7283,12 +7374,23 @@ export interface operations {
             header?: {
                 /** @description Decides the primary action (see above). */
                 "User-Agent"?: string;
-                /** @description Picks the template localisation of the preview (RFC 9110 §12.5.4). */
+                /** @description Picks the language of the page (en, de, es, fr, it, ja, nl, pl, pt, sv; English when none fits) and, separately, the template localisation of the pass card's labels (RFC 9110 §12.5.4, negotiated as Express's `req.acceptsLanguages`). */
                 "Accept-Language"?: string;
             };
             path: {
-                /** @description The pass UUID (version 7, 74 random bits). It is the capability: whoever has the link can add the pass to a wallet, so it is shared only with the holder (an extId is never accepted here). */
-                id: components["parameters"]["HolderPassId"];
+                /**
+                 * @description The pass UUID (version 7, 74 random bits), as in the pass's `downloadUrl`. It is the
+                 *     capability: whoever has the link can add the pass to a wallet, so it is shared only with the
+                 *     holder (an extId is never accepted here).
+                 *
+                 *     Links pass through e-mail and chat apps, which glue punctuation to them or break them, so the
+                 *     service reads this segment itself rather than refusing it up front (the schema is therefore a
+                 *     plain string, not `format: uuid`): a UUID followed by `.` `,` `)` `>` (as `%3E`), with
+                 *     whitespace (`%20`) anywhere, or in upper case, answers `308` to the canonical URL; anything
+                 *     else that is not a UUID answers the holder's `404` page when `Accept` prefers `text/html`, else
+                 *     `400` naming `id`.
+                 */
+                id: components["parameters"]["HolderPassLink"];
             };
             cookie?: never;
         };
@@ -7301,12 +7403,15 @@ export interface operations {
                     "Content-Security-Policy": components["headers"]["ContentSecurityPolicyHolderPage"];
                     "Referrer-Policy": components["headers"]["ReferrerPolicyNoReferrer"];
                     "X-Robots-Tag": components["headers"]["XRobotsTagNoIndex"];
+                    "Content-Language": components["headers"]["ContentLanguageHolderPage"];
+                    Vary: components["headers"]["VaryHolderPage"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": components["schemas"]["HolderPage"];
                 };
             };
+            308: components["responses"]["HolderPageRedirect"];
             400: components["responses"]["BadRequest"];
             404: components["responses"]["HolderPageNotFound"];
             405: components["responses"]["MethodNotAllowed"];
@@ -7359,12 +7464,23 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Picks the template localisation of the preview (RFC 9110 §12.5.4). */
+                /** @description Picks the language of the page (en, de, es, fr, it, ja, nl, pl, pt, sv; English when none fits) and, separately, the template localisation of the pass card's labels (RFC 9110 §12.5.4, negotiated as Express's `req.acceptsLanguages`). */
                 "Accept-Language"?: string;
             };
             path: {
-                /** @description The pass UUID (version 7, 74 random bits). It is the capability: whoever has the link can add the pass to a wallet, so it is shared only with the holder (an extId is never accepted here). */
-                id: components["parameters"]["HolderPassId"];
+                /**
+                 * @description The pass UUID (version 7, 74 random bits), as in the pass's `downloadUrl`. It is the
+                 *     capability: whoever has the link can add the pass to a wallet, so it is shared only with the
+                 *     holder (an extId is never accepted here).
+                 *
+                 *     Links pass through e-mail and chat apps, which glue punctuation to them or break them, so the
+                 *     service reads this segment itself rather than refusing it up front (the schema is therefore a
+                 *     plain string, not `format: uuid`): a UUID followed by `.` `,` `)` `>` (as `%3E`), with
+                 *     whitespace (`%20`) anywhere, or in upper case, answers `308` to the canonical URL; anything
+                 *     else that is not a UUID answers the holder's `404` page when `Accept` prefers `text/html`, else
+                 *     `400` naming `id`.
+                 */
+                id: components["parameters"]["HolderPassLink"];
             };
             cookie?: never;
         };
@@ -7377,12 +7493,15 @@ export interface operations {
                     "Content-Security-Policy": components["headers"]["ContentSecurityPolicyHolderPage"];
                     "Referrer-Policy": components["headers"]["ReferrerPolicyNoReferrer"];
                     "X-Robots-Tag": components["headers"]["XRobotsTagNoIndex"];
+                    "Content-Language": components["headers"]["ContentLanguageHolderPage"];
+                    Vary: components["headers"]["VaryHolderPage"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": components["schemas"]["HolderPage"];
                 };
             };
+            308: components["responses"]["HolderPageRedirect"];
             400: components["responses"]["BadRequest"];
             404: components["responses"]["HolderPageNotFound"];
             405: components["responses"]["MethodNotAllowed"];

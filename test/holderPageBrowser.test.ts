@@ -1,15 +1,18 @@
 /**
- * The holder pass page (getHolderPassPage, a pass's `downloadUrl`) opened in a real headless
- * Chromium with an iPhone, an Android phone and a desktop browser (user agent and viewport):
- * the primary action, the iPhone's download (content type, a signature that verifies), the
- * Android link's save JWT naming this pass's Google object, the desktop QR code decoding back to
- * the page's URL, the inactive, 410 and 404 pages, no request leaving the service, and an
- * accessibility check (axe-core) without serious or critical violations. Screenshots are saved
- * to test/artifacts/holder-page-{phone,desktop}.png.
+ * The holder pass page (getHolderPassPage, a pass's `downloadUrl`) opened in one shared headless
+ * Chromium as an iPhone, an Android phone (an account with Google Wallet and one without) and a
+ * desktop browser (user agent, viewport, `Accept-Language`), each in English, German and
+ * Japanese: the primary action and the page's language, the iPhone's download (a signature that
+ * verifies), the Android link's save JWT naming this pass's Google object, the web pass as
+ * Android's primary action without Google, the desktop QR code decoding back to the page's URL,
+ * the inactive, 410 and 404 pages, a link with a trailing full stop, no request leaving the
+ * service, and axe-core with no violation at all (a template with good contrast). Screenshots go
+ * to test/artifacts/ and, for the README, to docs/holder-page-*.png.
  *
- * Needs Debian's `chromium`, as test/docs.test.ts (`.ci/run` installs it; CHROMIUM_PATH
- * overrides /usr/bin/chromium); without it the file is skipped with a warning. Runs in the
- * pglite project only: the page's database work is covered by test/holderPages.test.ts.
+ * Needs Debian's `chromium` (and a Japanese font, `fonts-ipafont-gothic`), as test/docs.test.ts
+ * (`.ci/run` installs them; CHROMIUM_PATH overrides /usr/bin/chromium); without Chromium the file
+ * is skipped with a warning. Runs in the pglite project only: the page's database work is covered
+ * by test/holderPages.test.ts.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -24,19 +27,22 @@ import sharp from 'sharp';
 import { startFakeGoogleWallet, type FakeGoogleWallet } from './support/fakeGoogleWallet.ts';
 import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyFile, serviceAccountKeyPair } from './support/googleCredentials.ts';
 import { setAppleConfiguration, testCertificates } from './support/appleCredentials.ts';
+import { catalogue } from './support/holderPageCatalogues.ts';
 import { createTemplate, issuePass, loyaltyTemplate } from './support/passes.ts';
+import { BANNER_PNG, ICON_PNG, LOGO_PNG } from './support/images.ts';
 import { inspectPkpass } from './support/pkpassInspection.ts';
 import { testDatabaseKind } from './support/testDatabase.ts';
 import { startTestService, type TestService } from './support/testService.ts';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const artifacts = resolve(import.meta.dirname, 'artifacts');
+const docs = resolve(import.meta.dirname, '../docs');
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** jsQR is a UMD bundle: its default export is the module object. */
 const jsQR = jsQRModule.default;
 
 const DEVICES = {
-  phone: {
+  iphone: {
     userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
     viewport: { width: 390, height: 844 },
     isMobile: true,
@@ -73,6 +79,8 @@ else if (!existsSync(chromiumPath)) {
   let browser: Browser;
   let token: string;
   let templateId: string;
+  /** An account with Apple credentials only, and its template. */
+  let appleOnly: { token: string; templateId: string };
   /** Every request a page tried to make off this service (all blocked). */
   const offService: string[] = [];
 
@@ -88,7 +96,19 @@ else if (!existsSync(chromiumPath)) {
       .set(service.adminAuth())
       .send({ googleConfiguration: { issuerId: ISSUER_ID, serviceAccountKey: serviceAccountKeyFile() } })
       .expect(201);
-    templateId = await createTemplate(service, token, loyaltyTemplate());
+    const design = loyaltyTemplate({
+      images: { logo: LOGO_PNG, icon: ICON_PNG, banner: BANNER_PNG },
+      fields: {
+        header: { one: { id: 'points', label: 'Points', defaultValue: '0', localisation: { de: { label: 'Punkte' }, ja: { label: 'ポイント' } } } },
+        central: { one: { id: 'member', label: 'Member', defaultValue: 'Guest', localisation: { de: { label: 'Mitglied' }, ja: { label: '会員' } } } },
+        details: { one: { id: 'tier', label: 'Tier', defaultValue: 'Bronze', localisation: { de: { label: 'Stufe' }, ja: { label: 'ランク' } } } },
+      },
+    });
+    templateId = await createTemplate(service, token, design);
+    const other = await service.createAccount('Tea Rooms Ltd');
+    await service.createEntity(other.accountId);
+    await setAppleConfiguration(service, other.accountId);
+    appleOnly = { token: other.token, templateId: await createTemplate(service, other.token, design) };
     server = service.app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -106,7 +126,7 @@ else if (!existsSync(chromiumPath)) {
       timeout: 20_000,
     });
     await mkdir(artifacts, { recursive: true });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await browser?.close();
     if (server) await new Promise((r) => server.close(r));
@@ -114,9 +134,14 @@ else if (!existsSync(chromiumPath)) {
     await fake?.close();
   });
 
-  async function open(device: keyof typeof DEVICES, passId: string): Promise<{ context: BrowserContext; page: Page; status: number }> {
+  async function open(
+    device: keyof typeof DEVICES,
+    passId: string,
+    language = 'en',
+    path = `/passes/${passId}`,
+  ): Promise<{ context: BrowserContext; page: Page; status: number }> {
     // bypassCSP lets the test inject axe-core; the page's CSP itself is checked in test/holderPages.test.ts.
-    const context = await browser.newContext({ ...DEVICES[device], acceptDownloads: true, bypassCSP: true });
+    const context = await browser.newContext({ ...DEVICES[device], locale: language, acceptDownloads: true, bypassCSP: true });
     context.setDefaultTimeout(10_000);
     await context.route('**/*', (route) => {
       const url = route.request().url();
@@ -125,98 +150,157 @@ else if (!existsSync(chromiumPath)) {
       return route.abort('blockedbyclient');
     });
     const page = await context.newPage();
-    const response = await page.goto(`${origin}/passes/${passId}`);
+    const response = await page.goto(`${origin}${path}`);
     return { context, page, status: response!.status() };
   }
 
-  /** axe-core's serious and critical violations on the page. */
-  async function seriousViolations(page: Page): Promise<string[]> {
+  /** axe-core's violations on the page, of any impact. */
+  async function violations(page: Page): Promise<string[]> {
     await page.addScriptTag({ content: axeSource });
     const violations = await page.evaluate(async () => {
       const result = await (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null }[] }> } }).axe.run();
       return result.violations.map((v) => ({ id: v.id, impact: v.impact }));
     });
-    return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+    return violations.map((v) => `${v.id} (${v.impact})`);
   }
 
-  it('offers an iPhone the Apple pass first, whose download is a signed .pkpass', async () => {
-    const pass = await issuePass(service, token, templateId, { pass: { member: 'Ada' } });
-    const { context, page, status } = await open('phone', pass.id);
-    try {
-      expect(status).toBe(200);
-      const primary = page.locator('a[data-primary]');
-      await expect(primary.getAttribute('data-action')).resolves.toBe('apple');
-      expect(await seriousViolations(page)).toEqual([]);
-      await page.screenshot({ path: resolve(artifacts, 'holder-page-phone.png'), fullPage: true });
-      const href = (await primary.getAttribute('href'))!;
-      const response = await page.request.get(new URL(href, origin).toString());
-      expect(response.headers()['content-type']).toBe('application/vnd.apple.pkpass');
-      const [download] = await Promise.all([page.waitForEvent('download'), primary.click()]);
-      expect(download.suggestedFilename()).toMatch(/\.pkpass$/);
-      const inspected = await inspectPkpass(await readFile((await download.path())!), testCertificates().rootCertificatePem);
-      expect(inspected.signatureVerified).toBe(true);
-      expect(inspected.passJson.serialNumber).toBe(pass.id);
-    } finally {
-      await context.close();
+  const LANGUAGES = ['en', 'de', 'ja'] as const;
+
+  /** Checks what every page shows in a language: `<html lang>`, no axe violation; saves its screenshot. */
+  async function expectPage(page: Page, language: string, name: string, toDocs = false): Promise<void> {
+    expect(await page.locator('html').getAttribute('lang')).toBe(language);
+    expect(await violations(page)).toEqual([]);
+    await page.screenshot({ path: resolve(artifacts, `${name}.png`), fullPage: true });
+    if (toDocs) await page.screenshot({ path: resolve(docs, `${name}.png`), fullPage: true });
+  }
+
+  /** The text a barcode drawn on the page decodes to (jsQR on a screenshot of the element). */
+  async function scannedQr(page: Page, selector: string): Promise<string | undefined> {
+    const png = await page.locator(selector).screenshot();
+    const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    return jsQR(new Uint8ClampedArray(data.buffer, data.byteOffset, data.byteLength), info.width, info.height)?.data;
+  }
+
+  it('offers an iPhone the Apple pass first in en, de and ja; the download is a signed .pkpass; it prints the card only', async () => {
+    const pass = await issuePass(service, token, templateId, { pass: { member: 'Ada', points: '120' } });
+    for (const language of LANGUAGES) {
+      const { context, page, status } = await open('iphone', pass.id, language);
+      try {
+        expect(status).toBe(200);
+        const primary = page.locator('a[data-primary]');
+        expect(await primary.getAttribute('data-action')).toBe('apple');
+        // biome-ignore lint/performance/useDomNodeTextContent: Playwright's locator.innerText, what a person sees
+        expect(await primary.innerText()).toBe(catalogue(language).actions.addToAppleWallet);
+        expect(await page.locator('section#pass img.strip').count()).toBe(1);
+        await expectPage(page, language, `holder-page-iphone-${language}`);
+        if (language !== 'en') continue;
+        await page.screenshot({ path: resolve(docs, 'holder-page-phone.png'), fullPage: true });
+        const [download] = await Promise.all([page.waitForEvent('download'), primary.click()]);
+        expect(download.suggestedFilename()).toMatch(/\.pkpass$/);
+        const inspected = await inspectPkpass(await readFile((await download.path())!), testCertificates().rootCertificatePem);
+        expect(inspected.signatureVerified).toBe(true);
+        expect(inspected.passJson.serialNumber).toBe(pass.id);
+        await page.emulateMedia({ media: 'print' });
+        expect(await page.locator('.actions').isVisible()).toBe(false);
+        expect(await page.locator('section#pass [data-barcode] svg').isVisible()).toBe(true);
+      } finally {
+        await context.close();
+      }
     }
   });
 
-  it("offers an Android phone the Google save link first, whose JWT names this pass's object", async () => {
+  it("offers an Android phone the Google save link first in en, de and ja, whose JWT names this pass's object", async () => {
     const pass = await issuePass(service, token, templateId, { pass: { member: 'Grace' } });
-    const { context, page, status } = await open('android', pass.id);
-    try {
-      expect(status).toBe(200);
-      const primary = page.locator('a[data-primary]');
-      expect(await primary.getAttribute('data-action')).toBe('google');
-      const href = (await primary.getAttribute('href'))!;
-      expect(href).toMatch(/^https:\/\/pay\.google\.com\/gp\/v\/save\//);
-      const claims = decodeJwt(href.split('/').at(-1)!) as { payload: { loyaltyObjects?: { id: string }[] } };
-      expect(claims.payload.loyaltyObjects?.map((o) => o.id)).toEqual([`${ISSUER_ID}.${pass.id}`]);
-      expect(await page.locator('a[data-action="apple"]').count()).toBe(1);
-      expect(await seriousViolations(page)).toEqual([]);
-    } finally {
-      await context.close();
+    for (const language of LANGUAGES) {
+      const { context, page, status } = await open('android', pass.id, language);
+      try {
+        expect(status).toBe(200);
+        const primary = page.locator('a[data-primary]');
+        expect(await primary.getAttribute('data-action')).toBe('google');
+        // biome-ignore lint/performance/useDomNodeTextContent: Playwright's locator.innerText, what a person sees
+        expect(await primary.innerText()).toBe(catalogue(language).actions.addToGoogleWallet);
+        const href = (await primary.getAttribute('href'))!;
+        expect(href).toMatch(/^https:\/\/pay\.google\.com\/gp\/v\/save\//);
+        const claims = decodeJwt(href.split('/').at(-1)!) as { payload: { loyaltyObjects?: { id: string }[] } };
+        expect(claims.payload.loyaltyObjects?.map((o) => o.id)).toEqual([`${ISSUER_ID}.${pass.id}`]);
+        expect(await page.locator('a[data-action="apple"]').count()).toBe(1);
+        await expectPage(page, language, `holder-page-android-${language}`);
+      } finally {
+        await context.close();
+      }
     }
   });
 
-  it("shows a desktop browser a QR code of the page's own URL, and both actions", async () => {
+  it('makes the web pass the primary action on Android without Google Wallet, saying why, in en, de and ja; its QR code scans', async () => {
+    const pass = await issuePass(service, appleOnly.token, appleOnly.templateId, { pass: { member: 'Hedy', barcode: { enabled: true, source: 'uuid' } } });
+    for (const language of LANGUAGES) {
+      const { context, page, status } = await open('android', pass.id, language);
+      try {
+        expect(status).toBe(200);
+        expect(await page.locator('a[data-primary]').count()).toBe(0);
+        expect(await page.locator('section#pass[data-primary]').count()).toBe(1);
+        // biome-ignore lint/performance/useDomNodeTextContent: Playwright's locator.innerText, what a person sees
+        expect(await page.locator('[data-state="wallet-unavailable"]').innerText()).toBe(catalogue(language).webPass.googleUnavailable);
+        expect(await scannedQr(page, 'section#pass [data-barcode] svg')).toBe(pass.id);
+        await expectPage(page, language, `holder-page-android-without-google-${language}`, language === 'de');
+      } finally {
+        await context.close();
+      }
+    }
+  });
+
+  it("shows a desktop browser a QR code of the page's own URL and both actions, in en, de and ja", async () => {
     const pass = await issuePass(service, token, templateId, { pass: { member: 'Katherine' } });
-    const { context, page, status } = await open('desktop', pass.id);
-    try {
-      expect(status).toBe(200);
-      expect(await page.locator('a[data-action]').count()).toBe(2);
-      const png = await page.locator('#qr svg').screenshot();
-      const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-      const decoded = jsQR(new Uint8ClampedArray(data.buffer, data.byteOffset, data.byteLength), info.width, info.height);
-      expect(decoded?.data).toBe(pass.attributes.downloadUrl);
-      expect(await seriousViolations(page)).toEqual([]);
-      await page.screenshot({ path: resolve(artifacts, 'holder-page-desktop.png'), fullPage: true });
-    } finally {
-      await context.close();
+    for (const language of LANGUAGES) {
+      const { context, page, status } = await open('desktop', pass.id, language);
+      try {
+        expect(status).toBe(200);
+        expect(await page.locator('a.action[data-action]').count()).toBe(2);
+        expect(await scannedQr(page, '#qr svg')).toBe(pass.attributes.downloadUrl);
+        expect(await scannedQr(page, 'section#pass [data-barcode] svg')).toBe('COFFEE-CLUB');
+        await expectPage(page, language, `holder-page-desktop-${language}`, language === 'ja');
+      } finally {
+        await context.close();
+      }
     }
   });
 
-  it('shows an inactive pass without actions, a nullified one as 410 and an unknown one as 404', async () => {
+  it('shows an inactive pass without actions or barcode, a nullified one as 410 and an unknown one as 404, in the holder’s language', async () => {
     const inactive = await issuePass(service, token, templateId);
     await service.api.patch(`/api/v1/passes/${inactive.id}`).set(service.auth(token)).send({ passAction: 'deactivate' }).expect(200);
     const nullified = await issuePass(service, token, templateId);
     await service.api.post(`/api/v1/passes/${nullified.id}/nullify`).set(service.auth(token)).expect(200);
     const cases = [
-      [inactive.id, 200, 'This pass is currently inactive'],
-      [nullified.id, 410, 'This pass is no longer valid'],
-      ['0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10', 404, ''],
+      [inactive.id, 'de', 200, catalogue('de').inactive],
+      [nullified.id, 'ja', 410, catalogue('ja').gone.title],
+      ['0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10', 'en', 404, catalogue('en').notFound.title],
+      ['CC-1042', 'de', 404, catalogue('de').notFound.title],
     ] as const;
-    for (const [id, expectedStatus, text] of cases) {
-      const { context, page, status } = await open('phone', id);
+    for (const [id, language, expectedStatus, text] of cases) {
+      const { context, page, status } = await open('iphone', id, language);
       try {
         expect(status).toBe(expectedStatus);
         expect(await page.locator('a[data-action]').count()).toBe(0);
+        expect(await page.locator('[data-barcode]').count()).toBe(0);
         // biome-ignore lint/performance/useDomNodeTextContent: Playwright's locator.innerText, what a person sees, not the DOM property
-        if (text) expect(await page.locator('body').innerText()).toContain(text);
-        expect(await seriousViolations(page)).toEqual([]);
+        expect(await page.locator('body').innerText()).toContain(text);
+        expect(await page.title()).toBe(expectedStatus === 200 ? 'Coffee Club Card' : text);
+        await expectPage(page, language, `holder-page-${expectedStatus}-${language}`);
       } finally {
         await context.close();
       }
+    }
+  });
+
+  it('opens the pass from a link with a trailing full stop, as an e-mail app makes it', async () => {
+    const pass = await issuePass(service, token, templateId);
+    const { context, page, status } = await open('iphone', pass.id, 'en', `/passes/${pass.id}.`);
+    try {
+      expect(status).toBe(200);
+      expect(page.url()).toBe(`${origin}/passes/${pass.id}`);
+      expect(await page.locator('a[data-primary]').getAttribute('data-action')).toBe('apple');
+    } finally {
+      await context.close();
     }
   });
 

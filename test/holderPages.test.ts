@@ -11,6 +11,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BarcodeFormat } from '@zxing/library';
+import escapeHtml from 'escape-html';
 import { decodeJwt } from 'jose';
 import jsQRModule from 'jsqr';
 import sharp from 'sharp';
@@ -18,6 +20,8 @@ import { startFakeGoogleWallet, type FakeGoogleWallet } from './support/fakeGoog
 import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyFile, serviceAccountKeyPair } from './support/googleCredentials.ts';
 import { inspectPkpass } from './support/pkpassInspection.ts';
 import { binary } from './support/simulatedIphone.ts';
+import { decodeBarcode } from './support/barcodeDecoding.ts';
+import { CATALOGUE_LANGUAGES, catalogue, missingKeys } from './support/holderPageCatalogues.ts';
 import { PASS_TYPE_ID, setAppleConfiguration, TEAM_ID, testCertificates } from './support/appleCredentials.ts';
 import { createTemplate, expectError, issuePass, loyaltyTemplate } from './support/passes.ts';
 import { startTestService, type TestService } from './support/testService.ts';
@@ -207,6 +211,19 @@ const UA = {
 } as const;
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
+describe('holder page message catalogues', () => {
+  it('cover at least en, fr, de, es, it, nl, pt, pl, sv and ja', () => {
+    expect(CATALOGUE_LANGUAGES).toEqual(expect.arrayContaining(['en', 'fr', 'de', 'es', 'it', 'nl', 'pt', 'pl', 'sv', 'ja']));
+  });
+  it.each(CATALOGUE_LANGUAGES.filter((l) => l !== 'en'))('%s has every key of the English catalogue, each a non-empty text', (language) => {
+    expect(missingKeys(catalogue('en'), catalogue(language))).toEqual([]);
+  });
+  it('would report a missing key', () => {
+    const { inactive: _dropped, ...partial } = catalogue('de');
+    expect(missingKeys(catalogue('en'), partial)).toEqual(['inactive']);
+  });
+});
+
 describe('getHolderPassPage', () => {
   let fake: FakeGoogleWallet;
   let both: { accountId: string; token: string };
@@ -270,7 +287,7 @@ describe('getHolderPassPage', () => {
     expect(html).not.toMatch(/<script|<[^>]*\s(?:style|on\w+)=/i);
     expect(html).toContain('<meta name="robots" content="noindex, nofollow">');
     const urls = [...html.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((m) => m[1]!);
-    for (const url of urls) expect(url).toMatch(/^(\/|data:image\/|https:\/\/pay\.google\.com\/gp\/v\/save\/)/);
+    for (const url of urls) expect(url).toMatch(/^(\/|#pass$|data:image\/|https:\/\/pay\.google\.com\/gp\/v\/save\/)/);
   }
 
   it.each([
@@ -371,19 +388,54 @@ describe('getHolderPassPage', () => {
     expect(res.text).not.toContain('COFFEE-CLUB');
   });
 
-  it('picks the template localisation Accept-Language prefers, and English text otherwise', async () => {
+  it('speaks the holder’s language, and picks the template localisation Accept-Language prefers for the card', async () => {
     const pass = await issuePass(service, tenant.token, templateId);
     const de = await page(service, pass.id, UA.iphoneSafari, { 'Accept-Language': 'de-CH, de;q=0.9, en;q=0.5' }).expect(200);
-    expect(de.text).toContain('<section class="card" lang="de"');
+    expect(de.text).toContain('<html lang="de">');
+    expect(de.headers['content-language']).toBe('de');
+    expect(de.headers.vary).toContain('Accept-Language');
+    expect(de.text).toContain('<section class="card" id="pass" lang="de" aria-label="Ihr Pass"');
     expect(de.text).toContain('<dt>Punkte</dt>');
     expect(de.text).toContain('<dt>Mitglied</dt><dd>Gast</dd>');
-    expect(de.text).toContain('Add to Apple Wallet');
+    expect(de.text).toContain('>Zu Apple Wallet hinzufügen</a>');
+    expect(de.text).not.toContain('Add to Apple Wallet');
+    // French page, English card: the template has no French localisation.
     const fr = await page(service, pass.id, UA.iphoneSafari, { 'Accept-Language': 'fr-FR, fr;q=0.9' }).expect(200);
-    expect(fr.text).toContain('<section class="card" lang="en"');
+    expect(fr.text).toContain('<html lang="fr">');
+    expect(fr.headers['content-language']).toBe('fr');
+    expect(fr.text).toContain('<section class="card" id="pass" lang="en" aria-label="Votre carte"');
     expect(fr.text).toContain('<dt>Member</dt><dd>Guest</dd>');
+    expect(fr.text).toContain('>Ajouter à Apple Wallet</a>');
+    // A language without a catalogue: English.
+    const fi = await page(service, pass.id, UA.iphoneSafari, { 'Accept-Language': 'fi' }).expect(200);
+    expect(fi.text).toContain('<html lang="en">');
+    expect(fi.headers['content-language']).toBe('en');
     const named = await issuePass(service, tenant.token, templateId, { pass: { member: 'Ada' } });
     const own = await page(service, named.id, UA.iphoneSafari, { 'Accept-Language': 'de' }).expect(200);
     expect(own.text).toContain('<dt>Mitglied</dt><dd>Ada</dd>');
+  });
+
+  it.each(CATALOGUE_LANGUAGES)('says everything in %s: actions, web pass, notices, the 404, 410 and inactive pages', async (language) => {
+    const m = catalogue(language);
+    const headers = { 'Accept-Language': `${language};q=0.9, en;q=0.1` };
+    const pass = await issuePass(badgeService, both.token, bothTemplate, { pass: { barcode: { enabled: true, type: 'pdf417' } } });
+    const res = await page(badgeService, pass.id, UA.windowsChrome, headers).expect(200);
+    expect(res.text).toContain(`<html lang="${language}">`);
+    expect(res.headers['content-language']).toBe(language);
+    for (const message of [m.actions.addToGoogleWallet, m.actions.showOnScreen, m.qr.caption, m.webPass.instructions])
+      expect(res.text).toContain(escapeHtml(message));
+    expect(res.text).toContain(`aria-label="${escapeHtml(m.qr.label)}"`);
+    expect(res.text).toContain(`aria-label="${escapeHtml(m.webPass.barcodeLabel.replace('{{symbology}}', m.symbology.pdf417))}"`);
+    const unknown = await page(badgeService, '0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10', UA.android, headers).expect(404);
+    expect(unknown.text).toContain(`<title>${escapeHtml(m.notFound.title)}</title>`);
+    expect(unknown.text).toContain(escapeHtml(m.notFound.detail));
+    expect(unknown.headers['content-language']).toBe(language);
+    await badgeService.api.patch(`/api/v1/passes/${pass.id}`).set(badgeService.auth(both.token)).send({ passAction: 'deactivate' }).expect(200);
+    const inactive = await page(badgeService, pass.id, UA.android, headers).expect(200);
+    expect(inactive.text).toContain(escapeHtml(m.inactive));
+    await badgeService.api.post(`/api/v1/passes/${pass.id}/nullify`).set(badgeService.auth(both.token)).expect(200);
+    const gone = await page(badgeService, pass.id, UA.android, headers).expect(410);
+    expect(gone.text).toContain(`<h1 data-state="gone">${escapeHtml(m.gone.title)}</h1>`);
   });
 
   it('escapes holder data: a script in a field value stays text', async () => {
@@ -412,6 +464,7 @@ describe('getHolderPassPage', () => {
       expect(actionsOf(res.text)).toEqual({});
       expect(res.text).not.toContain('id="qr"');
       expect(res.text).not.toContain('/apple"');
+      expect(res.text).not.toContain('data-barcode');
     }
   });
 
@@ -426,18 +479,74 @@ describe('getHolderPassPage', () => {
     expectError(await badgeService.api.get(`/passes/${pass.id}`), 410, 'pass_nullified', { parameter: 'id' });
   });
 
-  it('answers an unknown pass with the 404 page (JSON without Accept), and 400 for a non-UUID', async () => {
+  it('answers an unknown pass with the 404 page (JSON without Accept), and a malformed id with the 404 page (400 to JSON clients)', async () => {
     const res = await page(service, '0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10', UA.android).expect(404);
     expectPageHeaders(res);
     expect(res.text).toContain('<h1 data-state="notFound">Pass not found</h1>');
     expectError(await service.api.get('/passes/0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10'), 404, 'not_found', { parameter: 'id' });
-    await service.api.get('/passes/CC-1042').set('Accept', BROWSER_ACCEPT).expect(400);
+    for (const id of ['CC-1042', '0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e1', '0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10x']) {
+      const malformed = await page(service, id, UA.android, { 'Accept-Language': 'ja' }).expect(404);
+      expectPageHeaders(malformed);
+      expect(malformed.text).toContain('<h1 data-state="notFound">パスが見つかりません</h1>');
+      expectError(await service.api.get(`/passes/${id}`), 400, 'validation_failed', { parameter: 'id' });
+    }
+  });
+
+  it.each([
+    ['a full stop', '.'],
+    ['a comma', ','],
+    ['a closing parenthesis', ')'],
+    ['an angle bracket', '%3E'],
+    ['spaces', '%20%20'],
+    ['a full stop and a space', '.%20'],
+  ])('redirects a link with %s after it to the canonical URL', async (_what, tail) => {
+    const pass = await issuePass(service, tenant.token, templateId);
+    const res = await service.api.get(`/passes/${pass.id}${tail}`).set('Accept', BROWSER_ACCEPT).expect(308);
+    expect(res.headers.location).toBe(`/passes/${pass.id}`);
+    const google = await service.api.get(`/passes/${pass.id}${tail}/google`).expect(308);
+    expect(google.headers.location).toBe(`/passes/${pass.id}/google`);
+  });
+
+  it('redirects a link broken by a space or in upper case to the canonical URL', async () => {
+    const pass = await issuePass(service, tenant.token, templateId);
+    const broken = `${pass.id.slice(0, 14)}%20${pass.id.slice(14).toUpperCase()}`;
+    const res = await service.api.get(`/passes/${broken}`).set('Accept', BROWSER_ACCEPT).expect(308);
+    expect(res.headers.location).toBe(`/passes/${pass.id}`);
+  });
+
+  it.each([
+    ['qr', BarcodeFormat.QR_CODE],
+    ['pdf417', BarcodeFormat.PDF_417],
+    ['aztec', BarcodeFormat.AZTEC],
+    ['code128', BarcodeFormat.CODE_128],
+  ] as const)('draws the %s barcode of the web pass so that it decodes to the pass’s barcode value', async (type, format) => {
+    const pass = await issuePass(badgeService, both.token, bothTemplate, { pass: { barcode: { enabled: true, type, source: 'uuid' } } });
+    const res = await page(badgeService, pass.id, UA.android).expect(200);
+    const block = /<div class="code (matrix|linear)" data-barcode>(<svg[\s\S]*?<\/svg>)<\/div>/.exec(res.text)!;
+    expect(block[1]).toBe(type === 'qr' || type === 'aztec' ? 'matrix' : 'linear');
+    expect(await decodeBarcode(block[2]!, format)).toBe(pass.id);
+    expect(res.text).not.toContain('data-barcode-text');
+  });
+
+  it('draws a custom barcode value, with its text when displayText asks for it', async () => {
+    const pass = await issuePass(badgeService, both.token, bothTemplate, {
+      pass: { barcode: { enabled: true, type: 'qr', source: 'custom', value: 'ACME-123', displayText: true } },
+    });
+    const res = await page(badgeService, pass.id, UA.iphoneSafari).expect(200);
+    const svg = /<div class="code matrix" data-barcode>(<svg[\s\S]*?<\/svg>)/.exec(res.text)![1]!;
+    expect(await decodeBarcode(svg, BarcodeFormat.QR_CODE)).toBe('ACME-123');
+    expect(res.text).toContain('<p class="barcode" data-barcode-text>ACME-123</p>');
   });
 
   it('shows only what works: no Google action without Google credentials, none at all without credentials', async () => {
     const pass = await issuePass(service, tenant.token, templateId);
     const android = await page(service, pass.id, UA.android).expect(200);
     expect(actionsOf(android.text)).toEqual({ apple: { href: `/passes/${pass.id}/apple`, primary: false } });
+    expect(android.text).toContain('<p class="notice" data-state="wallet-unavailable">Google Wallet is not available for this pass.');
+    expect(android.text).toMatch(/<section class="card" id="pass" lang="en" aria-label="Your pass" data-primary>/);
+    expect(android.text.indexOf('data-state="wallet-unavailable"')).toBeLessThan(android.text.indexOf('id="pass"'));
+    expect(android.text.indexOf('id="pass"')).toBeLessThan(android.text.indexOf('data-action="apple"'));
+    expect(android.text).toContain('<div class="code matrix" data-barcode><svg role="img"');
     expect(android.text).toMatch(/data-action="apple" href="[^"]+" rel="noreferrer">Add to Apple Wallet<\/a>/); // no badge directory here
     const desktop = await page(service, pass.id, UA.linuxFirefox).expect(200);
     expect(Object.keys(actionsOf(desktop.text))).toEqual(['apple']);
@@ -449,6 +558,7 @@ describe('getHolderPassPage', () => {
     const none = await page(service, bare.id, UA.windowsChrome).expect(200);
     expect(actionsOf(none.text)).toEqual({});
     expect(none.text).toContain('This pass cannot be added to a wallet yet.');
+    expect(none.text).toContain('<section class="card" id="pass" lang="en" aria-label="Your pass" data-primary>');
     expect(none.text).not.toContain('id="qr"');
   });
 

@@ -129,6 +129,32 @@ describe('createPassTemplate', () => {
     expect(data).toEqual({ id: created.body.id, type: 'passTemplate', attributes: fullAttributes() });
   });
 
+  it('warns of label and text colours under the WCAG 2 AA contrast of 4.5:1, and processes the template all the same', async () => {
+    const low = await createProcessed(fullTemplate({ colors: { background: '#0B6E4F', label: '#F2C14E', text: '#FFFFFF' } }));
+    expect(low.attributes.processingStatus).toBeUndefined();
+    expect(low.attributes.processingWarnings).toEqual([
+      {
+        code: 'low_contrast',
+        detail:
+          'colors.label #F2C14E on colors.background #0B6E4F has a contrast ratio of 3.72:1, under the 4.5:1 WCAG 2 AA minimum for text; holders may not be able to read it.',
+        pointer: '/colors/label',
+      },
+    ]);
+    const both = await createProcessed(fullTemplate({ colors: { background: '#999999', label: '#FFFFFF', text: '#BBBBBB' } }));
+    expect((both.attributes.processingWarnings as { pointer: string }[]).map((w) => w.pointer)).toEqual(['/colors/label', '/colors/text']);
+    // Black on #767676 is 4.69:1 and white on it 4.54:1: just enough.
+    const enough = await createProcessed(fullTemplate({ colors: { background: '#767676', label: '#FFFFFF', text: '#FFFFFF' } }));
+    expect(enough.attributes).not.toHaveProperty('processingWarnings');
+    // A new design is judged again: fixing the colours clears the warning.
+    await patch(low.id, { colors: { label: '#FFFFFF' } }).expect(202);
+    expect(await settled(low.id)).not.toHaveProperty('attributes.processingWarnings');
+    const sparse = await service.api.get('/api/v1/pass-templates?fields=name,processingWarnings').set(service.auth(tenant.token)).expect(200);
+    for (const template of sparse.body.data as { attributes: Record<string, unknown> }[]) {
+      if (template.attributes.processingStatus === undefined)
+        expect(['name', 'processingWarnings']).toEqual(expect.arrayContaining(Object.keys(template.attributes)));
+    }
+  });
+
   it('applies the documented defaults to what is left out', async () => {
     const data = await createProcessed(minimalTemplate());
     expect(data.attributes).toEqual({

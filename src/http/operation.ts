@@ -63,7 +63,7 @@ type Responses<K extends OperationId> = operations[K]['responses'];
 type HtmlPageStatus<K extends OperationId> = {
   [S in keyof Responses<K>]: Responses<K>[S] extends { content: { 'text/html': unknown } } ? S : never;
 }[keyof Responses<K>];
-type ResultStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 201 | 202 | 204 | 302 | 304 | 503> | Extract<HtmlPageStatus<K>, number>;
+type ResultStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 201 | 202 | 204 | 302 | 304 | 308 | 503> | Extract<HtmlPageStatus<K>, number>;
 
 /** What a handler returns: a documented status with its documented body. */
 export type OperationResult<K extends OperationId> = {
@@ -109,6 +109,12 @@ export interface OperationInput<K extends OperationId> {
   uploads: Record<string, UploadedFile>;
   /** The request path and query as received, for building pagination links. */
   url: string;
+  /**
+   * Express's `req.acceptsLanguages` (https://expressjs.com/en/5x/api.html#req.acceptsLanguages):
+   * the best of `languages` for the request's `Accept-Language` (the first when it has none),
+   * false when it accepts none of them.
+   */
+  acceptsLanguages: (languages: string[]) => string | false;
   ctx: RequestContext;
   /**
    * Opens the write transaction of the request: `db.write`, or, for a request with an

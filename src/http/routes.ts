@@ -214,6 +214,7 @@ export function operationHandlers(document: OpenApiDocument, handlers: HandlerMa
         headers: req.headers,
         uploads: uploadsOf(req),
         url: req.originalUrl,
+        acceptsLanguages: (languages: string[]) => req.acceptsLanguages(languages),
         ctx,
         write,
         writeSql,

@@ -2963,7 +2963,8 @@ export const PassTemplateScalarFieldEnum = {
   processingErrors: 'processingErrors',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
-  applePassTypeIdentifier: 'applePassTypeIdentifier'
+  applePassTypeIdentifier: 'applePassTypeIdentifier',
+  processingWarnings: 'processingWarnings'
 } as const
 
 export type PassTemplateScalarFieldEnum = (typeof PassTemplateScalarFieldEnum)[keyof typeof PassTemplateScalarFieldEnum]

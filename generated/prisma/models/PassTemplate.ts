@@ -94,6 +94,7 @@ export type PassTemplateCountAggregateOutputType = {
   createdAt: number
   updatedAt: number
   applePassTypeIdentifier: number
+  processingWarnings: number
   _all: number
 }
 
@@ -163,6 +164,7 @@ export type PassTemplateCountAggregateInputType = {
   createdAt?: true
   updatedAt?: true
   applePassTypeIdentifier?: true
+  processingWarnings?: true
   _all?: true
 }
 
@@ -275,6 +277,7 @@ export type PassTemplateGroupByOutputType = {
   createdAt: Date
   updatedAt: Date
   applePassTypeIdentifier: string | null
+  processingWarnings: runtime.JsonValue | null
   _count: PassTemplateCountAggregateOutputType | null
   _avg: PassTemplateAvgAggregateOutputType | null
   _sum: PassTemplateSumAggregateOutputType | null
@@ -323,6 +326,7 @@ export type PassTemplateWhereInput = {
   createdAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   applePassTypeIdentifier?: Prisma.StringNullableFilter<"PassTemplate"> | string | null
+  processingWarnings?: Prisma.JsonNullableFilter<"PassTemplate">
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
   versions?: Prisma.PassTemplateVersionListRelationFilter
   passes?: Prisma.PassListRelationFilter
@@ -353,6 +357,7 @@ export type PassTemplateOrderByWithRelationInput = {
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrderInput | Prisma.SortOrder
+  processingWarnings?: Prisma.SortOrderInput | Prisma.SortOrder
   account?: Prisma.AccountOrderByWithRelationInput
   versions?: Prisma.PassTemplateVersionOrderByRelationAggregateInput
   passes?: Prisma.PassOrderByRelationAggregateInput
@@ -386,6 +391,7 @@ export type PassTemplateWhereUniqueInput = Prisma.AtLeast<{
   createdAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   applePassTypeIdentifier?: Prisma.StringNullableFilter<"PassTemplate"> | string | null
+  processingWarnings?: Prisma.JsonNullableFilter<"PassTemplate">
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
   versions?: Prisma.PassTemplateVersionListRelationFilter
   passes?: Prisma.PassListRelationFilter
@@ -416,6 +422,7 @@ export type PassTemplateOrderByWithAggregationInput = {
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrderInput | Prisma.SortOrder
+  processingWarnings?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.PassTemplateCountOrderByAggregateInput
   _avg?: Prisma.PassTemplateAvgOrderByAggregateInput
   _max?: Prisma.PassTemplateMaxOrderByAggregateInput
@@ -449,6 +456,7 @@ export type PassTemplateScalarWhereWithAggregatesInput = {
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"PassTemplate"> | Date | string
   applePassTypeIdentifier?: Prisma.StringNullableWithAggregatesFilter<"PassTemplate"> | string | null
+  processingWarnings?: Prisma.JsonNullableWithAggregatesFilter<"PassTemplate">
 }
 
 export type PassTemplateCreateInput = {
@@ -473,6 +481,7 @@ export type PassTemplateCreateInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
@@ -503,6 +512,7 @@ export type PassTemplateUncheckedCreateInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
@@ -531,6 +541,7 @@ export type PassTemplateUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
@@ -561,6 +572,7 @@ export type PassTemplateUncheckedUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
@@ -590,6 +602,7 @@ export type PassTemplateCreateManyInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PassTemplateUpdateManyMutationInput = {
@@ -614,6 +627,7 @@ export type PassTemplateUpdateManyMutationInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PassTemplateUncheckedUpdateManyInput = {
@@ -639,6 +653,7 @@ export type PassTemplateUncheckedUpdateManyInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PassTemplateListRelationFilter = {
@@ -674,6 +689,7 @@ export type PassTemplateCountOrderByAggregateInput = {
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrder
+  processingWarnings?: Prisma.SortOrder
 }
 
 export type PassTemplateAvgOrderByAggregateInput = {
@@ -862,6 +878,7 @@ export type PassTemplateCreateWithoutAccountInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchCreateNestedManyWithoutTemplateInput
@@ -890,6 +907,7 @@ export type PassTemplateUncheckedCreateWithoutAccountInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
@@ -948,6 +966,7 @@ export type PassTemplateScalarWhereInput = {
   createdAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   applePassTypeIdentifier?: Prisma.StringNullableFilter<"PassTemplate"> | string | null
+  processingWarnings?: Prisma.JsonNullableFilter<"PassTemplate">
 }
 
 export type PassTemplateCreateWithoutVersionsInput = {
@@ -972,6 +991,7 @@ export type PassTemplateCreateWithoutVersionsInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchCreateNestedManyWithoutTemplateInput
@@ -1001,6 +1021,7 @@ export type PassTemplateUncheckedCreateWithoutVersionsInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedCreateNestedOneWithoutTemplateInput
@@ -1044,6 +1065,7 @@ export type PassTemplateUpdateWithoutVersionsInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUpdateManyWithoutTemplateNestedInput
@@ -1073,6 +1095,7 @@ export type PassTemplateUncheckedUpdateWithoutVersionsInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedUpdateOneWithoutTemplateNestedInput
@@ -1100,6 +1123,7 @@ export type PassTemplateCreateWithoutPassesInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchCreateNestedManyWithoutTemplateInput
@@ -1129,6 +1153,7 @@ export type PassTemplateUncheckedCreateWithoutPassesInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedCreateNestedOneWithoutTemplateInput
@@ -1172,6 +1197,7 @@ export type PassTemplateUpdateWithoutPassesInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUpdateManyWithoutTemplateNestedInput
@@ -1201,6 +1227,7 @@ export type PassTemplateUncheckedUpdateWithoutPassesInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedUpdateOneWithoutTemplateNestedInput
@@ -1228,6 +1255,7 @@ export type PassTemplateCreateWithoutBatchesInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
@@ -1257,6 +1285,7 @@ export type PassTemplateUncheckedCreateWithoutBatchesInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedCreateNestedOneWithoutTemplateInput
@@ -1300,6 +1329,7 @@ export type PassTemplateUpdateWithoutBatchesInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
@@ -1329,6 +1359,7 @@ export type PassTemplateUncheckedUpdateWithoutBatchesInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedUpdateOneWithoutTemplateNestedInput
@@ -1356,6 +1387,7 @@ export type PassTemplateCreateWithoutGoogleWalletClassInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
@@ -1385,6 +1417,7 @@ export type PassTemplateUncheckedCreateWithoutGoogleWalletClassInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
@@ -1428,6 +1461,7 @@ export type PassTemplateUpdateWithoutGoogleWalletClassInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
@@ -1457,6 +1491,7 @@ export type PassTemplateUncheckedUpdateWithoutGoogleWalletClassInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
@@ -1484,6 +1519,7 @@ export type PassTemplateCreateManyAccountInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PassTemplateUpdateWithoutAccountInput = {
@@ -1508,6 +1544,7 @@ export type PassTemplateUpdateWithoutAccountInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUpdateManyWithoutTemplateNestedInput
@@ -1536,6 +1573,7 @@ export type PassTemplateUncheckedUpdateWithoutAccountInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
@@ -1564,6 +1602,7 @@ export type PassTemplateUncheckedUpdateManyWithoutAccountInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 
@@ -1638,6 +1677,7 @@ export type PassTemplateSelect<ExtArgs extends runtime.Types.Extensions.Internal
   createdAt?: boolean
   updatedAt?: boolean
   applePassTypeIdentifier?: boolean
+  processingWarnings?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.PassTemplate$versionsArgs<ExtArgs>
   passes?: boolean | Prisma.PassTemplate$passesArgs<ExtArgs>
@@ -1669,6 +1709,7 @@ export type PassTemplateSelectCreateManyAndReturn<ExtArgs extends runtime.Types.
   createdAt?: boolean
   updatedAt?: boolean
   applePassTypeIdentifier?: boolean
+  processingWarnings?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["passTemplate"]>
 
@@ -1695,6 +1736,7 @@ export type PassTemplateSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.
   createdAt?: boolean
   updatedAt?: boolean
   applePassTypeIdentifier?: boolean
+  processingWarnings?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["passTemplate"]>
 
@@ -1721,9 +1763,10 @@ export type PassTemplateSelectScalar = {
   createdAt?: boolean
   updatedAt?: boolean
   applePassTypeIdentifier?: boolean
+  processingWarnings?: boolean
 }
 
-export type PassTemplateOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "name" | "description" | "templateType" | "transitType" | "defaultLanguage" | "centralTitle" | "notificationHeader" | "colors" | "images" | "fields" | "appLinking" | "barcode" | "locations" | "beacons" | "designVersion" | "processingStatus" | "processingErrors" | "createdAt" | "updatedAt" | "applePassTypeIdentifier", ExtArgs["result"]["passTemplate"]>
+export type PassTemplateOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "name" | "description" | "templateType" | "transitType" | "defaultLanguage" | "centralTitle" | "notificationHeader" | "colors" | "images" | "fields" | "appLinking" | "barcode" | "locations" | "beacons" | "designVersion" | "processingStatus" | "processingErrors" | "createdAt" | "updatedAt" | "applePassTypeIdentifier" | "processingWarnings", ExtArgs["result"]["passTemplate"]>
 export type PassTemplateInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.PassTemplate$versionsArgs<ExtArgs>
@@ -1790,6 +1833,11 @@ export type $PassTemplatePayload<ExtArgs extends runtime.Types.Extensions.Intern
      * Apple configuration (the oldest).
      */
     applePassTypeIdentifier: string | null
+    /**
+     * The contract's PassTemplateProcessingWarning list of a processed design (null: none); last,
+     * where its migration adds it.
+     */
+    processingWarnings: runtime.JsonValue | null
   }, ExtArgs["result"]["passTemplate"]>
   composites: {}
 }
@@ -2240,6 +2288,7 @@ export interface PassTemplateFieldRefs {
   readonly createdAt: Prisma.FieldRef<"PassTemplate", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"PassTemplate", 'DateTime'>
   readonly applePassTypeIdentifier: Prisma.FieldRef<"PassTemplate", 'String'>
+  readonly processingWarnings: Prisma.FieldRef<"PassTemplate", 'Json'>
 }
     
 

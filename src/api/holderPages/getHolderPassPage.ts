@@ -1,27 +1,34 @@
+import escapeHtml from 'escape-html';
 import Negotiator from 'negotiator';
 import QRCode from 'qrcode';
 import type { OperationHandler, OperationInput } from '../../http/operation.ts';
-import { GoneError, NotFoundError } from '../../errors.ts';
+import { GoneError, NotFoundError, ValidationError } from '../../errors.ts';
 import { googleSaveLink } from '../../domain/googleWallet/googleSaveLink.ts';
-import type { TemplateField } from '../../wallet/templateDesign.ts';
 import { placedFields } from '../../wallet/templateDesign.ts';
 import { selectSigningConfiguration } from '../../domain/appleConfigurations/appleConfigurationStore.ts';
 import { designOfVersion, selectLatestProcessedVersion } from '../../domain/passTemplates/passTemplateStore.ts';
 import { barcodeCaption, identifierValue, type BarcodeSettings } from '../../domain/passes/passRules.ts';
 import { findPassByUuid } from '../../domain/passes/passStore.ts';
 import { passContentOf, passDownloadUrl } from '../../domain/passes/serializePass.ts';
-import { renderNoticePage, renderPassPage, type PreviewField, type RenderedPage } from '../../domain/holderPages/holderPageHtml.ts';
+import type { PassRow } from '../../domain/passes/passStore.ts';
+import { renderNoticePage, renderPassPage, type PassPageView, type PreviewField, type RenderedPage } from '../../domain/holderPages/holderPageHtml.ts';
+import { barcodeSvg, isMatrixCode } from '../../domain/holderPages/barcodeSvg.ts';
+import { cachedHolderPage, cachedTemplateView } from '../../domain/holderPages/holderPageCache.ts';
+import { DEFAULT_PAGE_LANGUAGE, PAGE_LANGUAGES, pageMessages, type PageMessages } from '../../domain/holderPages/holderPageMessages.ts';
+import { readHolderPassLink } from '../../domain/holderPages/holderPassLink.ts';
 import { platformOf, type HolderPlatform } from '../../domain/holderPages/holderPlatform.ts';
 import { walletBadges } from '../../domain/holderPages/walletBadges.ts';
 
-/** Headers of every holder page: no cache, no referrer, the page's own CSP. */
-function pageHeaders(page: RenderedPage): Record<string, string> {
+/** Headers of every holder page: no cache, no referrer, the page's own CSP, its language. */
+function pageHeaders(page: RenderedPage, vary: string): Record<string, string> {
   return {
     'Content-Type': 'text/html; charset=utf-8',
     'Cache-Control': 'no-store',
     'Referrer-Policy': 'no-referrer',
     'X-Robots-Tag': 'noindex, nofollow',
     'Content-Security-Policy': page.contentSecurityPolicy,
+    'Content-Language': page.language,
+    Vary: vary,
   };
 }
 
@@ -30,110 +37,174 @@ function prefersHtml(headers: Record<string, string | string[] | undefined>): bo
   return new Negotiator({ headers }).mediaType(['application/json', 'text/html']) === 'text/html';
 }
 
-/** The preferred language among those the template has (`Accept-Language`, RFC 9110 §12.5.4), else its default. */
-function languageOf(acceptLanguage: string | undefined, defaultLanguage: string, fields: TemplateField[]): string {
-  const available = [defaultLanguage, ...new Set(fields.flatMap((f) => Object.keys(f.localisation ?? {})))];
-  if (!acceptLanguage) return defaultLanguage;
-  return new Negotiator({ headers: { 'accept-language': acceptLanguage } }).language(available) ?? defaultLanguage;
-}
-
 /**
  * `GET /passes/{id}`: the holder page behind a pass's `downloadUrl` (src/domain/holderPages/holderPageHtml.ts):
- * the wallet actions the holder's platform takes (src/domain/holderPages/holderPlatform.ts),
- * a preview of the pass, and for desktops a QR code of the page's URL.
- * @throws NotFoundError (unknown UUID) and GoneError (nullified pass) when the client prefers JSON;
- *   a browser gets the 404 and 410 pages instead.
+ * the wallet actions the holder's platform takes (src/domain/holderPages/holderPlatform.ts), the
+ * web pass with its barcode, and for desktops a QR code of the page's URL, in the holder's language.
+ * @throws ValidationError (a malformed id), NotFoundError (unknown UUID) and GoneError (nullified
+ *   pass) when the client prefers JSON; a browser gets the 404 and 410 pages instead.
  */
 export const getHolderPassPage: OperationHandler<'getHolderPassPage'> = (input) => holderPassPage(input, null);
 
-/** What a holder page answers: the page (200), or the 404 and 410 pages. */
+/** What a holder page answers: the page (200), a redirect to its canonical URL (308), or the 404 and 410 pages. */
 type HolderPageResult =
   | { status: 200; headers: Record<string, string>; body: string }
+  | { status: 308; headers: Record<string, string>; body: undefined }
   | { status: 404; headers: Record<string, string>; body: string }
   | { status: 410; headers: Record<string, string>; body: string };
+
+type HolderPageInput = Pick<OperationInput<'getHolderPassPage' | 'getGoogleHolderPassPage'>, 'params' | 'headers' | 'acceptsLanguages' | 'ctx'>;
 
 /**
  * Builds a holder page (getHolderPassPage, getGoogleHolderPassPage).
  * @param platformOverride The platform whose action comes first; null: from `User-Agent`.
- * @throws NotFoundError (unknown UUID) and GoneError (nullified pass) when the client prefers JSON.
+ * @throws ValidationError, NotFoundError and GoneError when the client prefers JSON.
  */
-export async function holderPassPage(
-  { params, headers, ctx }: Pick<OperationInput<'getHolderPassPage' | 'getGoogleHolderPassPage'>, 'params' | 'headers' | 'ctx'>,
-  platformOverride: HolderPlatform | null,
-): Promise<HolderPageResult> {
-  const prisma = ctx.db.prisma;
-  const pass = await findPassByUuid(prisma, params.id);
+export async function holderPassPage(input: HolderPageInput, platformOverride: HolderPlatform | null): Promise<HolderPageResult> {
+  const { params, headers, acceptsLanguages, ctx } = input;
+  const vary = platformOverride ? 'Accept, Accept-Language' : 'Accept, Accept-Language, User-Agent';
+  const pageLanguage = acceptsLanguages([...PAGE_LANGUAGES]) || DEFAULT_PAGE_LANGUAGE;
+  const t = pageMessages(pageLanguage);
+  const link = readHolderPassLink(params.id);
+  if (link.kind === 'repaired') {
+    // Relative (RFC 9110 §10.2.2): the holder stays on the host the link named.
+    const canonical = `/passes/${link.id}${platformOverride ? `/${platformOverride}` : ''}`;
+    return { status: 308, headers: { Location: canonical, 'Cache-Control': 'no-store' }, body: undefined };
+  }
+  const pass = link.kind === 'canonical' ? await findPassByUuid(ctx.db.prisma, link.id) : null;
   if (!pass || pass.status === 'nullified') {
     if (!prefersHtml(headers)) {
+      if (link.kind === 'malformed') throw new ValidationError({ detail: 'id must be a pass UUID.', source: { parameter: 'id' } });
       if (!pass) throw new NotFoundError(`No pass with id ${params.id} exists.`, { parameter: 'id' });
       throw new GoneError('pass_nullified', `The pass ${pass.id} was nullified and is no longer valid.`, { parameter: 'id' });
     }
-    const notice = renderNoticePage(pass ? 'gone' : 'notFound');
-    return pass ? { status: 410, headers: pageHeaders(notice), body: notice.html } : { status: 404, headers: pageHeaders(notice), body: notice.html };
+    const notice = renderNoticePage(pass ? 'gone' : 'notFound', pageLanguage, t);
+    return { status: pass ? 410 : 404, headers: pageHeaders(notice, vary), body: notice.html };
   }
+  const page = await passPage(input, pass, pageLanguage, t, platformOverride);
+  return { status: 200, headers: pageHeaders(page, vary), body: page.html };
+}
 
-  const template = await prisma.passTemplate.findUniqueOrThrow({ where: { id: pass.templateId } });
-  const version = await selectLatestProcessedVersion(prisma, pass.templateId);
-  const design = version ? designOfVersion(version) : null;
-  const placed = design ? placedFields(design) : [];
-  const language = languageOf(
-    headers['accept-language'],
-    design?.defaultLanguage ?? 'en',
-    placed.map((p) => p.field),
-  );
-  const content = passContentOf(pass);
-  const fields: PreviewField[] = placed.map(({ area, field }) => {
-    const translation = language === design!.defaultLanguage ? undefined : field.localisation?.[language as keyof typeof field.localisation];
-    const own = field.id === undefined ? undefined : content[field.id];
-    const value = own !== undefined && own !== field.defaultValue ? own : (translation?.defaultValue ?? field.defaultValue ?? '');
-    return { area, label: translation?.label ?? field.label ?? null, value };
+/** The page of an active or deactivated pass, from the cache when its pass, template, language and platform are unchanged. */
+async function passPage(
+  { headers, acceptsLanguages, ctx }: HolderPageInput,
+  pass: PassRow,
+  pageLanguage: string,
+  t: PageMessages,
+  platformOverride: HolderPlatform | null,
+): Promise<RenderedPage> {
+  const prisma = ctx.db.prisma;
+  const template = await prisma.passTemplate.findUniqueOrThrow({
+    where: { id: pass.templateId },
+    select: { name: true, description: true, notificationHeader: true, applePassTypeIdentifier: true, updatedAt: true },
   });
-  const images = version
-    ? await prisma.passTemplateImage.findMany({
-        where: { templateId: pass.templateId, version: version.version, name: { in: ['logo.png', 'logo@2x.png'] } },
-        select: { name: true },
-      })
-    : [];
-  const logo = images.some((i) => i.name === 'logo@2x.png') ? 'logo@2x.png' : images.some((i) => i.name === 'logo.png') ? 'logo.png' : null;
-  const barcode = pass.barcode as BarcodeSettings | null;
-  const barcodeValue = barcode?.enabled ? identifierValue(barcode.source, pass, barcode.value) : null;
-
-  const active = pass.status !== 'deactivated';
-  const [appleConfiguration, saveLink, badges] = active
-    ? await Promise.all([
-        selectSigningConfiguration(prisma, pass.accountId, template.applePassTypeIdentifier),
-        googleSaveLink(ctx, pass).catch((error: unknown) => {
-          ctx.log.warn({ passId: pass.id, err: error instanceof Error ? error.message : String(error) }, 'no Google Wallet save link for the holder page');
-          return null;
-        }),
-        walletBadges(ctx.config.holderPageBadgesDir),
-      ])
-    : [null, null, { apple: null, google: null }];
+  const { version, design, placed, templateLanguages } = await cachedTemplateView(pass.templateId, template.updatedAt, async () => {
+    const row = await selectLatestProcessedVersion(prisma, pass.templateId);
+    const parsed = row ? designOfVersion(row) : null;
+    const fields = parsed ? placedFields(parsed) : [];
+    const languages = [parsed?.defaultLanguage ?? 'en', ...new Set(fields.flatMap((p) => Object.keys(p.field.localisation ?? {})))];
+    return { version: row ? { version: row.version } : null, design: parsed, placed: fields, templateLanguages: languages };
+  });
+  const defaultLanguage = templateLanguages[0]!;
+  const language = acceptsLanguages(templateLanguages) || defaultLanguage;
   const platform = platformOverride ?? platformOf(typeof headers['user-agent'] === 'string' ? headers['user-agent'] : undefined);
+  const key = {
+    baseUrl: ctx.baseUrl,
+    passId: pass.id,
+    passUpdatedAt: pass.updatedAt,
+    templateUpdatedAt: template.updatedAt,
+    designVersion: version?.version ?? null,
+    pageLanguage,
+    cardLanguage: language,
+    platform: `${platform}${platformOverride ? '!' : ''}`,
+  };
+  return cachedHolderPage(key, async () => {
+    const content = passContentOf(pass);
+    const fields: PreviewField[] = placed.map(({ area, field }) => {
+      const translation = language === defaultLanguage ? undefined : field.localisation?.[language as keyof typeof field.localisation];
+      const own = field.id === undefined ? undefined : content[field.id];
+      const value = own !== undefined && own !== field.defaultValue ? own : (translation?.defaultValue ?? field.defaultValue ?? '');
+      return { area, label: translation?.label ?? field.label ?? null, value };
+    });
+    const images = version ? await templateImages(ctx, pass.templateId, version.version) : { logoUrl: null, stripUrl: null, iconUrl: null };
+    const actions = await walletActions(ctx, pass, template.applePassTypeIdentifier, platform, t);
+    return renderPassPage({
+      title: template.name,
+      description: template.description,
+      pageLanguage,
+      t,
+      language,
+      colors: design?.colors ?? { background: '#FFFFFF', label: '#000000', text: '#000000' },
+      ...images,
+      fields,
+      barcode: webPassBarcode(pass, t),
+      latestMessage: pass.latestMessage ? { heading: template.notificationHeader, text: pass.latestMessage } : null,
+      state: pass.status === 'deactivated' ? 'inactive' : 'active',
+      platform,
+      ...actions,
+    });
+  });
+}
+
+/** The same-origin URLs of a version's logo, strip and icon (the largest of 1x and 2x; null: none). */
+async function templateImages(
+  ctx: HolderPageInput['ctx'],
+  templateId: string,
+  version: number,
+): Promise<Pick<PassPageView, 'logoUrl' | 'stripUrl' | 'iconUrl'>> {
+  const rows = await ctx.db.prisma.passTemplateImage.findMany({
+    where: { templateId, version, name: { in: ['logo.png', 'logo@2x.png', 'strip.png', 'strip@2x.png', 'icon.png', 'icon@2x.png'] } },
+    select: { name: true },
+  });
+  const names = new Set(rows.map((r) => r.name));
+  const url = (base: string) => {
+    const name = names.has(`${base}@2x.png`) ? `${base}@2x.png` : names.has(`${base}.png`) ? `${base}.png` : null;
+    return name ? `/media/pass-templates/${templateId}/versions/${version}/${name}` : null;
+  };
+  return { logoUrl: url('logo'), stripUrl: url('strip'), iconUrl: url('icon') };
+}
+
+/** The pass's barcode for the web pass (null: barcode disabled). */
+function webPassBarcode(pass: PassRow, t: PageMessages): PassPageView['barcode'] {
+  const barcode = pass.barcode as BarcodeSettings | null;
+  if (!barcode?.enabled) return null;
+  const value = identifierValue(barcode.source, pass, barcode.value);
+  const label = escapeHtml(t('webPass.barcodeLabel', { symbology: t(`symbology.${barcode.type}`) }));
+  return {
+    svg: barcodeSvg(barcode.type, value, label),
+    shape: isMatrixCode(barcode.type) ? 'matrix' : 'linear',
+    caption: barcodeCaption(barcode, value) ?? null,
+  };
+}
+
+/** The wallet actions the account can serve for an active pass, and the desktop QR code of the page. */
+async function walletActions(
+  ctx: HolderPageInput['ctx'],
+  pass: PassRow,
+  passTypeIdentifier: string | null,
+  platform: HolderPlatform,
+  t: PageMessages,
+): Promise<Pick<PassPageView, 'apple' | 'google' | 'qrSvg'>> {
+  if (pass.status === 'deactivated') return { apple: null, google: null, qrSvg: null };
+  const [appleConfiguration, saveLink, badges] = await Promise.all([
+    selectSigningConfiguration(ctx.db.prisma, pass.accountId, passTypeIdentifier),
+    googleSaveLink(ctx, pass).catch((error: unknown) => {
+      ctx.log.warn({ passId: pass.id, err: error instanceof Error ? error.message : String(error) }, 'no Google Wallet save link for the holder page');
+      return null;
+    }),
+    walletBadges(ctx.config.holderPageBadgesDir),
+  ]);
   const pageUrl = passDownloadUrl(ctx.baseUrl, pass.id);
-  const hasAction = appleConfiguration !== null || saveLink !== null;
   const qrSvg =
-    active && platform === 'other' && hasAction
+    platform === 'other' && (appleConfiguration !== null || saveLink !== null)
       ? (await QRCode.toString(pageUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })).replace(
           '<svg ',
-          '<svg role="img" aria-label="QR code of this page" ',
+          `<svg role="img" aria-label="${escapeHtml(t('qr.label'))}" `,
         )
       : null;
-
-  const rendered = renderPassPage({
-    title: template.name,
-    description: template.description,
-    language,
-    colors: design?.colors ?? { background: '#FFFFFF', label: '#000000', text: '#000000' },
-    logoUrl: version && logo ? `/media/pass-templates/${pass.templateId}/versions/${version.version}/${logo}` : null,
-    fields,
-    barcodeText: barcode && barcodeValue !== null ? (barcodeCaption(barcode, barcodeValue) ?? null) : null,
-    latestMessage: pass.latestMessage ? { heading: template.notificationHeader ?? 'Message', text: pass.latestMessage } : null,
-    state: active ? 'active' : 'inactive',
-    platform,
+  return {
     apple: appleConfiguration ? { href: `/passes/${pass.id}/apple`, badge: badges.apple } : null,
     google: saveLink ? { href: saveLink, badge: badges.google } : null,
     qrSvg,
-  });
-  return { status: 200, headers: pageHeaders(rendered), body: rendered.html };
+  };
 }

@@ -13,6 +13,7 @@ import { queryRow } from '../../db/rows.ts';
 import type { TemplateDesign, TemplateType } from '../../wallet/templateDesign.ts';
 import { designOf, type TemplateContent } from './templateContent.ts';
 import type { ProcessingError } from './validateDesign.ts';
+import type { ProcessingWarning } from './colorContrast.ts';
 import type { BundleImage } from '../../wallet/templateImages.ts';
 
 export type PassTemplateRow = PassTemplate;
@@ -62,6 +63,11 @@ export function contentOf(row: PassTemplateRow): TemplateContent {
   };
 }
 
+/** The processing warnings of a processed template's current design (contract `PassTemplateProcessingWarning`), empty for none. */
+export function processingWarningsOf(row: { processingWarnings: Prisma.JsonValue | null }): ProcessingWarning[] {
+  return (row.processingWarnings as unknown as ProcessingWarning[] | null) ?? [];
+}
+
 /** The processing errors of a failed template (empty otherwise). */
 export function processingErrorsOf(row: { processingErrors: Prisma.JsonValue | null }): ProcessingError[] {
   return (row.processingErrors as unknown as ProcessingError[] | null) ?? [];
@@ -105,7 +111,13 @@ export async function updateTemplateDesign(tx: PrismaExecutor, row: PassTemplate
   const version = row.designVersion + 1;
   const updated = await tx.passTemplate.update({
     where: { id: row.id },
-    data: { ...contentColumns(content), designVersion: version, processingStatus: 'processing', processingErrors: Prisma.DbNull },
+    data: {
+      ...contentColumns(content),
+      designVersion: version,
+      processingStatus: 'processing',
+      processingErrors: Prisma.DbNull,
+      processingWarnings: Prisma.DbNull,
+    },
   });
   await tx.passTemplateVersion.create({ data: { templateId: row.id, version, accountId: row.accountId, design: json(designOf(content)), jobId } });
   return updated;
@@ -143,7 +155,7 @@ export function designOfVersion(row: PassTemplateVersionRow): TemplateDesign {
 
 /** The outcome of processing one version. */
 export type VersionOutcome =
-  | { status: 'processed'; applePass: unknown; googleClass: unknown; images: BundleImage[] }
+  | { status: 'processed'; applePass: unknown; googleClass: unknown; images: BundleImage[]; warnings: ProcessingWarning[] }
   | { status: 'failed'; errors: ProcessingError[] };
 
 /**
@@ -184,7 +196,11 @@ export async function recordVersionOutcome(
   }
   await tx.passTemplate.updateMany({
     where: { id: templateId, designVersion: version },
-    data: { processingStatus: outcome.status, processingErrors: errors },
+    data: {
+      processingStatus: outcome.status,
+      processingErrors: errors,
+      processingWarnings: outcome.status === 'processed' && outcome.warnings.length ? json(outcome.warnings) : Prisma.DbNull,
+    },
   });
   return true;
 }

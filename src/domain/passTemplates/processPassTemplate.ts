@@ -17,6 +17,7 @@
  *
  * @module domain/passTemplates/processPassTemplate
  */
+import { contrastWarnings } from './colorContrast.ts';
 import type { Runtime } from '../../deps.ts';
 import { declareQueue } from '../../jobs/jobDefinition.ts';
 import { renderApplePass } from '../../wallet/apple/passJson.ts';
@@ -95,7 +96,13 @@ export async function processTemplateVersion(
   if (!errors.length) ({ images, errors } = await bundleImages(design, imageFetchOptions(runtime.config)));
   const outcome: VersionOutcome = errors.length
     ? { status: 'failed', errors }
-    : { status: 'processed', applePass: renderApplePass(design), googleClass: renderGoogleWalletClass(templateId, design), images };
+    : {
+        status: 'processed',
+        applePass: renderApplePass(design),
+        googleClass: renderGoogleWalletClass(templateId, design),
+        images,
+        warnings: contrastWarnings(design.colors),
+      };
   const recorded = await db.write(async (tx) => {
     if (!(await recordVersionOutcome(tx, templateId, version, outcome, now))) return false;
     // A new design of a template in use: its passes change (templateRefreshJob.ts).

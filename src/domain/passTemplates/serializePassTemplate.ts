@@ -10,14 +10,14 @@ import type { components } from '../../../generated/api.d.ts';
 import { ValidationError } from '../../errors.ts';
 import { FIELD_AREAS, type FieldArea, type TemplateField } from '../../wallet/templateDesign.ts';
 import { DESIGN_MEMBERS, type TemplateContent } from './templateContent.ts';
-import { contentOf, processingErrorsOf, type PassTemplateRow } from './passTemplateStore.ts';
+import { contentOf, processingErrorsOf, processingWarningsOf, type PassTemplateRow } from './passTemplateStore.ts';
 
 type Schemas = components['schemas'];
 export type PassTemplateResource = Schemas['PassTemplate'];
 export type ProcessingPassTemplateResource = Schemas['ProcessingPassTemplate'];
-export type FullAttributes = Required<Schemas['PassTemplateAttributes']>;
+export type FullAttributes = Required<Omit<Schemas['PassTemplateAttributes'], 'processingWarnings'>>;
 
-/** Attribute names a sparse fieldset may name (PassEntry API reference: the pass template resource, plus `processingErrors`). */
+/** Attribute names a sparse fieldset may name (PassEntry API reference: the pass template resource, plus `processingErrors` and `processingWarnings`). */
 export const ATTRIBUTE_NAMES = [
   'name',
   'applePassTypeIdentifier',
@@ -26,6 +26,7 @@ export const ATTRIBUTE_NAMES = [
   ...DESIGN_MEMBERS,
   'processingStatus',
   'processingErrors',
+  'processingWarnings',
 ] as const;
 export type AttributeName = (typeof ATTRIBUTE_NAMES)[number];
 
@@ -121,7 +122,8 @@ export function serializePassTemplate(row: PassTemplateRow, fieldset?: Set<Attri
     const processingErrors = processingErrorsOf(row);
     return { id: row.id, type: 'passTemplate', attributes: { name, templateType, transitType, processingStatus: 'failed', processingErrors } };
   }
-  const attributes = fullAttributes(contentOf(row));
+  const warnings = processingWarningsOf(row);
+  const attributes: Schemas['PassTemplateAttributes'] = { ...fullAttributes(contentOf(row)), ...(warnings.length ? { processingWarnings: warnings } : {}) };
   return {
     id: row.id,
     type: 'passTemplate',
