@@ -1,11 +1,16 @@
 /**
  * Structured JSON logging with pino. Secrets never reach a log line: credentials in headers and
- * the body members that carry secrets are redacted by path.
+ * the body members that carry secrets are redacted by path. With tracing on
+ * (src/telemetry/tracing.ts), a line written inside a span carries its `trace_id`, `span_id` and
+ * `trace_flags` (OpenTelemetry, "Trace Context in non-OTLP Log Formats",
+ * https://opentelemetry.io/docs/specs/otel/compatibility/logging_trace_context/); with tracing off
+ * the logger is built without that step.
  *
  * @module logger
  */
 import { pino, type Logger, type DestinationStream } from 'pino';
 import type { LogLevel } from './config.ts';
+import { activeTraceFields, tracingEnabled } from './telemetry/tracing.ts';
 
 export type { Logger };
 
@@ -33,6 +38,7 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
       base: { service: 'wallet-pass-service' },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
+      ...(tracingEnabled() ? { mixin: activeTraceFields } : {}),
     },
     destination,
   );
