@@ -30,6 +30,9 @@
  * a batch's start) is picked up within a polling interval of its time, as before. pg-boss's
  * vacuum monitor is off there: PGlite runs no autovacuum to report on. PostgreSQL is unchanged.
  *
+ * With tracing on, a job carries the trace of whoever queued it, and each run is a span of that
+ * trace (src/jobs/jobTracing.ts).
+ *
  * @module jobs/queue
  */
 import type { PGlite } from '@electric-sql/pglite';

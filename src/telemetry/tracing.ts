@@ -81,11 +81,12 @@ export function inSpan<T>(name: string, options: SpanOptions, work: (span: Span)
 
 /**
  * Records an error on a span: an exception event with the error's type and message (URLs in it
- * redacted by {@link redactUrlForSpan}; no stack), status ERROR, `error.type`.
+ * without their query, every UUID in it shortened, as {@link redactUrlForSpan} does; no stack),
+ * status ERROR, `error.type`.
  */
 export function failSpan(span: Span, error: unknown): void {
   const err = error instanceof Error ? error : new Error(String(error));
-  const message = err.message.replace(/\bhttps?:\/\/[^\s'"]+/g, (url) => redactUrlForSpan(url));
+  const message = err.message.replace(/\bhttps?:\/\/[^\s'"]+/g, (url) => redactUrlForSpan(url)).replace(UUID, shortUuid);
   span.recordException({ name: err.name, message });
   span.setStatus({ code: SpanStatusCode.ERROR, message });
   span.setAttribute('error.type', err.name);
@@ -102,6 +103,10 @@ export function activeTraceFields(): Record<string, string> {
   const { traceId, spanId, traceFlags } = span.spanContext();
   return { trace_id: traceId, span_id: spanId, trace_flags: `0${traceFlags.toString(16)}`.slice(-2) };
 }
+
+const UUID = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;
+/** A UUID cut to its first 8 characters. */
+const shortUuid = (uuid: string): string => `${uuid.slice(0, 8)}…`;
 
 /** The W3C Trace Context headers (`traceparent`, `tracestate`) of a trace, as a job's payload keeps them. */
 export type TraceCarrier = Record<string, string>;
@@ -158,8 +163,6 @@ export function statementOperation(sql: string): string {
   return match ? match[1]!.toUpperCase() : 'QUERY';
 }
 
-const UUID = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;
-
 /**
  * A URL (or a path) as a span may carry it: without its query and fragment, which may hold
  * credentials (signed image URLs, webhook tokens), and with every UUID shortened to its first 8
@@ -168,5 +171,5 @@ const UUID = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-
 export function redactUrlForSpan(url: string): string {
   const end = url.search(/[?#]/);
   const path = end < 0 ? url : url.slice(0, end);
-  return path.replace(UUID, (uuid) => `${uuid.slice(0, 8)}…`);
+  return path.replace(UUID, shortUuid);
 }
