@@ -10,7 +10,7 @@
  *   domain   domain/<aggregate>/: rules, services, stores (all SQL), serializers, the aggregate's jobs
  *   deps     deps.ts: the Runtime type (what handlers and jobs run with)
  *   wallet   wallet/apple, wallet/google: pure renderers and protocol clients
- *   base     db/ jobs/ net/ security/ csv/ metrics.ts cluster.ts shutdown.ts, and the ground: errors.ts clock.ts config.ts logger.ts packageRoot.ts
+ *   base     db/ jobs/ net/ security/ csv/ telemetry/ metrics.ts cluster.ts shutdown.ts, and the ground: errors.ts clock.ts config.ts logger.ts packageRoot.ts
  *
  * An import may only go down. No import cycle anywhere in src/.
  */
@@ -22,7 +22,7 @@ const floors = {
   domain: '^src/domain/',
   deps: '^src/deps[.]ts$',
   wallet: '^src/wallet/',
-  base: '^src/(db|jobs|net|security|csv)/|^src/(metrics|cluster|shutdown|errors|clock|config|logger|packageRoot)[.]ts$',
+  base: '^src/(db|jobs|net|security|csv|telemetry)/|^src/(metrics|cluster|shutdown|errors|clock|config|logger|packageRoot)[.]ts$',
 };
 const above = {
   api: [wiring],

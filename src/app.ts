@@ -2,7 +2,7 @@
  * Builds the Express application from injected dependencies. It reads no environment and opens
  * nothing: `src/server.ts` does that, and tests build the app directly.
  *
- * Middleware order: security headers → request id and request log (query values of
+ * Middleware order: the request's span when tracing is on (src/http/requestTracing.ts) → security headers → request id and request log (query values of
  * secret-looking parameters redacted) → docs and document → authentication of the operations
  * the contract secures, before any body is read (failed attempts throttled per address) → JSON
  * body of the operations that take one (size-limited) → refusal of text the database cannot
@@ -20,6 +20,8 @@ import type { Logger } from './logger.ts';
 import type { Runtime } from './deps.ts';
 import type { RequestContext } from './http/operation.ts';
 import { requestLogging } from './http/requestLog.ts';
+import { traceRequests } from './http/requestTracing.ts';
+import { tracingEnabled } from './telemetry/tracing.ts';
 import { errorHandler } from './http/errorHandler.ts';
 import { authenticatedWith, authenticateFirst, schemeOf } from './http/authenticate.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
@@ -215,6 +217,9 @@ export function createApp(deps: AppDependencies): Express {
   // Whose X-Forwarded-For names the client (rate limits per address); none unless TRUST_PROXY says.
   app.set('trust proxy', config.trustProxy);
 
+  const contractPath = pathMatcher(document);
+  // With tracing on, a span per request, active for all it does (src/http/requestTracing.ts).
+  if (tracingEnabled()) app.use(traceRequests(contractPath));
   app.use(securityHeaders());
   app.use(
     requestLogging(logger, {
@@ -239,7 +244,6 @@ export function createApp(deps: AppDependencies): Express {
   });
   app.get('/', (_req, res) => res.redirect(302, '/docs'));
 
-  const contractPath = pathMatcher(document);
   app.use(
     authenticateFirst({
       document,

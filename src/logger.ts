@@ -1,12 +1,17 @@
 /**
  * Structured JSON logging with pino. Secrets never reach a log line: credentials in headers and
  * the body members that carry secrets are redacted by path, and pass ids (capabilities) are
- * shortened wherever they are logged as `passId` or in a request URL (src/http/redact.ts).
+ * shortened wherever they are logged as `passId` or in a request URL (src/http/redact.ts). With
+ * tracing on (src/telemetry/tracing.ts), a line written inside a span carries its `trace_id`,
+ * `span_id` and `trace_flags` (OpenTelemetry, "Trace Context in non-OTLP Log Formats",
+ * https://opentelemetry.io/docs/specs/otel/compatibility/logging_trace_context/); with tracing off
+ * the logger is built without that step.
  *
  * @module logger
  */
 import { pino, type Logger, type DestinationStream } from 'pino';
 import type { LogLevel } from './config.ts';
+import { activeTraceFields, tracingEnabled } from './telemetry/tracing.ts';
 
 export type { Logger };
 
@@ -54,6 +59,7 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       serializers: SERIALIZERS,
       timestamp: pino.stdTimeFunctions.isoTime,
+      ...(tracingEnabled() ? { mixin: activeTraceFields } : {}),
     },
     destination,
   );

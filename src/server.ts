@@ -8,13 +8,16 @@
  * bound, close the database). While the database opens, requests get 503 with `Retry-After`
  * (liveness, `/healthz`, answers 200). With `WEB_CONCURRENCY` above 1 this process is the
  * primary of that many server processes, each doing all of the above (src/cluster.ts). This is
- * the only module that reads `process.env` for the service.
+ * the only module that reads `process.env` for the service, besides src/telemetry/register.ts,
+ * imported first, which starts OpenTelemetry when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (README,
+ * "Tracing"); what it buffered is exported before the process exits.
  *
  * Exit codes: 0 stopped by a signal, 1 could not start (port in use, `DATA_DIR` held by another
  * process, database unreachable, failed migration), 2 configuration error.
  *
  * @module server
  */
+import './telemetry/register.ts';
 import type { RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, requirePublicBaseUrl, type Config } from './config.ts';
@@ -28,6 +31,7 @@ import { createApp, warmUpApp } from './app.ts';
 import { isClusterWorker, reportListening, runPrimary } from './cluster.ts';
 import { closeRuntime, openRuntime, startJobs } from './runtime.ts';
 import { exitOnSignals } from './shutdown.ts';
+import { shutdownTelemetry } from './telemetry/tracing.ts';
 
 /** A running service. */
 export interface RunningService {
@@ -156,7 +160,10 @@ async function main(): Promise<void> {
     } else logger.fatal({ err: error }, 'could not start');
     process.exit(1);
   }
-  exitOnSignals(logger, () => service.stop());
+  exitOnSignals(logger, async () => {
+    await service.stop();
+    await shutdownTelemetry();
+  });
 }
 
 await main();

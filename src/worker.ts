@@ -9,16 +9,20 @@
  * processes on one data directory corrupt it, and PGlite does not lock it), and there the server
  * runs the workers itself. Without DATABASE_URL the worker refuses to start (exit code 2).
  *
+ * Like the server, it imports src/telemetry/register.ts first (OpenTelemetry, README "Tracing").
+ *
  * Exit codes: 0 stopped by a signal, 1 could not start, 2 configuration error.
  *
  * @module worker
  */
+import './telemetry/register.ts';
 import { ConfigError, loadConfig, requirePublicBaseUrl, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
 import { MigrationError } from './db/migrate.ts';
 import type { Runtime } from './deps.ts';
 import { closeRuntime, openRuntime, startJobs } from './runtime.ts';
 import { exitOnSignals } from './shutdown.ts';
+import { shutdownTelemetry } from './telemetry/tracing.ts';
 
 let config: Config;
 try {
@@ -48,4 +52,7 @@ try {
 }
 
 const running = runtime;
-exitOnSignals(logger, () => closeRuntime(running));
+exitOnSignals(logger, async () => {
+  await closeRuntime(running);
+  await shutdownTelemetry();
+});

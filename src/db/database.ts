@@ -1,7 +1,9 @@
 /**
  * Opens the database: PostgreSQL through `@prisma/adapter-pg` when a connection string is given,
  * otherwise the embedded, in-process PGlite through `pglite-prisma-adapter`. Both speak the same
- * PostgreSQL dialect, so everything above this module is the same for both.
+ * PostgreSQL dialect, so everything above this module is the same for both. With tracing on
+ * (src/telemetry/tracing.ts), statements get spans: PostgreSQL's from the SDK's pg instrumentation
+ * (src/telemetry/sdk.ts), PGlite's from src/db/statementTracing.ts.
  *
  * @module db/database
  */
@@ -17,6 +19,8 @@ import { Prisma } from '../../generated/prisma/client.ts';
 import { CommitSignals } from './afterCommit.ts';
 import { retryingContention } from './contention.ts';
 import { pgliteListen, postgresNotifications, type Listen } from './notifications.ts';
+import { traceEmbeddedStatements } from './statementTracing.ts';
+import { tracingEnabled } from '../telemetry/tracing.ts';
 
 export type { PrismaClient };
 
@@ -224,6 +228,8 @@ async function openPglite(dir: string | null, loadDataDir: Blob | undefined): Pr
   if (dir) await mkdir(dir, { recursive: true });
   const pglite = new PGlite({ ...(dir ? { dataDir: dir } : {}), ...(loadDataDir ? { loadDataDir } : {}) });
   await pglite.waitReady;
+  // With tracing on, a span per statement (PostgreSQL's come from the SDK's pg instrumentation).
+  if (tracingEnabled()) traceEmbeddedStatements(pglite);
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
   let sessionQueue: Promise<void> = Promise.resolve();
   const commits = new CommitSignals();

@@ -30,6 +30,9 @@
  * a batch's start) is picked up within a polling interval of its time, as before. pg-boss's
  * vacuum monitor is off there: PGlite runs no autovacuum to report on. PostgreSQL is unchanged.
  *
+ * With tracing on, a job carries the trace of whoever queued it, and each run is a span of that
+ * trace (src/jobs/jobTracing.ts).
+ *
  * @module jobs/queue
  */
 import type { PGlite } from '@electric-sql/pglite';
@@ -38,6 +41,7 @@ import type { Database, SqlExecutor } from '../db/database.ts';
 import { selectDueQueues } from '../db/jobQueueStore.ts';
 import type { Logger } from '../logger.ts';
 import type { AnyJobDefinition, JobDefinition, QueueDeclaration, QueuedJob } from './jobDefinition.ts';
+import { runningJob, sendingJobs } from './jobTracing.ts';
 
 /** Options of {@link createJobQueue}. */
 export interface JobQueueOptions {
@@ -150,12 +154,15 @@ async function startQueues(boss: PgBoss, queues: readonly AnyJobDefinition<never
   }
 }
 
-/** Runs a fetched batch of jobs at once, each succeeding or failing on its own (pg-boss `perJobResults`). */
-function runBatch(jobs: JobWithMetadata<object>[], handler: (job: QueuedJob<never>) => Promise<void>): Promise<JobResult[]> {
+/**
+ * Runs a fetched batch of jobs at once, each succeeding or failing on its own (pg-boss
+ * `perJobResults`), each in its span when tracing is on (src/jobs/jobTracing.ts).
+ */
+function runBatch(queue: string, jobs: JobWithMetadata<object>[], handler: (job: QueuedJob<never>) => Promise<void>): Promise<JobResult[]> {
   return Promise.all(
     jobs.map(async (job): Promise<JobResult> => {
       try {
-        await handler({ id: job.id, data: job.data as never, retryCount: job.retryCount, retryLimit: job.retryLimit });
+        await runningJob(queue, job, (data) => handler({ id: job.id, data: data as never, retryCount: job.retryCount, retryLimit: job.retryLimit }));
         return { id: job.id, status: 'completed' };
       } catch (error) {
         return { id: job.id, status: 'failed', output: { message: String((error as Error)?.message ?? error) } };
@@ -230,12 +237,14 @@ export function createJobQueue(db: Database, logger: Logger, queues: readonly An
 
     async send(tx, queue, data, sendOptions = {}) {
       assertStarted();
-      const id = await boss.send(queue.name, data as object, {
-        db: fromPrisma(tx),
-        ...(sendOptions.id ? { id: sendOptions.id } : {}),
-        ...(sendOptions.startAfterSeconds ? { startAfter: sendOptions.startAfterSeconds } : {}),
-        ...(sendOptions.singletonKey ? { singletonKey: sendOptions.singletonKey } : {}),
-      });
+      const id = await sendingJobs(queue.name, 1, (stamp) =>
+        boss.send(queue.name, stamp(data as object), {
+          db: fromPrisma(tx),
+          ...(sendOptions.id ? { id: sendOptions.id } : {}),
+          ...(sendOptions.startAfterSeconds ? { startAfter: sendOptions.startAfterSeconds } : {}),
+          ...(sendOptions.singletonKey ? { singletonKey: sendOptions.singletonKey } : {}),
+        }),
+      );
       if (!id && !sendOptions.singletonKey) throw new Error(`pg-boss did not accept the ${queue.name} job.`);
       return id;
     },
@@ -243,20 +252,24 @@ export function createJobQueue(db: Database, logger: Logger, queues: readonly An
     async sendMany(tx, queue, jobs) {
       assertStarted();
       if (!jobs.length) return;
-      await boss.insert(
-        queue.name,
-        jobs.map((job) => ({
-          data: job.data as object,
-          ...(job.startAfterSeconds ? { startAfter: job.startAfterSeconds } : {}),
-          ...(job.singletonKey ? { singletonKey: job.singletonKey } : {}),
-        })),
-        { db: fromPrisma(tx) },
+      await sendingJobs(queue.name, jobs.length, (stamp) =>
+        boss.insert(
+          queue.name,
+          jobs.map((job) => ({
+            data: stamp(job.data as object),
+            ...(job.startAfterSeconds ? { startAfter: job.startAfterSeconds } : {}),
+            ...(job.singletonKey ? { singletonKey: job.singletonKey } : {}),
+          })),
+          { db: fromPrisma(tx) },
+        ),
       );
     },
 
     async enqueue(queue, data, enqueueOptions = {}) {
       assertStarted();
-      const id = await boss.send(queue.name, data as object, enqueueOptions.singletonKey ? { singletonKey: enqueueOptions.singletonKey } : {});
+      const id = await sendingJobs(queue.name, 1, (stamp) =>
+        boss.send(queue.name, stamp(data as object), enqueueOptions.singletonKey ? { singletonKey: enqueueOptions.singletonKey } : {}),
+      );
       if (!id && !enqueueOptions.singletonKey) throw new Error(`pg-boss did not accept the ${queue.name} job.`);
       return id;
     },
@@ -280,7 +293,7 @@ export function createJobQueue(db: Database, logger: Logger, queues: readonly An
           pollingIntervalSeconds: workerPollSeconds,
           notifyPollingIntervalSeconds: workerPollSeconds,
         },
-        (jobs: JobWithMetadata<object>[]) => runBatch(jobs, handler),
+        (jobs: JobWithMetadata<object>[]) => runBatch(queue.name, jobs, handler),
       );
       if (!pglite) return;
       workerIds.set(queue.name, [...(workerIds.get(queue.name) ?? []), workerId]);

@@ -11,12 +11,18 @@
  * another host. Redirects are followed only when asked, each hop checked again. Bodies are read
  * up to a size, within a whole-request timeout.
  *
+ * With tracing on (src/telemetry/tracing.ts), each request made inside a span is a client span
+ * named by its method, with the destination's host, port and scheme and the answer's status —
+ * never the path or query, which are the user's and may carry credentials.
+ *
  * @module net/outboundRequest
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { hasActiveSpan, inSpan, tracingEnabled } from '../telemetry/tracing.ts';
 
 /** Why a destination or response was refused. */
 export type OutboundProblem =
@@ -186,7 +192,7 @@ export async function outboundRequest(options: OutboundRequest): Promise<Outboun
   let url = options.url;
   for (let hop = 0; ; hop++) {
     const destination = await checkDestination(url, options.policy, options.resolve);
-    const response = await once(destination, options, deadline - Date.now());
+    const response = await (tracingEnabled() && hasActiveSpan() ? tracedOnce : once)(destination, options, deadline - Date.now());
     const location = response.headers.location;
     if (response.status >= 300 && response.status < 400 && location && options.maxRedirects > 0) {
       if (hop >= options.maxRedirects) throw new OutboundRequestError('too_many_redirects', `More than ${options.maxRedirects} redirects from ${options.url}.`);
@@ -195,6 +201,24 @@ export async function outboundRequest(options: OutboundRequest): Promise<Outboun
     }
     return response;
   }
+}
+
+/** {@link once} in a client span (OpenTelemetry semantic conventions, "HTTP client spans"). */
+function tracedOnce(destination: Destination, options: OutboundRequest, timeoutMs: number): Promise<OutboundResponse> {
+  const { url } = destination;
+  const attributes = {
+    'http.request.method': options.method,
+    'url.scheme': url.protocol.replace(':', ''),
+    'server.address': url.hostname,
+    'server.port': Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
+    'network.peer.address': destination.address,
+  };
+  return inSpan(options.method, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    const response = await once(destination, options, timeoutMs);
+    span.setAttribute('http.response.status_code', response.status);
+    if (response.status >= 400) span.setStatus({ code: SpanStatusCode.ERROR, message: String(response.status) });
+    return response;
+  });
 }
 
 function once(destination: Destination, options: OutboundRequest, timeoutMs: number): Promise<OutboundResponse> {

@@ -17,9 +17,14 @@
  * https://developer.apple.com/documentation/usernotifications/handling-notification-responses-from-apns)
  * are classified once, in {@link classifyApnsResponse}.
  *
+ * With tracing on (src/telemetry/tracing.ts), each push inside a span is a client span
+ * {@link APNS_SPAN_NAME} (the path template: the push token, a device's credential, is never recorded).
+ *
  * @module wallet/apple/apns
  */
 import { connect, constants, type ClientHttp2Session } from 'node:http2';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { hasActiveSpan, inSpan, tracingEnabled } from '../../telemetry/tracing.ts';
 
 /** Apple's production APNs host, where Wallet's push tokens belong. */
 export const APNS_PRODUCTION_URL = 'https://api.push.apple.com';
@@ -167,6 +172,30 @@ function release(session: Session): void {
   session.waiting.shift()?.();
 }
 
+/** The name of a push's span: its method and path template (OpenTelemetry semantic conventions, "HTTP spans"). */
+export const APNS_SPAN_NAME = 'POST /3/device/{deviceToken}';
+
+/** `push` in a client span describing the request and its answer (never the push token). */
+function tracedPush(baseUrl: string, push: ApnsPush, send: () => Promise<ApnsResult>): Promise<ApnsResult> {
+  const url = new URL(baseUrl);
+  const attributes = {
+    'http.request.method': 'POST',
+    'url.scheme': url.protocol.replace(':', ''),
+    'url.template': '/3/device/{deviceToken}',
+    'server.address': url.hostname,
+    'server.port': Number(url.port) || 443,
+    'apns.topic': push.topic,
+  };
+  return inSpan(APNS_SPAN_NAME, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    const result = await send();
+    if (result.status) span.setAttribute('http.response.status_code', result.status);
+    span.setAttribute('apns.outcome', result.outcome);
+    if (result.reason && result.status) span.setAttribute('apns.reason', result.reason);
+    if (result.outcome !== 'delivered') span.setStatus({ code: SpanStatusCode.ERROR, message: result.outcome });
+    return result;
+  });
+}
+
 /** Creates a client. Sessions open on first use and are unref'd (they keep no process alive). */
 export function createApnsClient(options: ApnsClientOptions = {}): ApnsClient {
   const baseUrl = options.baseUrl ?? APNS_PRODUCTION_URL;
@@ -209,16 +238,18 @@ export function createApnsClient(options: ApnsClientOptions = {}): ApnsClient {
     }
   }
 
+  async function pushOnce(push: ApnsPush): Promise<ApnsResult> {
+    const session = sessionFor(push.credentials);
+    try {
+      return await send(session, push);
+    } catch (error) {
+      const message = (error as Error).message;
+      return { status: 0, outcome: TLS_REFUSED.test(message) ? 'certificateError' : 'retry', reason: message };
+    }
+  }
+
   return {
-    async push(push) {
-      const session = sessionFor(push.credentials);
-      try {
-        return await send(session, push);
-      } catch (error) {
-        const message = (error as Error).message;
-        return { status: 0, outcome: TLS_REFUSED.test(message) ? 'certificateError' : 'retry', reason: message };
-      }
-    },
+    push: (push) => (tracingEnabled() && hasActiveSpan() ? tracedPush(baseUrl, push, () => pushOnce(push)) : pushOnce(push)),
     async close() {
       const open = [...sessions.values()];
       sessions.clear();
