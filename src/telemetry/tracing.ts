@@ -157,7 +157,7 @@ export function sanitizeStatement(sql: string): string {
   return text;
 }
 
-/** The first keyword of a statement, upper-case (`SELECT`, `WITH`, `BEGIN`): `db.operation.name`. */
+/** The first keyword of a statement, upper-cased (select, with or begin become SELECT, WITH, BEGIN): `db.operation.name`. */
 export function statementOperation(sql: string): string {
   const match = /^\s*([A-Za-z]+)/.exec(sql);
   return match ? match[1]!.toUpperCase() : 'QUERY';
