@@ -31,7 +31,7 @@ type JsonContent<T> = T extends { content: { 'application/json': infer Body } }
     : undefined;
 /**
  * A response body: JSON; the text of a `text/csv` or `text/html` response; the bytes of a file
- * (`application/vnd.apple.pkpass`, `image/png`). Non-JSON bodies are sent as they are (src/http/routes.ts).
+ * (`application/vnd.apple.pkpass`, `image/png`, `application/gzip`). Non-JSON bodies are sent as they are (src/http/routes.ts).
  */
 type ResponseContent<T> = T extends { content: { 'text/csv': infer Body } }
   ? Body
@@ -39,7 +39,7 @@ type ResponseContent<T> = T extends { content: { 'text/csv': infer Body } }
     ? string
     : T extends { content: { 'text/plain': unknown } }
       ? string
-      : T extends { content: { 'application/vnd.apple.pkpass': unknown } | { 'image/png': unknown } }
+      : T extends { content: { 'application/vnd.apple.pkpass': unknown } | { 'image/png': unknown } | { 'application/gzip': unknown } }
         ? Uint8Array
         : JsonContent<T>;
 type Parameters<K extends OperationId> = operations[K]['parameters'];
