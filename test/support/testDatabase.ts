@@ -20,6 +20,8 @@ export interface TestDatabase {
   db: Database;
   /** Connection string of the throw-away PostgreSQL database (undefined on PGlite). */
   url: string | undefined;
+  /** The directory of a `persistent` PGlite database (for a process given it as `DATA_DIR`'s `pglite`). */
+  pgliteDir?: string;
   /**
    * Opens another, independent handle on the same database. PostgreSQL: any time. PGlite: only a
    * `persistent` one, after closing the previous handle (one process, one handle).
@@ -50,6 +52,7 @@ export async function createTestDatabase(options: { persistent?: boolean } = {})
     return {
       db: await open(),
       url: undefined,
+      pgliteDir: dir,
       reopen: open,
       async drop() {
         for (const handle of handles) await handle.close();
