@@ -31,7 +31,10 @@ const run = promisify(execFile);
 
 /** Runs the admin CLI as a process; returns its exit code and output. */
 function admin(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', ...args], { env: { PATH: process.env.PATH!, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', ...args], {
+    env: { PATH: process.env.PATH!, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
@@ -161,7 +164,12 @@ it('backs up under write load, restores, and the restored server answers every l
     expect(mine.slice(0, kept).every((w) => restoredIds.has(w.id))).toBe(true); // a prefix
     expect(mine.filter((w) => w.ackedAt < startedAt).every((w) => restoredIds.has(w.id))).toBe(true);
   }
-  const after = new Set(written.flat().filter((w) => !restoredIds.has(w.id)).map((w) => w.id));
+  const after = new Set(
+    written
+      .flat()
+      .filter((w) => !restoredIds.has(w.id))
+      .map((w) => w.id),
+  );
 
   // Every list: the source without the passes committed after the backup.
   const lists = [

@@ -11,7 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createCipheriv, randomBytes } from 'node:crypto';
-import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SEALED_COLUMNS, countPendingSealedValues } from '../src/domain/secretRotation/sealedColumnStore.ts';
@@ -56,7 +56,10 @@ function rotate(service: TestService, dataDir: string, args: string[], killAfter
     SECRETS_KEY_PREVIOUS: OLD.toString('base64'),
     ...(service.database.url ? { DATABASE_URL: service.database.url, PUBLIC_BASE_URL: 'http://wallet.test' } : {}),
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', 'secrets', 'rotate', '--json', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', 'secrets', 'rotate', '--json', ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const result: Rotation = { code: null, signal: null, stdout: '', stderr: '' };
   child.stdout.on('data', (d) => (result.stdout += d));
   child.stderr.on('data', (d) => {
@@ -94,8 +97,7 @@ afterAll(async () => {
 
 it('rotates every sealed secret in resumable batches, killed half-way and finished, and the API keeps its secrets', async () => {
   service = await startTestService({ persistent: true, secretsKey: OLD, jobs: 'work', config: { webhookAllowPrivate: true } });
-  dataDir = await mkdtemp(join(tmpdir(), 'wps-rotate-'));
-  if (service.database.pgliteDir) await symlink(service.database.pgliteDir, join(dataDir, 'pglite'));
+  dataDir = service.database.dataDir ?? (await mkdtemp(join(tmpdir(), 'wps-rotate-')));
 
   // Secrets of every kind, sealed with the old key.
   const { accountId, token } = await service.createAccount();
@@ -121,7 +123,8 @@ it('rotates every sealed secret in resumable batches, killed half-way and finish
   }
   // A value in the format written before rotation existed.
   const hookId = hook.body.data.id as string;
-  await service.database.db.sql.$executeRaw`UPDATE webhook_subscriptions SET secret_encrypted = ${sealLegacy(OLD, hook.body.data.attributes.secretKey, webhookSecretContext(hookId))} WHERE id = ${hookId}::uuid`;
+  await service.database.db.sql
+    .$executeRaw`UPDATE webhook_subscriptions SET secret_encrypted = ${sealLegacy(OLD, hook.body.data.attributes.secretKey, webhookSecretContext(hookId))} WHERE id = ${hookId}::uuid`;
   const newOnly = new SecretCipher(NEW);
   const total = await pending(service, newOnly);
   expect(total).toBe(2 + 1 + 1 + 1 + PASSES);
@@ -160,11 +163,14 @@ it('rotates every sealed secret in resumable batches, killed half-way and finish
   expect(JSON.parse(newOnly.decrypt(google.serviceAccountKeyEncrypted, `googleConfiguration/${google.id}/serviceAccountKey`)).client_email).toBeDefined();
   // A new pass is signed with the re-sealed Apple key; an old pass's re-sealed token opens the Apple web service.
   const download = (id: string) =>
-    service.api.get(`/passes/${id}/apple`).buffer(true).parse((res, done) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => done(null, Buffer.concat(chunks)));
-    });
+    service.api
+      .get(`/passes/${id}/apple`)
+      .buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      });
   const fresh = await issuePass(service, token, templateId);
   const signed = await download(fresh.id);
   expect(signed.status).toBe(200);

@@ -56,7 +56,14 @@ export async function writeBackupFile(path: string, archive: Uint8Array, dataDir
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
   }
-  const document: BackupDocument = { format: FORMAT, version: 1, createdAt: now.toISOString(), database: 'pglite', files, pglite: Buffer.from(archive).toString('base64') };
+  const document: BackupDocument = {
+    format: FORMAT,
+    version: 1,
+    createdAt: now.toISOString(),
+    database: 'pglite',
+    files,
+    pglite: Buffer.from(archive).toString('base64'),
+  };
   await writeFile(path, JSON.stringify(document), { mode: 0o600, flag: 'wx' });
   return Object.keys(files);
 }

@@ -40,7 +40,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { inspect, parseArgs } from 'node:util';
 import createClient from 'openapi-fetch';
 import type { paths } from '../../generated/api.d.ts';
 import { adminTokenPath } from '../security/adminToken.ts';
@@ -383,7 +383,7 @@ const COMMANDS: Record<string, (input: CommandInput) => Promise<Output>> = {
     const batchSize = wholeNumber(values['batch-size'], 'batch-size', 100, 1);
     const pauseMs = wholeNumber(values['pause-ms'], 'pause-ms', 0, 0);
     const report = await rotateSecretsOf(env, { batchSize, pauseMs, progress }).catch((error: Error) => {
-      throw new ApiError(error.message || String(error));
+      throw new ApiError(error.message || inspect(error, { depth: 3 }));
     });
     const total = Object.values(report.rotated).reduce((a, b) => a + b, 0);
     return {

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { openDatabase, type Database } from '../../src/db/database.ts';
+import { openDatabase, pgliteDirOf, type Database } from '../../src/db/database.ts';
 
 /** Which database this Jest project runs on. */
 export function testDatabaseKind(): 'pglite' | 'postgresql' {
@@ -20,8 +20,11 @@ export interface TestDatabase {
   db: Database;
   /** Connection string of the throw-away PostgreSQL database (undefined on PGlite). */
   url: string | undefined;
-  /** The directory of a `persistent` PGlite database (for a process given it as `DATA_DIR`'s `pglite`). */
-  pgliteDir?: string;
+  /**
+   * The data directory of a `persistent` PGlite database (which is `<dataDir>/pglite`, as
+   * src/db/database.ts `pgliteDirOf` has it), for a process given it as `DATA_DIR`.
+   */
+  dataDir?: string;
   /**
    * Opens another, independent handle on the same database. PostgreSQL: any time. PGlite: only a
    * `persistent` one, after closing the previous handle (one process, one handle).
@@ -42,7 +45,8 @@ export async function createTestDatabase(options: { persistent?: boolean } = {})
       const db = await openDatabase({ pgliteDir: null });
       return { db, url: undefined, reopen: () => Promise.reject(new Error('PGlite has one handle')), drop: () => db.close() };
     }
-    const dir = await mkdtemp(join(tmpdir(), 'wps-test-pglite-'));
+    const dataDir = await mkdtemp(join(tmpdir(), 'wps-test-pglite-'));
+    const dir = pgliteDirOf(dataDir);
     const handles: Database[] = [];
     const open = async () => {
       const db = await openDatabase({ pgliteDir: dir });
@@ -52,11 +56,11 @@ export async function createTestDatabase(options: { persistent?: boolean } = {})
     return {
       db: await open(),
       url: undefined,
-      pgliteDir: dir,
+      dataDir,
       reopen: open,
       async drop() {
         for (const handle of handles) await handle.close();
-        await rm(dir, { recursive: true, force: true });
+        await rm(dataDir, { recursive: true, force: true });
       },
     };
   }
