@@ -73,13 +73,14 @@ async function tempDir(prefix: string): Promise<string> {
  * Backs up the source (while it is written to) and restores the copy; returns the environment
  * of a server on the restored copy.
  */
-async function backUpAndRestore(): Promise<Record<string, string>> {
+async function backUpAndRestore(backedUp: () => void): Promise<Record<string, string>> {
   if (testDatabaseKind() === 'pglite') {
     const sourceDir = await tempDir('wps-backup-source-');
     // The embedded default keeps its secrets key in DATA_DIR; the backup must carry it.
     await writeFile(join(sourceDir, 'secrets-key'), `${service.secretsKey.toString('base64')}\n`, { mode: 0o600 });
     const file = join(await tempDir('wps-backup-file-'), 'backup.json');
     const backup = await admin(['backup', '--out', file, '--json'], { ADMIN_URL: sourceUrl, ADMIN_TOKEN: service.adminToken, DATA_DIR: sourceDir });
+    backedUp();
     expect(backup.stderr).toBe('');
     expect(JSON.parse(backup.stdout).backup.secretFiles).toEqual(['secrets-key']);
     const target = await tempDir('wps-backup-target-');
@@ -95,7 +96,7 @@ async function backUpAndRestore(): Promise<Record<string, string>> {
   }
   // PostgreSQL: the README's commands.
   const dumpFile = join(await tempDir('wps-backup-file-'), 'wallet.dump');
-  await run('pg_dump', ['--format=custom', '--file', dumpFile, service.database.url!]);
+  await run('pg_dump', ['--format=custom', '--file', dumpFile, service.database.url!]).finally(backedUp);
   const name = `wps_test_restore_${randomBytes(6).toString('hex')}`;
   databases.push(name);
   const target = new URL(process.env.TEST_DATABASE_URL!);
@@ -112,9 +113,9 @@ async function backUpAndRestore(): Promise<Record<string, string>> {
 async function list(base: string, token: string, path: string): Promise<unknown[]> {
   const pages: unknown[] = [];
   for (let page = 1; ; page++) {
-    const res = await fetch(`${base}${path}${path.includes('?') ? '&' : '?'}page=${page}&perPage=100`, { headers: { Authorization: `Bearer ${token}` } });
-    expect(res.status).toBe(200);
+    const res = await fetch(`${base}${path}${page > 1 ? `?page=${page}` : ''}`, { headers: { Authorization: `Bearer ${token}` } });
     const text = (await res.text()).split(base).join('BASE').split('http://wallet.test').join('BASE');
+    expect({ path, status: res.status }).toEqual({ path, status: 200 });
     const body = JSON.parse(text) as { meta?: { totalPages?: number } };
     pages.push(body);
     if (!body.meta?.totalPages || page >= body.meta.totalPages) return pages;
@@ -149,8 +150,11 @@ it('backs up under write load, restores, and the restored server answers every l
   });
   await new Promise((resolve) => setTimeout(resolve, 500));
   const startedAt = Date.now();
-  const restoredEnv = await backUpAndRestore().finally(() => (stop = true));
-  const backupDoneAt = Date.now();
+  let backupDoneAt = Number.POSITIVE_INFINITY;
+  const restoredEnv = await backUpAndRestore(() => {
+    backupDoneAt = Date.now();
+    stop = true;
+  }).finally(() => (stop = true));
   await Promise.all(writers);
   expect(written.flat().filter((w) => w.ackedAt > startedAt && w.ackedAt < backupDoneAt).length).toBeGreaterThan(0);
 
@@ -197,7 +201,7 @@ it('backs up under write load, restores, and the restored server answers every l
     const items = (pages: unknown[]) => pages.flatMap((page) => (page as { data: { id: string }[] }).data).filter((p) => !after.has(p.id));
     expect(items(copy)).toEqual(items(source));
   }
-}, 300_000);
+}, 900_000);
 
 it('answers getDatabaseBackup only to the administration token, and 409 on PostgreSQL', async () => {
   service ??= await startTestService({});
@@ -213,3 +217,19 @@ it('answers getDatabaseBackup only to the administration token, and 409 on Postg
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="pglite-\d{8}T\d{6}Z\.tar\.gz"$/);
   }
 });
+
+it('refuses bad backup, restore and rotate arguments with the documented exit codes', async () => {
+  const dir = await tempDir('wps-backup-args-');
+  const notBackup = join(dir, 'not-a-backup.json');
+  await writeFile(notBackup, '{"format":"something else"}');
+  expect(await admin(['restore'], { DATA_DIR: dir })).toMatchObject({ code: 2, stderr: expect.stringContaining('--in is required') });
+  expect(await admin(['secrets', 'rotate', '--batch-size', '0'], { DATA_DIR: dir })).toMatchObject({
+    code: 2,
+    stderr: expect.stringContaining('--batch-size must be a whole number of at least 1'),
+  });
+  expect(await admin(['restore', '--in', notBackup], { DATA_DIR: join(dir, 'target') })).toMatchObject({
+    code: 1,
+    stderr: expect.stringContaining('is not a backup file of this service'),
+  });
+  expect(await admin(['backup', '--out', notBackup], { ADMIN_URL: 'http://127.0.0.1:9', ADMIN_TOKEN: 'wpa_x', DATA_DIR: dir })).toMatchObject({ code: 1 });
+}, 120_000);

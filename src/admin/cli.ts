@@ -45,8 +45,6 @@ import createClient from 'openapi-fetch';
 import type { paths } from '../../generated/api.d.ts';
 import { adminTokenPath } from '../security/adminToken.ts';
 import { createDevelopmentCertificates } from '../wallet/apple/developmentCertificates.ts';
-import { BackupFileError, restoreBackupFile, writeBackupFile } from './backupFile.ts';
-import { rotateSecretsOf } from './secretsRotation.ts';
 
 export const USAGE = `Usage: npm run -s admin -- <command> [--json]
        wallet-pass-admin <command> [--json]     (installed as a package)
@@ -362,7 +360,10 @@ const COMMANDS: Record<string, (input: CommandInput) => Promise<Output>> = {
     const client = await connect();
     const result = await client.GET('/admin/v1/database-backup', { parseAs: 'arrayBuffer' });
     const archive = new Uint8Array(unwrap(result) as ArrayBuffer);
-    const secretFiles = await writeBackupFile(file, archive, resolve(env.DATA_DIR || './data'), new Date());
+    const { writeBackupFile } = await import('./backupFile.ts'); // loads the database driver only for the commands that use it
+    const secretFiles = await writeBackupFile(file, archive, resolve(env.DATA_DIR || './data'), new Date()).catch((error: NodeJS.ErrnoException) => {
+      throw new ApiError(error.code === 'EEXIST' ? `${file} exists already; give another --out.` : `Could not write ${file}: ${error.message}`);
+    });
     return {
       json: { backup: { file, bytes: archive.byteLength, secretFiles } },
       text: `Backed up the database (${archive.byteLength} bytes) and ${secretFiles.join(', ') || 'no secret files'} to ${file}. Keep it as secret as SECRETS_KEY.`,
@@ -371,6 +372,7 @@ const COMMANDS: Record<string, (input: CommandInput) => Promise<Output>> = {
   restore: async ({ values, env }) => {
     const file = resolve(required(values.in, 'in'));
     const dataDir = resolve(env.DATA_DIR || './data');
+    const { BackupFileError, restoreBackupFile } = await import('./backupFile.ts');
     const restored = await restoreBackupFile(file, dataDir).catch((error: Error) => {
       throw error instanceof BackupFileError ? new ApiError(error.message) : error;
     });
@@ -382,6 +384,7 @@ const COMMANDS: Record<string, (input: CommandInput) => Promise<Output>> = {
   'secrets rotate': async ({ values, env, progress }) => {
     const batchSize = wholeNumber(values['batch-size'], 'batch-size', 100, 1);
     const pauseMs = wholeNumber(values['pause-ms'], 'pause-ms', 0, 0);
+    const { rotateSecretsOf } = await import('./secretsRotation.ts');
     const report = await rotateSecretsOf(env, { batchSize, pauseMs, progress }).catch((error: Error) => {
       throw new ApiError(error.message || inspect(error, { depth: 3 }));
     });

@@ -12,7 +12,7 @@ import { loadConfig } from '../config.ts';
 import { openDatabase, pgliteDirOf } from '../db/database.ts';
 import { rotateSecrets, type RotationReport } from '../domain/secretRotation/secretRotation.ts';
 import { createLogger } from '../logger.ts';
-import { lockEmbeddedDataDir } from '../runtime.ts';
+import { lockDataDir } from '../db/dataDirLock.ts';
 import { resolveSecretsKey, SecretCipher } from '../security/secrets.ts';
 
 /** How to run a rotation from the command line. */
@@ -32,7 +32,7 @@ export interface RotateCommandOptions {
  */
 export async function rotateSecretsOf(env: NodeJS.ProcessEnv, options: RotateCommandOptions): Promise<RotationReport> {
   const config = loadConfig(env);
-  const lock = lockEmbeddedDataDir(config);
+  const lock = config.databaseUrl ? undefined : lockDataDir(config.dataDir);
   try {
     const key = await resolveSecretsKey(config, createLogger('silent'));
     const cipher = new SecretCipher(key, config.secretsKeyPrevious ? [config.secretsKeyPrevious] : []);
