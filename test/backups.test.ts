@@ -158,7 +158,7 @@ it('backs up under write load, restores, and the restored server answers every l
   await Promise.all(writers);
   expect(written.flat().filter((w) => w.ackedAt > startedAt && w.ackedAt < backupDoneAt).length).toBeGreaterThan(0);
 
-  restored = await startServer({ ...restoredEnv, ADMIN_TOKEN: service.adminToken, RATE_LIMIT_PER_SECOND: '0' });
+  restored = await startServer({ ...restoredEnv, ADMIN_TOKEN: service.adminToken, RATE_LIMIT_PER_SECOND: '0' }, { timeoutMs: 300_000 });
   const restoredIds = new Set(
     (await list(restored.url, token, '/api/v1/passes')).flatMap((page) => (page as { data: { id: string }[] }).data.map((p) => p.id)),
   );
