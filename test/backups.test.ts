@@ -192,8 +192,12 @@ it('backs up under write load, restores, and the restored server answers every l
     [service.adminToken, '/admin/v1/apple-device-logs'],
   ] as const;
   for (const [credential, path] of lists) {
-    const source = await list(sourceUrl, credential, path);
-    const copy = await list(restored.url, credential, path);
+    // The API key this comparison reads with is used after the backup on both sides: its
+    // lastUsedAt is the time of these reads, not of the snapshot.
+    const unused = (pages: unknown[]) =>
+      path.endsWith('/tokens') ? JSON.parse(JSON.stringify(pages).replace(/"lastUsedAt":"[^"]*"/g, '"lastUsedAt":"read"')) : pages;
+    const source = unused(await list(sourceUrl, credential, path));
+    const copy = unused(await list(restored.url, credential, path));
     if (path !== '/api/v1/passes') {
       expect({ path, pages: copy }).toEqual({ path, pages: source });
       continue;
