@@ -1105,6 +1105,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/database-backup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a backup of the embedded database
+         * @description A consistent copy of the embedded (PGlite) database, taken while the service runs: PGlite's
+         *     `dumpDataDir` (https://pglite.dev/docs/api#dumpdatadir), a gzip-compressed tar of its data
+         *     directory, made after a `CHECKPOINT` while no write transaction is open, so it holds exactly
+         *     the transactions committed before it. Writes wait for the copy (about a second per 100 MB on
+         *     a laptop) and go on afterwards.
+         *
+         *     The embedded database belongs to the one server process that holds `DATA_DIR`, so a backup
+         *     can only be taken through that process. `npm run admin -- backup --out <file>` calls this
+         *     operation and adds the data directory's secret files (`secrets-key`, `admin-token`); it is
+         *     what operators use (README, "Backups"). The response holds every secret of the database,
+         *     sealed with `SECRETS_KEY`: keep it as carefully as the key.
+         *
+         *     With PostgreSQL (`DATABASE_URL`) it answers `409`: back up with `pg_dump` instead.
+         */
+        get: operations["getDatabaseBackup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/passes/{id}": {
         parameters: {
             query?: never;
@@ -4485,6 +4517,8 @@ export interface components {
         GoogleConfigurationSetRequest: {
             googleConfiguration: components["schemas"]["GoogleConfigurationInput"];
         };
+        /** @description The data directory of the embedded PGlite database as a gzip-compressed tar, as PGlite's `dumpDataDir('gzip')` makes it and its `loadDataDir` option reads it (https://pglite.dev/docs/api#dumpdatadir). */
+        PgliteDataDirArchive: string;
         /**
          * @description An HTML5 document (UTF-8) for the holder of a pass, readable without JavaScript: the actions
          *     that put the pass in a wallet, a preview of the pass, or the page of a pass that is unknown or
@@ -5376,6 +5410,8 @@ export interface components {
         IdempotentReplayed: "true";
         /** @description `no-store`: the response carries a secret, so no cache may keep it (RFC 9111 §5.2.2.5). */
         CacheControlNoStore: "no-store";
+        /** @description `attachment; filename="pglite-<UTC time>.tar.gz"` (RFC 6266): the name a browser or `curl -OJ` saves the copy under. */
+        ContentDispositionDatabaseBackup: string;
         /** @description The page's policy: nothing loads but its own images (this origin and `data:` badges) and its one inline style block (by hash); no script, no frame, no form, no other host. */
         ContentSecurityPolicyHolderPage: string;
         /** @description `no-referrer`: links followed from the page do not carry its URL (the pass UUID is the capability). */
@@ -7363,6 +7399,41 @@ export interface operations {
             401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDatabaseBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The data directory of the embedded database. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDispositionDatabaseBackup"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": components["schemas"]["PgliteDataDirArchive"];
+                };
+            };
+            401: components["responses"]["AdminUnauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description The service runs on PostgreSQL, whose backups `pg_dump` makes. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

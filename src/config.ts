@@ -57,6 +57,11 @@ export interface Config {
    * {@link resolveSecretsKey} for the fallback when unset.
    */
   secretsKey: Buffer | undefined;
+  /**
+   * The key `SECRETS_KEY` replaces, during a rotation (`SECRETS_KEY_PREVIOUS`, same form): still
+   * accepted for reading sealed values, never for sealing (README, "Rotating SECRETS_KEY").
+   */
+  secretsKeyPrevious: Buffer | undefined;
   /** Apple pass type identifier (`APPLE_PASS_TYPE_ID`, default `pass.dev.wallet-pass-service`). */
   applePassTypeId: string;
   /**
@@ -316,6 +321,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 20, 0, 1_000_000),
     trustProxy: trustProxy(env.TRUST_PROXY),
     secretsKey: secretsKey(env, 'SECRETS_KEY'),
+    secretsKeyPrevious: secretsKey(env, 'SECRETS_KEY_PREVIOUS'),
     applePassTypeId,
     appleAllowDevelopmentCertificates: boolean(env, 'APPLE_ALLOW_DEVELOPMENT_CERTIFICATES', databaseUrl === undefined),
     imageFetchAllowPrivate: boolean(env, 'IMAGE_FETCH_ALLOW_PRIVATE', false),

@@ -67,6 +67,7 @@ import { getGoogleHolderPassPage } from './api/holderPages/getGoogleHolderPassPa
 import { listPassRegistrations } from './api/passes/listPassRegistrations.ts';
 import { listPassDeliveryAttempts } from './api/passes/listPassDeliveryAttempts.ts';
 import { listAppleDeviceLogs } from './api/administration/listAppleDeviceLogs.ts';
+import { getDatabaseBackup } from './api/administration/getDatabaseBackup.ts';
 import { registerDevice } from './api/appleWalletWebService/registerDevice.ts';
 import { unregisterDevice } from './api/appleWalletWebService/unregisterDevice.ts';
 import { listUpdatedPasses } from './api/appleWalletWebService/listUpdatedPasses.ts';
@@ -147,6 +148,7 @@ export const handlers: HandlerMap = {
   listPassRegistrations,
   listPassDeliveryAttempts,
   listAppleDeviceLogs,
+  getDatabaseBackup,
   registerDevice,
   unregisterDevice,
   listUpdatedPasses,

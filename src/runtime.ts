@@ -58,7 +58,7 @@ export function assembleRuntime(parts: RuntimeParts): Runtime {
     logger,
     db,
     jobs,
-    secrets: new SecretCipher(parts.secretsKey),
+    secrets: new SecretCipher(parts.secretsKey, config.secretsKeyPrevious ? [config.secretsKeyPrevious] : []),
     clock: parts.clock ?? systemClock,
     apns: parts.apns ?? createApnsClient({ baseUrl: config.apnsUrl }),
     apiTokens: new ApiTokenCache(db.listen),

@@ -22,6 +22,14 @@
  *   google set --account <id> --issuer-id <digits> --key <service account JSON file>
  *                                          → { "googleConfiguration": { "issuerId", "clientEmail", … } }
  *   google show --account <id>, google delete --account <id>
+ *   backup --out <file>                    → { "backup": { "file", "bytes", "secretFiles": [ … ] } }
+ *                                            (the running embedded server's database, through
+ *                                            getDatabaseBackup, and DATA_DIR's secret files)
+ *   restore --in <file>                    → { "restore": { "dataDir", "createdAt", "secretFiles" } }
+ *                                            (into an empty DATA_DIR; no server needed)
+ *   secrets rotate [--batch-size n] [--pause-ms ms]
+ *                                          → { "rotation": { "rotated": { … }, "remaining": 0 } }
+ *                                            (opens the database itself: src/admin/secretsRotation.ts)
  *
  * Environment: `ADMIN_URL` (default http://127.0.0.1:3000); the token from `ADMIN_TOKEN`, else
  * `<DATA_DIR>/admin-token` (DATA_DIR default ./data). Exit codes: 0 success, 1 the API refused or
@@ -32,7 +40,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { inspect, parseArgs } from 'node:util';
 import createClient from 'openapi-fetch';
 import type { paths } from '../../generated/api.d.ts';
 import { adminTokenPath } from '../security/adminToken.ts';
@@ -70,6 +78,15 @@ Commands:
                                               Set (or replace) an account's Google Wallet credentials
   google show --account <accountId>
   google delete --account <accountId>
+  backup --out <file>                         Back up the running embedded server's database
+                                              (consistent, while it runs) and DATA_DIR's secret
+                                              files into <file> (mode 0600). PostgreSQL: pg_dump.
+  restore --in <file>                         Restore a backup into DATA_DIR, which must be empty
+  secrets rotate [--batch-size <n>] [--pause-ms <ms>]
+                                              Re-seal every stored secret with SECRETS_KEY, opening
+                                              old ones with SECRETS_KEY_PREVIOUS; resumable. Opens
+                                              the database (DATABASE_URL or DATA_DIR) itself: stop
+                                              an embedded server first. Default batch 100.
 
 Environment: ADMIN_URL (default http://127.0.0.1:3000), ADMIN_TOKEN (default: read
 <DATA_DIR>/admin-token, DATA_DIR default ./data).`;
@@ -139,6 +156,9 @@ const OPTIONS = {
   wwdr: { type: 'string' },
   'issuer-id': { type: 'string' },
   out: { type: 'string' },
+  in: { type: 'string' },
+  'batch-size': { type: 'string' },
+  'pause-ms': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -151,6 +171,15 @@ interface CommandInput {
   rest: string[];
   connect: () => Promise<Client>;
   env: NodeJS.ProcessEnv;
+  /** Writes a progress line (to stderr), for commands that run long. */
+  progress: (line: string) => void;
+}
+
+/** A whole number flag, at least `min`. @throws UsageError otherwise. */
+function wholeNumber(value: string | undefined, flag: string, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min) throw new UsageError(`--${flag} must be a whole number of at least ${min}.`);
+  return Number(value);
 }
 
 /** Every command, by its two words (`npm run -s admin -- --help` lists them). */
@@ -326,6 +355,48 @@ const COMMANDS: Record<string, (input: CommandInput) => Promise<Output>> = {
     const data = unwrap(await client.GET('/admin/v1/accounts/{accountId}/google-configuration', { params: { path: { accountId } } }));
     return googleOutput(data.data.attributes, 'Google configuration:');
   },
+  backup: async ({ values, connect, env }) => {
+    const file = resolve(required(values.out, 'out'));
+    const client = await connect();
+    const result = await client.GET('/admin/v1/database-backup', { parseAs: 'arrayBuffer' });
+    const archive = new Uint8Array(unwrap(result) as ArrayBuffer);
+    const { writeBackupFile } = await import('./backupFile.ts'); // loads the database driver only for the commands that use it
+    const secretFiles = await writeBackupFile(file, archive, resolve(env.DATA_DIR || './data'), new Date()).catch((error: NodeJS.ErrnoException) => {
+      throw new ApiError(error.code === 'EEXIST' ? `${file} exists already; give another --out.` : `Could not write ${file}: ${error.message}`);
+    });
+    return {
+      json: { backup: { file, bytes: archive.byteLength, secretFiles } },
+      text: `Backed up the database (${archive.byteLength} bytes) and ${secretFiles.join(', ') || 'no secret files'} to ${file}. Keep it as secret as SECRETS_KEY.`,
+    };
+  },
+  restore: async ({ values, env }) => {
+    const file = resolve(required(values.in, 'in'));
+    const dataDir = resolve(env.DATA_DIR || './data');
+    const { BackupFileError, restoreBackupFile } = await import('./backupFile.ts');
+    const restored = await restoreBackupFile(file, dataDir).catch((error: Error) => {
+      throw error instanceof BackupFileError ? new ApiError(error.message) : error;
+    });
+    return {
+      json: { restore: { dataDir, createdAt: restored.createdAt, secretFiles: restored.files } },
+      text: `Restored the backup of ${restored.createdAt} into ${dataDir} (${restored.files.join(', ') || 'no secret files'}).`,
+    };
+  },
+  'secrets rotate': async ({ values, env, progress }) => {
+    const batchSize = wholeNumber(values['batch-size'], 'batch-size', 100, 1);
+    const pauseMs = wholeNumber(values['pause-ms'], 'pause-ms', 0, 0);
+    const { rotateSecretsOf } = await import('./secretsRotation.ts');
+    const report = await rotateSecretsOf(env, { batchSize, pauseMs, progress }).catch((error: Error) => {
+      throw new ApiError(error.message || inspect(error, { depth: 3 }));
+    });
+    const total = Object.values(report.rotated).reduce((a, b) => a + b, 0);
+    return {
+      json: { rotation: report },
+      text:
+        report.remaining === 0
+          ? `Re-sealed ${total} secrets; every stored secret is sealed with SECRETS_KEY. Remove SECRETS_KEY_PREVIOUS and restart.`
+          : `Re-sealed ${total} secrets; ${report.remaining} were written with another key meanwhile (a server without the new SECRETS_KEY?): run it again.`,
+    };
+  },
   'google delete': async ({ values, connect }) => {
     const accountId = required(values.account, 'account');
     const client = await connect();
@@ -341,14 +412,19 @@ const COMMANDS: Record<string, (input: CommandInput) => Promise<Output>> = {
  * @param connect Makes the openapi-fetch client; called only once the arguments are known good.
  * @throws UsageError for bad arguments, ApiError when the API refuses.
  */
-export async function runCommand(argv: string[], connect: () => Promise<Client>, env: NodeJS.ProcessEnv = {}): Promise<Output> {
+export async function runCommand(
+  argv: string[],
+  connect: () => Promise<Client>,
+  env: NodeJS.ProcessEnv = {},
+  progress: (line: string) => void = () => {},
+): Promise<Output> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS });
   const [resource, action, ...rest] = positionals;
   const command = `${resource ?? ''} ${action ?? ''}`.trim();
   if (command !== 'token revoke' && rest.length) throw new UsageError(`Unexpected argument: ${rest[0]}`);
   const run = COMMANDS[command];
   if (!run) throw new UsageError(command ? `Unknown command: ${command}` : 'No command given.');
-  return run({ values, rest, connect, env });
+  return run({ values, rest, connect, env, progress });
 }
 
 type AppleConfigurationResource = {
@@ -414,6 +490,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, out = process
           headers: { Authorization: `Bearer ${await adminToken(env)}` },
         }),
       env,
+      (line) => err.write(`${line}\n`),
     );
     out.write(`${json ? JSON.stringify(result.json) : result.text}\n`);
     return 0;

@@ -31,8 +31,8 @@ type JsonContent<T> = T extends { content: { 'application/json': infer Body } }
     : undefined;
 /**
  * A response body: JSON; the text of a `text/csv` or `text/html` response; the bytes of a file
- * (`application/vnd.apple.pkpass`, `image/png`); for a preview, its SVG text, PNG bytes or JSON:API
- * document, as `Accept` chose. Non-JSON bodies are sent as they are (src/http/routes.ts).
+ * (`application/vnd.apple.pkpass`, `image/png`, `application/gzip`); for a preview, its SVG text, PNG
+ * bytes or JSON:API document, as `Accept` chose. Non-JSON bodies are sent as they are (src/http/routes.ts).
  */
 type ResponseContent<T> = T extends { content: { 'image/svg+xml': unknown; 'application/vnd.api+json': infer Json } }
   ? string | Uint8Array | Json
@@ -42,7 +42,7 @@ type ResponseContent<T> = T extends { content: { 'image/svg+xml': unknown; 'appl
       ? string
       : T extends { content: { 'text/plain': unknown } }
         ? string
-        : T extends { content: { 'application/vnd.apple.pkpass': unknown } | { 'image/png': unknown } }
+        : T extends { content: { 'application/vnd.apple.pkpass': unknown } | { 'image/png': unknown } | { 'application/gzip': unknown } }
           ? Uint8Array
           : JsonContent<T>;
 type Parameters<K extends OperationId> = operations[K]['parameters'];

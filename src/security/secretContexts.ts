@@ -26,3 +26,8 @@ export function webhookSecretContext(subscriptionId: string): string {
 export function googleServiceAccountKeyContext(configurationId: string): string {
   return `googleConfiguration/${configurationId}/serviceAccountKey`;
 }
+
+/** A sealed attribute of an entity's reader configuration (its row is keyed by the entity id). */
+export function readerConfigurationSecretContext(entityId: string, attribute: 'nfcPrivateKey' | 'readerConfigurationApiKey'): string {
+  return `readerConfiguration/${entityId}/${attribute}`;
+}

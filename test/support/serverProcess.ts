@@ -25,9 +25,11 @@ export async function failedStart(env: Record<string, string>): Promise<{ code: 
 /**
  * Starts `src/server.ts` with `PORT=0` (unless `env` sets it) and the given environment; resolves
  * once it logs its URL.
- * @throws Error with its output when it exits first or does not start within 60 s (a loaded machine takes a while to migrate PGlite and compile the validators).
+ * @param options.timeoutMs How long to wait for it (default 60 s).
+ * @throws Error with its output when it exits first or does not start in time (a loaded machine
+ *   takes a while to migrate PGlite and compile the validators); the process is killed then.
  */
-export function startServer(env: Record<string, string>): Promise<Started> {
+export function startServer(env: Record<string, string>, options: { timeoutMs?: number } = {}): Promise<Started> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -37,7 +39,10 @@ export function startServer(env: Record<string, string>): Promise<Started> {
   child.stderr!.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start:\n${output}`));
+    }, options.timeoutMs ?? 60_000);
     const onData = () => {
       const match = /"url":"(http:\/\/[^"]+)","docs"/.exec(output);
       if (match) {

@@ -19,7 +19,7 @@ import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { openDatabase, type Database } from '../../src/db/database.ts';
+import { openDatabase, pgliteDirOf, type Database } from '../../src/db/database.ts';
 import { applyMigrations, DEFAULT_MIGRATIONS_DIR } from '../../src/db/migrate.ts';
 
 /** Which database this Jest project runs on. */
@@ -32,6 +32,11 @@ export interface TestDatabase {
   db: Database;
   /** Connection string of the throw-away PostgreSQL database (undefined on PGlite). */
   url: string | undefined;
+  /**
+   * The data directory of a `persistent` PGlite database (which is `<dataDir>/pglite`, as
+   * src/db/database.ts `pgliteDirOf` has it), for a process given it as `DATA_DIR`.
+   */
+  dataDir?: string;
   /**
    * Opens another, independent handle on the same database. PostgreSQL: any time. PGlite: only a
    * `persistent` one, after closing the previous handle (one process, one handle).
@@ -124,7 +129,8 @@ export async function createTestDatabase(options: { persistent?: boolean; migrat
       const db = await openDatabase({ pgliteDir: null, ...(options.migrated ? { pgliteLoadDataDir: await migratedPgliteDump() } : {}) });
       return { db, url: undefined, reopen: () => Promise.reject(new Error('PGlite has one handle')), drop: () => db.close() };
     }
-    const dir = await mkdtemp(join(tmpdir(), 'wps-test-pglite-'));
+    const dataDir = await mkdtemp(join(tmpdir(), 'wps-test-pglite-'));
+    const dir = pgliteDirOf(dataDir);
     const handles: Database[] = [];
     const open = async () => {
       const db = await openDatabase({ pgliteDir: dir });
@@ -134,10 +140,11 @@ export async function createTestDatabase(options: { persistent?: boolean; migrat
     return {
       db: await open(),
       url: undefined,
+      dataDir,
       reopen: open,
       async drop() {
         for (const handle of handles) await handle.close();
-        await rm(dir, { recursive: true, force: true });
+        await rm(dataDir, { recursive: true, force: true });
       },
     };
   }

@@ -53,6 +53,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     authFailuresPerMinute: 0,
     trustProxy: false,
     secretsKey: undefined,
+    secretsKeyPrevious: undefined,
     applePassTypeId: 'pass.dev.wallet-pass-service',
     appleAllowDevelopmentCertificates: true,
     imageFetchAllowPrivate: false,

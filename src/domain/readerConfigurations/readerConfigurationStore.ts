@@ -18,6 +18,7 @@ import type { ReaderConfiguration } from '../../../generated/prisma/client.ts';
 import type { components } from '../../../generated/api.d.ts';
 import { sha256Hex } from '../../security/apiTokens.ts';
 import type { SecretCipher } from '../../security/secrets.ts';
+import { readerConfigurationSecretContext } from '../../security/secretContexts.ts';
 import { isUniqueViolation } from '../../db/prismaErrors.ts';
 
 export type ReaderConfigurationRow = ReaderConfiguration;
@@ -39,7 +40,7 @@ export interface ReaderConfigurationSecrets {
 
 /** The GCM context string of a sealed attribute. */
 function secretContext(entityId: string, attribute: keyof ReaderConfigurationSecrets): string {
-  return `readerConfiguration/${entityId}/${attribute}`;
+  return readerConfigurationSecretContext(entityId, attribute);
 }
 
 /** A fresh EC P-256 (prime256v1) key pair, sealed private key and clear public key (PEM). */
