@@ -84,7 +84,7 @@ async function release(service: TestService): Promise<void> {
 /** How many sealed values, over every column, the cipher does not count as its own. */
 async function pending(service: TestService, cipher: SecretCipher): Promise<number> {
   let count = 0;
-  for (const column of SEALED_COLUMNS) count += await countPendingSealedValues(service.database.db.sql, column, cipher.sealedPrefix);
+  for (const column of SEALED_COLUMNS) count += await countPendingSealedValues(service.database.db, column, cipher.sealedPrefix);
   return count;
 }
 

@@ -7,7 +7,7 @@
  * @module domain/secretRotation/sealedColumnStore
  */
 import { Prisma } from '../../../generated/prisma/client.ts';
-import type { SqlExecutor } from '../../db/database.ts';
+import type { Database, SqlExecutor } from '../../db/database.ts';
 import {
   appleAuthenticationTokenContext,
   applePrivateKeyContext,
@@ -80,9 +80,9 @@ export function pendingSealedValues(sql: SqlExecutor, column: SealedColumn, pref
 }
 
 /** How many values of `column` are not sealed with the key whose values start with `prefix`. */
-export async function countPendingSealedValues(sql: SqlExecutor, column: SealedColumn, prefix: Uint8Array): Promise<number> {
+export async function countPendingSealedValues(db: Database, column: SealedColumn, prefix: Uint8Array): Promise<number> {
   const [table, value] = [ident(column.table), ident(column.column)];
-  const rows = await sql.$queryRaw<{ count: number }[]>(Prisma.sql`
+  const rows = await db.sql.$queryRaw<{ count: number }[]>(Prisma.sql`
     SELECT count(*)::int AS count FROM ${table}
     WHERE ${value} IS NOT NULL AND substring(${value} FROM 1 FOR ${prefix.length}) <> ${Buffer.from(prefix)}::bytea`);
   return rows[0]!.count;

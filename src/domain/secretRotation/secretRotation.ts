@@ -46,7 +46,7 @@ export async function rotateSecrets(db: Database, cipher: SecretCipher, options:
   const rotated: Record<string, number> = {};
   for (const column of SEALED_COLUMNS) rotated[column.name] = await rotateColumn(db, cipher, column, options);
   let remaining = 0;
-  for (const column of SEALED_COLUMNS) remaining += await countPendingSealedValues(db.sql, column, cipher.sealedPrefix);
+  for (const column of SEALED_COLUMNS) remaining += await countPendingSealedValues(db, column, cipher.sealedPrefix);
   return { rotated, remaining };
 }
 
