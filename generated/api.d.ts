@@ -314,6 +314,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the account's statistics
+         * @description Counts of the account's activity per UTC day, from `from` to `to` (both inclusive, at most
+         *     366 days; by default the 30 days ending today): passes issued (`createdAt`), added to Apple
+         *     Wallet and to Google Wallet (`addedAt`, by `deviceType`), removed (`removedAt`), scans
+         *     (`scannedAt`), failed wallet deliveries (APNs pushes and Google Wallet calls whose outcome is
+         *     not `delivered`) and failed webhook requests. Every day of the range is listed, in order,
+         *     with zeros where nothing happened. `last24Hours` counts the failures of the 24 hours before
+         *     the request, whatever the range. The counts are computed by the database from indexes when
+         *     asked, not cached. Extension of this service (the operator console's overview).
+         */
+        get: operations["getStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/entities/{id}": {
         parameters: {
             query?: never;
@@ -3388,6 +3415,58 @@ export interface components {
             meta: components["schemas"]["PaginationMeta"];
             links: components["schemas"]["PaginationLinks"];
         };
+        /**
+         * Format: date
+         * @description A calendar day, ISO 8601 `YYYY-MM-DD` (RFC 3339 full-date), in UTC.
+         * @example 2026-11-21
+         */
+        CalendarDate: string;
+        /** @description What happened on one UTC day. */
+        AccountStatsDay: {
+            date: components["schemas"]["CalendarDate"];
+            /** @description Passes created that day. */
+            passesIssued: number;
+            /** @description Passes added to Apple Wallet that day (`addedAt`, `deviceType` `iphone`). */
+            passesInstalledApple: number;
+            /** @description Passes added to Google Wallet that day (`addedAt`, `deviceType` `android`). */
+            passesInstalledGoogle: number;
+            /** @description Passes removed from a wallet that day (`removedAt`). */
+            passesRemoved: number;
+            /** @description Scans recorded that day, accepted or refused. */
+            scans: number;
+            /** @description APNs pushes and Google Wallet calls whose outcome was not `delivered`. */
+            deliveryFailures: number;
+            /** @description Webhook requests that got no 2xx answer. */
+            webhookFailures: number;
+        };
+        /** @description Failed deliveries in the 24 hours before the request. */
+        AccountStatsFailures: {
+            /** @description APNs pushes and Google Wallet calls whose outcome was not `delivered`. */
+            deliveryFailures: number;
+            /** @description Webhook requests that got no 2xx answer. */
+            webhookFailures: number;
+        };
+        /** @description Per-day counts over the range and the failures of the last 24 hours. */
+        AccountStatsAttributes: {
+            from: components["schemas"]["CalendarDate"];
+            to: components["schemas"]["CalendarDate"];
+            /** @constant */
+            interval: "day";
+            /** @description Every day from `from` to `to`, in order. */
+            days: components["schemas"]["AccountStatsDay"][];
+            last24Hours: components["schemas"]["AccountStatsFailures"];
+        };
+        /** @description The statistics resource of an account; its id is the account's. */
+        AccountStats: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "stats";
+            attributes: components["schemas"]["AccountStatsAttributes"];
+        };
+        /** @description The statistics of an account over a range of days. */
+        AccountStatsDocument: {
+            data: components["schemas"]["AccountStats"];
+        };
         /** @description A document holding one entity. */
         EntityDocument: {
             data: components["schemas"]["Entity"];
@@ -5040,6 +5119,12 @@ export interface components {
         IdempotencyKey: string;
         /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
         PassIdOrExtId: components["schemas"]["PassIdOrExtId"];
+        /** @description The first UTC day counted (inclusive). Defaults to 29 days before `to`. */
+        StatsFrom: components["schemas"]["CalendarDate"];
+        /** @description The last UTC day counted (inclusive), not before `from` and at most 365 days after it. Defaults to today (UTC). */
+        StatsTo: components["schemas"]["CalendarDate"];
+        /** @description The length of each counted period. Only `day` for now. */
+        StatsInterval: "day";
         /** @description The entity id. */
         EntityId: components["schemas"]["Uuid"];
         /** @description The account id. */
@@ -5747,6 +5832,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EntityCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getStats: {
+        parameters: {
+            query?: {
+                /** @description The first UTC day counted (inclusive). Defaults to 29 days before `to`. */
+                from?: components["parameters"]["StatsFrom"];
+                /** @description The last UTC day counted (inclusive), not before `from` and at most 365 days after it. Defaults to today (UTC). */
+                to?: components["parameters"]["StatsTo"];
+                /** @description The length of each counted period. Only `day` for now. */
+                interval?: components["parameters"]["StatsInterval"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics of the range. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountStatsDocument"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -10,6 +10,7 @@ import { getReadiness } from './api/health/getReadiness.ts';
 import { getMetrics } from './api/monitoring/getMetrics.ts';
 import { listEntities } from './api/entities/listEntities.ts';
 import { getEntity } from './api/entities/getEntity.ts';
+import { getStats } from './api/stats/getStats.ts';
 import { createPassTemplate } from './api/passTemplates/createPassTemplate.ts';
 import { listPassTemplates } from './api/passTemplates/listPassTemplates.ts';
 import { getPassTemplate } from './api/passTemplates/getPassTemplate.ts';
@@ -87,6 +88,7 @@ export const handlers: HandlerMap = {
   getFavicon,
   listEntities,
   getEntity,
+  getStats,
   createPassTemplate,
   listPassTemplates,
   getPassTemplate,
