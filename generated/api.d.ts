@@ -1224,6 +1224,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/passes/{id}/webhook-delivery-attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
+                id: components["parameters"]["PassIdOrExtId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the webhook delivery attempts of a pass
+         * @description Every request made to deliver the events about the pass (`passCreated`, `passInstalled`,
+         *     `passRemoved`, `passScanned`, `passUpdated`) to the account's webhook subscriptions, newest
+         *     first, with the same members as
+         *     [List the delivery attempts of a webhook subscription](#operation/listWebhookDeliveryAttempts).
+         *     With [List the delivery attempts of a pass](#operation/listPassDeliveryAttempts) it answers
+         *     "why didn't this card update?". Kept 30 days. Extension of this service.
+         */
+        get: operations["listPassWebhookDeliveryAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/apple-device-logs": {
         parameters: {
             query?: never;
@@ -4446,6 +4474,53 @@ export interface components {
             meta: components["schemas"]["PaginationMeta"];
             links: components["schemas"]["PaginationLinks"];
         };
+        /**
+         * @description The `webhookType` of a delivered webhook — one of the events of `WebhookEventType`, or `test` for a delivery made by `sendWebhookTestEvent`.
+         * @example passCreated
+         * @enum {string}
+         */
+        WebhookType: "passCreated" | "passInstalled" | "passRemoved" | "passScanned" | "passUpdated" | "batchCompleted" | "passTemplateProcessed" | "test";
+        /** @description One HTTP request made to deliver an event to a subscription (`webhookDeliveryAttempt`). */
+        WebhookDeliveryAttempt: {
+            id: string;
+            /** @constant */
+            type: "webhookDeliveryAttempt";
+            attributes: {
+                eventId: components["schemas"]["Uuid"];
+                webhookType: components["schemas"]["WebhookType"];
+                deliveryId: components["schemas"]["Uuid"];
+                /** @description 1 for the delivery's first request, then 2, 3 … for its retries. */
+                attempt: number;
+                requestId: components["schemas"]["Uuid"];
+                /**
+                 * @description `delivered` (a 2xx answer); `httpError` (another status); `timeout` (no full answer
+                 *     within 10 s); `networkError` (no connection); `refused` (the URL no longer passes the
+                 *     destination check, e.g. its name now resolves to a private address).
+                 * @enum {string}
+                 */
+                outcome: "delivered" | "httpError" | "timeout" | "networkError" | "refused";
+                /**
+                 * @description The HTTP status answered; 0 when none came.
+                 * @example 200
+                 */
+                status: number;
+                /** @description The first 1 KiB of the response body, as text; null when there was none. */
+                responseSnippet: string | null;
+                /** @description What went wrong when no answer came. */
+                error: string | null;
+                /** @description How long the request took, in milliseconds. */
+                durationMs: number;
+                /** @description When the next attempt is due; null after a success, or when the delivery was given up. */
+                nextAttemptAt: components["schemas"]["Timestamp"] | null;
+                createdAt: components["schemas"]["Timestamp"];
+            };
+        };
+        /** @description A page of a subscription's delivery attempts, newest first. */
+        WebhookDeliveryAttemptCollectionDocument: {
+            data: components["schemas"]["WebhookDeliveryAttempt"][];
+            meta: components["schemas"]["PaginationMeta"];
+            links: components["schemas"]["PaginationLinks"];
+        };
         /** @description A message Apple Wallet sent to the log endpoint (`appleDeviceLog`). */
         AppleDeviceLog: {
             id: string;
@@ -4669,53 +4744,6 @@ export interface components {
                 enabled?: boolean;
                 subscribedEvents?: components["schemas"]["WebhookSubscribedEvents"];
             };
-        };
-        /**
-         * @description The `webhookType` of a delivered webhook — one of the events of `WebhookEventType`, or `test` for a delivery made by `sendWebhookTestEvent`.
-         * @example passCreated
-         * @enum {string}
-         */
-        WebhookType: "passCreated" | "passInstalled" | "passRemoved" | "passScanned" | "passUpdated" | "batchCompleted" | "passTemplateProcessed" | "test";
-        /** @description One HTTP request made to deliver an event to a subscription (`webhookDeliveryAttempt`). */
-        WebhookDeliveryAttempt: {
-            id: string;
-            /** @constant */
-            type: "webhookDeliveryAttempt";
-            attributes: {
-                eventId: components["schemas"]["Uuid"];
-                webhookType: components["schemas"]["WebhookType"];
-                deliveryId: components["schemas"]["Uuid"];
-                /** @description 1 for the delivery's first request, then 2, 3 … for its retries. */
-                attempt: number;
-                requestId: components["schemas"]["Uuid"];
-                /**
-                 * @description `delivered` (a 2xx answer); `httpError` (another status); `timeout` (no full answer
-                 *     within 10 s); `networkError` (no connection); `refused` (the URL no longer passes the
-                 *     destination check, e.g. its name now resolves to a private address).
-                 * @enum {string}
-                 */
-                outcome: "delivered" | "httpError" | "timeout" | "networkError" | "refused";
-                /**
-                 * @description The HTTP status answered; 0 when none came.
-                 * @example 200
-                 */
-                status: number;
-                /** @description The first 1 KiB of the response body, as text; null when there was none. */
-                responseSnippet: string | null;
-                /** @description What went wrong when no answer came. */
-                error: string | null;
-                /** @description How long the request took, in milliseconds. */
-                durationMs: number;
-                /** @description When the next attempt is due; null after a success, or when the delivery was given up. */
-                nextAttemptAt: components["schemas"]["Timestamp"] | null;
-                createdAt: components["schemas"]["Timestamp"];
-            };
-        };
-        /** @description A page of a subscription's delivery attempts, newest first. */
-        WebhookDeliveryAttemptCollectionDocument: {
-            data: components["schemas"]["WebhookDeliveryAttempt"][];
-            meta: components["schemas"]["PaginationMeta"];
-            links: components["schemas"]["PaginationLinks"];
         };
         /** @description Attributes of a delivered webhook (PassEntry API reference, webhooks). */
         WebhookAttributes: {
@@ -7285,6 +7313,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeliveryAttemptCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPassWebhookDeliveryAttempts: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
+                page?: components["parameters"]["Page"];
+                /** @description Records per page, 1–100 (PassEntry API reference, limits shows 25 as the default page size of lists). */
+                perPage?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path: {
+                /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
+                id: components["parameters"]["PassIdOrExtId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attempts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryAttemptCollectionDocument"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -64,6 +64,7 @@ import { getHolderPassPage } from './api/holderPages/getHolderPassPage.ts';
 import { getGoogleHolderPassPage } from './api/holderPages/getGoogleHolderPassPage.ts';
 import { listPassRegistrations } from './api/passes/listPassRegistrations.ts';
 import { listPassDeliveryAttempts } from './api/passes/listPassDeliveryAttempts.ts';
+import { listPassWebhookDeliveryAttempts } from './api/passes/listPassWebhookDeliveryAttempts.ts';
 import { listAppleDeviceLogs } from './api/administration/listAppleDeviceLogs.ts';
 import { registerDevice } from './api/appleWalletWebService/registerDevice.ts';
 import { unregisterDevice } from './api/appleWalletWebService/unregisterDevice.ts';
@@ -142,6 +143,7 @@ export const handlers: HandlerMap = {
   getPassTemplateImage,
   listPassRegistrations,
   listPassDeliveryAttempts,
+  listPassWebhookDeliveryAttempts,
   listAppleDeviceLogs,
   registerDevice,
   unregisterDevice,
