@@ -58,13 +58,16 @@ else if (!existsSync(chromiumPath)) {
   let tenant: { accountId: string; token: string };
   let files: string;
   const offService: string[] = [];
-  let templateId: string;
   let passId: string;
 
   beforeAll(async () => {
     if (!existsSync(resolve(root, 'console/dist/index.html'))) {
       // npm install builds it (the prepare script); build it here when it has not run since a change.
-      const built = spawnSync(process.execPath, [resolve(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'], { cwd: root });
+      const built = spawnSync(
+        process.execPath,
+        [resolve(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'],
+        { cwd: root },
+      );
       if (built.status !== 0) throw new Error(`vite build failed: ${built.stderr}`);
     }
     fake = await startFakeApns();
@@ -83,7 +86,15 @@ else if (!existsSync(chromiumPath)) {
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     browser = await chromium.launch({
       executablePath: chromiumPath,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       timeout: 20_000,
     });
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -191,7 +202,10 @@ else if (!existsSync(chromiumPath)) {
     if (await stage.locator('img').count()) {
       const before = await stage.locator('img').getAttribute('src');
       await page.getByLabel('Background colour').fill('#336699');
-      await pollUntil(() => stage.locator('img').getAttribute('src'), (src) => src !== before);
+      await pollUntil(
+        () => stage.locator('img').getAttribute('src'),
+        (src) => src !== before,
+      );
     } else {
       await stage.getByText('This server does not draw previews yet').waitFor();
     }
@@ -199,8 +213,14 @@ else if (!existsSync(chromiumPath)) {
     await fitsPhone();
     await page.getByRole('button', { name: 'Create template' }).click();
     await page.waitForURL(/#\/templates\/[0-9a-f-]{36}$/);
-    templateId = page.url().split('/').at(-1)!;
+    const templateId = page.url().split('/').at(-1)!;
     await page.locator('.status-line .badge-processed').waitFor({ timeout: 30_000 });
+    const stored = (await service.api.get(`/api/v1/pass-templates/${templateId}`).set(service.auth(tenant.token)).expect(200)).body.data.attributes;
+    expect(stored).toMatchObject({ name: 'Coffee Club Card', centralTitle: 'Coffee Club' });
+    expect(stored.images.logo).toEqual(expect.any(String));
+    expect(stored.images.icon).toEqual(expect.any(String));
+    await page.getByAltText('Logo as uploaded').waitFor();
+    await stage.locator('img, p.muted:not(:has-text("Drawing"))').first().waitFor();
     await page.screenshot({ path: resolve(docs, 'console-designer.png'), fullPage: false });
   });
 
@@ -272,8 +292,16 @@ else if (!existsSync(chromiumPath)) {
     const batch = page.locator('li.batch', { hasText: 'November members' });
     const bar = batch.getByRole('progressbar');
     await bar.waitFor();
-    await pollUntil(() => bar.getAttribute('max'), (max) => max === '1000', { timeoutMs: 10_000, intervalMs: 200 });
-    await pollUntil(() => bar.getAttribute('value'), (value) => value === '1000', { timeoutMs: 90_000, intervalMs: 200 });
+    await pollUntil(
+      () => bar.getAttribute('max'),
+      (max) => max === '1000',
+      { timeoutMs: 10_000, intervalMs: 200 },
+    );
+    await pollUntil(
+      () => bar.getAttribute('value'),
+      (value) => value === '1000',
+      { timeoutMs: 90_000, intervalMs: 200 },
+    );
     await batch.getByText('100 % (1,000 of 1,000)').waitFor();
     await batch.locator('.badge-successful').waitFor();
     await checkPage('batches (done)');

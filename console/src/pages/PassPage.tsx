@@ -2,7 +2,7 @@
  * One pass: preview, values, points (updateLoyalty: add, override, message), a message
  * (updatePass), deactivate/reactivate (updatePass `passAction`) and nullify (nullifyPass) behind
  * a confirmation, devices (listPassRegistrations), the delivery timeline
- * (listPassDeliveryAttempts), scans (listScans `pass`), the holder link with its QR code and the
+ * (listPassDeliveryAttempts, listPassWebhookDeliveryAttempts), scans (listScans `pass`), the holder link with its QR code and the
  * `.pkpass` download.
  */
 import { type FormEvent, useEffect, useState } from 'react';
@@ -119,28 +119,59 @@ function MessageForm({ id }: { id: string }) {
   );
 }
 
+type TimelineEntry = { key: string; at: string; what: string; target: string; outcome: string; status: number; reason: string | null; attempt: number };
+
+/** APNs pushes, Google Wallet calls (listPassDeliveryAttempts) and webhook requests (listPassWebhookDeliveryAttempts), newest first. */
 function Timeline({ id }: { id: string }) {
-  const deliveries = useQuery({
+  const wallets = useQuery({
     queryKey: ['deliveries', id],
     queryFn: () => ok(api.GET('/api/v1/passes/{id}/delivery-attempts', { params: { path: { id }, query: { perPage: 50 } } })),
     refetchInterval: 2000,
   });
-  const rows = deliveries.data?.data ?? [];
+  const webhooks = useQuery({
+    queryKey: ['deliveries', id, 'webhooks'],
+    queryFn: () => ok(api.GET('/api/v1/passes/{id}/webhook-delivery-attempts', { params: { path: { id }, query: { perPage: 50 } } })),
+    refetchInterval: 2000,
+  });
+  const entries: TimelineEntry[] = [
+    ...(wallets.data?.data ?? []).map((a) => ({
+      key: `w${a.id}`,
+      at: a.attributes.createdAt,
+      what: a.attributes.channel === 'apns' ? 'APNs push' : `Google Wallet ${a.attributes.operation}`,
+      target: a.attributes.target.slice(0, 16),
+      outcome: a.attributes.outcome,
+      status: a.attributes.status,
+      reason: a.attributes.reason,
+      attempt: a.attributes.attempt,
+    })),
+    ...(webhooks.data?.data ?? []).map((a) => ({
+      key: `h${a.id}`,
+      at: a.attributes.createdAt,
+      what: `Webhook ${a.attributes.webhookType}`,
+      target: a.attributes.deliveryId.slice(0, 8),
+      outcome: a.attributes.outcome,
+      status: a.attributes.status,
+      reason: a.attributes.error,
+      attempt: a.attributes.attempt,
+    })),
+  ].sort((x, y) => y.at.localeCompare(x.at));
+  const loaded = wallets.data && webhooks.data;
   return (
     <section className="card" aria-labelledby="timeline">
       <h2 id="timeline">Delivery timeline</h2>
-      <FormErrors error={deliveries.error} />
-      {deliveries.data && rows.length === 0 && (
-        <Empty title="Nothing delivered yet.">Changes are pushed to the devices that added the pass (Apple) and to Google Wallet once it is saved there.</Empty>
+      <FormErrors error={wallets.error ?? webhooks.error} />
+      {loaded && entries.length === 0 && (
+        <Empty title="Nothing delivered yet.">
+          Changes are pushed to the devices that added the pass (Apple), to Google Wallet once it is saved there, and to your webhook subscriptions.
+        </Empty>
       )}
-      {rows.length > 0 && (
+      {entries.length > 0 && (
         <ol className="timeline">
-          {rows.map((a) => (
-            <li key={a.id} className={`outcome-${a.attributes.outcome}`}>
-              <Time at={a.attributes.createdAt} /> <strong>{a.attributes.channel === 'apns' ? 'APNs push' : `Google Wallet ${a.attributes.operation}`}</strong>{' '}
-              to <code>{a.attributes.target.slice(0, 16)}</code> — <Badge value={a.attributes.outcome} /> HTTP {a.attributes.status}
-              {a.attributes.reason && <> ({a.attributes.reason})</>}
-              {a.attributes.attempt > 1 && <> · attempt {a.attributes.attempt}</>}
+          {entries.map((e) => (
+            <li key={e.key} className={`outcome-${e.outcome}`}>
+              <Time at={e.at} /> <strong>{e.what}</strong> to <code>{e.target}</code> — <Badge value={e.outcome} /> HTTP {e.status}
+              {e.reason && <> ({e.reason})</>}
+              {e.attempt > 1 && <> · attempt {e.attempt}</>}
             </li>
           ))}
         </ol>
