@@ -498,7 +498,13 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the readers of an entity
+         * @description The entity's readers, ordered by name (then id), paginated with `page` and `perPage`
+         *     (default 25, at most 100). An entity of another account is reported as `404`. Extension of
+         *     this service (the operator console's readers page).
+         */
+        get: operations["listReaders"];
         put?: never;
         /**
          * Create a reader
@@ -3632,6 +3638,56 @@ export interface components {
          */
         ReaderName: string;
         /**
+         * @description The stored kind of reader (PassEntry API reference, the reader resource). `createReader` takes `type`; see `ReaderInputType` for
+         *     how input values map to these.
+         * @example ServiceReader
+         * @enum {string}
+         */
+        ReaderType: "ServiceReader" | "PassentryReader" | "VtapReader";
+        /**
+         * @description Attributes of a reader as `getReader` and `updateReader` return them (PassEntry API reference, the reader resource). The
+         *     password is never returned.
+         */
+        ReaderAttributes: {
+            name: components["schemas"]["ReaderName"];
+            readerType: components["schemas"]["ReaderType"];
+            /** @description Whether the reader is signed in. False for a new reader and after a password change. */
+            loggedIn: boolean;
+            /** @description The reader may scan QR codes. */
+            qrEnabled: boolean;
+            /** @description The reader may read MIFARE Classic NFC cards. */
+            mifareClassicNfcEnabled: boolean;
+            /** @description The reader may record scans at all. */
+            scanEnabled: boolean;
+            /** @description The reader may subtract loyalty points. */
+            redeemEnabled: boolean;
+            /** @description The reader may add loyalty points. */
+            addPointsEnabled: boolean;
+            /** @description The reader may scan NDEF tags. */
+            ndefTagScanningEnabled: boolean;
+            /**
+             * @description When the reader last logged or validated a scan; null until it has. Always present in
+             *     `getReader` and `updateReader` responses, never in the `createReader` response.
+             */
+            lastSeenAt: components["schemas"]["Timestamp"] | null;
+        };
+        /**
+         * @description A reader resource object (PassEntry API reference, the reader resource): a device or app of an entity that scans passes. `id` is
+         *     the client-chosen reader id.
+         */
+        Reader: {
+            id: components["schemas"]["ReaderId"];
+            /** @constant */
+            type: "reader";
+            attributes: components["schemas"]["ReaderAttributes"];
+        };
+        /** @description A page of an entity's readers, by name, with the pagination envelope of PassEntry API reference, pagination. */
+        ReaderCollectionDocument: {
+            data: components["schemas"]["Reader"][];
+            meta: components["schemas"]["PaginationMeta"];
+            links: components["schemas"]["PaginationLinks"];
+        };
+        /**
          * @description The kind of reader, as given on `createReader` (`reader.type`). It is stored and returned as
          *     `readerType` (PassEntry API reference, the reader resource), mapped as follows:
          *
@@ -3700,13 +3756,6 @@ export interface components {
                 ndefTagScanningEnabled?: boolean;
             };
         };
-        /**
-         * @description The stored kind of reader (PassEntry API reference, the reader resource). `createReader` takes `type`; see `ReaderInputType` for
-         *     how input values map to these.
-         * @example ServiceReader
-         * @enum {string}
-         */
-        ReaderType: "ServiceReader" | "PassentryReader" | "VtapReader";
         /**
          * @description Attributes of a reader as `createReader` returns them (PassEntry API reference, the reader resource; Create a reader): those of
          *     `ReaderAttributes` without `lastSeenAt`. The password is never returned.
@@ -3813,43 +3862,6 @@ export interface components {
         /** @description A document holding one reader configuration, secrets included. */
         ReaderConfigurationDocument: {
             data: components["schemas"]["ReaderConfiguration"];
-        };
-        /**
-         * @description Attributes of a reader as `getReader` and `updateReader` return them (PassEntry API reference, the reader resource). The
-         *     password is never returned.
-         */
-        ReaderAttributes: {
-            name: components["schemas"]["ReaderName"];
-            readerType: components["schemas"]["ReaderType"];
-            /** @description Whether the reader is signed in. False for a new reader and after a password change. */
-            loggedIn: boolean;
-            /** @description The reader may scan QR codes. */
-            qrEnabled: boolean;
-            /** @description The reader may read MIFARE Classic NFC cards. */
-            mifareClassicNfcEnabled: boolean;
-            /** @description The reader may record scans at all. */
-            scanEnabled: boolean;
-            /** @description The reader may subtract loyalty points. */
-            redeemEnabled: boolean;
-            /** @description The reader may add loyalty points. */
-            addPointsEnabled: boolean;
-            /** @description The reader may scan NDEF tags. */
-            ndefTagScanningEnabled: boolean;
-            /**
-             * @description When the reader last logged or validated a scan; null until it has. Always present in
-             *     `getReader` and `updateReader` responses, never in the `createReader` response.
-             */
-            lastSeenAt: components["schemas"]["Timestamp"] | null;
-        };
-        /**
-         * @description A reader resource object (PassEntry API reference, the reader resource): a device or app of an entity that scans passes. `id` is
-         *     the client-chosen reader id.
-         */
-        Reader: {
-            id: components["schemas"]["ReaderId"];
-            /** @constant */
-            type: "reader";
-            attributes: components["schemas"]["ReaderAttributes"];
         };
         /** @description A document holding one reader. */
         ReaderDocument: {
@@ -6209,6 +6221,41 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listReaders: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
+                page?: components["parameters"]["Page"];
+                /** @description Records per page, 1–100 (PassEntry API reference, limits shows 25 as the default page size of lists). */
+                perPage?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path: {
+                /** @description The id of the entity the resource belongs to (an entity of the caller's account). */
+                entity_id: components["parameters"]["ParentEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of readers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReaderCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -32,6 +32,7 @@ import { createEntity } from './api/administration/createEntity.ts';
 import { updateEntity } from './api/administration/updateEntity.ts';
 import { listAccountEntities } from './api/administration/listAccountEntities.ts';
 import { createReader } from './api/readers/createReader.ts';
+import { listReaders } from './api/readers/listReaders.ts';
 import { getReader } from './api/readers/getReader.ts';
 import { updateReader } from './api/readers/updateReader.ts';
 import { getReaderConfiguration } from './api/readers/getReaderConfiguration.ts';
@@ -111,6 +112,7 @@ export const handlers: HandlerMap = {
   updateEntity,
   listAccountEntities,
   createReader,
+  listReaders,
   getReader,
   updateReader,
   getReaderConfiguration,
