@@ -236,7 +236,7 @@ describe('listReaders', () => {
       ['cg-b', 'Bar till'],
       ['cg-a', 'Front till'],
       ['cg-c', 'Back office'],
-    ]) {
+    ] as const) {
       expect((await createReader(id, { name, addPointsEnabled: true }, fresh)).status).toBe(201);
     }
     expect((await createReader('cg-elsewhere', {}, secondEntityId)).status).toBe(201);
