@@ -18,7 +18,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -112,6 +112,7 @@ else if (!existsSync(chromiumPath)) {
       page.document.addEventListener('securitypolicyviolation', (e: any) => seen.push(`${e.violatedDirective} ${e.blockedURI}`));
     });
     page = await context.newPage();
+    await mkdir(resolve(root, 'test/artifacts'), { recursive: true });
   }, 120_000);
 
   afterAll(async () => {
@@ -141,11 +142,12 @@ else if (!existsSync(chromiumPath)) {
     expect(offService).toEqual([]);
   }
 
-  /** At 390 px wide the page scrolls only vertically. */
-  async function fitsPhone(): Promise<void> {
+  /** At 390 px wide the page scrolls only vertically; `screenshot` names a file in test/artifacts/. */
+  async function fitsPhone(screenshot?: string): Promise<void> {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForTimeout(100);
     expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    if (screenshot) await page.screenshot({ path: resolve(root, 'test/artifacts', screenshot), fullPage: true });
     await page.setViewportSize({ width: 1280, height: 900 });
   }
 
@@ -172,6 +174,10 @@ else if (!existsSync(chromiumPath)) {
     await page.goto(`${origin}/console/`);
     await checkPage('sign-in');
     const field = page.getByLabel('API key or administration token');
+    // Keyboard: Tab reaches the field, and the focus is visible (WCAG 2.4.7).
+    await page.keyboard.press('Tab');
+    expect(await field.evaluate((el) => el === (globalThis as any).document.activeElement)).toBe(true);
+    expect(await field.evaluate((el) => (globalThis as any).getComputedStyle(el).outlineStyle)).toBe('solid');
     await field.fill('wps_not-a-real-key');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page.locator('.field-error').textContent()).resolves.toMatch(/Neither an account API key nor the administration token/);
@@ -221,7 +227,9 @@ else if (!existsSync(chromiumPath)) {
     expect(stored.images.icon).toEqual(expect.any(String));
     await page.getByAltText('Logo as uploaded').waitFor();
     await stage.locator('img, p.muted:not(:has-text("Drawing"))').first().waitFor();
-    await page.screenshot({ path: resolve(docs, 'console-designer.png'), fullPage: false });
+    await page.setViewportSize({ width: 1280, height: 1500 });
+    await page.screenshot({ path: resolve(docs, 'console-designer.png') });
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   it('shows the API error of a bad template next to its field', async () => {
@@ -261,7 +269,7 @@ else if (!existsSync(chromiumPath)) {
     await page.getByText(/push token …/).waitFor();
     await checkPage('pass');
     await page.screenshot({ path: resolve(docs, 'console-pass.png'), fullPage: true });
-    await fitsPhone();
+    await fitsPhone('console-pass-phone.png');
 
     await page.getByRole('button', { name: 'Deactivate' }).click();
     const dialog = page.getByRole('dialog');
@@ -326,9 +334,10 @@ else if (!existsSync(chromiumPath)) {
     await page.locator('.chart .u-over').first().waitFor();
     await checkPage('overview');
     await page.screenshot({ path: resolve(docs, 'console-overview.png'), fullPage: true });
-    await fitsPhone();
+    await fitsPhone('console-overview-phone.png');
     await nav('Readers & scans');
-    await page.getByRole('heading', { name: 'Soho: reader configuration' }).waitFor();
+    await page.getByRole('heading', { name: 'Soho' }).waitFor();
+    await page.getByText('No reader yet.').waitFor();
     await checkPage('readers');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { level: 1, name: 'Sign in to the console' }).waitFor();

@@ -1,84 +1,56 @@
-/**
- * Readers and scans: a reader by id (getReader; the API lists no readers of an entity), each
- * entity's reader configuration (getReaderConfiguration), and the latest scans (listScans).
- */
+/** Readers of each entity (listReaders) with the entity's reader configuration (getReaderConfiguration), and the latest scans (listScans). */
 import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, ok } from '../api.ts';
 import { Badge, Empty, Loading, PageTitle, Pager, Time } from '../components/common.tsx';
-import { ErrorScope, Field, FormErrors } from '../components/forms.tsx';
+import { FormErrors } from '../components/forms.tsx';
 import { href } from '../router.ts';
 
-/** A reader looked up by its id (getReader): the API has no list of an entity's readers. */
-function ReaderLookup() {
-  const [id, setId] = useState('');
-  const [wanted, setWanted] = useState('');
-  const reader = useQuery({
-    queryKey: ['reader', wanted],
-    enabled: Boolean(wanted),
-    queryFn: () => ok(api.GET('/api/v1/readers/{id}', { params: { path: { id: wanted } } })),
+function EntityReaders({ id, name }: { id: string; name: string }) {
+  const [page, setPage] = useState(1);
+  const readers = useQuery({
+    queryKey: ['readers', id, page],
+    placeholderData: keepPreviousData,
+    queryFn: () => ok(api.GET('/api/v1/entities/{entity_id}/readers', { params: { path: { entity_id: id }, query: { page, perPage: 25 } } })),
   });
-  const r = reader.data?.data;
-  return (
-    <form
-      className="card"
-      aria-labelledby="reader-lookup"
-      onSubmit={(e) => {
-        e.preventDefault();
-        setWanted(id.trim());
-      }}
-    >
-      <h2 id="reader-lookup">Find a reader</h2>
-      <ErrorScope error={reader.error}>
-        <FormErrors error={reader.error} shown={['id']} />
-        <Field
-          label="Reader id"
-          pointer="id"
-          value={id}
-          onChange={(e) => setId(e.target.value)}
-          hint="The id the scanning app chose when it created the reader."
-        />
-        <button type="submit" disabled={!id.trim()}>
-          Show reader
-        </button>
-      </ErrorScope>
-      {r && (
-        <dl className="values">
-          <dt>Name</dt>
-          <dd>{r.attributes.name}</dd>
-          <dt>Type</dt>
-          <dd>{r.attributes.readerType}</dd>
-          <dt>Scan / add points / redeem</dt>
-          <dd>{[r.attributes.scanEnabled, r.attributes.addPointsEnabled, r.attributes.redeemEnabled].map((on) => (on ? 'on' : 'off')).join(' / ')}</dd>
-          <dt>Last seen</dt>
-          <dd>
-            <Time at={r.attributes.lastSeenAt} />
-          </dd>
-        </dl>
-      )}
-    </form>
-  );
-}
-
-function EntityConfiguration({ id, name }: { id: string; name: string }) {
   const config = useQuery({
     queryKey: ['reader-configuration', id],
     queryFn: () => ok(api.GET('/api/v1/entities/{entity_id}/readerConfiguration', { params: { path: { entity_id: id } } })),
   });
+  const rows = readers.data?.data ?? [];
   const c = config.data?.data.attributes;
   return (
     <section className="card" aria-labelledby={`entity-${id}`}>
-      <h2 id={`entity-${id}`}>{name}: reader configuration</h2>
-      <FormErrors error={config.error} />
+      <h2 id={`entity-${id}`}>{name}</h2>
+      <FormErrors error={readers.error ?? config.error} />
+      {readers.data && rows.length === 0 && (
+        <Empty title="No reader yet.">The scanning app creates its reader with the API (createReader, with this entity's id); it then appears here.</Empty>
+      )}
+      <ul>
+        {rows.map((r) => (
+          <li key={r.id}>
+            <strong>{r.attributes.name}</strong> (<code>{r.id}</code>, {r.attributes.readerType}) — scan {r.attributes.scanEnabled ? 'on' : 'off'}, add points{' '}
+            {r.attributes.addPointsEnabled ? 'on' : 'off'}, redeem {r.attributes.redeemEnabled ? 'on' : 'off'}; last seen <Time at={r.attributes.lastSeenAt} />
+          </li>
+        ))}
+      </ul>
+      {readers.data && <Pager page={page} totalPages={readers.data.meta.totalPages} onPage={setPage} label={`${name} readers`} />}
       {c && (
-        <dl className="values">
-          <dt>Apple pass type id</dt>
-          <dd>{c.applePassTypeId ?? '—'}</dd>
-          <dt>Google collector id</dt>
-          <dd>{c.googleCollectorId ?? '—'}</dd>
-          <dt>Google key version</dt>
-          <dd>{c.googleKeyVersion ?? '—'}</dd>
-        </dl>
+        <details>
+          <summary>Reader configuration</summary>
+          <dl className="values">
+            <dt>Apple pass type id</dt>
+            <dd>{c.applePassTypeId ?? '—'}</dd>
+            <dt>Google collector id</dt>
+            <dd>{c.googleCollectorId ?? '—'}</dd>
+            <dt>Google key version</dt>
+            <dd>{c.googleKeyVersion ?? '—'}</dd>
+            <dt>Scan validation</dt>
+            <dd>
+              <code>{JSON.stringify(c.validationConfiguration)}</code>
+            </dd>
+          </dl>
+        </details>
       )}
     </section>
   );
@@ -102,9 +74,8 @@ export default function ReadersAndScans() {
         <Empty title="No entity yet.">The operator creates entities (shops, venues) for the account; readers belong to one.</Empty>
       )}
       <div className="two-columns">
-        <ReaderLookup />
         {entities.data?.data.map((e) => (
-          <EntityConfiguration key={e.id} id={e.id} name={e.attributes.name} />
+          <EntityReaders key={e.id} id={e.id} name={e.attributes.name} />
         ))}
       </div>
       <section aria-labelledby="scans-title">
