@@ -32,69 +32,72 @@ export interface StatsFailures {
   webhookFailures: number;
 }
 
+type Series = Exclude<keyof StatsDay, 'date'>;
+/** One series' counts: `YYYY-MM-DD` → count, for the days that have any. */
+type DayCounts = { day: string; n: number; google?: number }[];
+
+const DAY_MS = 86_400_000;
+
 /**
  * Counts per day from `from` to `to`, both inclusive, every day listed (zeros where nothing
- * happened), in order.
+ * happened), in order. Each series is its own statement (run side by side on a pool) over its
+ * index's range, so that each is planned with its own bounds.
  * @param from First day, `YYYY-MM-DD` (UTC).
  * @param to Last day, `YYYY-MM-DD` (UTC), not before `from`.
  */
-export function selectStatsDays(prisma: PrismaExecutor, accountId: string, from: string, to: string): Promise<StatsDay[]> {
-  return prisma.$queryRaw<StatsDay[]>`
-    WITH bounds AS (
-      SELECT (${from}::date)::timestamp AT TIME ZONE 'UTC' AS lo, (${to}::date + 1)::timestamp AT TIME ZONE 'UTC' AS hi
-    ),
-    days AS (
-      SELECT d::date AS day FROM generate_series(${from}::date, ${to}::date, interval '1 day') AS d
-    ),
-    issued AS (
-      SELECT (p.created_at AT TIME ZONE 'UTC')::date AS day, count(*)::int AS n
-      FROM passes p, bounds b
-      WHERE p.account_id = ${accountId}::uuid AND p.created_at >= b.lo AND p.created_at < b.hi GROUP BY 1
-    ),
-    installed AS (
-      SELECT (p.added_at AT TIME ZONE 'UTC')::date AS day,
-        count(*) FILTER (WHERE p.device_type = 'iphone')::int AS apple,
-        count(*) FILTER (WHERE p.device_type = 'android')::int AS google
-      FROM passes p, bounds b
-      WHERE p.account_id = ${accountId}::uuid AND p.added_at >= b.lo AND p.added_at < b.hi GROUP BY 1
-    ),
-    removed AS (
-      SELECT (p.removed_at AT TIME ZONE 'UTC')::date AS day, count(*)::int AS n
-      FROM passes p, bounds b
-      WHERE p.account_id = ${accountId}::uuid AND p.removed_at >= b.lo AND p.removed_at < b.hi GROUP BY 1
-    ),
-    scanned AS (
-      SELECT (s.scanned_at AT TIME ZONE 'UTC')::date AS day, count(*)::int AS n
-      FROM scans s, bounds b
-      WHERE s.account_id = ${accountId}::uuid AND s.scanned_at >= b.lo AND s.scanned_at < b.hi GROUP BY 1
-    ),
-    delivery AS (
-      SELECT (a.created_at AT TIME ZONE 'UTC')::date AS day, count(*)::int AS n
-      FROM delivery_attempts a, bounds b
-      WHERE a.account_id = ${accountId}::uuid AND a.created_at >= b.lo AND a.created_at < b.hi AND a.outcome <> 'delivered' GROUP BY 1
-    ),
-    webhook AS (
-      SELECT (w.created_at AT TIME ZONE 'UTC')::date AS day, count(*)::int AS n
-      FROM webhook_delivery_attempts w
-      JOIN webhook_subscriptions ws ON ws.id = w.subscription_id, bounds b
-      WHERE ws.account_id = ${accountId}::uuid AND w.created_at >= b.lo AND w.created_at < b.hi AND w.outcome <> 'delivered' GROUP BY 1
-    )
-    SELECT to_char(days.day, 'YYYY-MM-DD') AS "date",
-      coalesce(issued.n, 0) AS "passesIssued",
-      coalesce(installed.apple, 0) AS "passesInstalledApple",
-      coalesce(installed.google, 0) AS "passesInstalledGoogle",
-      coalesce(removed.n, 0) AS "passesRemoved",
-      coalesce(scanned.n, 0) AS "scans",
-      coalesce(delivery.n, 0) AS "deliveryFailures",
-      coalesce(webhook.n, 0) AS "webhookFailures"
-    FROM days
-    LEFT JOIN issued USING (day)
-    LEFT JOIN installed USING (day)
-    LEFT JOIN removed USING (day)
-    LEFT JOIN scanned USING (day)
-    LEFT JOIN delivery USING (day)
-    LEFT JOIN webhook USING (day)
-    ORDER BY days.day`;
+export async function selectStatsDays(prisma: PrismaExecutor, accountId: string, from: string, to: string): Promise<StatsDay[]> {
+  const lo = new Date(`${from}T00:00:00Z`);
+  const hi = new Date(Date.parse(`${to}T00:00:00Z`) + DAY_MS);
+  const [issued, installed, removed, scanned, delivery, webhook] = await Promise.all([
+    prisma.$queryRaw<DayCounts>`
+      SELECT to_char((created_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day, count(*)::int AS n FROM passes
+      WHERE account_id = ${accountId}::uuid AND created_at >= ${lo} AND created_at < ${hi} GROUP BY 1`,
+    prisma.$queryRaw<DayCounts>`
+      SELECT to_char((added_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day,
+        count(*) FILTER (WHERE device_type = 'iphone')::int AS n, count(*) FILTER (WHERE device_type = 'android')::int AS google FROM passes
+      WHERE account_id = ${accountId}::uuid AND added_at >= ${lo} AND added_at < ${hi} GROUP BY 1`,
+    prisma.$queryRaw<DayCounts>`
+      SELECT to_char((removed_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day, count(*)::int AS n FROM passes
+      WHERE account_id = ${accountId}::uuid AND removed_at >= ${lo} AND removed_at < ${hi} GROUP BY 1`,
+    prisma.$queryRaw<DayCounts>`
+      SELECT to_char((scanned_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day, count(*)::int AS n FROM scans
+      WHERE account_id = ${accountId}::uuid AND scanned_at >= ${lo} AND scanned_at < ${hi} GROUP BY 1`,
+    prisma.$queryRaw<DayCounts>`
+      SELECT to_char((created_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day, count(*)::int AS n FROM delivery_attempts
+      WHERE account_id = ${accountId}::uuid AND created_at >= ${lo} AND created_at < ${hi} AND outcome <> 'delivered' GROUP BY 1`,
+    prisma.$queryRaw<DayCounts>`
+      SELECT to_char((w.created_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day, count(*)::int AS n
+      FROM webhook_delivery_attempts w JOIN webhook_subscriptions ws ON ws.id = w.subscription_id
+      WHERE ws.account_id = ${accountId}::uuid AND w.created_at >= ${lo} AND w.created_at < ${hi} AND w.outcome <> 'delivered' GROUP BY 1`,
+  ]);
+  const days = new Map<string, StatsDay>();
+  for (let at = lo.getTime(); at < hi.getTime(); at += DAY_MS) {
+    const date = new Date(at).toISOString().slice(0, 10);
+    days.set(date, {
+      date,
+      passesIssued: 0,
+      passesInstalledApple: 0,
+      passesInstalledGoogle: 0,
+      passesRemoved: 0,
+      scans: 0,
+      deliveryFailures: 0,
+      webhookFailures: 0,
+    });
+  }
+  const put = (rows: DayCounts, series: Series, google?: Series) => {
+    for (const row of rows) {
+      const day = days.get(row.day)!;
+      day[series] = row.n;
+      if (google) day[google] = row.google ?? 0;
+    }
+  };
+  put(issued, 'passesIssued');
+  put(installed, 'passesInstalledApple', 'passesInstalledGoogle');
+  put(removed, 'passesRemoved');
+  put(scanned, 'scans');
+  put(delivery, 'deliveryFailures');
+  put(webhook, 'webhookFailures');
+  return [...days.values()];
 }
 
 /**
