@@ -416,6 +416,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the account's statistics
+         * @description Counts of the account's activity per UTC day, from `from` to `to` (both inclusive, at most
+         *     366 days; by default the 30 days ending today): passes issued (`createdAt`), added to Apple
+         *     Wallet and to Google Wallet (`addedAt`, by `deviceType`), removed (`removedAt`), scans
+         *     (`scannedAt`), failed wallet deliveries (APNs pushes and Google Wallet calls whose outcome is
+         *     not `delivered`) and failed webhook requests. Every day of the range is listed, in order,
+         *     with zeros where nothing happened. `last24Hours` counts the failures of the 24 hours before
+         *     the request, whatever the range. The counts are computed by the database from indexes when
+         *     asked, not cached. Extension of this service (the operator console's overview).
+         */
+        get: operations["getStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/entities/{id}": {
         parameters: {
             query?: never;
@@ -573,7 +600,13 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the readers of an entity
+         * @description The entity's readers, ordered by name (then id), paginated with `page` and `perPage`
+         *     (default 25, at most 100). An entity of another account is reported as `404`. Extension of
+         *     this service (the operator console's readers page).
+         */
+        get: operations["listReaders"];
         put?: never;
         /**
          * Create a reader
@@ -1356,6 +1389,34 @@ export interface paths {
          *     call for the pass's object. Kept 30 days. Extension of this service.
          */
         get: operations["listPassDeliveryAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/passes/{id}/webhook-delivery-attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
+                id: components["parameters"]["PassIdOrExtId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the webhook delivery attempts of a pass
+         * @description Every request made to deliver the events about the pass (`passCreated`, `passInstalled`,
+         *     `passRemoved`, `passScanned`, `passUpdated`) to the account's webhook subscriptions, newest
+         *     first, with the same members as
+         *     [List the delivery attempts of a webhook subscription](#operation/listWebhookDeliveryAttempts).
+         *     With [List the delivery attempts of a pass](#operation/listPassDeliveryAttempts) it answers
+         *     "why didn't this card update?". Kept 30 days. Extension of this service.
+         */
+        get: operations["listPassWebhookDeliveryAttempts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3633,6 +3694,58 @@ export interface components {
             meta: components["schemas"]["PaginationMeta"];
             links: components["schemas"]["PaginationLinks"];
         };
+        /**
+         * Format: date
+         * @description A calendar day, ISO 8601 `YYYY-MM-DD` (RFC 3339 full-date), in UTC.
+         * @example 2026-11-21
+         */
+        CalendarDate: string;
+        /** @description What happened on one UTC day. */
+        AccountStatsDay: {
+            date: components["schemas"]["CalendarDate"];
+            /** @description Passes created that day. */
+            passesIssued: number;
+            /** @description Passes added to Apple Wallet that day (`addedAt`, `deviceType` `iphone`). */
+            passesInstalledApple: number;
+            /** @description Passes added to Google Wallet that day (`addedAt`, `deviceType` `android`). */
+            passesInstalledGoogle: number;
+            /** @description Passes removed from a wallet that day (`removedAt`). */
+            passesRemoved: number;
+            /** @description Scans recorded that day, accepted or refused. */
+            scans: number;
+            /** @description APNs pushes and Google Wallet calls whose outcome was not `delivered`. */
+            deliveryFailures: number;
+            /** @description Webhook requests that got no 2xx answer. */
+            webhookFailures: number;
+        };
+        /** @description Failed deliveries in the 24 hours before the request. */
+        AccountStatsFailures: {
+            /** @description APNs pushes and Google Wallet calls whose outcome was not `delivered`. */
+            deliveryFailures: number;
+            /** @description Webhook requests that got no 2xx answer. */
+            webhookFailures: number;
+        };
+        /** @description Per-day counts over the range and the failures of the last 24 hours. */
+        AccountStatsAttributes: {
+            from: components["schemas"]["CalendarDate"];
+            to: components["schemas"]["CalendarDate"];
+            /** @constant */
+            interval: "day";
+            /** @description Every day from `from` to `to`, in order. */
+            days: components["schemas"]["AccountStatsDay"][];
+            last24Hours: components["schemas"]["AccountStatsFailures"];
+        };
+        /** @description The statistics resource of an account; its id is the account's. */
+        AccountStats: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "stats";
+            attributes: components["schemas"]["AccountStatsAttributes"];
+        };
+        /** @description The statistics of an account over a range of days. */
+        AccountStatsDocument: {
+            data: components["schemas"]["AccountStats"];
+        };
         /** @description A document holding one entity. */
         EntityDocument: {
             data: components["schemas"]["Entity"];
@@ -3770,6 +3883,56 @@ export interface components {
          */
         ReaderName: string;
         /**
+         * @description The stored kind of reader (PassEntry API reference, the reader resource). `createReader` takes `type`; see `ReaderInputType` for
+         *     how input values map to these.
+         * @example ServiceReader
+         * @enum {string}
+         */
+        ReaderType: "ServiceReader" | "PassentryReader" | "VtapReader";
+        /**
+         * @description Attributes of a reader as `getReader` and `updateReader` return them (PassEntry API reference, the reader resource). The
+         *     password is never returned.
+         */
+        ReaderAttributes: {
+            name: components["schemas"]["ReaderName"];
+            readerType: components["schemas"]["ReaderType"];
+            /** @description Whether the reader is signed in. False for a new reader and after a password change. */
+            loggedIn: boolean;
+            /** @description The reader may scan QR codes. */
+            qrEnabled: boolean;
+            /** @description The reader may read MIFARE Classic NFC cards. */
+            mifareClassicNfcEnabled: boolean;
+            /** @description The reader may record scans at all. */
+            scanEnabled: boolean;
+            /** @description The reader may subtract loyalty points. */
+            redeemEnabled: boolean;
+            /** @description The reader may add loyalty points. */
+            addPointsEnabled: boolean;
+            /** @description The reader may scan NDEF tags. */
+            ndefTagScanningEnabled: boolean;
+            /**
+             * @description When the reader last logged or validated a scan; null until it has. Always present in
+             *     `getReader` and `updateReader` responses, never in the `createReader` response.
+             */
+            lastSeenAt: components["schemas"]["Timestamp"] | null;
+        };
+        /**
+         * @description A reader resource object (PassEntry API reference, the reader resource): a device or app of an entity that scans passes. `id` is
+         *     the client-chosen reader id.
+         */
+        Reader: {
+            id: components["schemas"]["ReaderId"];
+            /** @constant */
+            type: "reader";
+            attributes: components["schemas"]["ReaderAttributes"];
+        };
+        /** @description A page of an entity's readers, by name, with the pagination envelope of PassEntry API reference, pagination. */
+        ReaderCollectionDocument: {
+            data: components["schemas"]["Reader"][];
+            meta: components["schemas"]["PaginationMeta"];
+            links: components["schemas"]["PaginationLinks"];
+        };
+        /**
          * @description The kind of reader, as given on `createReader` (`reader.type`). It is stored and returned as
          *     `readerType` (PassEntry API reference, the reader resource), mapped as follows:
          *
@@ -3838,13 +4001,6 @@ export interface components {
                 ndefTagScanningEnabled?: boolean;
             };
         };
-        /**
-         * @description The stored kind of reader (PassEntry API reference, the reader resource). `createReader` takes `type`; see `ReaderInputType` for
-         *     how input values map to these.
-         * @example ServiceReader
-         * @enum {string}
-         */
-        ReaderType: "ServiceReader" | "PassentryReader" | "VtapReader";
         /**
          * @description Attributes of a reader as `createReader` returns them (PassEntry API reference, the reader resource; Create a reader): those of
          *     `ReaderAttributes` without `lastSeenAt`. The password is never returned.
@@ -3951,43 +4107,6 @@ export interface components {
         /** @description A document holding one reader configuration, secrets included. */
         ReaderConfigurationDocument: {
             data: components["schemas"]["ReaderConfiguration"];
-        };
-        /**
-         * @description Attributes of a reader as `getReader` and `updateReader` return them (PassEntry API reference, the reader resource). The
-         *     password is never returned.
-         */
-        ReaderAttributes: {
-            name: components["schemas"]["ReaderName"];
-            readerType: components["schemas"]["ReaderType"];
-            /** @description Whether the reader is signed in. False for a new reader and after a password change. */
-            loggedIn: boolean;
-            /** @description The reader may scan QR codes. */
-            qrEnabled: boolean;
-            /** @description The reader may read MIFARE Classic NFC cards. */
-            mifareClassicNfcEnabled: boolean;
-            /** @description The reader may record scans at all. */
-            scanEnabled: boolean;
-            /** @description The reader may subtract loyalty points. */
-            redeemEnabled: boolean;
-            /** @description The reader may add loyalty points. */
-            addPointsEnabled: boolean;
-            /** @description The reader may scan NDEF tags. */
-            ndefTagScanningEnabled: boolean;
-            /**
-             * @description When the reader last logged or validated a scan; null until it has. Always present in
-             *     `getReader` and `updateReader` responses, never in the `createReader` response.
-             */
-            lastSeenAt: components["schemas"]["Timestamp"] | null;
-        };
-        /**
-         * @description A reader resource object (PassEntry API reference, the reader resource): a device or app of an entity that scans passes. `id` is
-         *     the client-chosen reader id.
-         */
-        Reader: {
-            id: components["schemas"]["ReaderId"];
-            /** @constant */
-            type: "reader";
-            attributes: components["schemas"]["ReaderAttributes"];
         };
         /** @description A document holding one reader. */
         ReaderDocument: {
@@ -4612,6 +4731,53 @@ export interface components {
             meta: components["schemas"]["PaginationMeta"];
             links: components["schemas"]["PaginationLinks"];
         };
+        /**
+         * @description The `webhookType` of a delivered webhook — one of the events of `WebhookEventType`, or `test` for a delivery made by `sendWebhookTestEvent`.
+         * @example passCreated
+         * @enum {string}
+         */
+        WebhookType: "passCreated" | "passInstalled" | "passRemoved" | "passScanned" | "passUpdated" | "batchCompleted" | "passTemplateProcessed" | "test";
+        /** @description One HTTP request made to deliver an event to a subscription (`webhookDeliveryAttempt`). */
+        WebhookDeliveryAttempt: {
+            id: string;
+            /** @constant */
+            type: "webhookDeliveryAttempt";
+            attributes: {
+                eventId: components["schemas"]["Uuid"];
+                webhookType: components["schemas"]["WebhookType"];
+                deliveryId: components["schemas"]["Uuid"];
+                /** @description 1 for the delivery's first request, then 2, 3 … for its retries. */
+                attempt: number;
+                requestId: components["schemas"]["Uuid"];
+                /**
+                 * @description `delivered` (a 2xx answer); `httpError` (another status); `timeout` (no full answer
+                 *     within 10 s); `networkError` (no connection); `refused` (the URL no longer passes the
+                 *     destination check, e.g. its name now resolves to a private address).
+                 * @enum {string}
+                 */
+                outcome: "delivered" | "httpError" | "timeout" | "networkError" | "refused";
+                /**
+                 * @description The HTTP status answered; 0 when none came.
+                 * @example 200
+                 */
+                status: number;
+                /** @description The first 1 KiB of the response body, as text; null when there was none. */
+                responseSnippet: string | null;
+                /** @description What went wrong when no answer came. */
+                error: string | null;
+                /** @description How long the request took, in milliseconds. */
+                durationMs: number;
+                /** @description When the next attempt is due; null after a success, or when the delivery was given up. */
+                nextAttemptAt: components["schemas"]["Timestamp"] | null;
+                createdAt: components["schemas"]["Timestamp"];
+            };
+        };
+        /** @description A page of a subscription's delivery attempts, newest first. */
+        WebhookDeliveryAttemptCollectionDocument: {
+            data: components["schemas"]["WebhookDeliveryAttempt"][];
+            meta: components["schemas"]["PaginationMeta"];
+            links: components["schemas"]["PaginationLinks"];
+        };
         /** @description A message Apple Wallet sent to the log endpoint (`appleDeviceLog`). */
         AppleDeviceLog: {
             id: string;
@@ -4835,53 +5001,6 @@ export interface components {
                 enabled?: boolean;
                 subscribedEvents?: components["schemas"]["WebhookSubscribedEvents"];
             };
-        };
-        /**
-         * @description The `webhookType` of a delivered webhook — one of the events of `WebhookEventType`, or `test` for a delivery made by `sendWebhookTestEvent`.
-         * @example passCreated
-         * @enum {string}
-         */
-        WebhookType: "passCreated" | "passInstalled" | "passRemoved" | "passScanned" | "passUpdated" | "batchCompleted" | "passTemplateProcessed" | "test";
-        /** @description One HTTP request made to deliver an event to a subscription (`webhookDeliveryAttempt`). */
-        WebhookDeliveryAttempt: {
-            id: string;
-            /** @constant */
-            type: "webhookDeliveryAttempt";
-            attributes: {
-                eventId: components["schemas"]["Uuid"];
-                webhookType: components["schemas"]["WebhookType"];
-                deliveryId: components["schemas"]["Uuid"];
-                /** @description 1 for the delivery's first request, then 2, 3 … for its retries. */
-                attempt: number;
-                requestId: components["schemas"]["Uuid"];
-                /**
-                 * @description `delivered` (a 2xx answer); `httpError` (another status); `timeout` (no full answer
-                 *     within 10 s); `networkError` (no connection); `refused` (the URL no longer passes the
-                 *     destination check, e.g. its name now resolves to a private address).
-                 * @enum {string}
-                 */
-                outcome: "delivered" | "httpError" | "timeout" | "networkError" | "refused";
-                /**
-                 * @description The HTTP status answered; 0 when none came.
-                 * @example 200
-                 */
-                status: number;
-                /** @description The first 1 KiB of the response body, as text; null when there was none. */
-                responseSnippet: string | null;
-                /** @description What went wrong when no answer came. */
-                error: string | null;
-                /** @description How long the request took, in milliseconds. */
-                durationMs: number;
-                /** @description When the next attempt is due; null after a success, or when the delivery was given up. */
-                nextAttemptAt: components["schemas"]["Timestamp"] | null;
-                createdAt: components["schemas"]["Timestamp"];
-            };
-        };
-        /** @description A page of a subscription's delivery attempts, newest first. */
-        WebhookDeliveryAttemptCollectionDocument: {
-            data: components["schemas"]["WebhookDeliveryAttempt"][];
-            meta: components["schemas"]["PaginationMeta"];
-            links: components["schemas"]["PaginationLinks"];
         };
         /** @description Attributes of a delivered webhook (PassEntry API reference, webhooks). */
         WebhookAttributes: {
@@ -5306,6 +5425,12 @@ export interface components {
         IdempotencyKey: string;
         /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
         PassIdOrExtId: components["schemas"]["PassIdOrExtId"];
+        /** @description The first UTC day counted (inclusive). Defaults to 29 days before `to`. */
+        StatsFrom: components["schemas"]["CalendarDate"];
+        /** @description The last UTC day counted (inclusive), not before `from` and at most 365 days after it. Defaults to today (UTC). */
+        StatsTo: components["schemas"]["CalendarDate"];
+        /** @description The length of each counted period. Only `day` for now. */
+        StatsInterval: "day";
         /** @description The entity id. */
         EntityId: components["schemas"]["Uuid"];
         /** @description The account id. */
@@ -6195,6 +6320,39 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getStats: {
+        parameters: {
+            query?: {
+                /** @description The first UTC day counted (inclusive). Defaults to 29 days before `to`. */
+                from?: components["parameters"]["StatsFrom"];
+                /** @description The last UTC day counted (inclusive), not before `from` and at most 365 days after it. Defaults to today (UTC). */
+                to?: components["parameters"]["StatsTo"];
+                /** @description The length of each counted period. Only `day` for now. */
+                interval?: components["parameters"]["StatsInterval"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics of the range. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountStatsDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getEntity: {
         parameters: {
             query?: never;
@@ -6501,6 +6659,41 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listReaders: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
+                page?: components["parameters"]["Page"];
+                /** @description Records per page, 1–100 (PassEntry API reference, limits shows 25 as the default page size of lists). */
+                perPage?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path: {
+                /** @description The id of the entity the resource belongs to (an entity of the caller's account). */
+                entity_id: components["parameters"]["ParentEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of readers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReaderCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7668,6 +7861,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeliveryAttemptCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPassWebhookDeliveryAttempts: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
+                page?: components["parameters"]["Page"];
+                /** @description Records per page, 1–100 (PassEntry API reference, limits shows 25 as the default page size of lists). */
+                perPage?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path: {
+                /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
+                id: components["parameters"]["PassIdOrExtId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attempts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryAttemptCollectionDocument"];
                 };
             };
             400: components["responses"]["BadRequest"];

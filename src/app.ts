@@ -3,7 +3,7 @@
  * nothing: `src/server.ts` does that, and tests build the app directly.
  *
  * Middleware order: the request's span when tracing is on (src/http/requestTracing.ts) → security headers → request id and request log (query values of
- * secret-looking parameters redacted) → docs and document → authentication of the operations
+ * secret-looking parameters redacted) → docs, document and console → authentication of the operations
  * the contract secures, before any body is read (failed attempts throttled per address) → JSON
  * body of the operations that take one (size-limited) → refusal of text the database cannot
  * store → contract validation (multipart files streamed to temporary files, src/http/csvUpload.ts) (its security handlers confirm the authentication) → rate limit →
@@ -34,6 +34,7 @@ import { warmUpValidators, type WarmUpReport } from './http/validatorWarmUp.ts';
 import { removeUploads, uploadOptions } from './http/csvUpload.ts';
 import { handlers } from './operations.ts';
 import { packageRoot } from './packageRoot.ts';
+import { consoleRouter } from './http/console.ts';
 
 const generatedDir = resolve(packageRoot, 'generated');
 
@@ -243,6 +244,8 @@ export function createApp(deps: AppDependencies): Express {
     res.sendFile(resolve(generatedDir, 'docs.html'));
   });
   app.get('/', (_req, res) => res.redirect(302, '/docs'));
+  // The operator console: static files, a client of the API like any other (src/http/console.ts).
+  app.use(consoleRouter());
 
   app.use(
     authenticateFirst({

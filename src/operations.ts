@@ -10,6 +10,7 @@ import { getReadiness } from './api/health/getReadiness.ts';
 import { getMetrics } from './api/monitoring/getMetrics.ts';
 import { listEntities } from './api/entities/listEntities.ts';
 import { getEntity } from './api/entities/getEntity.ts';
+import { getStats } from './api/stats/getStats.ts';
 import { createPassTemplate } from './api/passTemplates/createPassTemplate.ts';
 import { listPassTemplates } from './api/passTemplates/listPassTemplates.ts';
 import { getPassTemplate } from './api/passTemplates/getPassTemplate.ts';
@@ -34,6 +35,7 @@ import { createEntity } from './api/administration/createEntity.ts';
 import { updateEntity } from './api/administration/updateEntity.ts';
 import { listAccountEntities } from './api/administration/listAccountEntities.ts';
 import { createReader } from './api/readers/createReader.ts';
+import { listReaders } from './api/readers/listReaders.ts';
 import { getReader } from './api/readers/getReader.ts';
 import { updateReader } from './api/readers/updateReader.ts';
 import { getReaderConfiguration } from './api/readers/getReaderConfiguration.ts';
@@ -66,6 +68,7 @@ import { getHolderPassPage } from './api/holderPages/getHolderPassPage.ts';
 import { getGoogleHolderPassPage } from './api/holderPages/getGoogleHolderPassPage.ts';
 import { listPassRegistrations } from './api/passes/listPassRegistrations.ts';
 import { listPassDeliveryAttempts } from './api/passes/listPassDeliveryAttempts.ts';
+import { listPassWebhookDeliveryAttempts } from './api/passes/listPassWebhookDeliveryAttempts.ts';
 import { listAppleDeviceLogs } from './api/administration/listAppleDeviceLogs.ts';
 import { getDatabaseBackup } from './api/administration/getDatabaseBackup.ts';
 import { registerDevice } from './api/appleWalletWebService/registerDevice.ts';
@@ -91,6 +94,7 @@ export const handlers: HandlerMap = {
   getFavicon,
   listEntities,
   getEntity,
+  getStats,
   createPassTemplate,
   listPassTemplates,
   getPassTemplate,
@@ -115,6 +119,7 @@ export const handlers: HandlerMap = {
   updateEntity,
   listAccountEntities,
   createReader,
+  listReaders,
   getReader,
   updateReader,
   getReaderConfiguration,
@@ -147,6 +152,7 @@ export const handlers: HandlerMap = {
   getPassTemplateImage,
   listPassRegistrations,
   listPassDeliveryAttempts,
+  listPassWebhookDeliveryAttempts,
   listAppleDeviceLogs,
   getDatabaseBackup,
   registerDevice,

@@ -1,5 +1,5 @@
 /**
- * Readers (spec §2.5, §4.8, §4.10, §4.11): createReader, getReader and updateReader through HTTP
+ * Readers (spec §2.5, §4.8, §4.10, §4.11): createReader, listReaders, getReader and updateReader through HTTP
  * on a real database, responses validated against the contract. Also the reader password hashing
  * (src/security/passwords.ts) and `markReaderSeen`, the store function the scan operations use.
  */
@@ -222,6 +222,42 @@ describe('createReader', () => {
       .set('Content-Type', 'text/plain')
       .send('reader');
     expect(text.status).toBe(415);
+  });
+});
+
+describe('listReaders', () => {
+  const list = async (entity: string, query = '', token = tenant.token) =>
+    remember(await service.api.get(`/api/v1/entities/${entity}/readers${query}`).set(service.auth(token)));
+
+  it("lists an entity's readers by name, paginated, without another entity's", async () => {
+    const fresh = await service.createEntity(tenant.accountId, 'Covent Garden');
+    expect((await list(fresh)).body).toMatchObject({ data: [], meta: { totalCount: 0 } });
+    for (const [id, name] of [
+      ['cg-b', 'Bar till'],
+      ['cg-a', 'Front till'],
+      ['cg-c', 'Back office'],
+    ] as const) {
+      expect((await createReader(id, { name, addPointsEnabled: true }, fresh)).status).toBe(201);
+    }
+    expect((await createReader('cg-elsewhere', {}, secondEntityId)).status).toBe(201);
+    const res = await list(fresh, '?perPage=2');
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((r: { id: string }) => r.id)).toEqual(['cg-c', 'cg-b']);
+    expect(res.body.data[0]).toEqual({
+      id: 'cg-c',
+      type: 'reader',
+      attributes: expect.objectContaining({ name: 'Back office', addPointsEnabled: true, scanEnabled: true, lastSeenAt: null }),
+    });
+    expect(res.body.meta).toEqual({ totalCount: 3, resultsPerPage: 2, currentPage: 1, totalPages: 2 });
+    expect((await list(fresh, '?page=2&perPage=2')).body.data.map((r: { id: string }) => r.id)).toEqual(['cg-a']);
+  });
+
+  it('answers 404 for an unknown entity and for another account’s entity, 401 without an API key', async () => {
+    expect((await list(UNKNOWN_ENTITY)).status).toBe(404);
+    const foreign = await list(otherEntityId);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.errors[0].source).toEqual({ parameter: 'entity_id' });
+    expect((await service.api.get(`/api/v1/entities/${entityId}/readers`)).status).toBe(401);
   });
 });
 

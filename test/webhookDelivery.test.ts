@@ -411,3 +411,34 @@ it('records nothing and sends nothing when the write that caused an event rolls 
   const [request] = await hooks.waitFor(1);
   expect(request!.body.data.relationships.pass.data.id).toBe(subject);
 }, 30_000);
+
+it("lists a pass's webhook delivery attempts across the account's subscriptions, failed and retried ones included (listPassWebhookDeliveryAttempts)", async () => {
+  const hooks = await receiver();
+  const tenant = await service.createAccount();
+  const other = await service.createAccount();
+  await subscribe(service, tenant.token, `${hooks.url}/a`, ['passCreated', 'passUpdated']);
+  await subscribe(service, tenant.token, `${hooks.url}/b`, ['passCreated']);
+  const templateId = await createTemplate(service, tenant.token, loyaltyTemplate());
+  // The first request to /a fails (503) and is retried; /b answers at once.
+  hooks.script(503);
+  const pass = await issuePass(service, tenant.token, templateId, { pass: { member: 'Ada' } }, { extId: 'ada-webhooks' });
+  const neighbour = await issuePass(service, tenant.token, templateId, { pass: { member: 'Grace' } });
+  const list = (id: string, token = tenant.token, query = '') =>
+    service.api.get(`/api/v1/passes/${id}/webhook-delivery-attempts${query}`).set(service.auth(token));
+  const attempts = await pollUntil(
+    async () => (await list(pass.id).expect(200)).body.data as { attributes: Record<string, unknown> }[],
+    (data) => data.filter((a) => a.attributes.outcome === 'delivered').length >= 2,
+    { timeoutMs: 15_000, intervalMs: 100 },
+  );
+  expect(attempts.map((a) => a.attributes.webhookType)).toEqual(attempts.map(() => 'passCreated'));
+  expect(attempts.map((a) => a.attributes.outcome).sort()).toEqual(['delivered', 'delivered', 'httpError']);
+  expect(attempts.find((a) => a.attributes.outcome === 'httpError')?.attributes).toMatchObject({ status: 503, attempt: 1 });
+  // By extId too, paginated, and only this pass's events.
+  const byExtId = await list('ada-webhooks', tenant.token, '?perPage=1').expect(200);
+  expect(byExtId.body.meta).toMatchObject({ totalCount: 3, totalPages: 3 });
+  const neighbours = await list(neighbour.id).expect(200);
+  expect(neighbours.body.data.every((a: { attributes: { eventId: string } }) => !attempts.some((b) => b.attributes.eventId === a.attributes.eventId))).toBe(
+    true,
+  );
+  expect((await list(pass.id, other.token)).status).toBe(404);
+});

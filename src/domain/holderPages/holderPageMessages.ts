@@ -9,11 +9,11 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import i18next, { type TFunction } from 'i18next';
+import { packageRoot } from '../../packageRoot.ts';
 
 /** The folder of the catalogues, one `<language>.json` (ISO 639-1) each. */
-export const HOLDER_PAGE_LOCALES_DIR = resolve(fileURLToPath(import.meta.url), '../../../../locales/holderPage');
+export const HOLDER_PAGE_LOCALES_DIR = resolve(packageRoot, 'locales/holderPage');
 
 /** The language shown when the holder accepts none of the catalogues' (and the fallback of a missing key). */
 export const DEFAULT_PAGE_LANGUAGE = 'en';

@@ -8,6 +8,7 @@
  * @module domain/readers/readerStore
  */
 import type { PrismaExecutor } from '../../db/database.ts';
+import { pageWindow, type PageRequest } from '../../db/pagination.ts';
 import type { Reader, ReaderType } from '../../../generated/prisma/client.ts';
 import type { components } from '../../../generated/api.d.ts';
 import { ConflictError } from '../../errors.ts';
@@ -78,6 +79,15 @@ export async function insertReader(prisma: PrismaExecutor, entity: { id: string;
 /** A reader of an account by its public id, or null (also for another account's reader). */
 export function selectAccountReader(prisma: PrismaExecutor, accountId: string, publicId: string): Promise<ReaderRow | null> {
   return prisma.reader.findUnique({ where: { accountId_publicId: { accountId, publicId } } });
+}
+
+/**
+ * A page of an entity's readers ordered by name, then public id, and their total. Uses the
+ * readers' entity_id index.
+ */
+export function selectEntityReaders(prisma: PrismaExecutor, entityId: string, page: PageRequest): Promise<[ReaderRow[], number]> {
+  const where = { entityId };
+  return Promise.all([prisma.reader.findMany({ where, orderBy: [{ name: 'asc' }, { publicId: 'asc' }], ...pageWindow(page) }), prisma.reader.count({ where })]);
 }
 
 /**

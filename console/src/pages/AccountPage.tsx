@@ -1,0 +1,264 @@
+/**
+ * Administration of one account: its API keys (list, create, revoke), its Apple configurations
+ * (certificate, key and WWDR files; the API's validation messages next to each file) and its
+ * Google configuration (issuer id and service account key file).
+ */
+import { type FormEvent, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ok } from '../api.ts';
+import { ConfirmButton, Empty, PageTitle, Time } from '../components/common.tsx';
+import { ErrorScope, Field, FormErrors } from '../components/forms.tsx';
+
+const text = (file: File | undefined) => (file ? file.text() : Promise.resolve(undefined));
+
+function Tokens({ accountId }: { accountId: string }) {
+  const queryClient = useQueryClient();
+  const [name, setName] = useState('');
+  const [shown, setShown] = useState<string | null>(null);
+  const list = useQuery({
+    queryKey: ['tokens', accountId],
+    queryFn: () => ok(api.GET('/admin/v1/accounts/{accountId}/tokens', { params: { path: { accountId } } })),
+  });
+  const create = useMutation({
+    mutationFn: () =>
+      ok(api.POST('/admin/v1/accounts/{accountId}/tokens', { params: { path: { accountId } }, body: { apiToken: { name: name || undefined } } })),
+    onSuccess: (doc) => {
+      setShown(doc.data.attributes.token ?? null);
+      setName('');
+      queryClient.invalidateQueries({ queryKey: ['tokens', accountId] });
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (tokenId: string) => ok(api.POST('/admin/v1/tokens/{tokenId}/revoke', { params: { path: { tokenId } } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['tokens', accountId] }),
+  });
+  return (
+    <section className="card" aria-labelledby="tokens">
+      <h2 id="tokens">API keys</h2>
+      <FormErrors error={list.error ?? revoke.error} />
+      {list.data?.data.length === 0 && <Empty title="No API key.">Create one below for the account's integration.</Empty>}
+      <ul>
+        {list.data?.data.map((t) => (
+          <li key={t.id}>
+            <code>{t.attributes.prefix}…</code> {t.attributes.name ?? ''} · created <Time at={t.attributes.createdAt} /> · last used{' '}
+            <Time at={t.attributes.lastUsedAt} />
+            {t.attributes.revokedAt ? (
+              <> · revoked</>
+            ) : (
+              <ConfirmButton label="Revoke" danger question="Revoke this key? Clients using it get 401 at once." onConfirm={() => revoke.mutate(t.id)} />
+            )}
+          </li>
+        ))}
+      </ul>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          create.mutate();
+        }}
+      >
+        <ErrorScope error={create.error}>
+          <FormErrors error={create.error} shown={['/apiToken/name']} />
+          <Field label="New key's name (optional)" pointer="/apiToken/name" value={name} onChange={(e) => setName(e.target.value)} />
+          <button type="submit">Create API key</button>
+        </ErrorScope>
+      </form>
+      {shown && (
+        <div className="alert success" role="status">
+          <p>The new key — copy it now, it is not shown again:</p>
+          <code className="secret">{shown}</code>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function AppleConfiguration({ accountId }: { accountId: string }) {
+  const queryClient = useQueryClient();
+  const list = useQuery({
+    queryKey: ['apple', accountId],
+    queryFn: () => ok(api.GET('/admin/v1/accounts/{accountId}/apple-configurations', { params: { path: { accountId } } })),
+  });
+  const [form, setForm] = useState({ passTypeIdentifier: '', teamIdentifier: '', organizationName: '', privateKeyPassphrase: '' });
+  const [files, setFiles] = useState<{ certificate?: File; privateKey?: File; wwdrCertificate?: File }>({});
+  const save = useMutation({
+    mutationFn: async () =>
+      ok(
+        api.PUT('/admin/v1/accounts/{accountId}/apple-configurations/{passTypeIdentifier}', {
+          params: { path: { accountId, passTypeIdentifier: form.passTypeIdentifier } },
+          body: {
+            appleConfiguration: {
+              teamIdentifier: form.teamIdentifier,
+              organizationName: form.organizationName,
+              certificate: await text(files.certificate),
+              privateKey: await text(files.privateKey),
+              ...(form.privateKeyPassphrase && { privateKeyPassphrase: form.privateKeyPassphrase }),
+              wwdrCertificate: (await text(files.wwdrCertificate)) ?? '',
+            },
+          },
+        }),
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['apple', accountId] }),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    save.mutate();
+  };
+  const P = '/appleConfiguration';
+  return (
+    <section className="card" aria-labelledby="apple">
+      <h2 id="apple">Apple Wallet</h2>
+      {list.data?.data.length === 0 && (
+        <Empty title="No Apple configuration.">
+          Upload the pass type certificate, its key and Apple's WWDR certificate below. For local testing, <code>npm run admin -- apple dev-certificate</code>{' '}
+          makes throw-away ones.
+        </Empty>
+      )}
+      <ul>
+        {list.data?.data.map((c) => (
+          <li key={c.id}>
+            <strong>{c.attributes.passTypeIdentifier}</strong> (team {c.attributes.teamIdentifier}){c.attributes.isDefault && ' · default'} · push{' '}
+            {c.attributes.push.status}
+          </li>
+        ))}
+      </ul>
+      <form onSubmit={submit} aria-label="Set an Apple configuration">
+        <ErrorScope error={save.error}>
+          <FormErrors
+            error={save.error}
+            shown={['passTypeIdentifier', `${P}/teamIdentifier`, `${P}/organizationName`, `${P}/certificate`, `${P}/privateKey`, `${P}/wwdrCertificate`]}
+          />
+          <Field
+            label="Pass type identifier"
+            pointer="passTypeIdentifier"
+            required
+            placeholder="pass.com.example.loyalty"
+            value={form.passTypeIdentifier}
+            onChange={(e) => setForm({ ...form, passTypeIdentifier: e.target.value })}
+          />
+          <Field
+            label="Team identifier"
+            pointer={`${P}/teamIdentifier`}
+            required
+            value={form.teamIdentifier}
+            onChange={(e) => setForm({ ...form, teamIdentifier: e.target.value })}
+          />
+          <Field
+            label="Organisation name"
+            pointer={`${P}/organizationName`}
+            required
+            value={form.organizationName}
+            onChange={(e) => setForm({ ...form, organizationName: e.target.value })}
+          />
+          <Field
+            label="Pass type certificate (PEM)"
+            pointer={`${P}/certificate`}
+            type="file"
+            accept=".pem,.crt,.cer"
+            onChange={(e) => setFiles({ ...files, certificate: e.target.files?.[0] })}
+          />
+          <Field
+            label="Private key (PEM)"
+            pointer={`${P}/privateKey`}
+            type="file"
+            accept=".pem,.key"
+            onChange={(e) => setFiles({ ...files, privateKey: e.target.files?.[0] })}
+          />
+          <Field
+            label="Key passphrase (if any)"
+            pointer={`${P}/privateKeyPassphrase`}
+            type="password"
+            autoComplete="off"
+            value={form.privateKeyPassphrase}
+            onChange={(e) => setForm({ ...form, privateKeyPassphrase: e.target.value })}
+          />
+          <Field
+            label="Apple WWDR certificate (PEM)"
+            pointer={`${P}/wwdrCertificate`}
+            type="file"
+            accept=".pem,.crt,.cer"
+            onChange={(e) => setFiles({ ...files, wwdrCertificate: e.target.files?.[0] })}
+          />
+          <button type="submit" disabled={save.isPending || !form.passTypeIdentifier}>
+            Save Apple configuration
+          </button>
+          {save.isSuccess && <span role="status"> Saved.</span>}
+        </ErrorScope>
+      </form>
+    </section>
+  );
+}
+
+function GoogleConfiguration({ accountId }: { accountId: string }) {
+  const queryClient = useQueryClient();
+  const current = useQuery({
+    queryKey: ['google', accountId],
+    queryFn: async () => {
+      const res = await api.GET('/admin/v1/accounts/{accountId}/google-configuration', { params: { path: { accountId } } });
+      return res.response.status === 404 ? null : res.data!;
+    },
+  });
+  const [issuerId, setIssuerId] = useState('');
+  const [key, setKey] = useState<File | undefined>();
+  const save = useMutation({
+    mutationFn: async () =>
+      ok(
+        api.PUT('/admin/v1/accounts/{accountId}/google-configuration', {
+          params: { path: { accountId } },
+          body: { googleConfiguration: { issuerId, serviceAccountKey: (await text(key)) ?? '' } },
+        }),
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['google', accountId] }),
+  });
+  const P = '/googleConfiguration';
+  return (
+    <section className="card" aria-labelledby="google">
+      <h2 id="google">Google Wallet</h2>
+      {current.data ? (
+        <p>
+          Issuer {current.data.data.attributes.issuerId}, service account {current.data.data.attributes.clientEmail}
+        </p>
+      ) : (
+        current.data === null && (
+          <Empty title="No Google configuration.">Enter the issuer id of the Google Pay & Wallet Console and upload a service account's JSON key.</Empty>
+        )
+      )}
+      <form
+        aria-label="Set the Google configuration"
+        onSubmit={(e) => {
+          e.preventDefault();
+          save.mutate();
+        }}
+      >
+        <ErrorScope error={save.error}>
+          <FormErrors error={save.error} shown={[`${P}/issuerId`, `${P}/serviceAccountKey`]} />
+          <Field label="Issuer id" pointer={`${P}/issuerId`} required inputMode="numeric" value={issuerId} onChange={(e) => setIssuerId(e.target.value)} />
+          <Field
+            label="Service account key (JSON)"
+            pointer={`${P}/serviceAccountKey`}
+            type="file"
+            accept=".json,application/json"
+            onChange={(e) => setKey(e.target.files?.[0])}
+          />
+          <button type="submit" disabled={save.isPending || !issuerId}>
+            Save Google configuration
+          </button>
+          {save.isSuccess && <span role="status"> Saved.</span>}
+        </ErrorScope>
+      </form>
+    </section>
+  );
+}
+
+export default function AccountPage({ id }: { id: string }) {
+  return (
+    <>
+      <PageTitle>Account</PageTitle>
+      <p className="muted">{id}</p>
+      <div className="two-columns">
+        <Tokens accountId={id} />
+        <AppleConfiguration accountId={id} />
+        <GoogleConfiguration accountId={id} />
+      </div>
+    </>
+  );
+}

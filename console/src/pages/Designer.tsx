@@ -1,0 +1,375 @@
+/**
+ * The template designer: every member of the create body (createPassTemplate) — basics, colours,
+ * images (a file becomes a `data:` URL), fields per section with their translations, barcode and
+ * locations — with a live preview, and the template's processing status and errors once saved
+ * (updatePassTemplate for an existing one). NFC is a property of passes (`PassInput.nfc`), not of
+ * templates, so it is set when a pass is issued.
+ */
+import { type FormEvent, type ReactNode, useEffect, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ok, type Schemas } from '../api.ts';
+import { Badge, Loading, PageTitle } from '../components/common.tsx';
+import { ErrorScope, Field, FormErrors, SelectField } from '../components/forms.tsx';
+import { Preview } from '../components/Preview.tsx';
+import { navigate } from '../router.ts';
+import { processingStatusOf } from './Templates.tsx';
+
+type Draft = Schemas['PassTemplateCreate'];
+type Section = 'header' | 'central' | 'details' | 'back';
+type Slot = 'one' | 'two' | 'three' | 'four' | 'five';
+type TemplateField = Schemas['TemplateField'];
+type ImageName = 'logo' | 'icon' | 'banner';
+
+const SECTIONS: [Section, string, Slot[]][] = [
+  ['header', 'Header fields', ['one', 'two', 'three']],
+  ['central', 'Central fields', ['one', 'two']],
+  ['details', 'Details fields', ['one', 'two', 'three']],
+  ['back', 'Back fields', ['one', 'two', 'three', 'four', 'five']],
+];
+const TYPES: Schemas['TemplateType'][] = ['generic', 'loyalty', 'storeCard', 'eventTicket', 'transit'];
+const IMAGES: [ImageName, string][] = [
+  ['logo', 'Logo'],
+  ['icon', 'Icon'],
+  ['banner', 'Banner (strip image)'],
+];
+const P = '/passTemplate';
+
+const blank = (): Draft => ({
+  name: '',
+  templateType: 'loyalty',
+  colors: { background: '#1A2B3C', label: '#F5D76E', text: '#FFFFFF' },
+  fields: { header: { one: { id: 'points', label: 'Points', defaultValue: '0' } }, central: { one: { id: 'member', label: 'Member', defaultValue: 'Guest' } } },
+  barcode: { enabled: true, type: 'qr', source: 'uuid' },
+  locations: [],
+});
+
+/** Reads a file as a `data:` URL (https://developer.mozilla.org/en-US/docs/Web/API/FileReader/readAsDataURL). */
+function dataUrlOf(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}
+
+/** The body to send: slots without id, label or value left out. */
+function cleaned(draft: Draft): Draft {
+  const fields: Record<string, Record<string, TemplateField>> = {};
+  for (const [section, , slots] of SECTIONS) {
+    for (const slot of slots) {
+      const f = (draft.fields?.[section] as Record<string, TemplateField | null> | undefined)?.[slot];
+      if (f && (f.id || f.label || f.defaultValue)) fields[section] = { ...fields[section], [slot]: f };
+    }
+  }
+  return { ...draft, fields };
+}
+
+function Fieldset({ legend, children }: { legend: string; children: ReactNode }) {
+  return (
+    <fieldset className="card">
+      <legend>{legend}</legend>
+      {children}
+    </fieldset>
+  );
+}
+
+export default function Designer({ id }: { id: string | null }) {
+  const queryClient = useQueryClient();
+  const [draft, setDraft] = useState<Draft>(blank);
+  const [changedImages, setChangedImages] = useState<ImageName[]>([]);
+  const [language, setLanguage] = useState('de');
+  const template = useQuery({
+    queryKey: ['template', id],
+    enabled: id !== null,
+    queryFn: () => ok(api.GET('/api/v1/pass-templates/{id}', { params: { path: { id: id! } } })),
+    refetchInterval: (q) => (q.state.data && processingStatusOf(q.state.data.data) === 'processing' ? 1000 : false),
+  });
+  const loaded = template.data?.data;
+  // Fills the form once, when the processed template arrives (not on every refetch, which would undo edits).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the template's id and status on purpose
+  useEffect(() => {
+    if (loaded && processingStatusOf(loaded) === 'processed') {
+      const { images: _images, ...rest } = loaded.attributes as Schemas['PassTemplateAttributes'];
+      setDraft((d) => ({ ...d, ...(rest as Draft), images: (loaded.attributes as Schemas['PassTemplateAttributes']).images }));
+    }
+  }, [loaded?.id, loaded && processingStatusOf(loaded)]);
+
+  const save = useMutation({
+    mutationFn: async () => {
+      const body = cleaned(draft);
+      if (id === null) return (await ok(api.POST('/api/v1/pass-templates', { body: { passTemplate: body } }))).id;
+      const { applePassTypeIdentifier: _a, images, ...update } = body;
+      const changed = Object.fromEntries(changedImages.map((name) => [name, images?.[name] ?? null]));
+      await ok(
+        api.PATCH('/api/v1/pass-templates/{id}', {
+          params: { path: { id } },
+          body: { passTemplate: { ...update, ...(changedImages.length ? { images: changed } : {}) } },
+        }),
+      );
+      return id;
+    },
+    onSuccess: (saved) => {
+      queryClient.invalidateQueries({ queryKey: ['templates'] });
+      queryClient.invalidateQueries({ queryKey: ['template', saved] });
+      setChangedImages([]);
+      if (id === null) navigate(`/templates/${saved}`);
+    },
+  });
+
+  const set = (change: Partial<Draft>) => setDraft((d) => ({ ...d, ...change }));
+  const setField = (section: Section, slot: Slot, change: Partial<TemplateField>) =>
+    setDraft((d) => {
+      const area = { ...((d.fields?.[section] as Record<string, TemplateField | null>) ?? {}) };
+      area[slot] = { ...(area[slot] ?? {}), ...change };
+      return { ...d, fields: { ...d.fields, [section]: area } };
+    });
+  const setImage = async (name: ImageName, file: File | undefined) => {
+    if (!file) return;
+    const url = await dataUrlOf(file);
+    setDraft((d) => ({ ...d, images: { ...d.images, [name]: url } }));
+    setChangedImages((names) => [...new Set([...names, name])]);
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate();
+  };
+  const status = loaded ? processingStatusOf(loaded) : null;
+  const locations = draft.locations ?? [];
+
+  return (
+    <>
+      <PageTitle>{id === null ? 'New template' : (loaded?.attributes.name ?? 'Template')}</PageTitle>
+      {id !== null && template.isPending && <Loading what="Loading the template" />}
+      {status && (
+        <div className="card status-line" role="status">
+          Processing status: <Badge value={status} />
+          {status === 'failed' && (
+            <ul className="field-error">
+              {(loaded!.attributes as Schemas['FailedPassTemplateAttributes']).processingErrors.map((e) => (
+                <li key={e.pointer + e.code}>
+                  <code>{e.pointer}</code>: {e.detail}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+      <div className="designer">
+        <form onSubmit={submit} className="designer-form" aria-label="Template design">
+          <ErrorScope error={save.error}>
+            <FormErrors error={save.error} shown={[]} />
+            <Fieldset legend="Basics">
+              <Field label="Name" pointer={`${P}/name`} required value={draft.name} onChange={(e) => set({ name: e.target.value })} />
+              <SelectField
+                label="Type"
+                pointer={`${P}/templateType`}
+                value={draft.templateType}
+                onChange={(e) => set({ templateType: e.target.value as Draft['templateType'] })}
+              >
+                {TYPES.map((t) => (
+                  <option key={t}>{t}</option>
+                ))}
+              </SelectField>
+              <Field
+                label="Central title"
+                pointer={`${P}/centralTitle`}
+                value={draft.centralTitle ?? ''}
+                onChange={(e) => set({ centralTitle: e.target.value || null })}
+              />
+              <Field
+                label="Description"
+                pointer={`${P}/description`}
+                value={draft.description ?? ''}
+                onChange={(e) => set({ description: e.target.value || null })}
+              />
+              <Field
+                label="Notification header"
+                pointer={`${P}/notificationHeader`}
+                value={draft.notificationHeader ?? ''}
+                onChange={(e) => set({ notificationHeader: e.target.value || null })}
+              />
+              <Field
+                label="Default language"
+                pointer={`${P}/defaultLanguage`}
+                value={draft.defaultLanguage ?? ''}
+                placeholder="en"
+                onChange={(e) => set({ defaultLanguage: (e.target.value || undefined) as Draft['defaultLanguage'] })}
+              />
+            </Fieldset>
+            <Fieldset legend="Colours">
+              {(['background', 'label', 'text'] as const).map((c) => (
+                <Field
+                  key={c}
+                  label={`${c[0]!.toUpperCase()}${c.slice(1)} colour`}
+                  pointer={`${P}/colors/${c}`}
+                  type="color"
+                  value={draft.colors?.[c] ?? '#000000'}
+                  onChange={(e) => set({ colors: { ...draft.colors, [c]: e.target.value.toUpperCase() } })}
+                />
+              ))}
+            </Fieldset>
+            <Fieldset legend="Images">
+              {IMAGES.map(([name, label]) => (
+                <div key={name} className="image-field">
+                  <Field
+                    label={label}
+                    pointer={`${P}/images/${name}`}
+                    type="file"
+                    accept="image/png"
+                    hint="PNG; sent inside the template as a data: URL."
+                    onChange={(e) => setImage(name, e.target.files?.[0])}
+                  />
+                  {draft.images?.[name] && <img className="thumb" src={draft.images[name]!} alt={`${label} as uploaded`} />}
+                </div>
+              ))}
+            </Fieldset>
+            {SECTIONS.map(([section, legend, slots]) => (
+              <Fieldset key={section} legend={legend}>
+                {slots.map((slot) => {
+                  const f = (draft.fields?.[section] as Record<string, TemplateField | null> | undefined)?.[slot] ?? {};
+                  const at = `${P}/fields/${section}/${slot}`;
+                  return (
+                    <fieldset key={slot} className="slot">
+                      <legend className="visually-hidden">{`${legend}, slot ${slot}`}</legend>
+                      <Field
+                        label={`Slot ${slot}: id`}
+                        pointer={`${at}/id`}
+                        value={f.id ?? ''}
+                        onChange={(e) => setField(section, slot, { id: e.target.value })}
+                      />
+                      <Field label="Label" pointer={`${at}/label`} value={f.label ?? ''} onChange={(e) => setField(section, slot, { label: e.target.value })} />
+                      <Field
+                        label="Default value"
+                        pointer={`${at}/defaultValue`}
+                        value={f.defaultValue ?? ''}
+                        onChange={(e) => setField(section, slot, { defaultValue: e.target.value })}
+                      />
+                    </fieldset>
+                  );
+                })}
+              </Fieldset>
+            ))}
+            <Fieldset legend="Localisations">
+              <Field label="Language (ISO 639-1)" value={language} maxLength={2} onChange={(e) => setLanguage(e.target.value.toLowerCase())} />
+              {SECTIONS.flatMap(([section, legend, slots]) =>
+                slots.map((slot) => {
+                  const f = (draft.fields?.[section] as Record<string, TemplateField | null> | undefined)?.[slot];
+                  if (!f?.id) return null;
+                  const translation = f.localisation?.[language] ?? {};
+                  return (
+                    <Field
+                      key={`${section}-${slot}`}
+                      label={`${legend.replace(' fields', '')} “${f.label ?? f.id}” label in ${language}`}
+                      pointer={`${P}/fields/${section}/${slot}/localisation/${language}/label`}
+                      value={translation.label ?? ''}
+                      onChange={(e) =>
+                        setField(section, slot, {
+                          localisation: { ...f.localisation, [language]: e.target.value ? { ...translation, label: e.target.value } : null },
+                        })
+                      }
+                    />
+                  );
+                }),
+              )}
+            </Fieldset>
+            <Fieldset legend="Barcode">
+              <label className="check">
+                <input
+                  type="checkbox"
+                  checked={draft.barcode?.enabled ?? false}
+                  onChange={(e) => set({ barcode: { ...draft.barcode, enabled: e.target.checked } })}
+                />{' '}
+                Show a barcode
+              </label>
+              <SelectField
+                label="Symbology"
+                pointer={`${P}/barcode/type`}
+                value={draft.barcode?.type ?? 'qr'}
+                onChange={(e) => set({ barcode: { ...draft.barcode, type: e.target.value as Schemas['BarcodeType'] } })}
+              >
+                {['qr', 'code128', 'aztec', 'pdf417'].map((t) => (
+                  <option key={t}>{t}</option>
+                ))}
+              </SelectField>
+              <SelectField
+                label="Value from"
+                pointer={`${P}/barcode/source`}
+                value={draft.barcode?.source ?? 'uuid'}
+                onChange={(e) => set({ barcode: { ...draft.barcode, source: e.target.value as Schemas['PassIdentifierSource'] } })}
+              >
+                <option value="uuid">The pass's UUID</option>
+                <option value="extId">The pass's extId</option>
+                <option value="custom">A fixed value</option>
+              </SelectField>
+              {draft.barcode?.source === 'custom' && (
+                <Field
+                  label="Value"
+                  pointer={`${P}/barcode/value`}
+                  value={draft.barcode.value ?? ''}
+                  onChange={(e) => set({ barcode: { ...draft.barcode, value: e.target.value } })}
+                />
+              )}
+            </Fieldset>
+            <Fieldset legend="Locations">
+              {locations.length === 0 && <p className="muted">No location. Add one to show the pass on the lock screen near a shop.</p>}
+              {locations.map((loc, i) => {
+                const put = (change: Partial<Schemas['PassTemplateLocation']>) =>
+                  set({ locations: locations.map((l, j) => (j === i ? { ...l, ...change } : l)) });
+                return (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: locations have no identity but their place
+                  <fieldset key={i} className="slot">
+                    <legend className="visually-hidden">{`Location ${i + 1}`}</legend>
+                    <Field
+                      label={`Location ${i + 1}: name`}
+                      pointer={`${P}/locations/${i}/name`}
+                      value={loc.name ?? ''}
+                      onChange={(e) => put({ name: e.target.value })}
+                    />
+                    <Field
+                      label="Latitude"
+                      pointer={`${P}/locations/${i}/latitude`}
+                      type="number"
+                      step="any"
+                      value={loc.latitude}
+                      onChange={(e) => put({ latitude: Number(e.target.value) })}
+                    />
+                    <Field
+                      label="Longitude"
+                      pointer={`${P}/locations/${i}/longitude`}
+                      type="number"
+                      step="any"
+                      value={loc.longitude}
+                      onChange={(e) => put({ longitude: Number(e.target.value) })}
+                    />
+                    <Field
+                      label="Message"
+                      pointer={`${P}/locations/${i}/message`}
+                      value={loc.message ?? ''}
+                      onChange={(e) => put({ message: e.target.value })}
+                    />
+                    <button type="button" className="secondary" onClick={() => set({ locations: locations.filter((_, j) => j !== i) })}>
+                      Remove location {i + 1}
+                    </button>
+                  </fieldset>
+                );
+              })}
+              <button type="button" className="secondary" onClick={() => set({ locations: [...locations, { latitude: 51.5, longitude: -0.12 }] })}>
+                Add a location
+              </button>
+            </Fieldset>
+            <div className="sticky-actions">
+              <button type="submit" disabled={save.isPending}>
+                {save.isPending ? 'Saving…' : id === null ? 'Create template' : 'Save changes'}
+              </button>
+              {save.isSuccess && <span role="status">Saved; the template is being processed.</span>}
+            </div>
+          </ErrorScope>
+        </form>
+        <aside className="designer-preview">
+          <Preview source={{ draft: cleaned(draft) }} />
+        </aside>
+      </div>
+    </>
+  );
+}

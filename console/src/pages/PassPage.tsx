@@ -1,0 +1,336 @@
+/**
+ * One pass: preview, values, points (updateLoyalty: add, override, message), a message
+ * (updatePass), deactivate/reactivate (updatePass `passAction`) and nullify (nullifyPass) behind
+ * a confirmation, devices (listPassRegistrations), the delivery timeline
+ * (listPassDeliveryAttempts, listPassWebhookDeliveryAttempts), scans (listScans `pass`), the holder link with its QR code and the
+ * `.pkpass` download.
+ */
+import { type FormEvent, useEffect, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import QRCode from 'qrcode';
+import { api, ok } from '../api.ts';
+import { Badge, ConfirmButton, Empty, Loading, PageTitle, Time } from '../components/common.tsx';
+import { ErrorScope, Field, FormErrors, TextField } from '../components/forms.tsx';
+import { Preview } from '../components/Preview.tsx';
+
+function useRefresh(id: string) {
+  const queryClient = useQueryClient();
+  return () => {
+    for (const key of ['pass', 'loyalty', 'deliveries', 'registrations', 'scans']) queryClient.invalidateQueries({ queryKey: [key, id] });
+    queryClient.invalidateQueries({ queryKey: ['passes'] });
+  };
+}
+
+function PointsForm({ id }: { id: string }) {
+  const refresh = useRefresh(id);
+  const loyalty = useQuery({ queryKey: ['loyalty', id], queryFn: () => ok(api.GET('/api/v1/loyalty/{id}', { params: { path: { id } } })) });
+  const [form, setForm] = useState({ balance: '', overrideBalance: '', message: '' });
+  const change = useMutation({
+    mutationFn: () =>
+      ok(
+        api.PATCH('/api/v1/loyalty/{id}', {
+          params: { path: { id } },
+          body: {
+            ...(form.balance !== '' && { balance: Number(form.balance) }),
+            ...(form.overrideBalance !== '' && { overrideBalance: Number(form.overrideBalance) }),
+            ...(form.message && { message: form.message }),
+          },
+        }),
+      ),
+    onSuccess: () => {
+      setForm({ balance: '', overrideBalance: '', message: '' });
+      refresh();
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    change.mutate();
+  };
+  return (
+    <section className="card" aria-labelledby="points">
+      <h2 id="points">Points</h2>
+      <p className="big" aria-live="polite">
+        {loyalty.data ? `${loyalty.data.meta.loyalty.balance.toLocaleString()} points` : loyalty.isPending ? 'Loading…' : '—'}
+      </p>
+      <form onSubmit={submit} aria-label="Change points">
+        <ErrorScope error={change.error}>
+          <FormErrors error={change.error} shown={['/balance', '/overrideBalance', '/message']} />
+          <Field
+            label="Add (or subtract)"
+            pointer="/balance"
+            type="number"
+            step="1"
+            value={form.balance}
+            onChange={(e) => setForm({ ...form, balance: e.target.value })}
+          />
+          <Field
+            label="Or set the balance to"
+            pointer="/overrideBalance"
+            type="number"
+            step="1"
+            value={form.overrideBalance}
+            onChange={(e) => setForm({ ...form, overrideBalance: e.target.value })}
+          />
+          <Field
+            label="Message to the holder (optional)"
+            pointer="/message"
+            value={form.message}
+            onChange={(e) => setForm({ ...form, message: e.target.value })}
+          />
+          <button type="submit" disabled={change.isPending || (form.balance === '' && form.overrideBalance === '')}>
+            Change points
+          </button>
+          {change.isSuccess && <span role="status"> Points changed.</span>}
+        </ErrorScope>
+      </form>
+    </section>
+  );
+}
+
+function MessageForm({ id }: { id: string }) {
+  const refresh = useRefresh(id);
+  const [message, setMessage] = useState('');
+  const send = useMutation({
+    mutationFn: () => ok(api.PATCH('/api/v1/passes/{id}', { params: { path: { id } }, body: { message } })),
+    onSuccess: () => {
+      setMessage('');
+      refresh();
+    },
+  });
+  return (
+    <form
+      className="card"
+      aria-labelledby="message"
+      onSubmit={(e) => {
+        e.preventDefault();
+        send.mutate();
+      }}
+    >
+      <h2 id="message">Send a message</h2>
+      <ErrorScope error={send.error}>
+        <FormErrors error={send.error} shown={['/message']} />
+        <TextField label="Message" pointer="/message" maxLength={350} rows={2} value={message} onChange={(e) => setMessage(e.target.value)} />
+        <button type="submit" disabled={!message || send.isPending}>
+          Send
+        </button>
+        {send.isSuccess && <span role="status"> Sent.</span>}
+      </ErrorScope>
+    </form>
+  );
+}
+
+type TimelineEntry = { key: string; at: string; what: string; target: string; outcome: string; status: number; reason: string | null; attempt: number };
+
+/** APNs pushes, Google Wallet calls (listPassDeliveryAttempts) and webhook requests (listPassWebhookDeliveryAttempts), newest first. */
+function Timeline({ id }: { id: string }) {
+  const wallets = useQuery({
+    queryKey: ['deliveries', id],
+    queryFn: () => ok(api.GET('/api/v1/passes/{id}/delivery-attempts', { params: { path: { id }, query: { perPage: 50 } } })),
+    refetchInterval: 2000,
+  });
+  const webhooks = useQuery({
+    queryKey: ['deliveries', id, 'webhooks'],
+    queryFn: () => ok(api.GET('/api/v1/passes/{id}/webhook-delivery-attempts', { params: { path: { id }, query: { perPage: 50 } } })),
+    refetchInterval: 2000,
+  });
+  const entries: TimelineEntry[] = [
+    ...(wallets.data?.data ?? []).map((a) => ({
+      key: `w${a.id}`,
+      at: a.attributes.createdAt,
+      what: a.attributes.channel === 'apns' ? 'APNs push' : `Google Wallet ${a.attributes.operation}`,
+      target: a.attributes.target.slice(0, 16),
+      outcome: a.attributes.outcome,
+      status: a.attributes.status,
+      reason: a.attributes.reason,
+      attempt: a.attributes.attempt,
+    })),
+    ...(webhooks.data?.data ?? []).map((a) => ({
+      key: `h${a.id}`,
+      at: a.attributes.createdAt,
+      what: `Webhook ${a.attributes.webhookType}`,
+      target: a.attributes.deliveryId.slice(0, 8),
+      outcome: a.attributes.outcome,
+      status: a.attributes.status,
+      reason: a.attributes.error,
+      attempt: a.attributes.attempt,
+    })),
+  ].sort((x, y) => y.at.localeCompare(x.at));
+  const loaded = wallets.data && webhooks.data;
+  return (
+    <section className="card" aria-labelledby="timeline">
+      <h2 id="timeline">Delivery timeline</h2>
+      <FormErrors error={wallets.error ?? webhooks.error} />
+      {loaded && entries.length === 0 && (
+        <Empty title="Nothing delivered yet.">
+          Changes are pushed to the devices that added the pass (Apple), to Google Wallet once it is saved there, and to your webhook subscriptions.
+        </Empty>
+      )}
+      {entries.length > 0 && (
+        <ol className="timeline">
+          {entries.map((e) => (
+            <li key={e.key} className={`outcome-${e.outcome}`}>
+              <Time at={e.at} /> <strong>{e.what}</strong> to <code>{e.target}</code> — <Badge value={e.outcome} /> HTTP {e.status}
+              {e.reason && <> ({e.reason})</>}
+              {e.attempt > 1 && <> · attempt {e.attempt}</>}
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+function Devices({ id }: { id: string }) {
+  const registrations = useQuery({
+    queryKey: ['registrations', id],
+    queryFn: () => ok(api.GET('/api/v1/passes/{id}/registrations', { params: { path: { id } } })),
+  });
+  const rows = registrations.data?.data ?? [];
+  return (
+    <section className="card" aria-labelledby="devices">
+      <h2 id="devices">Devices</h2>
+      <FormErrors error={registrations.error} />
+      {registrations.data && rows.length === 0 && (
+        <Empty title="No device has registered.">Open the holder link on an iPhone and add the pass to Apple Wallet.</Empty>
+      )}
+      <ul>
+        {rows.map((r) => (
+          <li key={r.id}>
+            iPhone, push token …{r.attributes.pushTokenEnd}, registered <Time at={r.attributes.registeredAt} />
+            {r.attributes.lastPush && (
+              <>
+                {' '}
+                · last push <Badge value={r.attributes.lastPush.outcome} />
+              </>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Scans({ id }: { id: string }) {
+  const scans = useQuery({ queryKey: ['scans', id], queryFn: () => ok(api.GET('/api/v1/scans', { params: { query: { pass: id, perPage: 10 } } })) });
+  const rows = scans.data?.data ?? [];
+  return (
+    <section className="card" aria-labelledby="scans">
+      <h2 id="scans">Scans</h2>
+      <FormErrors error={scans.error} />
+      {scans.data && rows.length === 0 && <Empty title="Not scanned yet.">Scans appear here when a reader logs them.</Empty>}
+      <ul>
+        {rows.map((s) => (
+          <li key={s.id}>
+            <Time at={s.attributes.scannedAt} /> <Badge value={s.attributes.status} /> {s.attributes.statusDetail}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function HolderLink({ url, id }: { url: string; id: string }) {
+  const [qr, setQr] = useState('');
+  useEffect(() => {
+    QRCode.toDataURL(url, { margin: 1, width: 160 }).then(setQr, () => setQr(''));
+  }, [url]);
+  return (
+    <section className="card" aria-labelledby="holder">
+      <h2 id="holder">Holder link</h2>
+      <p>
+        <a href={url} target="_blank" rel="noreferrer">
+          {url}
+        </a>
+      </p>
+      {qr && <img src={qr} alt="QR code of the holder link" width={160} height={160} />}
+      <p>
+        <a className="button secondary" href={`/passes/${encodeURIComponent(id)}/apple`} download>
+          Download .pkpass
+        </a>
+      </p>
+    </section>
+  );
+}
+
+export default function PassPage({ id }: { id: string }) {
+  const refresh = useRefresh(id);
+  const pass = useQuery({ queryKey: ['pass', id], queryFn: () => ok(api.GET('/api/v1/passes/{id}', { params: { path: { id } } })) });
+  const act = useMutation({
+    mutationFn: (action: 'deactivate' | 'reactivate' | 'nullify') =>
+      action === 'nullify'
+        ? ok(api.POST('/api/v1/passes/{id}/nullify', { params: { path: { id } } }))
+        : ok(api.PATCH('/api/v1/passes/{id}', { params: { path: { id } }, body: { passAction: action } })),
+    onSuccess: refresh,
+  });
+  const a = pass.data?.data.attributes;
+  return (
+    <>
+      <PageTitle>{a ? `Pass ${a.extId ?? id}` : 'Pass'}</PageTitle>
+      <FormErrors error={pass.error ?? act.error} />
+      {pass.isPending && <Loading what="Loading the pass" />}
+      {a && (
+        <div className="pass-layout">
+          <div className="pass-main">
+            <section className="card" aria-labelledby="values">
+              <h2 id="values">Values</h2>
+              <dl className="values">
+                <dt>Status</dt>
+                <dd>
+                  <Badge value={a.status} />
+                </dd>
+                <dt>Template</dt>
+                <dd>{a.passTemplateName}</dd>
+                <dt>Issued</dt>
+                <dd>
+                  <Time at={a.createdAt} />
+                </dd>
+                <dt>In a wallet since</dt>
+                <dd>
+                  <Time at={a.addedAt} /> {a.deviceType && `(${a.deviceType})`}
+                </dd>
+                <dt>Group tags</dt>
+                <dd>{a.groupTags.join(', ') || '—'}</dd>
+                <dt>Latest message</dt>
+                <dd>{a.latestMessage ?? '—'}</dd>
+                {Object.entries(a.passContent).map(([key, value]) => (
+                  <div key={key} className="value-row">
+                    <dt>{key}</dt>
+                    <dd>{value}</dd>
+                  </div>
+                ))}
+              </dl>
+              {a.status !== 'nullified' && (
+                <div className="actions">
+                  {a.status === 'deactivated' ? (
+                    <ConfirmButton label="Reactivate" question="Reactivate this pass? Holders can use it again." onConfirm={() => act.mutate('reactivate')} />
+                  ) : (
+                    <ConfirmButton
+                      label="Deactivate"
+                      question="Deactivate this pass? Scans are refused until it is reactivated."
+                      onConfirm={() => act.mutate('deactivate')}
+                    />
+                  )}
+                  <ConfirmButton
+                    label="Nullify"
+                    danger
+                    question="Nullify this pass? Its values are erased and it can never be used again. This cannot be undone."
+                    onConfirm={() => act.mutate('nullify')}
+                  />
+                </div>
+              )}
+            </section>
+            {a.status !== 'nullified' && <PointsForm id={id} />}
+            {a.status !== 'nullified' && <MessageForm id={id} />}
+            <Timeline id={id} />
+            <Devices id={id} />
+            <Scans id={id} />
+          </div>
+          <aside className="pass-side">
+            {a.status !== 'nullified' && <Preview source={{ passId: id }} />}
+            <HolderLink url={a.downloadUrl} id={id} />
+          </aside>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,365 @@
+/**
+ * The operator console (console/, served at /console) in a real headless Chromium, against a
+ * fresh service with its job workers and an APNs stand-in (test/support/fakeApns.ts): sign in with
+ * an account's API key; design a template with uploaded images (and the live preview when the
+ * server has the preview operations); issue a pass; change its points and see the delivery
+ * timeline record the push to a registered iPhone; upload a CSV of 1,000 rows and watch the
+ * progress bar reach 100 %; create a webhook subscription; sign out; the administration token's
+ * accounts page. Every page is checked with axe-core (WCAG 2.x A and AA rules, 0 violations) with
+ * the console's own Content-Security-Policy in force (axe is evaluated through the DevTools
+ * protocol, which the CSP does not govern), no CSP violation, no request leaving the service, no
+ * secret in localStorage, and no horizontal scrolling at 390 px. Screenshots go to
+ * docs/console-{overview,designer,pass}.png.
+ *
+ * Needs Debian's `chromium` (CHROMIUM_PATH overrides /usr/bin/chromium); skipped without it. Runs
+ * in the pglite project only: the console is a client of the API, whose database behaviour the
+ * API tests cover on both databases (test/stats.test.ts, test/passes.test.ts, …); running the
+ * same browser walk twice would double its minute of CI time for nothing new.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createApnsClient, type ApnsClient } from '../src/wallet/apple/apns.ts';
+import { setAppleConfiguration } from './support/appleCredentials.ts';
+import { startFakeApns, type FakeApns } from './support/fakeApns.ts';
+import { pollUntil } from './support/poll.ts';
+import { ICON_PNG, LOGO_PNG } from './support/images.ts';
+import { binary, SimulatedIphone } from './support/simulatedIphone.ts';
+import { testDatabaseKind } from './support/testDatabase.ts';
+import { startTestService, type TestService } from './support/testService.ts';
+
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const root = resolve(import.meta.dirname, '..');
+const docs = resolve(root, 'docs');
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+let skipReason: string | undefined;
+if (testDatabaseKind() !== 'pglite') skipReason = 'runs in the pglite project only';
+else if (!existsSync(chromiumPath)) {
+  skipReason = `no Chromium at ${chromiumPath}`;
+  console.warn(`Skipping the console browser test: no Chromium at ${chromiumPath}. Install it with 'apt-get install -y --no-install-recommends chromium'.`);
+}
+
+(skipReason ? describe.skip : describe)(`operator console in Chromium${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
+  let fake: FakeApns;
+  let apns: ApnsClient;
+  let service: TestService;
+  let server: Server;
+  let origin: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let tenant: { accountId: string; token: string };
+  let files: string;
+  const offService: string[] = [];
+  let passId: string;
+
+  beforeAll(async () => {
+    if (!existsSync(resolve(root, 'console/dist/index.html'))) {
+      // npm install builds it (the prepare script); build it here when it has not run since a change.
+      const built = spawnSync(
+        process.execPath,
+        [resolve(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'],
+        { cwd: root },
+      );
+      if (built.status !== 0) throw new Error(`vite build failed: ${built.stderr}`);
+    }
+    fake = await startFakeApns();
+    apns = createApnsClient({ baseUrl: fake.url, ca: fake.ca, requestTimeoutMs: 2000 });
+    service = await startTestService({ jobs: 'work', apns, passChangeRelayIntervalMs: 200, config: { webhookAllowPrivate: true } });
+    tenant = await service.createAccount('Coffee Club Ltd');
+    await service.createEntity(tenant.accountId, 'Soho');
+    await setAppleConfiguration(service, tenant.accountId);
+    files = await mkdtemp(join(tmpdir(), 'console-test-'));
+    await writeFile(join(files, 'logo.png'), Buffer.from(LOGO_PNG.split(',')[1]!, 'base64'));
+    await writeFile(join(files, 'icon.png'), Buffer.from(ICON_PNG.split(',')[1]!, 'base64'));
+    const rows = Array.from({ length: 1000 }, (_, i) => `member-${i + 1},Member ${i + 1}`);
+    await writeFile(join(files, 'members.csv'), `ext_id,passfield_member\r\n${rows.join('\r\n')}\r\n`);
+    server = service.app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+      timeout: 20_000,
+    });
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(15_000);
+    await context.route('**/*', (route) => {
+      const url = route.request().url();
+      if (new URL(url).origin === origin || url.startsWith('blob:') || url.startsWith('data:')) return route.continue();
+      offService.push(url);
+      return route.abort('blockedbyclient');
+    });
+    await context.addInitScript(() => {
+      const seen: string[] = [];
+      const page = globalThis as any;
+      page.cspViolations = seen;
+      page.document.addEventListener('securitypolicyviolation', (e: any) => seen.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+    page = await context.newPage();
+    await mkdir(resolve(root, 'test/artifacts'), { recursive: true });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (server) await new Promise((r) => server.close(r));
+    await service?.close();
+    await apns?.close();
+    await fake?.close();
+  });
+
+  /** axe-core's violations of the WCAG 2.x A/AA rules and best practices on the page as it is now. */
+  async function violations(): Promise<string[]> {
+    await page.evaluate(axeSource);
+    const found = await page.evaluate(async () => {
+      const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }> } }).axe;
+      const result = await axe.run();
+      return result.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
+    });
+    return found;
+  }
+
+  /** Checks the page: 0 axe violations, no CSP violation, nothing fetched from another host. */
+  async function checkPage(name: string): Promise<void> {
+    await page.locator('h1').first().waitFor();
+    expect({ name, violations: await violations() }).toEqual({ name, violations: [] });
+    expect(await page.evaluate(() => (globalThis as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
+    expect(offService).toEqual([]);
+  }
+
+  /** At 390 px wide the page scrolls only vertically; `screenshot` names a file in test/artifacts/. */
+  async function fitsPhone(screenshot?: string): Promise<void> {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForTimeout(100);
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    if (screenshot) await page.screenshot({ path: resolve(root, 'test/artifacts', screenshot), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+
+  const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+
+  it('serves the console with a self-only CSP, immutable hashed assets and a no-cache index', async () => {
+    const index = await fetch(`${origin}/console/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('cache-control')).toBe('no-cache');
+    const csp = index.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    const html = await index.text();
+    const asset = /\/console\/assets\/index-[\w-]+\.js/.exec(html)![0];
+    const js = await fetch(`${origin}${asset}`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect((await fetch(`${origin}/console`, { redirect: 'manual' })).headers.get('location')).toBe('/console/');
+    expect((await fetch(`${origin}/console/assets/nothing.js`)).status).toBe(404);
+  });
+
+  it('signs in with an API key, refusing a wrong one next to the field', async () => {
+    await page.goto(`${origin}/console/`);
+    await checkPage('sign-in');
+    const field = page.getByLabel('API key or administration token');
+    // Keyboard: Tab reaches the field, and the focus is visible (WCAG 2.4.7).
+    await page.keyboard.press('Tab');
+    expect(await field.evaluate((el) => el === (globalThis as any).document.activeElement)).toBe(true);
+    expect(await field.evaluate((el) => (globalThis as any).getComputedStyle(el).outlineStyle)).toBe('solid');
+    await field.fill('wps_not-a-real-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.locator('.field-error').textContent()).resolves.toMatch(/Neither an account API key nor the administration token/);
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    await field.fill(tenant.token);
+    await field.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    expect(await page.evaluate(() => JSON.stringify((globalThis as any).localStorage))).toBe('{}');
+    expect(await page.evaluate(() => (globalThis as any).sessionStorage.length)).toBe(1);
+    await page.getByText('No pass was issued in this range.').waitFor();
+    await checkPage('overview (empty)');
+  });
+
+  it('designs a template with uploaded images, the preview following the form when the server draws one', async () => {
+    await nav('Templates');
+    await page.getByText('No template yet.').waitFor();
+    await checkPage('templates (empty)');
+    await page.getByRole('link', { name: 'New template' }).click();
+    await page.getByRole('heading', { level: 1, name: 'New template' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Coffee Club Card');
+    await page.getByLabel('Central title').fill('Coffee Club');
+    await page.getByLabel('Logo').setInputFiles(join(files, 'logo.png'));
+    await page.getByLabel('Icon').setInputFiles(join(files, 'icon.png'));
+    await page.getByAltText('Logo as uploaded').waitFor();
+    expect(await page.getByAltText('Logo as uploaded').getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    const stage = page.locator('.preview-stage');
+    await stage.locator('img, p.muted:not(:has-text("Drawing"))').first().waitFor();
+    if (await stage.locator('img').count()) {
+      const before = await stage.locator('img').getAttribute('src');
+      await page.getByLabel('Background colour').fill('#336699');
+      await pollUntil(
+        () => stage.locator('img').getAttribute('src'),
+        (src) => src !== before,
+      );
+    } else {
+      await stage.getByText('This server does not draw previews yet').waitFor();
+    }
+    await checkPage('designer');
+    await fitsPhone();
+    await page.getByRole('button', { name: 'Create template' }).click();
+    await page.waitForURL(/#\/templates\/[0-9a-f-]{36}$/);
+    const templateId = page.url().split('/').at(-1)!;
+    await page.locator('.status-line .badge-processed').waitFor({ timeout: 30_000 });
+    const stored = (await service.api.get(`/api/v1/pass-templates/${templateId}`).set(service.auth(tenant.token)).expect(200)).body.data.attributes;
+    expect(stored).toMatchObject({ name: 'Coffee Club Card', centralTitle: 'Coffee Club' });
+    expect(stored.images.logo).toEqual(expect.any(String));
+    expect(stored.images.icon).toEqual(expect.any(String));
+    await page.getByAltText('Logo as uploaded').waitFor();
+    await stage.locator('img, p.muted:not(:has-text("Drawing"))').first().waitFor();
+    await page.setViewportSize({ width: 1280, height: 1500 });
+    await page.screenshot({ path: resolve(docs, 'console-designer.png') });
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('shows the API error of a bad template next to its field', async () => {
+    await page.goto(`${origin}/console/#/templates/new`);
+    await page.getByLabel('Name', { exact: true }).fill('x'.repeat(300));
+    await page.getByRole('button', { name: 'Create template' }).click();
+    const error = page.locator('.field.invalid .field-error').first();
+    await error.waitFor();
+    expect(await page.locator('.field.invalid label').first().textContent()).toBe('Name');
+  });
+
+  it('issues a pass and changes its points: the timeline records the push to the registered iPhone', async () => {
+    await nav('Issue a pass');
+    await page.getByRole('heading', { level: 1, name: 'Issue a pass' }).waitFor();
+    await checkPage('issue');
+    await page.getByLabel('extId (your own id, optional)').fill('ada-1');
+    await page.getByLabel('Member (member)').fill('Ada Lovelace');
+    await page.getByRole('button', { name: 'Issue pass' }).click();
+    await page.waitForURL(/#\/passes\/[0-9a-f-]{36}$/);
+    passId = page.url().split('/').at(-1)!;
+    await page.getByRole('heading', { level: 1, name: 'Pass ada-1' }).waitFor();
+    await page.getByText('Nothing delivered yet.').waitFor();
+    await page.getByRole('img', { name: 'QR code of the holder link' }).waitFor();
+
+    // The holder adds the pass on an iPhone: it downloads the .pkpass and registers for updates.
+    const iphone = new SimulatedIphone(service);
+    const pkpass = await service.api.get(`/passes/${passId}/apple`).buffer(true).parse(binary).expect(200);
+    await iphone.add(pkpass.body as Buffer);
+
+    await page.getByLabel('Add (or subtract)').fill('25');
+    await page.getByLabel('Message to the holder (optional)').fill('25 points for your visit');
+    await page.getByRole('button', { name: 'Change points' }).click();
+    await page.getByText('25 points', { exact: true }).waitFor();
+    const push = page.locator('.timeline li', { hasText: 'APNs push' }).filter({ hasText: 'delivered' });
+    await push.first().waitFor({ timeout: 30_000 });
+    expect(fake.requests.filter((r) => r.pushToken === iphone.pushToken).length).toBeGreaterThanOrEqual(1);
+    await page.getByText(/push token …/).waitFor();
+    await checkPage('pass');
+    await page.screenshot({ path: resolve(docs, 'console-pass.png'), fullPage: true });
+    await fitsPhone('console-pass-phone.png');
+
+    await page.getByRole('button', { name: 'Deactivate' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('Scans are refused').waitFor();
+    await checkPage('pass (confirm)');
+    await dialog.getByRole('button', { name: 'Deactivate' }).click();
+    await page.locator('dd .badge-deactivated').waitFor();
+  });
+
+  it('finds the pass by extId in the passes table', async () => {
+    await nav('Passes');
+    await page.getByLabel('extId').fill('ada-1');
+    await page.getByRole('link', { name: 'ada-1' }).waitFor();
+    expect(await page.locator('tbody tr').count()).toBe(1);
+    await page.getByLabel('extId').fill('nobody');
+    await page.getByText('No pass matches these filters.').waitFor();
+    await checkPage('passes');
+    await fitsPhone();
+  });
+
+  it('uploads a CSV of 1,000 rows and the progress bar reaches 100 %', async () => {
+    await nav('Batches');
+    await page.getByRole('heading', { level: 1, name: 'Batches' }).waitFor();
+    await checkPage('batches');
+    await page.getByLabel('CSV file', { exact: true }).setInputFiles(join(files, 'members.csv'));
+    await page.getByLabel('Batch name (optional)').fill('November members');
+    await page.getByRole('button', { name: 'Upload' }).click();
+    const batch = page.locator('li.batch', { hasText: 'November members' });
+    const bar = batch.getByRole('progressbar');
+    await bar.waitFor();
+    await pollUntil(
+      () => bar.getAttribute('max'),
+      (max) => max === '1000',
+      { timeoutMs: 10_000, intervalMs: 200 },
+    );
+    await pollUntil(
+      () => bar.getAttribute('value'),
+      (value) => value === '1000',
+      { timeoutMs: 90_000, intervalMs: 200 },
+    );
+    await batch.getByText('100 % (1,000 of 1,000)').waitFor();
+    await batch.locator('.badge-successful').waitFor();
+    await checkPage('batches (done)');
+  }, 120_000);
+
+  it('creates a webhook subscription and shows its secret once', async () => {
+    await nav('Webhooks');
+    await page.getByText('No subscription yet.').waitFor();
+    await checkPage('webhooks (empty)');
+    await page.getByLabel('Endpoint URL (HTTPS)').fill('https://127.0.0.1:9/console-hook');
+    await page.getByRole('button', { name: 'Create subscription' }).click();
+    await page.locator('code.secret').waitFor();
+    await page.locator('li.card', { hasText: 'https://127.0.0.1:9/console-hook' }).waitFor();
+    const list = await service.api.get('/api/v1/webhook-subscriptions').set(service.auth(tenant.token)).expect(200);
+    expect(list.body.data.map((s: { attributes: { url: string } }) => s.attributes.url)).toEqual(['https://127.0.0.1:9/console-hook']);
+    await checkPage('webhooks');
+  });
+
+  it('shows the overview with the day’s figures, then the readers page, then signs out', async () => {
+    await nav('Overview');
+    await page.locator('.figure', { hasText: 'Passes issued' }).locator('.figure-value', { hasText: '1,001' }).waitFor({ timeout: 20_000 });
+    await page.locator('.chart .u-over').first().waitFor();
+    await checkPage('overview');
+    await page.screenshot({ path: resolve(docs, 'console-overview.png'), fullPage: true });
+    await fitsPhone('console-overview-phone.png');
+    await nav('Readers & scans');
+    await page.getByRole('heading', { name: 'Soho' }).waitFor();
+    await page.getByText('No reader yet.').waitFor();
+    await checkPage('readers');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Sign in to the console' }).waitFor();
+    expect(await page.evaluate(() => (globalThis as any).sessionStorage.length + (globalThis as any).localStorage.length)).toBe(0);
+  });
+
+  it('signs in with the administration token: accounts, one account, working as it', async () => {
+    await page.getByLabel('API key or administration token').fill(service.adminToken);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Accounts' }).waitFor();
+    await page.getByRole('link', { name: 'Coffee Club Ltd' }).waitFor();
+    await checkPage('accounts');
+    await page.getByRole('link', { name: 'Coffee Club Ltd' }).click();
+    await page.getByRole('heading', { name: 'Apple Wallet' }).waitFor();
+    await page.getByText('pass.com.example.loyalty').waitFor();
+    await checkPage('account');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Accounts' }).click();
+    await page.getByRole('button', { name: 'Work as Coffee Club Ltd' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.getByRole('button', { name: 'Back to administration' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Accounts' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Sign in to the console' }).waitFor();
+  });
+});
