@@ -7616,6 +7616,7 @@ export interface operations {
                     "application/gzip": components["schemas"]["PgliteDataDirArchive"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             /** @description The service runs on PostgreSQL, whose backups `pg_dump` makes. */

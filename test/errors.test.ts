@@ -191,9 +191,19 @@ describe('rate limits', () => {
       // Each node verifies the key once first (another operation, so another budget): the four
       // counted requests are then quick enough to fall in one one-second window on a busy machine.
       for (const node of [limited, other]) await node.api.get('/api/v1/entities/0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10').set(node.auth(token)).expect(404);
+      // A budget's window starts at its first request and lasts one second: four requests that
+      // all leave and return within 900 ms fall in one window. On a machine too busy for that,
+      // wait for the window to end and try again (three tries); the budget is shared when the
+      // fourth, on the second node, is refused — with one budget per node all four pass.
       const nodes = [limited, other, limited, other];
-      const statuses: number[] = [];
-      for (const node of nodes) statuses.push((await node.api.get('/api/v1/entities').set(node.auth(token))).status);
+      let statuses: number[] = [];
+      for (let attempt = 0; attempt < 3; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 1_100));
+        const started = performance.now();
+        statuses = [];
+        for (const node of nodes) statuses.push((await node.api.get('/api/v1/entities').set(node.auth(token))).status);
+        if (performance.now() - started < 900) break;
+      }
       expect(statuses).toEqual([200, 200, 200, 429]);
     } finally {
       await other.close();
@@ -391,8 +401,9 @@ describe('generic errors of every operation, walked from the contract', () => {
 
   // The validator checks answers below 500 only, so these run while the database is up. It reads
   // JSON answers only: operations whose example request is answered without a JSON body (Apple
-  // Wallet's empty 200 and 204, the favicon's 204) cannot break the contract this way.
-  const answeredWithoutJson = ['listUpdatedPasses', 'logAppleDeviceMessages', 'getFavicon'];
+  // Wallet's empty 200 and 204, the favicon's 204, the embedded database's gzip backup) cannot
+  // break the contract this way.
+  const answeredWithoutJson = ['listUpdatedPasses', 'logAppleDeviceMessages', 'getFavicon', ...(testDatabaseKind() === 'pglite' ? ['getDatabaseBackup'] : [])];
   test.each(documenting(500, (op) => !answeredWithoutJson.includes(op.operationId)))(
     '%s answers 500 without internals when its answer breaks the contract',
     async (_id, op) => {
@@ -403,7 +414,9 @@ describe('generic errors of every operation, walked from the contract', () => {
   describe('with the database gone', () => {
     beforeAll(() => spare.database.db.close());
 
-    test.each(documenting(503, (op) => op.auth !== 'none'))('%s answers 503 with Retry-After', async (_id, op) => {
+    // On PostgreSQL the backup operation answers 409 (pg_dump's job) before it needs the database.
+    const neverNeedsTheDatabase = testDatabaseKind() === 'postgresql' ? ['getDatabaseBackup'] : [];
+    test.each(documenting(503, (op) => op.auth !== 'none' && !neverNeedsTheDatabase.includes(op.operationId)))('%s answers 503 with Retry-After', async (_id, op) => {
       const res = await send(spare, spareToken, op);
       expectError(res, 503, 'service_unavailable');
       expect(res.headers['retry-after']).toBe('5');

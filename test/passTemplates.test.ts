@@ -912,7 +912,9 @@ describe('restart recovery', () => {
     } finally {
       await (second ?? first)?.close();
     }
-  });
+    // Two services on one persistent data directory, each opening and migrating it: on PGlite
+    // under a loaded machine that alone took most of the default 60 s.
+  }, 180_000);
 });
 
 describe('atomicity', () => {
