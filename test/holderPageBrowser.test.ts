@@ -191,7 +191,9 @@ else if (!existsSync(chromiumPath)) {
         expect(await primary.getAttribute('data-action')).toBe('apple');
         // biome-ignore lint/performance/useDomNodeTextContent: Playwright's locator.innerText, what a person sees
         expect(await primary.innerText()).toBe(catalogue(language).actions.addToAppleWallet);
-        expect(await page.locator('section#pass img.strip').count()).toBe(1);
+        // The card is the Apple Wallet front of the pass preview, named, with its strip image.
+        expect(await page.locator('section#pass svg.wallet-card[role="img"]').getAttribute('aria-label')).toBe('Coffee Club Card');
+        expect(await page.locator('section#pass svg.wallet-card image').count()).toBeGreaterThan(1);
         await expectPage(page, language, `holder-page-iphone-${language}`);
         if (language !== 'en') continue;
         await page.screenshot({ path: resolve(docs, 'holder-page-phone.png'), fullPage: true });
@@ -203,6 +205,7 @@ else if (!existsSync(chromiumPath)) {
         await page.emulateMedia({ media: 'print' });
         expect(await page.locator('.actions').isVisible()).toBe(false);
         expect(await page.locator('section#pass [data-barcode] svg').isVisible()).toBe(true);
+        expect(await page.locator('section#pass svg.wallet-card').isVisible()).toBe(true);
       } finally {
         await context.close();
       }
@@ -224,6 +227,8 @@ else if (!existsSync(chromiumPath)) {
         const claims = decodeJwt(href.split('/').at(-1)!) as { payload: { loyaltyObjects?: { id: string }[] } };
         expect(claims.payload.loyaltyObjects?.map((o) => o.id)).toEqual([`${ISSUER_ID}.${pass.id}`]);
         expect(await page.locator('a[data-action="apple"]').count()).toBe(1);
+        // The Google Wallet card of the pass preview (340 points wide; Apple's is 320).
+        expect(await page.locator('section#pass svg.wallet-card').getAttribute('width')).toBe('340');
         await expectPage(page, language, `holder-page-android-${language}`);
       } finally {
         await context.close();

@@ -356,7 +356,10 @@ describe('getHolderPassPage', () => {
     expect(pass.attributes.downloadUrl).toBe(`${BASE}/passes/${pass.id}`);
   });
 
-  it('previews the pass: colours, the logo served here, fields, barcode text, latest message', async () => {
+  /** The wallet card of a holder page: the preview's SVG, inlined. */
+  const cardSvg = (html: string) => /<section class="card"[^>]*>(<svg class="wallet-card"[\s\S]*?<\/svg>)/.exec(html)?.[1];
+
+  it('shows the pass as the preview draws it: the Apple front in its colours and language, its back fields, barcode text, latest message', async () => {
     const pass = await issuePass(badgeService, both.token, bothTemplate, {
       pass: { member: 'Ada', tier: 'Gold', barcode: { enabled: true, source: 'uuid', displayText: 'Member 1042' } },
     });
@@ -366,19 +369,45 @@ describe('getHolderPassPage', () => {
       .send({ balance: 120, message: 'Double points this week' })
       .expect(200);
     const res = await page(badgeService, pass.id, UA.iphoneSafari).expect(200);
-    expect(res.text).toContain('.card{background:#1A2B3C;color:#FFFFFF}');
-    expect(res.text).toContain('.card dt{color:#F5D76E}');
-    const logo = /<img class="logo" src="([^"]+)" alt="Coffee Club Card">/.exec(res.text)![1]!;
-    expect(logo).toBe(`/media/pass-templates/${bothTemplate}/versions/1/logo@2x.png`);
-    const image = await badgeService.api.get(logo).buffer(true).parse(binary).expect(200);
-    expect(image.headers['content-type']).toBe('image/png');
-    expect(res.text).toContain('<dl class="header"><div><dt>Points</dt><dd>120</dd></div></dl>');
-    expect(res.text).toContain('<dl class="central"><div><dt>Member</dt><dd>Ada</dd></div></dl>');
-    expect(res.text).toContain('<div><dt>Tier</dt><dd>Gold</dd></div>');
-    expect(res.text).toContain('<div><dt>Terms</dt><dd>One stamp per drink.</dd></div>');
+    const svg = cardSvg(res.text)!;
+    expect(svg).toMatch(/^<svg class="wallet-card" role="img" aria-label="Coffee Club Card" width="320" height="420" viewBox="0 0 320 420"/);
+    // Its accessible description: every text drawn, as drawn (Wallet's upper-case labels), field by field.
+    expect(svg).toContain('<desc>Coffee Club; POINTS: 120; Member: Ada; TIER: Gold; MEMBER SINCE; Member 1042</desc>');
+    expect(svg).toContain('fill="#1A2B3C"');
+    // The same card as GET /api/v1/passes/{id}/preview, apart from the accessible name and description.
+    const preview = await badgeService.api.get(`/api/v1/passes/${pass.id}/preview`).set(badgeService.auth(both.token)).buffer(true).parse(binary).expect(200);
+    expect(svg.replace(/^<svg class="wallet-card" role="img" aria-label="[^"]*" /, '<svg ').replace(/<desc>[^<]*<\/desc>/, '')).toBe(
+      preview.body.toString('utf8'),
+    );
+    expect(svg).toContain('data-region="top" data-pointer="/fields/header/one" data-part="value">120</text>');
+    expect(svg).toContain('data-region="primary" data-pointer="/fields/central/one" data-part="value">Ada</text>');
+    expect(svg).toMatch(/<image [^>]*href="data:image\/png;base64,/);
+    expect(res.text).toContain('<dl class="fields"><dt>Terms</dt><dd>One stamp per drink.</dd></dl>');
     expect(res.text).toContain('<p class="barcode" data-barcode-text>Member 1042</p>');
     expect(res.text).toContain('<section class="message" data-latest-message><h2>Coffee Club news</h2><p>Double points this week</p></section>');
     expect(res.text).toContain('<title>Coffee Club Card</title>');
+    expectSelfContained(res.text, res.headers['content-security-policy']!);
+  });
+
+  it('shows an Android phone the Google Wallet card when the account has Google credentials, else the Apple front', async () => {
+    const pass = await issuePass(badgeService, both.token, bothTemplate, { pass: { member: 'Ada' } });
+    const google = cardSvg((await page(badgeService, pass.id, UA.android).expect(200)).text)!;
+    expect(google).toMatch(/ width="340" /);
+    expect(google).toContain('data-region="points"');
+    const apple = cardSvg((await page(badgeService, pass.id, UA.iphoneSafari).expect(200)).text)!;
+    expect(apple).toMatch(/ width="320" /);
+    expect(apple).not.toContain('data-region="points"');
+    const withoutGoogle = await issuePass(service, tenant.token, templateId);
+    expect(cardSvg((await page(service, withoutGoogle.id, UA.android).expect(200)).text)).toMatch(/ width="320" /);
+  });
+
+  it('lists the front fields as text too when the card shows a text its font cannot draw', async () => {
+    const latin = await page(badgeService, (await issuePass(badgeService, both.token, bothTemplate, { pass: { member: 'Lukas' } })).id, UA.iphoneSafari);
+    expect(latin.text).toContain('<dl class="fields"><dt>Terms</dt>');
+    const polish = await issuePass(badgeService, both.token, bothTemplate, { pass: { member: 'Łucja' } });
+    const res = await page(badgeService, polish.id, UA.iphoneSafari).expect(200);
+    expect(res.text).toContain('<dl class="fields"><dt>Points</dt><dd>0</dd><dt>Member</dt><dd>Łucja</dd><dt>Tier</dt>');
+    expect(res.text).toContain('<dt>Terms</dt><dd>One stamp per drink.</dd></dl>');
   });
 
   it('shows no barcode text unless displayText asks for it', async () => {
@@ -395,8 +424,7 @@ describe('getHolderPassPage', () => {
     expect(de.headers['content-language']).toBe('de');
     expect(de.headers.vary).toContain('Accept-Language');
     expect(de.text).toContain('<section class="card" id="pass" lang="de" aria-label="Ihr Pass"');
-    expect(de.text).toContain('<dt>Punkte</dt>');
-    expect(de.text).toContain('<dt>Mitglied</dt><dd>Gast</dd>');
+    expect(cardSvg(de.text)).toContain('<desc>Coffee Club; PUNKTE: 0; Mitglied: Gast</desc>');
     expect(de.text).toContain('>Zu Apple Wallet hinzufügen</a>');
     expect(de.text).not.toContain('Add to Apple Wallet');
     // French page, English card: the template has no French localisation.
@@ -404,7 +432,7 @@ describe('getHolderPassPage', () => {
     expect(fr.text).toContain('<html lang="fr">');
     expect(fr.headers['content-language']).toBe('fr');
     expect(fr.text).toContain('<section class="card" id="pass" lang="en" aria-label="Votre carte"');
-    expect(fr.text).toContain('<dt>Member</dt><dd>Guest</dd>');
+    expect(cardSvg(fr.text)).toContain('Member: Guest');
     expect(fr.text).toContain('>Ajouter à Apple Wallet</a>');
     // A language without a catalogue: English.
     const fi = await page(service, pass.id, UA.iphoneSafari, { 'Accept-Language': 'fi' }).expect(200);
@@ -412,7 +440,7 @@ describe('getHolderPassPage', () => {
     expect(fi.headers['content-language']).toBe('en');
     const named = await issuePass(service, tenant.token, templateId, { pass: { member: 'Ada' } });
     const own = await page(service, named.id, UA.iphoneSafari, { 'Accept-Language': 'de' }).expect(200);
-    expect(own.text).toContain('<dt>Mitglied</dt><dd>Ada</dd>');
+    expect(cardSvg(own.text)).toContain('Mitglied: Ada');
   });
 
   it.each(CATALOGUE_LANGUAGES)('says everything in %s: actions, web pass, notices, the 404, 410 and inactive pages', async (language) => {
@@ -449,7 +477,9 @@ describe('getHolderPassPage', () => {
     const res = await page(badgeService, pass.id, UA.windowsChrome).expect(200);
     expect(res.text).not.toContain('<script');
     expect(res.text).not.toContain('<img src=x');
-    expect(res.text).toContain('<dd>&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(1)&gt;</dd>');
+    // Drawn truncated as Wallet truncates it, and escaped in the text layer and the description.
+    expect(cardSvg(res.text)).toContain('data-part="value">&lt;script&gt;alert(…</text>');
+    expect(cardSvg(res.text)).toContain('; Member: &lt;script&gt;alert(…;');
     expect(res.text).toContain('<p>&lt;/p&gt;&lt;script&gt;alert(2)&lt;/script&gt;</p>');
     expectSelfContained(res.text, res.headers['content-security-policy']!);
   });
@@ -465,6 +495,8 @@ describe('getHolderPassPage', () => {
       expect(res.text).not.toContain('id="qr"');
       expect(res.text).not.toContain('/apple"');
       expect(res.text).not.toContain('data-barcode');
+      expect(cardSvg(res.text)).not.toContain('data-region="barcode"');
+      expect(cardSvg(res.text)).not.toMatch(/data:image\/svg\+xml/);
     }
   });
 

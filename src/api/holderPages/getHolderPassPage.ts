@@ -4,14 +4,17 @@ import QRCode from 'qrcode';
 import type { OperationHandler, OperationInput } from '../../http/operation.ts';
 import { GoneError, NotFoundError, ValidationError } from '../../errors.ts';
 import { googleSaveLink } from '../../domain/googleWallet/googleSaveLink.ts';
-import { placedFields } from '../../wallet/templateDesign.ts';
+import { designLanguages } from '../../wallet/preview/previewCard.ts';
+import { drawsText } from '../../wallet/preview/fontMetrics.ts';
+import { renderPreview } from '../../wallet/preview/renderPreview.ts';
 import { selectSigningConfiguration } from '../../domain/appleConfigurations/appleConfigurationStore.ts';
 import { designOfVersion, selectLatestProcessedVersion } from '../../domain/passTemplates/passTemplateStore.ts';
 import { barcodeCaption, identifierValue, type BarcodeSettings } from '../../domain/passes/passRules.ts';
 import { findPassByUuid } from '../../domain/passes/passStore.ts';
-import { passContentOf, passDownloadUrl } from '../../domain/passes/serializePass.ts';
+import { previewSourceOfPass } from '../../domain/passes/passPreview.ts';
+import { passDownloadUrl } from '../../domain/passes/serializePass.ts';
 import type { PassRow } from '../../domain/passes/passStore.ts';
-import { renderNoticePage, renderPassPage, type PassPageView, type PreviewField, type RenderedPage } from '../../domain/holderPages/holderPageHtml.ts';
+import { renderNoticePage, renderPassPage, type PassPageView, type RenderedPage, type WalletCard } from '../../domain/holderPages/holderPageHtml.ts';
 import { barcodeSvg, isMatrixCode } from '../../domain/holderPages/barcodeSvg.ts';
 import { cachedHolderPage, cachedTemplateView } from '../../domain/holderPages/holderPageCache.ts';
 import { DEFAULT_PAGE_LANGUAGE, PAGE_LANGUAGES, pageMessages, type PageMessages } from '../../domain/holderPages/holderPageMessages.ts';
@@ -40,7 +43,8 @@ function prefersHtml(headers: Record<string, string | string[] | undefined>): bo
 /**
  * `GET /passes/{id}`: the holder page behind a pass's `downloadUrl` (src/domain/holderPages/holderPageHtml.ts):
  * the wallet actions the holder's platform takes (src/domain/holderPages/holderPlatform.ts), the
- * web pass with its barcode, and for desktops a QR code of the page's URL, in the holder's language.
+ * web pass (the wallet's card drawn by the pass preview, see {@link walletCard}, and its barcode),
+ * and for desktops a QR code of the page's URL, in the holder's language.
  * @throws ValidationError (a malformed id), NotFoundError (unknown UUID) and GoneError (nullified
  *   pass) when the client prefers JSON; a browser gets the 404 and 410 pages instead.
  */
@@ -98,45 +102,34 @@ async function passPage(
     where: { id: pass.templateId },
     select: { name: true, description: true, notificationHeader: true, applePassTypeIdentifier: true, updatedAt: true },
   });
-  const { version, design, placed, templateLanguages } = await cachedTemplateView(pass.templateId, template.updatedAt, async () => {
+  const { version, templateLanguages } = await cachedTemplateView(pass.templateId, template.updatedAt, async () => {
     const row = await selectLatestProcessedVersion(prisma, pass.templateId);
-    const parsed = row ? designOfVersion(row) : null;
-    const fields = parsed ? placedFields(parsed) : [];
-    const languages = [parsed?.defaultLanguage ?? 'en', ...new Set(fields.flatMap((p) => Object.keys(p.field.localisation ?? {})))];
-    return { version: row ? { version: row.version } : null, design: parsed, placed: fields, templateLanguages: languages };
+    return { version: row ? row.version : null, templateLanguages: row ? designLanguages(designOfVersion(row)) : ['en'] };
   });
-  const defaultLanguage = templateLanguages[0]!;
-  const language = acceptsLanguages(templateLanguages) || defaultLanguage;
+  const language = acceptsLanguages(templateLanguages) || templateLanguages[0]!;
   const platform = platformOverride ?? platformOf(typeof headers['user-agent'] === 'string' ? headers['user-agent'] : undefined);
   const key = {
     baseUrl: ctx.baseUrl,
     passId: pass.id,
     passUpdatedAt: pass.updatedAt,
     templateUpdatedAt: template.updatedAt,
-    designVersion: version?.version ?? null,
+    designVersion: version,
     pageLanguage,
     cardLanguage: language,
     platform: `${platform}${platformOverride ? '!' : ''}`,
   };
   return cachedHolderPage(key, async () => {
-    const content = passContentOf(pass);
-    const fields: PreviewField[] = placed.map(({ area, field }) => {
-      const translation = language === defaultLanguage ? undefined : field.localisation?.[language as keyof typeof field.localisation];
-      const own = field.id === undefined ? undefined : content[field.id];
-      const value = own !== undefined && own !== field.defaultValue ? own : (translation?.defaultValue ?? field.defaultValue ?? '');
-      return { area, label: translation?.label ?? field.label ?? null, value };
-    });
-    const images = version ? await templateImages(ctx, pass.templateId, version.version) : { logoUrl: null, stripUrl: null, iconUrl: null };
     const actions = await walletActions(ctx, pass, template.applePassTypeIdentifier, platform, t);
+    const shown = version === null ? null : await walletCard(ctx, pass, language, platform === 'google' && actions.google !== null ? 'google' : 'apple');
     return renderPassPage({
       title: template.name,
       description: template.description,
       pageLanguage,
       t,
       language,
-      colors: design?.colors ?? { background: '#FFFFFF', label: '#000000', text: '#000000' },
-      ...images,
-      fields,
+      card: shown?.card ?? null,
+      listedFields: shown?.listedFields ?? [],
+      iconUrl: version === null ? null : await templateIconUrl(ctx, pass.templateId, version),
       barcode: webPassBarcode(pass, t),
       latestMessage: pass.latestMessage ? { heading: template.notificationHeader, text: pass.latestMessage } : null,
       state: pass.status === 'deactivated' ? 'inactive' : 'active',
@@ -146,22 +139,50 @@ async function passPage(
   });
 }
 
-/** The same-origin URLs of a version's logo, strip and icon (the largest of 1x and 2x; null: none). */
-async function templateImages(
+/**
+ * The card of the web pass: the pass preview's front (src/wallet/preview/, as
+ * `GET /api/v1/passes/{id}/preview` draws it) in the card's language, so the page shows what the
+ * wallet will. The Google Wallet card on an Android phone whose account can save to Google Wallet
+ * (`wallet` google), else the Apple Wallet front (iPhone, desktop, and Android without Google: the
+ * `.pkpass` is what those holders get). A deactivated pass is drawn without its barcode.
+ * @returns The card and the fields to list as text under it: the back fields (the latest message
+ *   is shown apart, so left out), after the front ones when the preview font cannot draw a text of the card.
+ */
+async function walletCard(
   ctx: HolderPageInput['ctx'],
-  templateId: string,
-  version: number,
-): Promise<Pick<PassPageView, 'logoUrl' | 'stripUrl' | 'iconUrl'>> {
+  pass: PassRow,
+  language: string,
+  wallet: 'apple' | 'google',
+): Promise<{ card: WalletCard; listedFields: PassPageView['listedFields'] }> {
+  const source = await previewSourceOfPass(ctx.db.prisma, pass, { lang: language, withoutBarcode: pass.status === 'deactivated' });
+  const rendered = await renderPreview(source.card, { platform: wallet, side: 'front' });
+  // Each drawn field as `label: value`, in the order drawn (a primary field draws its value first).
+  const parts = new Map<string, Map<string, string>>();
+  for (const { region, pointer, part, text } of rendered.texts) {
+    const key = `${region}|${pointer}`;
+    parts.set(key, (parts.get(key) ?? new Map()).set(part, text));
+  }
+  const texts = [...parts.values()].map((byPart) => {
+    const { label, value } = Object.fromEntries(byPart) as Record<string, string | undefined>;
+    return label && value ? `${label}: ${value}` : [...byPart.values()].filter(Boolean).join(' ');
+  });
+  // The preview font draws Latin only: when the card shows a text it cannot draw (Japanese, Polish
+  // `ł`…), its fields are listed as text too, so the holder can read them.
+  const { header, primary, secondary, auxiliary, back } = source.card;
+  const listed = rendered.texts.every((shown) => drawsText(shown.text)) ? [] : [...header, ...primary, ...secondary, ...auxiliary];
+  const fields = [...listed, ...back.filter((f) => f.pointer !== '/latestMessage')].map(({ label, value }) => ({ label, value }));
+  return { card: { svg: rendered.svg, texts }, listedFields: fields };
+}
+
+/** The same-origin URL of a version's icon (the largest of 1x and 2x; null: none). */
+async function templateIconUrl(ctx: HolderPageInput['ctx'], templateId: string, version: number): Promise<string | null> {
   const rows = await ctx.db.prisma.passTemplateImage.findMany({
-    where: { templateId, version, name: { in: ['logo.png', 'logo@2x.png', 'strip.png', 'strip@2x.png', 'icon.png', 'icon@2x.png'] } },
+    where: { templateId, version, name: { in: ['icon.png', 'icon@2x.png'] } },
     select: { name: true },
   });
   const names = new Set(rows.map((r) => r.name));
-  const url = (base: string) => {
-    const name = names.has(`${base}@2x.png`) ? `${base}@2x.png` : names.has(`${base}.png`) ? `${base}.png` : null;
-    return name ? `/media/pass-templates/${templateId}/versions/${version}/${name}` : null;
-  };
-  return { logoUrl: url('logo'), stripUrl: url('strip'), iconUrl: url('icon') };
+  const name = names.has('icon@2x.png') ? 'icon@2x.png' : names.has('icon.png') ? 'icon.png' : null;
+  return name ? `/media/pass-templates/${templateId}/versions/${version}/${name}` : null;
 }
 
 /** The pass's barcode for the web pass (null: barcode disabled). */

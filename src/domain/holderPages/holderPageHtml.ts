@@ -1,6 +1,7 @@
 /**
  * The HTML of the holder pages: the page behind a pass's `downloadUrl` (wallet actions and the web
- * pass: a card with the pass's barcode) and its "not found" and "no longer valid" pages, in the
+ * pass: the wallet's card as the pass preview draws it, its back fields, and its barcode large
+ * enough to scan from the screen) and its "not found" and "no longer valid" pages, in the
  * holder's language (src/domain/holderPages/holderPageMessages.ts). Pure functions of a view;
  * every text from the pass, its template or a catalogue is escaped (holder and template data are
  * untrusted), and the page's one inline style block is
@@ -23,10 +24,20 @@ export interface WalletAction {
   badge: string | null;
 }
 
-/** One field of the preview, in display order. */
-export interface PreviewField {
-  area: 'header' | 'central' | 'details' | 'back';
-  label: string | null;
+/**
+ * The card as the wallet shows it: the SVG of the pass preview (src/wallet/preview/renderPreview.ts,
+ * the same renderer as `GET /api/v1/passes/{id}/preview`), inlined so the page loads nothing more.
+ */
+export interface WalletCard {
+  /** The `<svg>` markup (generated; the renderer escapes every text in it; its images are `data:` URLs). */
+  svg: string;
+  /** What the card shows, as text in drawing order (`label: value`): the image's accessible description. */
+  texts: string[];
+}
+
+/** A field shown as text under the card: a back field (a page cannot turn the card over), or a front field the card could not draw. */
+export interface ListedField {
+  label: string;
   value: string;
 }
 
@@ -52,13 +63,12 @@ export interface PassPageView {
   t: PageMessages;
   /** The language of the card's texts, the template localisation (BCP 47 / ISO 639-1). */
   language: string;
-  /** `#RRGGBB` colours of the card. */
-  colors: { background: string; label: string; text: string };
-  /** The logo, strip (banner) and icon (the page's icon), served by this service (same-origin paths), or null. */
-  logoUrl: string | null;
-  stripUrl: string | null;
+  /** The card, or null while the template has no processed design. */
+  card: WalletCard | null;
+  /** The fields listed under the card, in the card's language. */
+  listedFields: ListedField[];
+  /** The template's icon (the page's icon), served by this service (a same-origin path), or null. */
   iconUrl: string | null;
-  fields: PreviewField[];
   /** The barcode, for an active pass whose barcode is enabled. */
   barcode: WebPassBarcode | null;
   /** The pass's latest message and its heading (null heading: the catalogue's "Message"). */
@@ -80,8 +90,6 @@ export interface RenderedPage {
   contentSecurityPolicy: string;
 }
 
-const HEX_COLOR = /^#[0-9A-Fa-f]{6}$/;
-const color = (value: string, fallback: string) => (HEX_COLOR.test(value) ? value : fallback);
 const text = (value: string) => escapeHtml(value);
 
 const BASE_STYLE = `
@@ -89,16 +97,15 @@ const BASE_STYLE = `
 body{margin:0;font:16px/1.4 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,Helvetica,Arial,"Hiragino Sans",sans-serif;background:#f2f2f7;color:#1c1c1e}
 main{max-width:28rem;margin:0 auto;padding:1.25rem}
 h1{font-size:1.35rem;margin:0 0 1rem}
-.card{border-radius:14px;padding:1rem;margin:0 0 1.25rem;box-shadow:0 1px 4px rgba(0,0,0,.2);overflow:hidden}
-.card img.strip{display:block;width:calc(100% + 2rem);margin:-1rem -1rem .75rem;max-height:8rem;object-fit:cover}
-.card img.logo{max-height:50px;max-width:160px;display:block;margin:0 0 .75rem}
-.card dl{margin:0;display:grid;grid-template-columns:1fr 1fr;gap:.5rem 1rem}
-.card dt{font-size:.75rem;text-transform:uppercase;letter-spacing:.03em}
-.card dd{margin:0 0 .25rem;font-size:1.05rem;overflow-wrap:anywhere}
-.card .central dd{font-size:1.4rem}
+.card{margin:0 0 1.25rem}
+.card svg.wallet-card{display:block;width:100%;max-width:22rem;height:auto;margin:0 auto;filter:drop-shadow(0 1px 3px rgba(0,0,0,.25))}
+.card dl{background:#fff;border-radius:10px;padding:.75rem 1rem;margin:.75rem 0 0}
+.card dt{font-size:.75rem;text-transform:uppercase;letter-spacing:.03em;color:#3a3a3c}
+.card dd{margin:0 0 .5rem;overflow-wrap:anywhere}
+.card dd:last-child{margin:0}
 .code{background:#fff;color:#000;border-radius:10px;padding:.75rem;margin:.75rem 0 0;text-align:center}
 .code svg{display:block;width:100%;height:auto;margin:0 auto}
-.code.matrix svg{max-width:14rem}
+.code.matrix svg{max-width:18rem}
 .code.linear svg{max-width:22rem}
 .code .barcode{margin:.5rem 0 0;font-family:ui-monospace,Menlo,Consolas,monospace;overflow-wrap:anywhere}
 .hint{font-size:.9rem;margin:-.5rem 0 1.25rem}
@@ -115,14 +122,8 @@ a:focus-visible{outline:3px solid #0a84ff;outline-offset:2px}
 .other,.web-pass-link{font-size:.9rem}
 .other a,.web-pass-link a{color:#0a5fd6}
 .other img{height:40px;vertical-align:middle}
-@media print{body{background:#fff}main{max-width:none;padding:0}.actions,.other,.qr,.notice,.web-pass-link,.message{display:none}.card{box-shadow:none;border:1px solid #000;break-inside:avoid;-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+@media print{body{background:#fff}main{max-width:none;padding:0}.actions,.other,.qr,.notice,.web-pass-link,.message{display:none}.card{break-inside:avoid;-webkit-print-color-adjust:exact;print-color-adjust:exact}.card svg.wallet-card{filter:none}}
 `;
-
-function styleFor(colors: PassPageView['colors'] | null): string {
-  if (!colors) return BASE_STYLE;
-  const background = color(colors.background, '#FFFFFF');
-  return `${BASE_STYLE}.card{background:${background};color:${color(colors.text, '#000000')}}\n.card dt{color:${color(colors.label, '#000000')}}\n`;
-}
 
 function page(language: string, title: string, body: string, style: string, iconUrl: string | null = null): RenderedPage {
   const hash = createHash('sha256').update(style, 'utf8').digest('base64');
@@ -157,22 +158,29 @@ function barcodeBlock(view: PassPageView): string {
   return `<div class="code ${barcode.shape}" data-barcode>${barcode.svg ?? ''}${caption}</div>`;
 }
 
-/** The web pass: the card in the template's colours, with the barcode on white. */
+/**
+ * The wallet's card as an image (`role="img"`, named by the template, described by its texts in
+ * `<desc>`, SVG-AAM https://www.w3.org/TR/svg-aam-1.0/#mapping_additional_nd), so assistive
+ * technology reads what the picture shows once, not its invisible text layer.
+ */
+function cardImage(view: PassPageView): string {
+  if (!view.card) return '';
+  const description = `<desc>${text(view.card.texts.join('; '))}</desc>`;
+  return view.card.svg.replace(
+    /^<svg ([^>]*)>/,
+    (_, attributes: string) => `<svg class="wallet-card" role="img" aria-label="${text(view.title)}" ${attributes}>${description}`,
+  );
+}
+
+/** The web pass: the wallet's card, the fields listed as text under it, and its barcode large on white. */
 function card(view: PassPageView, primary: boolean): string {
-  const groups = (['header', 'central', 'details', 'back'] as const)
-    .map((area) => {
-      const fields = view.fields.filter((f) => f.area === area);
-      if (!fields.length) return '';
-      const items = fields.map((f) => `<div><dt>${f.label === null ? '' : text(f.label)}</dt><dd>${text(f.value)}</dd></div>`).join('');
-      return `<dl class="${area}">${items}</dl>`;
-    })
-    .join('');
-  const strip = view.stripUrl ? `<img class="strip" src="${text(view.stripUrl)}" alt="">` : '';
-  const logo = view.logoUrl ? `<img class="logo" src="${text(view.logoUrl)}" alt="${text(view.title)}">` : '';
+  const listed = view.listedFields.length
+    ? `<dl class="fields">${view.listedFields.map((f) => `<dt>${text(f.label)}</dt><dd>${text(f.value)}</dd>`).join('')}</dl>`
+    : '';
   const attributes = `class="card" id="pass" lang="${text(view.language)}" aria-label="${text(view.t('webPass.label'))}"${primary ? ' data-primary' : ''}`;
   const hint =
     view.state === 'active' ? `<p class="hint">${text(view.t(view.barcode?.svg ? 'webPass.instructions' : 'webPass.instructionsWithoutBarcode'))}</p>` : '';
-  return `<section ${attributes}>${strip}${logo}${groups}${barcodeBlock(view)}</section>${hint}`;
+  return `<section ${attributes}>${cardImage(view)}${listed}${barcodeBlock(view)}</section>${hint}`;
 }
 
 /** The wallet actions and where the web pass stands among them. */
@@ -212,7 +220,7 @@ export function renderPassPage(view: PassPageView): RenderedPage {
     view.state === 'inactive'
       ? `<h1>${text(view.title)}</h1><p class="notice" data-state="inactive">${text(view.t('inactive'))}</p>${card(view, false)}${message}`
       : `<h1>${text(view.title)}</h1>${description}${activeBody(view)}${message}`;
-  return page(view.pageLanguage, view.title, body, styleFor(view.colors), view.iconUrl);
+  return page(view.pageLanguage, view.title, body, BASE_STYLE, view.iconUrl);
 }
 
 /**
@@ -222,5 +230,5 @@ export function renderPassPage(view: PassPageView): RenderedPage {
  */
 export function renderNoticePage(kind: 'notFound' | 'gone', language: string, t: PageMessages): RenderedPage {
   const title = t(`${kind}.title`);
-  return page(language, title, `<h1 data-state="${kind}">${text(title)}</h1><p>${text(t(`${kind}.detail`))}</p>`, styleFor(null));
+  return page(language, title, `<h1 data-state="${kind}">${text(title)}</h1><p>${text(t(`${kind}.detail`))}</p>`, BASE_STYLE);
 }

@@ -8,7 +8,7 @@
 import type { PrismaExecutor, SqlExecutor } from '../../db/database.ts';
 import { templatePreviewSource, type PreviewSource } from '../passTemplates/templatePreview.ts';
 import { barcodeCaption, identifierValue, type BarcodeSettings } from './passRules.ts';
-import { requirePass } from './passStore.ts';
+import { requirePass, type PassRow } from './passStore.ts';
 import { passContentOf } from './serializePass.ts';
 
 /**
@@ -21,15 +21,29 @@ export async function passPreviewSource(
   idOrExtId: string,
   options: { lang?: string; acceptLanguage?: string },
 ): Promise<PreviewSource> {
-  const pass = await requirePass(prisma, accountId, idOrExtId);
-  const barcode = pass.barcode as BarcodeSettings | null;
+  return previewSourceOfPass(prisma, await requirePass(prisma, accountId, idOrExtId), options);
+}
+
+/**
+ * The preview source of a pass already read (the holder page's, src/api/holderPages/getHolderPassPage.ts).
+ * @param options.withoutBarcode Draw no barcode (a deactivated pass, whose barcode is no longer to be scanned).
+ * @throws ConflictError `template_not_processed` when its template has no processed design yet;
+ *   ValidationError for `lang` (src/domain/passTemplates/templatePreview.ts `previewLanguage`).
+ */
+export async function previewSourceOfPass(
+  prisma: PrismaExecutor & SqlExecutor,
+  pass: PassRow,
+  options: { lang?: string; acceptLanguage?: string; withoutBarcode?: boolean },
+): Promise<PreviewSource> {
+  const { withoutBarcode, ...language } = options;
+  const barcode = withoutBarcode ? null : (pass.barcode as BarcodeSettings | null);
   const message = barcode?.enabled ? identifierValue(barcode.source, pass, barcode.value) : null;
   const altText = barcode && message !== null ? barcodeCaption(barcode, message) : undefined;
   const template = await prisma.passTemplate.findUniqueOrThrow({ where: { id: pass.templateId }, select: { notificationHeader: true } });
-  return templatePreviewSource(prisma, accountId, pass.templateId, {
-    ...options,
+  return templatePreviewSource(prisma, pass.accountId, pass.templateId, {
+    ...language,
     pass: {
-      tag: `${pass.id}/${pass.updatedAt.getTime()}`,
+      tag: `${pass.id}/${pass.updatedAt.getTime()}${withoutBarcode ? '/no-barcode' : ''}`,
       values: passContentOf(pass),
       barcode: barcode && message !== null ? { format: barcode.type, message, ...(altText ? { altText } : {}) } : null,
       points: pass.balance,

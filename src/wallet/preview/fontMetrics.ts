@@ -119,6 +119,17 @@ export function textWidth(text: string, size: number, weight: FontWeight): numbe
   return (units * size) / metrics.unitsPerEm;
 }
 
+/**
+ * Whether the preview font has a glyph for every character of a text (white space aside). Inter's
+ * Latin subset lacks, for instance, Polish `ł` and every CJK character, which satori draws as
+ * empty boxes.
+ */
+export function drawsText(text: string): boolean {
+  const { metrics } = loaded(400);
+  for (const char of text) if (!/\s/u.test(char) && metrics.glyphOf(char.codePointAt(0)!) === 0) return false;
+  return true;
+}
+
 /** A text as drawn on one line of a given width. */
 export interface FittedText {
   text: string;

@@ -98,7 +98,11 @@ export function designLanguages(design: TemplateDesign): string[] {
 function shown(placed: PlacedField, language: string, values: Record<string, string>): PreviewField {
   const { field, pointer } = placed;
   const translation = language === '' ? undefined : field.localisation?.[language];
-  const value = field.id !== undefined && values[field.id] !== undefined ? values[field.id]! : (translation?.defaultValue ?? field.defaultValue ?? '');
+  // A pass value equal to the default value is a key of the pass's `pass.strings`, which Wallet
+  // shows translated (Apple, Wallet Developer Guide, "Localizing Passes",
+  // https://developer.apple.com/library/archive/documentation/UserExperience/Conceptual/PassKit_PG/Creating.html).
+  const own = field.id === undefined ? undefined : values[field.id];
+  const value = own !== undefined && own !== field.defaultValue ? own : (translation?.defaultValue ?? field.defaultValue ?? '');
   return { ...(field.id === undefined ? {} : { id: field.id }), pointer, label: translation?.label ?? field.label ?? '', value };
 }
 
