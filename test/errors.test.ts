@@ -416,10 +416,13 @@ describe('generic errors of every operation, walked from the contract', () => {
 
     // On PostgreSQL the backup operation answers 409 (pg_dump's job) before it needs the database.
     const neverNeedsTheDatabase = testDatabaseKind() === 'postgresql' ? ['getDatabaseBackup'] : [];
-    test.each(documenting(503, (op) => op.auth !== 'none' && !neverNeedsTheDatabase.includes(op.operationId)))('%s answers 503 with Retry-After', async (_id, op) => {
-      const res = await send(spare, spareToken, op);
-      expectError(res, 503, 'service_unavailable');
-      expect(res.headers['retry-after']).toBe('5');
-    });
+    test.each(documenting(503, (op) => op.auth !== 'none' && !neverNeedsTheDatabase.includes(op.operationId)))(
+      '%s answers 503 with Retry-After',
+      async (_id, op) => {
+        const res = await send(spare, spareToken, op);
+        expectError(res, 503, 'service_unavailable');
+        expect(res.headers['retry-after']).toBe('5');
+      },
+    );
   });
 });

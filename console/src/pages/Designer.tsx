@@ -65,6 +65,34 @@ function cleaned(draft: Draft): Draft {
   return { ...draft, fields };
 }
 
+/** The members of the create body (PassTemplateCreate in the contract, which allows no others). */
+const CREATE_MEMBERS = [
+  'name',
+  'templateType',
+  'defaultLanguage',
+  'centralTitle',
+  'applePassTypeIdentifier',
+  'notificationHeader',
+  'description',
+  'colors',
+  'images',
+  'fields',
+  'appLinking',
+  'barcode',
+  'locations',
+  'beacons',
+] as const;
+
+/**
+ * The body of `POST /api/v1/pass-templates/preview`: the create body (PassTemplateCreate), so a
+ * loaded template's other members (`transitType`: a new transit template starts at `other`; the
+ * processing status and its errors and warnings) are left out of the preview's draft.
+ */
+function previewDraft(draft: Draft): Draft {
+  const body = cleaned(draft) as Record<string, unknown>;
+  return Object.fromEntries(CREATE_MEMBERS.filter((member) => body[member] !== undefined).map((member) => [member, body[member]])) as Draft;
+}
+
 function Fieldset({ legend, children }: { legend: string; children: ReactNode }) {
   return (
     <fieldset className="card">
@@ -367,7 +395,7 @@ export default function Designer({ id }: { id: string | null }) {
           </ErrorScope>
         </form>
         <aside className="designer-preview">
-          <Preview source={{ draft: cleaned(draft) }} />
+          <Preview source={{ draft: previewDraft(draft) }} />
         </aside>
       </div>
     </>
