@@ -517,7 +517,9 @@ it('pushes after a restart between the change and the push, exactly once', async
   } finally {
     await (third ?? second ?? first)?.close();
   }
-}, 40_000);
+  // Three services, one after the other, on one persistent data directory: each start opens and
+  // migrates it, which on PGlite on a loaded two-core machine took most of 40 s.
+}, 120_000);
 
 describe('wallet-messaging batches', () => {
   /** Creates a batch to these passes, sends it now and waits until it has finished. */
