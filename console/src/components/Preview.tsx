@@ -12,7 +12,11 @@ import { ApiError, fetchWithAuth } from '../api.ts';
 type Platform = 'apple' | 'google';
 type Side = 'front' | 'back';
 
-export type PreviewSource = { draft: unknown } | { templateId: string } | { passId: string };
+/**
+ * What to draw. A pass's `version` (any string that changes with what its card shows: values,
+ * points, latest message, status) makes the preview fetch again after a change.
+ */
+export type PreviewSource = { draft: unknown } | { templateId: string } | { passId: string; version?: string };
 
 function request(source: PreviewSource, platform: Platform, side: Side): [string, RequestInit] {
   const query = `platform=${platform}&side=${side}`;

@@ -326,7 +326,7 @@ export default function PassPage({ id }: { id: string }) {
             <Scans id={id} />
           </div>
           <aside className="pass-side">
-            {a.status !== 'nullified' && <Preview source={{ passId: id }} />}
+            {a.status !== 'nullified' && <Preview source={{ passId: id, version: JSON.stringify([a.passContent, a.latestMessage, a.status, a.barcode]) }} />}
             <HolderLink url={a.downloadUrl} id={id} />
           </aside>
         </div>
