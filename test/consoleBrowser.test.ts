@@ -24,7 +24,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createApnsClient, type ApnsClient } from '../src/wallet/apple/apns.ts';
 import { setAppleConfiguration } from './support/appleCredentials.ts';
 import { startFakeApns, type FakeApns } from './support/fakeApns.ts';
@@ -33,6 +33,7 @@ import { ICON_PNG, LOGO_PNG } from './support/images.ts';
 import { binary, SimulatedIphone } from './support/simulatedIphone.ts';
 import { testDatabaseKind } from './support/testDatabase.ts';
 import { startTestService, type TestService } from './support/testService.ts';
+import { launchChromium } from './support/chromium.ts';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const root = resolve(import.meta.dirname, '..');
@@ -84,19 +85,7 @@ else if (!existsSync(chromiumPath)) {
     server = service.app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      timeout: 20_000,
-    });
+    browser = await launchChromium(chromiumPath);
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(15_000);
     await context.route('**/*', (route) => {

@@ -14,11 +14,12 @@ import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { loadApiDocument } from '../src/app.ts';
 import { documentOperations, type OpenApiDocument } from '../src/http/routes.ts';
 import { testDatabaseKind } from './support/testDatabase.ts';
 import { startTestService, type TestService } from './support/testService.ts';
+import { launchChromium } from './support/chromium.ts';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const screenshotPath = resolve(import.meta.dirname, 'artifacts', 'docs.png');
@@ -54,19 +55,7 @@ else if (!existsSync(chromiumPath)) {
     server = service.app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      timeout: 20_000,
-    });
+    browser = await launchChromium(chromiumPath);
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     context.setDefaultTimeout(10_000);
     await context.route('**/*', (route) => {

@@ -22,7 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { decodeJwt } from 'jose';
 import jsQRModule from 'jsqr';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { startFakeGoogleWallet, type FakeGoogleWallet } from './support/fakeGoogleWallet.ts';
 import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyFile, serviceAccountKeyPair } from './support/googleCredentials.ts';
@@ -33,6 +33,7 @@ import { BANNER_PNG, ICON_PNG, LOGO_PNG } from './support/images.ts';
 import { inspectPkpass } from './support/pkpassInspection.ts';
 import { testDatabaseKind } from './support/testDatabase.ts';
 import { startTestService, type TestService } from './support/testService.ts';
+import { launchChromium } from './support/chromium.ts';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const artifacts = resolve(import.meta.dirname, 'artifacts');
@@ -112,19 +113,7 @@ else if (!existsSync(chromiumPath)) {
     server = service.app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      timeout: 20_000,
-    });
+    browser = await launchChromium(chromiumPath);
     await mkdir(artifacts, { recursive: true });
   }, 180_000);
   afterAll(async () => {
