@@ -244,7 +244,8 @@ export interface paths {
          *     chunk: each row behaves exactly as `updatePass` with the same values — or, for
          *     `pass_action` `nullify`, as `nullifyPass` — including the `passUpdated` webhook and the
          *     push of the changed pass to its Apple devices and Google Wallet object (coalesced like any
-         *     change). `pass_action` `deactivate` and `reactivate` are `updatePass`'s `passAction`.
+         *     change). A `nullify` row with other cells applies them and then nullifies the pass: one
+         *     change, one `passUpdated` webhook with the nullified pass. `pass_action` `deactivate` and `reactivate` are `updatePass`'s `passAction`.
          *     Rows whose pass does not exist, is nullified, or refuses the change are row errors. The
          *     batch ends `successful`, `completedWithErrors` or `failed` (no row applied) with a
          *     `batchCompleted` webhook; `progress`, `resultsCsvUrl` and `errorsCsvUrl` as for

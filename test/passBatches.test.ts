@@ -245,6 +245,42 @@ describe('CSV pass batches, with the job workers running', () => {
     expect((await csvOf(res.body.data.id, 'results')).map((r) => r.pass_id)).toEqual([a.id, b.id, c.id]);
   });
 
+  it('announces a row that changes fields and nullifies once: one passUpdated for the pass, as nullifyPass sends', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const account = await service.createAccount('Void Club');
+      const template = await createTemplate(service, account.token, loyaltyTemplate());
+      const voided = await issuePass(service, account.token, template, { pass: {} }, { extId: ext() });
+      const changed = await issuePass(service, account.token, template, { pass: {} }, { extId: ext() });
+      await service.api
+        .post('/api/v1/webhook-subscriptions')
+        .set(service.auth(account.token))
+        .send({ webhookSubscription: { url: `${receiver.url}/passUpdated`, subscribedEvents: ['passUpdated'], scopeType: 'organisation' } })
+        .expect(201);
+      const scheduledAt = new Date(clock.now().getTime() + DAY_MS).toISOString();
+      const csv = ['pass_id,pass_action,passfield_member', `${voided.id},nullify,Gone`, `${changed.id},,Still here`].join('\n');
+      const res = await service.api
+        .post('/api/v1/passes/batch/update')
+        .set(service.auth(account.token))
+        .field('scheduledAt', scheduledAt)
+        .attach('csv', Buffer.from(csv), { filename: 'passes.csv', contentType: 'text/csv' })
+        .expect(202);
+      await service.api.post(`/api/v1/batches/${res.body.data.id}/send-now`).set(service.auth(account.token)).expect(200);
+      await until(
+        async () => (await service.api.get(`/api/v1/batches/${res.body.data.id}`).set(service.auth(account.token)).expect(200)).body.data.attributes.status,
+        (status) => status === 'successful',
+      );
+      await receiver.waitFor(2);
+      // Both rows' events are recorded by the same relay; a second event for the voided pass would be on its way with them.
+      await sleep(1500);
+      const subjects = receiver.received.map((r) => r.body.included[0]);
+      expect(subjects.map((p) => p.id).sort()).toEqual([voided.id, changed.id].sort());
+      expect(subjects.find((p) => p.id === voided.id).attributes.status).toBe('nullified');
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('sends passCreated for every created pass, with the pass as getPass shows it, to the subscriptions listening', async () => {
     const receiver = await startWebhookReceiver();
     try {

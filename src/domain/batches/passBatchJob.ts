@@ -132,7 +132,8 @@ async function updateRows(tx: PrismaExecutor, batch: BatchRow, rows: PendingRow[
       const request = { accountId: batch.accountId, idOrExtId: passRef!, now };
       let pass: PassRow;
       if (action === 'nullify') {
-        if (Object.keys(body).length) await modifyPass(tx, { ...request, body });
+        // The changes and the voiding are one change of the pass, announced once as `nullified`.
+        if (Object.keys(body).length) await modifyPass(tx, { ...request, body, announce: false });
         pass = await nullifyStoredPass(tx, request);
         if (pass.nullifiedAt?.getTime() !== now.getTime()) throw new ConflictError('The pass is already nullified.', { parameter: 'id' });
       } else {

@@ -158,16 +158,21 @@ async function contentChanges(tx: PrismaExecutor, pass: PassRow, input: NonNulla
  * `PassUpdateRequest`): content, NFC, barcode, locations, beacons, group tags, expiry, a status
  * change (`passAction`, transitions of `statusAfter`), and `message` as `latestMessage`. A value
  * of the loyalty field sets the balance through the ledger (like `overrideBalance`). The change
- * is announced as `updated` (src/domain/passes/passChanges.ts), in the same transaction.
+ * is announced as `updated` (src/domain/passes/passChanges.ts), in the same transaction, unless
+ * `announce` is false.
  * @param idOrExtId The pass UUID or extId, as in the path.
- * @returns The updated pass and the delivery report for `meta.notifications`.
+ * @param announce `false` when the caller announces the pass's change itself in the same
+ *   transaction: a CSV update row that changes a pass and then nullifies it is one `nullified`
+ *   change (one `passUpdated` event, one push), not an `updated` one followed by another.
+ * @returns The updated pass and the delivery report for `meta.notifications` (with `announce`
+ *   false, as if no device were registered: the caller's announcement says where it goes).
  * @throws NotFoundError when the account has no such pass; ConflictError when it is nullified,
  *   for a transition the table refuses, or a loyalty value out of range; ValidationError as
  *   {@link issuePass} does.
  */
 export async function modifyPass(
   tx: PrismaExecutor,
-  request: { accountId: string; idOrExtId: string; body: PassUpdateRequest; now: Date },
+  request: { accountId: string; idOrExtId: string; body: PassUpdateRequest; now: Date; announce?: boolean },
 ): Promise<{ row: PassRow; notifications: PassNotifications }> {
   const { accountId, body, now } = request;
   const pass = await lockPass(tx, accountId, request.idOrExtId);
@@ -187,7 +192,7 @@ export async function modifyPass(
     changes.content![LOYALTY_FIELD_ID] = String(balance);
   }
   const row = await updatePassRow(tx, pass.id, changes, now);
-  const devices = await announcePassChange(tx, { accountId, passId: row.id, kind: 'updated', at: now });
+  const devices = request.announce === false ? 0 : await announcePassChange(tx, { accountId, passId: row.id, kind: 'updated', at: now });
   return { row, notifications: notificationsOf(row, devices) };
 }
 
