@@ -4,14 +4,44 @@
  * React plugin (no Fast Refresh: the console is built, not developed against a dev server here).
  * Assets get content hashes in their names (Rollup's `[hash]`), so the server can cache them for a
  * year; `base` is where the server mounts the build (src/http/console.ts).
+ *
+ * Every script and style sheet is also written compressed beside itself, `<name>.br` (Brotli,
+ * quality 11) and `<name>.gz` (gzip, level 9), which the server sends to browsers that accept
+ * them (src/http/console.ts): compressed once at build time at the highest levels, rather than on
+ * every response. Without it the overview's script reached a phone as 330 KB instead of about
+ * 90 KB, and Lighthouse put the performance score at 90 (scripts/bench/consoleLighthouse.ts).
  */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { defineConfig, type Plugin } from 'vite';
+
+/** Writes `.br` and `.gz` beside each built `.js` and `.css` file (when smaller than the file). */
+function precompress(): Plugin {
+  return {
+    name: 'wps-precompress',
+    apply: 'build',
+    async writeBundle(options, bundle) {
+      const dir = options.dir!;
+      for (const name of Object.keys(bundle).filter((file) => /\.(js|css)$/.test(file))) {
+        const bytes = await readFile(join(dir, name));
+        const br = brotliCompressSync(bytes, {
+          params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+        });
+        const gz = gzipSync(bytes, { level: 9 });
+        if (br.length < bytes.length) await writeFile(join(dir, `${name}.br`), br);
+        if (gz.length < bytes.length) await writeFile(join(dir, `${name}.gz`), gz);
+      }
+    },
+  };
+}
 
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/console/',
   oxc: { jsx: { runtime: 'automatic' } },
+  plugins: [precompress()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -5,7 +5,8 @@
  * server has the preview operations); issue a pass; change its points and see the delivery
  * timeline record the push to a registered iPhone; upload a CSV of 1,000 rows and watch the
  * progress bar reach 100 %; create a webhook subscription; sign out; the administration token's
- * accounts page. Every page is checked with axe-core (WCAG 2.x A and AA rules, 0 violations) with
+ * accounts page. First, over plain HTTP: the console's headers (CSP, caching) and its scripts sent
+ * precompressed (Brotli or gzip, as accepted). Every page is checked with axe-core (WCAG 2.x A and AA rules, 0 violations) with
  * the console's own Content-Security-Policy in force (axe is evaluated through the DevTools
  * protocol, which the CSP does not govern), no CSP violation, no request leaving the service, no
  * secret in localStorage, and no horizontal scrolling at 390 px. Screenshots go to
@@ -142,7 +143,7 @@ else if (!existsSync(chromiumPath)) {
 
   const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
 
-  it('serves the console with a self-only CSP, immutable hashed assets and a no-cache index', async () => {
+  it('serves the console with a self-only CSP, immutable hashed assets sent precompressed and a no-cache index', async () => {
     const index = await fetch(`${origin}/console/`);
     expect(index.status).toBe(200);
     expect(index.headers.get('cache-control')).toBe('no-cache');
@@ -155,6 +156,20 @@ else if (!existsSync(chromiumPath)) {
     const js = await fetch(`${origin}${asset}`);
     expect(js.status).toBe(200);
     expect(js.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    // Sent precompressed (console/vite.config.ts): Brotli when accepted (as Chromium does; fetch decodes it), else gzip, else as built.
+    const built = readFileSync(resolve(root, 'console/dist', asset.slice('/console/'.length)));
+    const brotli = await fetch(`${origin}${asset}`, { headers: { 'Accept-Encoding': 'gzip, deflate, br, zstd' } });
+    expect(brotli.headers.get('content-encoding')).toBe('br');
+    expect(brotli.headers.get('vary')).toBe('Accept-Encoding');
+    expect(brotli.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(Buffer.from(await brotli.arrayBuffer()).equals(built)).toBe(true);
+    const gzipped = await fetch(`${origin}${asset}`, { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(gzipped.headers.get('content-encoding')).toBe('gzip');
+    expect(gzipped.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(Buffer.from(await gzipped.arrayBuffer()).equals(built)).toBe(true);
+    const plain = await fetch(`${origin}${asset}`, { headers: { 'Accept-Encoding': 'identity' } });
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    expect(Number(plain.headers.get('content-length'))).toBe(built.length);
     expect((await fetch(`${origin}/console`, { redirect: 'manual' })).headers.get('location')).toBe('/console/');
     expect((await fetch(`${origin}/console/assets/nothing.js`)).status).toBe(404);
   });

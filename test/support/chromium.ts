@@ -8,19 +8,18 @@
  */
 import { chromium, type Browser } from 'playwright-core';
 
+/** The command-line flags every launch here passes (also scripts/bench/consoleLighthouse.ts, through puppeteer-core). */
+export const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
 /** Launches Chromium at `executablePath`; rejects after 20 s. */
 export function launchChromium(executablePath: string): Promise<Browser> {
-  return chromium.launch({
-    executablePath,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-    timeout: 20_000,
-  });
+  return chromium.launch({ executablePath, args: CHROMIUM_FLAGS, timeout: 20_000 });
 }

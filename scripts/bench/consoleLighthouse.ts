@@ -1,0 +1,168 @@
+/**
+ * Benchmark: Lighthouse (https://github.com/GoogleChrome/lighthouse, the npm package, 12.x) on the
+ * operator console's overview (`/console/#/`, getStats as figures and charts), in Debian's
+ * Chromium.
+ *
+ * The service is the real server (`src/server.ts`, embedded PGlite) serving the built console
+ * (`console/dist`, `npm run build:console`) with one account, one processed template and
+ * BENCH_PASSES passes issued through the API, so the overview has figures and charts to draw.
+ * Chromium is launched headless through puppeteer-core (Lighthouse's own dependency, the version it
+ * drives; not a dependency of this project of its own) with the flags
+ * of the browser tests (test/support/chromium.ts); the page signs in with the account's API key
+ * as a person does. The console keeps its session in `sessionStorage`, which belongs to the tab,
+ * so Lighthouse measures that same page (`navigation(page, url)`) with `disableStorageReset`;
+ * the HTTP cache is emptied just before (as Lighthouse's own storage reset does), so the overview
+ * loads cold: every script, style sheet and font is fetched again.
+ *
+ * Settings: Lighthouse's defaults, that is mobile (a Moto G Power sized screen, 4× CPU slowdown)
+ * with simulated throttling (Lantern, slow 4G: 150 ms RTT, 1.6 Mbit/s), categories performance
+ * and accessibility. Printed: both scores (0–100); FCP, LCP, TBT, CLS and Speed Index; and the
+ * initial JavaScript, that is every script the page loaded during the measured load (from
+ * Lighthouse's network records), as transferred and gzipped (its file in console/dist gzipped at
+ * level 9, whatever the server sent).
+ * Targets (issue 30): accessibility = 100, performance ≥ 90, initial JavaScript ≤ 250 KB (1 KB =
+ * 1,000 bytes) gzipped. Exits 1 when one is missed.
+ *
+ * The report is saved as test/artifacts/console-lighthouse.report.html and .json (gitignored);
+ * the weighted audits of either category that scored below 1 are listed (where to look when a
+ * target is missed).
+ *
+ * Environment: CHROMIUM_PATH (default /usr/bin/chromium), BENCH_PASSES (passes issued, default
+ * 24), BENCH_RUNTIME (see scripts/bench/support/benchServer.ts).
+ *
+ * @module scripts/bench/consoleLighthouse
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { generateReport, navigation, type Result } from 'lighthouse';
+import puppeteer from 'puppeteer-core';
+import { CHROMIUM_FLAGS } from '../../test/support/chromium.ts';
+import { benchTemplate } from './support/benchTemplate.ts';
+import { benchRequest as request, startBenchServer } from './support/benchServer.ts';
+
+const TARGETS = { accessibility: 100, performance: 90, initialJsGzipKb: 250 };
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const passes = Number(process.env.BENCH_PASSES ?? 24);
+const root = resolve(fileURLToPath(import.meta.url), '../../..');
+const dist = join(root, 'console/dist');
+const artifacts = join(root, 'test/artifacts');
+
+/** An account with a processed template and `passes` passes; returns its API key. */
+async function seed(base: string, adminToken: string): Promise<string> {
+  const account = await request(`${base}/admin/v1/accounts`, { method: 'POST', token: adminToken, body: { account: { name: 'Coffee Club Ltd' } } });
+  const token = account.included[0].attributes.token as string;
+  const template = await request(`${base}/api/v1/pass-templates`, { method: 'POST', token, body: { passTemplate: benchTemplate() } });
+  for (;;) {
+    const { data } = await request(`${base}/api/v1/pass-templates/${template.id}`, { token });
+    if (data.attributes.processingStatus === 'failed') throw new Error('The bench template failed processing.');
+    if (data.attributes.processingStatus !== 'processing') break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  for (let i = 1; i <= passes; i++) {
+    await request(`${base}/api/v1/passes?passTemplate=${template.id}&extId=member-${i}`, { method: 'POST', token, body: { pass: { member: `Member ${i}` } } });
+  }
+  return token;
+}
+
+/** The scripts of the measured load: URL, bytes transferred, and the gzipped size of the built file it names. */
+function initialScripts(lhr: Result): { url: string; transferred: number; gzipped: number }[] {
+  const items =
+    (lhr.audits['network-requests']?.details as { items?: { url: string; resourceType?: string; transferSize?: number }[] } | undefined)?.items ?? [];
+  return items
+    .filter((item) => item.resourceType === 'Script')
+    .map((item) => {
+      const path = new URL(item.url).pathname;
+      if (!path.startsWith('/console/')) throw new Error(`A script from outside the console: ${item.url}`);
+      const file = join(dist, path.slice('/console/'.length));
+      return { url: path, transferred: item.transferSize ?? 0, gzipped: gzipSync(readFileSync(file), { level: 9 }).length };
+    });
+}
+
+/** The audits of a category that did not score 1, with their titles and displayed values. */
+function failingAudits(lhr: Result, category: string): string[] {
+  return (lhr.categories[category]?.auditRefs ?? [])
+    .filter((ref) => ref.weight > 0)
+    .map((ref) => lhr.audits[ref.id]!)
+    .filter((audit) => audit.score !== null && audit.score < 1)
+    .map((audit) => `  ${audit.id}: ${audit.title}${audit.displayValue ? ` (${audit.displayValue})` : ''}, score ${audit.score}`);
+}
+
+async function main(): Promise<boolean> {
+  if (!existsSync(join(dist, 'index.html'))) throw new Error('The console is not built: run npm run build:console first.');
+  if (!existsSync(chromiumPath)) throw new Error(`No Chromium at ${chromiumPath}: apt-get install chromium, or set CHROMIUM_PATH.`);
+  const server = await startBenchServer();
+  const browser = await puppeteer.launch({ executablePath: chromiumPath, headless: true, args: CHROMIUM_FLAGS, timeout: 20_000 });
+  try {
+    const token = await seed(server.base, server.adminToken);
+    const overview = `${server.base}/console/#/`;
+    const page = await browser.newPage();
+    await page.goto(overview);
+    await page.locator('::-p-aria(API key or administration token)').fill(token);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(
+      () => (globalThis as any).document.querySelector('h1')?.textContent === 'Overview' && !!(globalThis as any).document.querySelector('.figure'),
+    );
+    const cdp = await page.createCDPSession();
+    await cdp.send('Network.clearBrowserCache');
+    await cdp.detach();
+    const run = await navigation(page, overview, {
+      config: { extends: 'lighthouse:default' },
+      flags: { onlyCategories: ['performance', 'accessibility'], disableStorageReset: true, logLevel: 'error' },
+    });
+    if (!run) throw new Error('Lighthouse returned no result.');
+    const lhr = run.lhr;
+    if (lhr.runtimeError) throw new Error(`Lighthouse: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+    // The measured page is the overview of the signed-in account with its charts, not the sign-in form.
+    const seen = await page.evaluate(() => {
+      const document = (globalThis as any).document;
+      return { heading: document.querySelector('h1')?.textContent, charts: document.querySelectorAll('.chart canvas').length };
+    });
+    if (seen.heading !== 'Overview' || seen.charts !== 3) throw new Error(`Lighthouse measured ${JSON.stringify(seen)}, not the overview with its 3 charts.`);
+    await mkdir(artifacts, { recursive: true });
+    await writeFile(join(artifacts, 'console-lighthouse.report.html'), generateReport(lhr, 'html'));
+    await writeFile(join(artifacts, 'console-lighthouse.report.json'), JSON.stringify(lhr, null, 2));
+
+    const score = (id: string) => Math.round((lhr.categories[id]?.score ?? 0) * 100);
+    const metric = (id: string) => lhr.audits[id]?.displayValue ?? '?';
+    const scripts = initialScripts(lhr);
+    const gzipped = scripts.reduce((total, s) => total + s.gzipped, 0);
+    const transferred = scripts.reduce((total, s) => total + s.transferred, 0);
+    const { formFactor, throttlingMethod, throttling } = lhr.configSettings;
+    console.log(
+      `Lighthouse ${lhr.lighthouseVersion}, ${lhr.environment.hostUserAgent.match(/Chrome\/[\d.]+/)?.[0] ?? 'Chromium'}, ${formFactor}, ${throttlingMethod} throttling`,
+    );
+    console.log(
+      `  (RTT ${throttling.rttMs} ms, ${(throttling.throughputKbps / 1000).toFixed(1)} Mbit/s, CPU ×${throttling.cpuSlowdownMultiplier}), ${passes} passes`,
+    );
+    console.log(`Overview ${overview}`);
+    console.log(
+      `  FCP ${metric('first-contentful-paint')}, LCP ${metric('largest-contentful-paint')}, TBT ${metric('total-blocking-time')}, CLS ${metric('cumulative-layout-shift')}, Speed Index ${metric('speed-index')}`,
+    );
+    console.log('Initial JavaScript:');
+    for (const s of scripts) console.log(`  ${s.url}: ${(s.transferred / 1000).toFixed(1)} KB transferred, ${(s.gzipped / 1000).toFixed(1)} KB gzipped`);
+    const results: [string, string, boolean][] = [
+      ['accessibility', `${score('accessibility')}, target = ${TARGETS.accessibility}`, score('accessibility') === TARGETS.accessibility],
+      ['performance', `${score('performance')}, target ≥ ${TARGETS.performance}`, score('performance') >= TARGETS.performance],
+      [
+        'initial JavaScript',
+        `${(gzipped / 1000).toFixed(1)} KB gzipped (${(transferred / 1000).toFixed(1)} KB transferred, ${scripts.length} files), target ≤ ${TARGETS.initialJsGzipKb} KB gzipped`,
+        gzipped <= TARGETS.initialJsGzipKb * 1000,
+      ],
+    ];
+    for (const [name, text, met] of results) console.log(`${name}: ${text} ${met ? 'met' : 'MISSED'}`);
+    for (const category of ['accessibility', 'performance']) {
+      const failing = failingAudits(lhr, category);
+      if (failing.length) console.log(`Audits of ${category} below 1:\n${failing.join('\n')}`);
+    }
+    console.log('Report: test/artifacts/console-lighthouse.report.html (and .json)');
+    return results.every(([, , met]) => met);
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+}
+
+process.exit((await main()) ? 0 : 1);
