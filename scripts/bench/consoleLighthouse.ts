@@ -6,8 +6,8 @@
  * The service is the real server (`src/server.ts`, embedded PGlite) serving the built console
  * (`console/dist`, `npm run build:console`) with one account, one processed template and
  * BENCH_PASSES passes issued through the API, so the overview has figures and charts to draw.
- * Chromium is launched headless through puppeteer-core (Lighthouse's own dependency, the version it
- * drives; not a dependency of this project of its own) with the flags
+ * Chromium is launched headless through puppeteer-core (a dev dependency pinned to the version
+ * Lighthouse 12.2.3 itself depends on and drives) with the flags
  * of the browser tests (test/support/chromium.ts); the page signs in with the account's API key
  * as a person does. The console keeps its session in `sessionStorage`, which belongs to the tab,
  * so Lighthouse measures that same page (`navigation(page, url)`) with `disableStorageReset`;
