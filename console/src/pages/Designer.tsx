@@ -65,7 +65,11 @@ function cleaned(draft: Draft): Draft {
   return { ...draft, fields };
 }
 
-/** The members of the create body (PassTemplateCreate in the contract, which allows no others). */
+/**
+ * The members of the create body (PassTemplateCreate in the contract, which allows no others).
+ * The type checks below hold the list to the generated contract: a member that is not in it, or a
+ * member of it left out, fails `npm run typecheck`.
+ */
 const CREATE_MEMBERS = [
   'name',
   'templateType',
@@ -81,7 +85,10 @@ const CREATE_MEMBERS = [
   'barcode',
   'locations',
   'beacons',
-] as const;
+] as const satisfies readonly (keyof Draft)[];
+/** `true` only while every member of the create body is listed above. */
+const CREATE_MEMBERS_COMPLETE: [Exclude<keyof Draft, (typeof CREATE_MEMBERS)[number]>] extends [never] ? true : never = true;
+void CREATE_MEMBERS_COMPLETE;
 
 /**
  * The body of `POST /api/v1/pass-templates/preview`: the create body (PassTemplateCreate), so a
