@@ -3,13 +3,14 @@
  * fresh service with its job workers and an APNs stand-in (test/support/fakeApns.ts): sign in with
  * an account's API key; design a template with uploaded images (and the live preview when the
  * server has the preview operations); issue a pass; change its points and see the delivery
- * timeline record the push to a registered iPhone; upload a CSV of 1,000 rows and watch the
- * progress bar reach 100 %; create a webhook subscription; sign out; the administration token's
- * accounts page. Every page is checked with axe-core (WCAG 2.x A and AA rules, 0 violations) with
- * the console's own Content-Security-Policy in force (axe is evaluated through the DevTools
- * protocol, which the CSP does not govern), no CSP violation, no request leaving the service, no
- * secret in localStorage, and no horizontal scrolling at 390 px. Screenshots go to
- * docs/console-{overview,designer,pass}.png.
+ * timeline record the push to a registered iPhone; send the holder a message (one too long
+ * refused next to its field; one of 350 characters stored, pushed and on the pass the iPhone
+ * fetches); upload a CSV of 1,000 rows and watch the progress bar reach 100 %; create a webhook
+ * subscription; sign out; the administration token's accounts page. Every page and form state
+ * is checked with axe-core (WCAG 2.x A and AA rules, 0 violations) with the console's own
+ * Content-Security-Policy in force (axe is evaluated through the DevTools protocol, which the CSP
+ * does not govern), no CSP violation, no request leaving the service, no secret in localStorage,
+ * and no horizontal scrolling at 390 px. Screenshots go to docs/console-{overview,designer,pass}.png.
  *
  * Needs Debian's `chromium` (CHROMIUM_PATH overrides /usr/bin/chromium); skipped without it. Runs
  * in the pglite project only: the console is a client of the API, whose database behaviour the
@@ -24,7 +25,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { createApnsClient, type ApnsClient } from '../src/wallet/apple/apns.ts';
 import { setAppleConfiguration } from './support/appleCredentials.ts';
 import { startFakeApns, type FakeApns } from './support/fakeApns.ts';
@@ -60,6 +61,7 @@ else if (!existsSync(chromiumPath)) {
   let files: string;
   const offService: string[] = [];
   let passId: string;
+  let iphone: SimulatedIphone;
 
   beforeAll(async () => {
     if (!existsSync(resolve(root, 'console/dist/index.html'))) {
@@ -138,6 +140,20 @@ else if (!existsSync(chromiumPath)) {
     expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     if (screenshot) await page.screenshot({ path: resolve(root, 'test/artifacts', screenshot), fullPage: true });
     await page.setViewportSize({ width: 1280, height: 900 });
+  }
+
+  /**
+   * The API error shown for the field labelled `label` in `scope`, once the field is marked
+   * invalid: the text of the element its `aria-describedby` names for the error.
+   */
+  async function fieldError(scope: Locator, label: string | RegExp): Promise<string | null> {
+    const field = scope.getByLabel(label, { exact: true });
+    await pollUntil(
+      () => field.getAttribute('aria-invalid'),
+      (invalid) => invalid === 'true',
+    );
+    const id = ((await field.getAttribute('aria-describedby')) ?? '').split(' ').find((ref) => ref.endsWith('-error'));
+    return id ? page.locator(`[id="${id}"]`).textContent() : null;
   }
 
   const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
@@ -244,7 +260,7 @@ else if (!existsSync(chromiumPath)) {
     await page.getByRole('img', { name: 'QR code of the holder link' }).waitFor();
 
     // The holder adds the pass on an iPhone: it downloads the .pkpass and registers for updates.
-    const iphone = new SimulatedIphone(service);
+    iphone = new SimulatedIphone(service);
     const pkpass = await service.api.get(`/passes/${passId}/apple`).buffer(true).parse(binary).expect(200);
     await iphone.add(pkpass.body as Buffer);
 
@@ -259,7 +275,76 @@ else if (!existsSync(chromiumPath)) {
     await checkPage('pass');
     await page.screenshot({ path: resolve(docs, 'console-pass.png'), fullPage: true });
     await fitsPhone('console-pass-phone.png');
+  });
 
+  it('sends the holder a message: a too-long one is refused at its field, one of 350 characters is stored and pushed to the iPhone', async () => {
+    const form = page.getByRole('form', { name: 'Send a message' });
+    const field = form.getByLabel('Message', { exact: true });
+    const latestMessage = async (id = passId) =>
+      (await service.api.get(`/api/v1/passes/${id}`).set(service.auth(tenant.token)).expect(200)).body.data.attributes.latestMessage as string;
+    expect(await latestMessage()).toBe('25 points for your visit');
+
+    // A pass in no wallet: the message is kept, and the form says it went nowhere, in the API's words.
+    const templateId = (await service.api.get(`/api/v1/passes/${passId}`).set(service.auth(tenant.token)).expect(200)).body.data.attributes.passTemplateUuid;
+    const unadded = (
+      await service.api
+        .post(`/api/v1/passes?passTemplate=${templateId}`)
+        .set(service.auth(tenant.token))
+        .send({ pass: { member: 'Charles Babbage' } })
+        .expect(200)
+    ).body.data.id;
+    await page.goto(`${origin}/console/#/passes/${unadded}`);
+    await field.fill('Welcome to the Coffee Club!');
+    await form.getByRole('button', { name: 'Send' }).click();
+    await form.getByRole('status').getByText('Saved, not delivered (Pass has not been added to the wallet).').waitFor();
+    expect(await latestMessage(unadded)).toBe('Welcome to the Coffee Club!');
+    await checkPage('pass (message not delivered)');
+    await page.goto(`${origin}/console/#/passes/${passId}`);
+    // 351 characters for the API (JSON Schema counts code points; 🎉 is one, two UTF-16 units).
+    const words = Array.from(`🎉 Double points on every drink this weekend, and a free pastry for each friend you bring. `.repeat(5));
+    const tooLong = words.slice(0, 351).join('');
+    expect(Array.from(tooLong)).toHaveLength(351);
+    await field.fill(tooLong);
+    expect(await field.inputValue()).toBe(tooLong);
+    await form.getByText('1 character too many', { exact: true }).waitFor();
+    await form.getByRole('button', { name: 'Send' }).click();
+    expect(await fieldError(form, 'Message')).toBe('/message must NOT have more than 350 characters.');
+    expect(await form.getByRole('alert').count()).toBe(0);
+    expect(await latestMessage()).toBe('25 points for your visit');
+    await checkPage('pass (message refused)');
+
+    const message = words.slice(0, 350).join('');
+    const pushesBefore = fake.requests.filter((r) => r.pushToken === iphone.pushToken).length;
+    const delivered = page.locator('.timeline li', { hasText: 'APNs push' }).filter({ hasText: 'delivered' });
+    const deliveredBefore = await delivered.count();
+    await field.fill(message);
+    await form.getByText('0 characters left', { exact: true }).waitFor();
+    await form.getByRole('button', { name: 'Send' }).click();
+    // The form says what the API said of the delivery (meta.notifications), and empties itself.
+    await form.getByRole('status').getByText('Sent. The update is being pushed to 1 device.').waitFor();
+    expect(await field.inputValue()).toBe('');
+    expect(await field.getAttribute('aria-invalid')).toBeNull();
+    expect(await latestMessage()).toBe(message);
+    await page.locator('dd', { hasText: message }).waitFor();
+    await pollUntil(
+      async () => fake.requests.filter((r) => r.pushToken === iphone.pushToken).length,
+      (n) => n > pushesBefore,
+    );
+    await pollUntil(
+      () => delivered.count(),
+      (n) => n > deliveredBefore,
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
+    expect(await delivered.count()).toBe(deliveredBefore + 1);
+    // The iPhone, woken by the push, fetches the pass: the message is on its back, whole.
+    const fetched = await iphone.fetch(passId);
+    expect(fetched.status).toBe(200);
+    const backFields = Object.values(fetched.passJson!).flatMap((style) => (style as { backFields?: unknown[] } | null)?.backFields ?? []);
+    expect(backFields).toContainEqual(expect.objectContaining({ key: 'latestMessage', value: message }));
+    await checkPage('pass (message sent)');
+  });
+
+  it('deactivates the pass behind a confirmation', async () => {
     await page.getByRole('button', { name: 'Deactivate' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByText('Scans are refused').waitFor();
@@ -317,9 +402,10 @@ else if (!existsSync(chromiumPath)) {
     await checkPage('webhooks');
   });
 
+  // 1,002 passes: ada-1, the one in no wallet that got a message, and the CSV's 1,000.
   it('shows the overview with the day’s figures, then the readers page, then signs out', async () => {
     await nav('Overview');
-    await page.locator('.figure', { hasText: 'Passes issued' }).locator('.figure-value', { hasText: '1,001' }).waitFor({ timeout: 20_000 });
+    await page.locator('.figure', { hasText: 'Passes issued' }).locator('.figure-value', { hasText: '1,002' }).waitFor({ timeout: 20_000 });
     await page.locator('.chart .u-over').first().waitFor();
     await checkPage('overview');
     await page.screenshot({ path: resolve(docs, 'console-overview.png'), fullPage: true });
