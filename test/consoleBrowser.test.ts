@@ -6,11 +6,14 @@
  * timeline record the push to a registered iPhone; send the holder a message (one too long
  * refused next to its field; one of 350 characters stored, pushed and on the pass the iPhone
  * fetches); upload a CSV of 1,000 rows and watch the progress bar reach 100 %; create a webhook
- * subscription; sign out; the administration token's accounts page. Every page and form state
- * is checked with axe-core (WCAG 2.x A and AA rules, 0 violations) with the console's own
- * Content-Security-Policy in force (axe is evaluated through the DevTools protocol, which the CSP
- * does not govern), no CSP violation, no request leaving the service, no secret in localStorage,
- * and no horizontal scrolling at 390 px. Screenshots go to docs/console-{overview,designer,pass}.png.
+ * subscription; sign out; the administration token's accounts page; an account's Apple
+ * credentials (Apple's DER `.cer` files and an encrypted key) and Google service account key,
+ * each first refused with the API's message next to the file, then stored as the API shows, no
+ * key or passphrase left in the page. Every page and form state is checked with axe-core (WCAG
+ * 2.x A and AA rules, 0 violations) with the console's own Content-Security-Policy in force (axe
+ * is evaluated through the DevTools protocol, which the CSP does not govern), no CSP violation,
+ * no request leaving the service, no secret in localStorage, and no horizontal scrolling at
+ * 390 px. Screenshots go to docs/console-{overview,designer,pass}.png.
  *
  * Needs Debian's `chromium` (CHROMIUM_PATH overrides /usr/bin/chromium); skipped without it. Runs
  * in the pglite project only: the console is a client of the API, whose database behaviour the
@@ -18,6 +21,7 @@
  * same browser walk twice would double its minute of CI time for nothing new.
  */
 import { spawnSync } from 'node:child_process';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -27,7 +31,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { createApnsClient, type ApnsClient } from '../src/wallet/apple/apns.ts';
-import { setAppleConfiguration } from './support/appleCredentials.ts';
+import { PASS_TYPE_ID, setAppleConfiguration, TEAM_ID, testCertificates } from './support/appleCredentials.ts';
+import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyFile } from './support/googleCredentials.ts';
 import { startFakeApns, type FakeApns } from './support/fakeApns.ts';
 import { pollUntil } from './support/poll.ts';
 import { ICON_PNG, LOGO_PNG } from './support/images.ts';
@@ -154,6 +159,13 @@ else if (!existsSync(chromiumPath)) {
     );
     const id = ((await field.getAttribute('aria-describedby')) ?? '').split(' ').find((ref) => ref.endsWith('-error'));
     return id ? page.locator(`[id="${id}"]`).textContent() : null;
+  }
+
+  /** Fails when the page's markup or storage holds any of `secrets`. */
+  async function showsNone(secrets: string[]): Promise<void> {
+    const html = await page.content();
+    const storage = await page.evaluate(() => JSON.stringify([(globalThis as any).sessionStorage, (globalThis as any).localStorage]));
+    for (const secret of secrets) expect({ secret, inPage: html.includes(secret) || storage.includes(secret) }).toEqual({ secret, inPage: false });
   }
 
   const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
@@ -434,6 +446,106 @@ else if (!existsSync(chromiumPath)) {
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     await page.getByRole('button', { name: 'Back to administration' }).click();
     await page.getByRole('heading', { level: 1, name: 'Accounts' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Sign in to the console' }).waitFor();
+  });
+
+  it('uploads Apple and Google credentials on an account page: the API’s refusal next to the file, then saved, no key shown back', async () => {
+    const tea = await service.createAccount('Tea House');
+    const admin = service.adminAuth();
+    const chain = testCertificates();
+    const passphrase = 'correct horse battery staple';
+    const encryptedKey = createPrivateKey(chain.privateKeyPem).export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase }) as string;
+    await writeFile(join(files, 'pass.pem'), chain.certificatePem);
+    await writeFile(join(files, 'pass-key.pem'), encryptedKey);
+    // What Apple hands out: pass.cer from the developer account, AppleWWDRCAG4.cer from its CA page, both DER.
+    await writeFile(join(files, 'pass.cer'), new X509Certificate(chain.certificatePem).raw);
+    await writeFile(join(files, 'AppleWWDRCAG4.cer'), new X509Certificate(chain.wwdrCertificatePem).raw);
+    // An OAuth client's secret file: JSON from Google Cloud, but not a service account's key.
+    await writeFile(
+      join(files, 'client_secret.json'),
+      JSON.stringify({ installed: { client_id: '1234-abc.apps.googleusercontent.com', client_secret: 'GOCSPX-x' } }),
+    );
+    await writeFile(join(files, 'service-account.json'), serviceAccountKeyFile());
+    const appleList = async () =>
+      (await service.api.get(`/admin/v1/accounts/${tea.accountId}/apple-configurations`).set(admin).expect(200)).body.data as {
+        attributes: Record<string, any>;
+      }[];
+    expect(await appleList()).toEqual([]);
+    await service.api.get(`/admin/v1/accounts/${tea.accountId}/google-configuration`).set(admin).expect(404);
+    const secrets = [
+      ...[chain.privateKeyPem, encryptedKey, JSON.parse(serviceAccountKeyFile()).private_key as string].map((pem) => pem.split('\n')[2]!),
+      'PRIVATE KEY',
+      passphrase,
+    ];
+
+    await page.goto(`${origin}/console/`);
+    await page.getByLabel('API key or administration token').fill(service.adminToken);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Tea House' }).click();
+    await page.getByText('No Apple configuration.').waitFor();
+    await page.getByText('No Google configuration.').waitFor();
+
+    const apple = page.getByRole('form', { name: 'Set an Apple configuration' });
+    await apple.getByLabel('Pass type identifier').fill(PASS_TYPE_ID);
+    await apple.getByLabel('Team identifier').fill(TEAM_ID);
+    await apple.getByLabel('Organisation name').fill('Tea House');
+    // The files swapped: the key where the certificate goes, the certificate where the key goes.
+    await apple.getByLabel(/^Pass type certificate/).setInputFiles(join(files, 'pass-key.pem'));
+    await apple.getByLabel(/^Private key/).setInputFiles(join(files, 'pass.pem'));
+    await apple.getByLabel(/^Apple WWDR certificate/).setInputFiles(join(files, 'AppleWWDRCAG4.cer'));
+    await apple.getByRole('button', { name: 'Save Apple configuration' }).click();
+    expect(await fieldError(apple, /^Pass type certificate/)).toBe('/appleConfiguration/certificate must match pattern "-----BEGIN CERTIFICATE-----".');
+    expect(await apple.getByRole('alert').count()).toBe(0);
+    await checkPage('account (Apple certificate refused)');
+
+    // Apple's DER certificates with an encrypted key, its passphrase forgotten.
+    await apple.getByLabel(/^Pass type certificate/).setInputFiles(join(files, 'pass.cer'));
+    await apple.getByLabel(/^Private key/).setInputFiles(join(files, 'pass-key.pem'));
+    await apple.getByRole('button', { name: 'Save Apple configuration' }).click();
+    const encrypted = 'The private key is encrypted: give its privateKeyPassphrase.';
+    expect(await fieldError(apple, 'Key passphrase (if any)')).toBe(encrypted);
+    expect(await apple.getByLabel(/^Pass type certificate/).getAttribute('aria-invalid')).toBeNull();
+    expect(await page.getByText(encrypted).count()).toBe(1);
+    await checkPage('account (Apple passphrase missing)');
+    expect(await appleList()).toEqual([]);
+
+    await apple.getByLabel('Key passphrase (if any)').fill(passphrase);
+    await apple.getByRole('button', { name: 'Save Apple configuration' }).click();
+    await apple.getByRole('status').getByText('Saved.').waitFor();
+    await page.getByText(`${PASS_TYPE_ID} (team ${TEAM_ID}) · default · push ok`).waitFor();
+    const sha256 = (pem: string) => new X509Certificate(pem).fingerprint256.replace(/:/g, '').toLowerCase();
+    expect((await appleList()).map((c) => c.attributes)).toEqual([
+      expect.objectContaining({
+        passTypeIdentifier: PASS_TYPE_ID,
+        teamIdentifier: TEAM_ID,
+        organizationName: 'Tea House',
+        certificate: expect.objectContaining({ sha256Fingerprint: sha256(chain.certificatePem) }),
+        wwdrCertificate: expect.objectContaining({ sha256Fingerprint: sha256(chain.wwdrCertificatePem) }),
+      }),
+    ]);
+    // Stored: the form lets go of the key file and the passphrase.
+    expect(await apple.getByLabel('Key passphrase (if any)').inputValue()).toBe('');
+    expect(await apple.getByLabel(/^Private key/).inputValue()).toBe('');
+
+    const google = page.getByRole('form', { name: 'Set the Google configuration' });
+    await google.getByLabel('Issuer id').fill(ISSUER_ID);
+    await google.getByLabel('Service account key (JSON)').setInputFiles(join(files, 'client_secret.json'));
+    await google.getByRole('button', { name: 'Save Google configuration' }).click();
+    expect(await fieldError(google, 'Service account key (JSON)')).toBe('The key file\'s type must be "service_account", got null.');
+    expect(await google.getByRole('alert').count()).toBe(0);
+    await checkPage('account (Google key refused)');
+    await service.api.get(`/admin/v1/accounts/${tea.accountId}/google-configuration`).set(admin).expect(404);
+
+    await google.getByLabel('Service account key (JSON)').setInputFiles(join(files, 'service-account.json'));
+    await google.getByRole('button', { name: 'Save Google configuration' }).click();
+    await google.getByRole('status').getByText('Saved.').waitFor();
+    await page.getByText(`Issuer ${ISSUER_ID}, service account ${CLIENT_EMAIL}`).waitFor();
+    expect(await google.getByLabel('Service account key (JSON)').inputValue()).toBe('');
+    const stored = (await service.api.get(`/admin/v1/accounts/${tea.accountId}/google-configuration`).set(admin).expect(200)).body.data.attributes;
+    expect(stored).toMatchObject({ issuerId: ISSUER_ID, clientEmail: CLIENT_EMAIL, privateKeyId: JSON.parse(serviceAccountKeyFile()).private_key_id });
+    await showsNone(secrets);
+    await checkPage('account (credentials saved)');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { level: 1, name: 'Sign in to the console' }).waitFor();
   });
