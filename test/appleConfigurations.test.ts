@@ -4,6 +4,7 @@
  * check of the upload answers 422 with its code and the member at fault; keys and passphrases
  * are never returned or logged.
  */
+import { createPrivateKey } from 'node:crypto';
 import { createDevelopmentCertificates } from '../src/wallet/apple/developmentCertificates.ts';
 import { PASS_TYPE_ID, TEAM_ID, testCertificates } from './support/appleCredentials.ts';
 import { expectError } from './support/passes.ts';
@@ -33,6 +34,9 @@ const pemBody = (overrides: Record<string, unknown> = {}) => {
     },
   };
 };
+/** The test chain's private key encrypted with `passphrase` (AES-256-CBC), as PKCS#8 or legacy PKCS#1 PEM. */
+const encryptedKey = (passphrase: string, type: 'pkcs8' | 'pkcs1' = 'pkcs8') =>
+  createPrivateKey(testCertificates().privateKeyPem).export({ type, format: 'pem', cipher: 'aes-256-cbc', passphrase }) as string;
 const put = (body: unknown, passTypeIdentifier = PASS_TYPE_ID, account = accountId) =>
   service.api
     .put(path(passTypeIdentifier, account))
@@ -66,6 +70,12 @@ describe('setAppleConfiguration', () => {
   it('replaces the credentials of a pass type (200) and keeps it the default', async () => {
     const res = await put(pemBody({ organizationName: 'Coffee Club Ltd' })).expect(200);
     expect(res.body.data.attributes).toMatchObject({ organizationName: 'Coffee Club Ltd', isDefault: true });
+  });
+
+  it('takes an encrypted key with its passphrase, and never shows or logs the passphrase', async () => {
+    const res = await put(pemBody({ privateKey: encryptedKey('correct horse'), privateKeyPassphrase: 'correct horse' })).expect(200);
+    expect(res.body.data.attributes.certificate.subject.uid).toBe(PASS_TYPE_ID);
+    expect(JSON.stringify(res.body) + service.logText()).not.toContain('correct horse');
   });
 
   it('takes a .p12 file with its passphrase', async () => {
@@ -147,6 +157,24 @@ describe('setAppleConfiguration', () => {
         }),
         'wrong_passphrase',
         '/appleConfiguration/p12Passphrase',
+      ],
+      [
+        'an encrypted key without its passphrase',
+        () => ({ body: pemBody({ privateKey: encryptedKey('s3cret', 'pkcs8') }) }),
+        'wrong_passphrase',
+        '/appleConfiguration/privateKeyPassphrase',
+      ],
+      [
+        'an encrypted PKCS#1 key (Proc-Type: 4,ENCRYPTED) without its passphrase',
+        () => ({ body: pemBody({ privateKey: encryptedKey('s3cret', 'pkcs1') }) }),
+        'wrong_passphrase',
+        '/appleConfiguration/privateKeyPassphrase',
+      ],
+      [
+        'an encrypted key with a wrong passphrase',
+        () => ({ body: pemBody({ privateKey: encryptedKey('s3cret', 'pkcs8'), privateKeyPassphrase: 'wrong' }) }),
+        'wrong_passphrase',
+        '/appleConfiguration/privateKeyPassphrase',
       ],
       [
         'a WWDR certificate that did not issue it',

@@ -3,14 +3,18 @@
  * fresh service with its job workers and an APNs stand-in (test/support/fakeApns.ts): sign in with
  * an account's API key; design a template with uploaded images (and the live preview when the
  * server has the preview operations); issue a pass; change its points and see the delivery
- * timeline record the push to a registered iPhone; upload a CSV of 1,000 rows and watch the
- * progress bar reach 100 %; create a webhook subscription; sign out; the administration token's
- * accounts page. First, over plain HTTP: the console's headers (CSP, caching) and its scripts sent
- * precompressed (Brotli or gzip, as accepted). Every page is checked with axe-core (WCAG 2.x A and AA rules, 0 violations) with
- * the console's own Content-Security-Policy in force (axe is evaluated through the DevTools
- * protocol, which the CSP does not govern), no CSP violation, no request leaving the service, no
- * secret in localStorage, and no horizontal scrolling at 390 px. Screenshots go to
- * docs/console-{overview,designer,pass}.png.
+ * timeline record the push to a registered iPhone; send the holder a message (one too long
+ * refused next to its field; one of 350 characters stored, pushed and on the pass the iPhone
+ * fetches); upload a CSV of 1,000 rows and watch the progress bar reach 100 %; create a webhook
+ * subscription; sign out; the administration token's accounts page; an account's Apple
+ * credentials (Apple's DER `.cer` files and an encrypted key) and Google service account key,
+ * each first refused with the API's message next to the file, then stored as the API shows, no
+ * key or passphrase left in the page. Every page and form state is checked with axe-core (WCAG
+ * 2.x A and AA rules, 0 violations) with the console's own Content-Security-Policy in force (axe
+ * is evaluated through the DevTools protocol, which the CSP does not govern), no CSP violation,
+ * no request leaving the service, no secret in localStorage, and no horizontal scrolling at
+ * 390 px. First, over plain HTTP: the console's headers (CSP, caching) and its scripts sent
+ * precompressed (Brotli or gzip, as accepted). Screenshots go to docs/console-{overview,designer,pass}.png.
  *
  * Needs Debian's `chromium` (CHROMIUM_PATH overrides /usr/bin/chromium); skipped without it. Runs
  * in the pglite project only: the console is a client of the API, whose database behaviour the
@@ -18,6 +22,7 @@
  * same browser walk twice would double its minute of CI time for nothing new.
  */
 import { spawnSync } from 'node:child_process';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -25,9 +30,10 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { createApnsClient, type ApnsClient } from '../src/wallet/apple/apns.ts';
-import { setAppleConfiguration } from './support/appleCredentials.ts';
+import { PASS_TYPE_ID, setAppleConfiguration, TEAM_ID, testCertificates } from './support/appleCredentials.ts';
+import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyFile } from './support/googleCredentials.ts';
 import { startFakeApns, type FakeApns } from './support/fakeApns.ts';
 import { pollUntil } from './support/poll.ts';
 import { ICON_PNG, LOGO_PNG } from './support/images.ts';
@@ -61,6 +67,7 @@ else if (!existsSync(chromiumPath)) {
   let files: string;
   const offService: string[] = [];
   let passId: string;
+  let iphone: SimulatedIphone;
 
   beforeAll(async () => {
     if (!existsSync(resolve(root, 'console/dist/index.html'))) {
@@ -139,6 +146,27 @@ else if (!existsSync(chromiumPath)) {
     expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     if (screenshot) await page.screenshot({ path: resolve(root, 'test/artifacts', screenshot), fullPage: true });
     await page.setViewportSize({ width: 1280, height: 900 });
+  }
+
+  /**
+   * The API error shown for the field labelled `label` in `scope`, once the field is marked
+   * invalid: the text of the element its `aria-describedby` names for the error.
+   */
+  async function fieldError(scope: Locator, label: string | RegExp): Promise<string | null> {
+    const field = scope.getByLabel(label, { exact: true });
+    await pollUntil(
+      () => field.getAttribute('aria-invalid'),
+      (invalid) => invalid === 'true',
+    );
+    const id = ((await field.getAttribute('aria-describedby')) ?? '').split(' ').find((ref) => ref.endsWith('-error'));
+    return id ? page.locator(`[id="${id}"]`).textContent() : null;
+  }
+
+  /** Fails when the page's markup or storage holds any of `secrets`. */
+  async function showsNone(secrets: string[]): Promise<void> {
+    const html = await page.content();
+    const storage = await page.evaluate(() => JSON.stringify([(globalThis as any).sessionStorage, (globalThis as any).localStorage]));
+    for (const secret of secrets) expect({ secret, inPage: html.includes(secret) || storage.includes(secret) }).toEqual({ secret, inPage: false });
   }
 
   const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
@@ -259,7 +287,7 @@ else if (!existsSync(chromiumPath)) {
     await page.getByRole('img', { name: 'QR code of the holder link' }).waitFor();
 
     // The holder adds the pass on an iPhone: it downloads the .pkpass and registers for updates.
-    const iphone = new SimulatedIphone(service);
+    iphone = new SimulatedIphone(service);
     const pkpass = await service.api.get(`/passes/${passId}/apple`).buffer(true).parse(binary).expect(200);
     await iphone.add(pkpass.body as Buffer);
 
@@ -274,7 +302,76 @@ else if (!existsSync(chromiumPath)) {
     await checkPage('pass');
     await page.screenshot({ path: resolve(docs, 'console-pass.png'), fullPage: true });
     await fitsPhone('console-pass-phone.png');
+  });
 
+  it('sends the holder a message: a too-long one is refused at its field, one of 350 characters is stored and pushed to the iPhone', async () => {
+    const form = page.getByRole('form', { name: 'Send a message' });
+    const field = form.getByLabel('Message', { exact: true });
+    const latestMessage = async (id = passId) =>
+      (await service.api.get(`/api/v1/passes/${id}`).set(service.auth(tenant.token)).expect(200)).body.data.attributes.latestMessage as string;
+    expect(await latestMessage()).toBe('25 points for your visit');
+
+    // A pass in no wallet: the message is kept, and the form says it went nowhere, in the API's words.
+    const templateId = (await service.api.get(`/api/v1/passes/${passId}`).set(service.auth(tenant.token)).expect(200)).body.data.attributes.passTemplateUuid;
+    const unadded = (
+      await service.api
+        .post(`/api/v1/passes?passTemplate=${templateId}`)
+        .set(service.auth(tenant.token))
+        .send({ pass: { member: 'Charles Babbage' } })
+        .expect(200)
+    ).body.data.id;
+    await page.goto(`${origin}/console/#/passes/${unadded}`);
+    await field.fill('Welcome to the Coffee Club!');
+    await form.getByRole('button', { name: 'Send' }).click();
+    await form.getByRole('status').getByText('Saved, not delivered (Pass has not been added to the wallet).').waitFor();
+    expect(await latestMessage(unadded)).toBe('Welcome to the Coffee Club!');
+    await checkPage('pass (message not delivered)');
+    await page.goto(`${origin}/console/#/passes/${passId}`);
+    // 351 characters for the API (JSON Schema counts code points; 🎉 is one, two UTF-16 units).
+    const words = Array.from(`🎉 Double points on every drink this weekend, and a free pastry for each friend you bring. `.repeat(5));
+    const tooLong = words.slice(0, 351).join('');
+    expect(Array.from(tooLong)).toHaveLength(351);
+    await field.fill(tooLong);
+    expect(await field.inputValue()).toBe(tooLong);
+    await form.getByText('1 character too many', { exact: true }).waitFor();
+    await form.getByRole('button', { name: 'Send' }).click();
+    expect(await fieldError(form, 'Message')).toBe('/message must NOT have more than 350 characters.');
+    expect(await form.getByRole('alert').count()).toBe(0);
+    expect(await latestMessage()).toBe('25 points for your visit');
+    await checkPage('pass (message refused)');
+
+    const message = words.slice(0, 350).join('');
+    const pushesBefore = fake.requests.filter((r) => r.pushToken === iphone.pushToken).length;
+    const delivered = page.locator('.timeline li', { hasText: 'APNs push' }).filter({ hasText: 'delivered' });
+    const deliveredBefore = await delivered.count();
+    await field.fill(message);
+    await form.getByText('0 characters left', { exact: true }).waitFor();
+    await form.getByRole('button', { name: 'Send' }).click();
+    // The form says what the API said of the delivery (meta.notifications), and empties itself.
+    await form.getByRole('status').getByText('Sent. The update is being pushed to 1 device.').waitFor();
+    expect(await field.inputValue()).toBe('');
+    expect(await field.getAttribute('aria-invalid')).toBeNull();
+    expect(await latestMessage()).toBe(message);
+    await page.locator('dd', { hasText: message }).waitFor();
+    await pollUntil(
+      async () => fake.requests.filter((r) => r.pushToken === iphone.pushToken).length,
+      (n) => n > pushesBefore,
+    );
+    await pollUntil(
+      () => delivered.count(),
+      (n) => n > deliveredBefore,
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
+    expect(await delivered.count()).toBe(deliveredBefore + 1);
+    // The iPhone, woken by the push, fetches the pass: the message is on its back, whole.
+    const fetched = await iphone.fetch(passId);
+    expect(fetched.status).toBe(200);
+    const backFields = Object.values(fetched.passJson!).flatMap((style) => (style as { backFields?: unknown[] } | null)?.backFields ?? []);
+    expect(backFields).toContainEqual(expect.objectContaining({ key: 'latestMessage', value: message }));
+    await checkPage('pass (message sent)');
+  });
+
+  it('deactivates the pass behind a confirmation', async () => {
     await page.getByRole('button', { name: 'Deactivate' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByText('Scans are refused').waitFor();
@@ -332,9 +429,10 @@ else if (!existsSync(chromiumPath)) {
     await checkPage('webhooks');
   });
 
+  // 1,002 passes: ada-1, the one in no wallet that got a message, and the CSV's 1,000.
   it('shows the overview with the day’s figures, then the readers page, then signs out', async () => {
     await nav('Overview');
-    await page.locator('.figure', { hasText: 'Passes issued' }).locator('.figure-value', { hasText: '1,001' }).waitFor({ timeout: 20_000 });
+    await page.locator('.figure', { hasText: 'Passes issued' }).locator('.figure-value', { hasText: '1,002' }).waitFor({ timeout: 20_000 });
     await page.locator('.chart .u-over').first().waitFor();
     await checkPage('overview');
     await page.screenshot({ path: resolve(docs, 'console-overview.png'), fullPage: true });
@@ -363,6 +461,106 @@ else if (!existsSync(chromiumPath)) {
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     await page.getByRole('button', { name: 'Back to administration' }).click();
     await page.getByRole('heading', { level: 1, name: 'Accounts' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Sign in to the console' }).waitFor();
+  });
+
+  it('uploads Apple and Google credentials on an account page: the API’s refusal next to the file, then saved, no key shown back', async () => {
+    const tea = await service.createAccount('Tea House');
+    const admin = service.adminAuth();
+    const chain = testCertificates();
+    const passphrase = 'correct horse battery staple';
+    const encryptedKey = createPrivateKey(chain.privateKeyPem).export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase }) as string;
+    await writeFile(join(files, 'pass.pem'), chain.certificatePem);
+    await writeFile(join(files, 'pass-key.pem'), encryptedKey);
+    // What Apple hands out: pass.cer from the developer account, AppleWWDRCAG4.cer from its CA page, both DER.
+    await writeFile(join(files, 'pass.cer'), new X509Certificate(chain.certificatePem).raw);
+    await writeFile(join(files, 'AppleWWDRCAG4.cer'), new X509Certificate(chain.wwdrCertificatePem).raw);
+    // An OAuth client's secret file: JSON from Google Cloud, but not a service account's key.
+    await writeFile(
+      join(files, 'client_secret.json'),
+      JSON.stringify({ installed: { client_id: '1234-abc.apps.googleusercontent.com', client_secret: 'GOCSPX-x' } }),
+    );
+    await writeFile(join(files, 'service-account.json'), serviceAccountKeyFile());
+    const appleList = async () =>
+      (await service.api.get(`/admin/v1/accounts/${tea.accountId}/apple-configurations`).set(admin).expect(200)).body.data as {
+        attributes: Record<string, any>;
+      }[];
+    expect(await appleList()).toEqual([]);
+    await service.api.get(`/admin/v1/accounts/${tea.accountId}/google-configuration`).set(admin).expect(404);
+    const secrets = [
+      ...[chain.privateKeyPem, encryptedKey, JSON.parse(serviceAccountKeyFile()).private_key as string].map((pem) => pem.split('\n')[2]!),
+      'PRIVATE KEY',
+      passphrase,
+    ];
+
+    await page.goto(`${origin}/console/`);
+    await page.getByLabel('API key or administration token').fill(service.adminToken);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Tea House' }).click();
+    await page.getByText('No Apple configuration.').waitFor();
+    await page.getByText('No Google configuration.').waitFor();
+
+    const apple = page.getByRole('form', { name: 'Set an Apple configuration' });
+    await apple.getByLabel('Pass type identifier').fill(PASS_TYPE_ID);
+    await apple.getByLabel('Team identifier').fill(TEAM_ID);
+    await apple.getByLabel('Organisation name').fill('Tea House');
+    // The files swapped: the key where the certificate goes, the certificate where the key goes.
+    await apple.getByLabel(/^Pass type certificate/).setInputFiles(join(files, 'pass-key.pem'));
+    await apple.getByLabel(/^Private key/).setInputFiles(join(files, 'pass.pem'));
+    await apple.getByLabel(/^Apple WWDR certificate/).setInputFiles(join(files, 'AppleWWDRCAG4.cer'));
+    await apple.getByRole('button', { name: 'Save Apple configuration' }).click();
+    expect(await fieldError(apple, /^Pass type certificate/)).toBe('/appleConfiguration/certificate must match pattern "-----BEGIN CERTIFICATE-----".');
+    expect(await apple.getByRole('alert').count()).toBe(0);
+    await checkPage('account (Apple certificate refused)');
+
+    // Apple's DER certificates with an encrypted key, its passphrase forgotten.
+    await apple.getByLabel(/^Pass type certificate/).setInputFiles(join(files, 'pass.cer'));
+    await apple.getByLabel(/^Private key/).setInputFiles(join(files, 'pass-key.pem'));
+    await apple.getByRole('button', { name: 'Save Apple configuration' }).click();
+    const encrypted = 'The private key is encrypted: give its privateKeyPassphrase.';
+    expect(await fieldError(apple, 'Key passphrase (if any)')).toBe(encrypted);
+    expect(await apple.getByLabel(/^Pass type certificate/).getAttribute('aria-invalid')).toBeNull();
+    expect(await page.getByText(encrypted).count()).toBe(1);
+    await checkPage('account (Apple passphrase missing)');
+    expect(await appleList()).toEqual([]);
+
+    await apple.getByLabel('Key passphrase (if any)').fill(passphrase);
+    await apple.getByRole('button', { name: 'Save Apple configuration' }).click();
+    await apple.getByRole('status').getByText('Saved.').waitFor();
+    await page.getByText(`${PASS_TYPE_ID} (team ${TEAM_ID}) · default · push ok`).waitFor();
+    const sha256 = (pem: string) => new X509Certificate(pem).fingerprint256.replace(/:/g, '').toLowerCase();
+    expect((await appleList()).map((c) => c.attributes)).toEqual([
+      expect.objectContaining({
+        passTypeIdentifier: PASS_TYPE_ID,
+        teamIdentifier: TEAM_ID,
+        organizationName: 'Tea House',
+        certificate: expect.objectContaining({ sha256Fingerprint: sha256(chain.certificatePem) }),
+        wwdrCertificate: expect.objectContaining({ sha256Fingerprint: sha256(chain.wwdrCertificatePem) }),
+      }),
+    ]);
+    // Stored: the form lets go of the key file and the passphrase.
+    expect(await apple.getByLabel('Key passphrase (if any)').inputValue()).toBe('');
+    expect(await apple.getByLabel(/^Private key/).inputValue()).toBe('');
+
+    const google = page.getByRole('form', { name: 'Set the Google configuration' });
+    await google.getByLabel('Issuer id').fill(ISSUER_ID);
+    await google.getByLabel('Service account key (JSON)').setInputFiles(join(files, 'client_secret.json'));
+    await google.getByRole('button', { name: 'Save Google configuration' }).click();
+    expect(await fieldError(google, 'Service account key (JSON)')).toBe('The key file\'s type must be "service_account", got null.');
+    expect(await google.getByRole('alert').count()).toBe(0);
+    await checkPage('account (Google key refused)');
+    await service.api.get(`/admin/v1/accounts/${tea.accountId}/google-configuration`).set(admin).expect(404);
+
+    await google.getByLabel('Service account key (JSON)').setInputFiles(join(files, 'service-account.json'));
+    await google.getByRole('button', { name: 'Save Google configuration' }).click();
+    await google.getByRole('status').getByText('Saved.').waitFor();
+    await page.getByText(`Issuer ${ISSUER_ID}, service account ${CLIENT_EMAIL}`).waitFor();
+    expect(await google.getByLabel('Service account key (JSON)').inputValue()).toBe('');
+    const stored = (await service.api.get(`/admin/v1/accounts/${tea.accountId}/google-configuration`).set(admin).expect(200)).body.data.attributes;
+    expect(stored).toMatchObject({ issuerId: ISSUER_ID, clientEmail: CLIENT_EMAIL, privateKeyId: JSON.parse(serviceAccountKeyFile()).private_key_id });
+    await showsNone(secrets);
+    await checkPage('account (credentials saved)');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { level: 1, name: 'Sign in to the console' }).waitFor();
   });

@@ -1,7 +1,8 @@
 /**
  * Administration of one account: its API keys (list, create, revoke), its Apple configurations
  * (certificate, key and WWDR files; the API's validation messages next to each file) and its
- * Google configuration (issuer id and service account key file).
+ * Google configuration (issuer id and service account key file). Once the API has stored
+ * credentials, the forms forget the key files and the passphrase.
  */
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -10,6 +11,22 @@ import { ConfirmButton, Empty, PageTitle, Time } from '../components/common.tsx'
 import { ErrorScope, Field, FormErrors } from '../components/forms.tsx';
 
 const text = (file: File | undefined) => (file ? file.text() : Promise.resolve(undefined));
+
+/**
+ * A certificate file as the API takes it, PEM (RFC 7468): a PEM file as it is; a DER file — what
+ * Apple's developer account (`pass.cer`) and certificate authority page (`AppleWWDRCAG4.cer`)
+ * download — encoded as PEM. DER is told by its start, an ASN.1 SEQUENCE with a long-form length
+ * (0x30 0x81–0x84, X.690 §8.1.3.5), which no PEM file has. Anything else is sent as its text, for
+ * the API to say what is wrong with it.
+ */
+async function certificatePem(file: File | undefined): Promise<string | undefined> {
+  if (!file) return undefined;
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  if (bytes[0] !== 0x30 || bytes[1] === undefined || bytes[1] < 0x81 || bytes[1] > 0x84) return new TextDecoder().decode(bytes);
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return `-----BEGIN CERTIFICATE-----\n${btoa(binary).replace(/.{1,64}/g, '$&\n')}-----END CERTIFICATE-----\n`;
+}
 
 function Tokens({ accountId }: { accountId: string }) {
   const queryClient = useQueryClient();
@@ -80,6 +97,8 @@ function AppleConfiguration({ accountId }: { accountId: string }) {
   });
   const [form, setForm] = useState({ passTypeIdentifier: '', teamIdentifier: '', organizationName: '', privateKeyPassphrase: '' });
   const [files, setFiles] = useState<{ certificate?: File; privateKey?: File; wwdrCertificate?: File }>({});
+  // Bumped when the credentials are stored: new (empty) file inputs.
+  const [uploads, setUploads] = useState(0);
   const save = useMutation({
     mutationFn: async () =>
       ok(
@@ -89,15 +108,20 @@ function AppleConfiguration({ accountId }: { accountId: string }) {
             appleConfiguration: {
               teamIdentifier: form.teamIdentifier,
               organizationName: form.organizationName,
-              certificate: await text(files.certificate),
+              certificate: await certificatePem(files.certificate),
               privateKey: await text(files.privateKey),
               ...(form.privateKeyPassphrase && { privateKeyPassphrase: form.privateKeyPassphrase }),
-              wwdrCertificate: (await text(files.wwdrCertificate)) ?? '',
+              wwdrCertificate: (await certificatePem(files.wwdrCertificate)) ?? '',
             },
           },
         }),
       ),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['apple', accountId] }),
+    onSuccess: () => {
+      setFiles({});
+      setForm((current) => ({ ...current, privateKeyPassphrase: '' }));
+      setUploads((n) => n + 1);
+      queryClient.invalidateQueries({ queryKey: ['apple', accountId] });
+    },
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -125,7 +149,15 @@ function AppleConfiguration({ accountId }: { accountId: string }) {
         <ErrorScope error={save.error}>
           <FormErrors
             error={save.error}
-            shown={['passTypeIdentifier', `${P}/teamIdentifier`, `${P}/organizationName`, `${P}/certificate`, `${P}/privateKey`, `${P}/wwdrCertificate`]}
+            shown={[
+              'passTypeIdentifier',
+              `${P}/teamIdentifier`,
+              `${P}/organizationName`,
+              `${P}/certificate`,
+              `${P}/privateKey`,
+              `${P}/privateKeyPassphrase`,
+              `${P}/wwdrCertificate`,
+            ]}
           />
           <Field
             label="Pass type identifier"
@@ -150,13 +182,15 @@ function AppleConfiguration({ accountId }: { accountId: string }) {
             onChange={(e) => setForm({ ...form, organizationName: e.target.value })}
           />
           <Field
-            label="Pass type certificate (PEM)"
+            key={`certificate-${uploads}`}
+            label="Pass type certificate (.cer or PEM)"
             pointer={`${P}/certificate`}
             type="file"
-            accept=".pem,.crt,.cer"
+            accept=".cer,.der,.pem,.crt"
             onChange={(e) => setFiles({ ...files, certificate: e.target.files?.[0] })}
           />
           <Field
+            key={`privateKey-${uploads}`}
             label="Private key (PEM)"
             pointer={`${P}/privateKey`}
             type="file"
@@ -172,10 +206,11 @@ function AppleConfiguration({ accountId }: { accountId: string }) {
             onChange={(e) => setForm({ ...form, privateKeyPassphrase: e.target.value })}
           />
           <Field
-            label="Apple WWDR certificate (PEM)"
+            key={`wwdrCertificate-${uploads}`}
+            label="Apple WWDR certificate (.cer or PEM)"
             pointer={`${P}/wwdrCertificate`}
             type="file"
-            accept=".pem,.crt,.cer"
+            accept=".cer,.der,.pem,.crt"
             onChange={(e) => setFiles({ ...files, wwdrCertificate: e.target.files?.[0] })}
           />
           <button type="submit" disabled={save.isPending || !form.passTypeIdentifier}>
@@ -199,6 +234,7 @@ function GoogleConfiguration({ accountId }: { accountId: string }) {
   });
   const [issuerId, setIssuerId] = useState('');
   const [key, setKey] = useState<File | undefined>();
+  const [uploads, setUploads] = useState(0);
   const save = useMutation({
     mutationFn: async () =>
       ok(
@@ -207,7 +243,11 @@ function GoogleConfiguration({ accountId }: { accountId: string }) {
           body: { googleConfiguration: { issuerId, serviceAccountKey: (await text(key)) ?? '' } },
         }),
       ),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['google', accountId] }),
+    onSuccess: () => {
+      setKey(undefined);
+      setUploads((n) => n + 1);
+      queryClient.invalidateQueries({ queryKey: ['google', accountId] });
+    },
   });
   const P = '/googleConfiguration';
   return (
@@ -233,6 +273,7 @@ function GoogleConfiguration({ accountId }: { accountId: string }) {
           <FormErrors error={save.error} shown={[`${P}/issuerId`, `${P}/serviceAccountKey`]} />
           <Field label="Issuer id" pointer={`${P}/issuerId`} required inputMode="numeric" value={issuerId} onChange={(e) => setIssuerId(e.target.value)} />
           <Field
+            key={`serviceAccountKey-${uploads}`}
             label="Service account key (JSON)"
             pointer={`${P}/serviceAccountKey`}
             type="file"

@@ -87,6 +87,25 @@ function PointsForm({ id }: { id: string }) {
   );
 }
 
+/**
+ * PassMessage's limit (openapi/components/schemas/PassMessage.yaml), in characters as the API
+ * counts them: JSON Schema's `maxLength` counts code points, so 🎉 is one (two UTF-16 units).
+ */
+const MESSAGE_MAX_CHARACTERS = 350;
+
+/** "12 characters left" / "1 character too many" for a message of `length` characters. */
+function charactersLeft(length: number): string {
+  const left = MESSAGE_MAX_CHARACTERS - length;
+  const count = (n: number) => `${n.toLocaleString()} ${n === 1 ? 'character' : 'characters'}`;
+  return left >= 0 ? `${count(left)} left` : `${count(-left)} too many`;
+}
+
+/**
+ * A message for the holder (updatePass `message`). No `maxLength` on the text area: it would cut
+ * pasted text without a word, and counts UTF-16 units where the API counts characters; the count
+ * shows the limit instead and the API refuses a longer message next to the field. The status
+ * says what the API said of the delivery (`meta.notifications`).
+ */
 function MessageForm({ id }: { id: string }) {
   const refresh = useRefresh(id);
   const [message, setMessage] = useState('');
@@ -97,6 +116,7 @@ function MessageForm({ id }: { id: string }) {
       refresh();
     },
   });
+  const notifications = send.data?.meta.notifications;
   return (
     <form
       className="card"
@@ -109,11 +129,23 @@ function MessageForm({ id }: { id: string }) {
       <h2 id="message">Send a message</h2>
       <ErrorScope error={send.error}>
         <FormErrors error={send.error} shown={['/message']} />
-        <TextField label="Message" pointer="/message" maxLength={350} rows={2} value={message} onChange={(e) => setMessage(e.target.value)} />
+        <TextField
+          label="Message"
+          pointer="/message"
+          hint={charactersLeft(Array.from(message).length)}
+          rows={2}
+          value={message}
+          onChange={(e) => setMessage(e.target.value)}
+        />
         <button type="submit" disabled={!message || send.isPending}>
           Send
         </button>
-        {send.isSuccess && <span role="status"> Sent.</span>}
+        {send.isSuccess && notifications && (
+          <span role="status">
+            {' '}
+            {notifications.status === 'queued' ? `Sent. ${notifications.message}` : `Saved, not delivered (${notifications.message}).`}
+          </span>
+        )}
       </ErrorScope>
     </form>
   );

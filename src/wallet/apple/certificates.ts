@@ -103,12 +103,20 @@ function readCertificate(pem: string, field: AppleCredentialField): X509Certific
   }
 }
 
+/**
+ * An encrypted PEM key: PKCS#8 `ENCRYPTED PRIVATE KEY` (RFC 7468 §11) or a legacy PKCS#1 key with
+ * `Proc-Type: 4,ENCRYPTED` (RFC 1421 §4.6.1.1). Told from the text because Node does not say it
+ * the same way everywhere: `ERR_MISSING_PASSPHRASE` in its documentation, but OpenSSL 3 builds
+ * (Node 20) throw `ERR_OSSL_CRYPTO_INTERRUPTED_OR_CANCELLED` for such a key without a passphrase.
+ */
+const ENCRYPTED_PEM = /-----BEGIN ENCRYPTED PRIVATE KEY-----|^Proc-Type:\s*4,\s*ENCRYPTED/m;
+
 function readPrivateKey(pem: string, passphrase: string | undefined): KeyObject {
   try {
     return createPrivateKey(passphrase === undefined ? pem : { key: pem, passphrase });
   } catch (error) {
     const code = (error as { code?: string }).code;
-    if (code === 'ERR_MISSING_PASSPHRASE')
+    if (code === 'ERR_MISSING_PASSPHRASE' || (passphrase === undefined && ENCRYPTED_PEM.test(pem)))
       throw new AppleCredentialError('wrong_passphrase', 'privateKeyPassphrase', 'The private key is encrypted: give its privateKeyPassphrase.');
     if (passphrase !== undefined && /decrypt|bad password|passphrase/i.test(String((error as Error).message))) {
       throw new AppleCredentialError('wrong_passphrase', 'privateKeyPassphrase', 'The privateKeyPassphrase does not decrypt the private key.');
