@@ -384,7 +384,13 @@ else if (!existsSync(chromiumPath)) {
     await nav('Passes');
     await page.getByLabel('extId').fill('ada-1');
     await page.getByRole('link', { name: 'ada-1' }).waitFor();
-    expect(await page.locator('tbody tr').count()).toBe(1);
+    // The link is also in the unfiltered table, which shows until the filtered page arrives.
+    expect(
+      await pollUntil(
+        () => page.locator('tbody tr').count(),
+        (rows) => rows === 1,
+      ),
+    ).toBe(1);
     await page.getByLabel('extId').fill('nobody');
     await page.getByText('No pass matches these filters.').waitFor();
     await checkPage('passes');
