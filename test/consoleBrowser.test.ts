@@ -18,7 +18,7 @@
  *
  * Needs Debian's `chromium` (CHROMIUM_PATH overrides /usr/bin/chromium); skipped without it. Runs
  * in the pglite project only: the console is a client of the API, whose database behaviour the
- * API tests cover on both databases (test/stats.test.ts, test/passes.test.ts, …); running the
+ * API tests cover on both databases (test/stats.test.ts, test/passes.create.test.ts, …); running the
  * same browser walk twice would double its minute of CI time for nothing new.
  */
 import { spawnSync } from 'node:child_process';

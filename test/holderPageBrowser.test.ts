@@ -12,7 +12,7 @@
  * Needs Debian's `chromium` (and a Japanese font, `fonts-ipafont-gothic`), as test/docs.test.ts
  * (`.ci/run` installs them; CHROMIUM_PATH overrides /usr/bin/chromium); without Chromium the file
  * is skipped with a warning. Runs in the pglite project only: the page's database work is covered
- * by test/holderPages.test.ts.
+ * by test/holderPages.page.test.ts.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -129,7 +129,7 @@ else if (!existsSync(chromiumPath)) {
     language = 'en',
     path = `/passes/${passId}`,
   ): Promise<{ context: BrowserContext; page: Page; status: number }> {
-    // bypassCSP lets the test inject axe-core; the page's CSP itself is checked in test/holderPages.test.ts.
+    // bypassCSP lets the test inject axe-core; the page's CSP itself is checked in test/holderPages.page.test.ts.
     const context = await browser.newContext({ ...DEVICES[device], locale: language, acceptDownloads: true, bypassCSP: true });
     context.setDefaultTimeout(10_000);
     await context.route('**/*', (route) => {

@@ -17,7 +17,8 @@
  * The server runs as a real process (test/support/serverProcess.ts, as in
  * test/webhookCrashRecovery.test.ts) with a fake APNs (test/support/fakeApns.ts; the child
  * trusts its certificate through NODE_EXTRA_CA_CERTS, as scripts/exampleAgainstFreshServer.sh
- * does) and a webhook receiver (test/support/webhookReceiver.ts).
+ * does) and a webhook receiver (test/support/webhookReceiver.ts); the account, its pass and the
+ * iPhone holding it are set up as in test/tracing.test.ts (test/support/serverApplePass.ts).
  *
  * PostgreSQL only: on the embedded database (PGlite inside the server process) no outside session
  * can hold a lock while the server runs, so there is no way to stop the relay after the commit.
@@ -27,11 +28,10 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { passJsonOf } from '../examples/pkpass.ts';
-import { PASS_TYPE_ID, TEAM_ID, testCertificates } from './support/appleCredentials.ts';
+import { PASS_TYPE_ID } from './support/appleCredentials.ts';
 import { startFakeApns, type FakeApns, type ReceivedPush } from './support/fakeApns.ts';
-import { loyaltyTemplate } from './support/passes.ts';
 import { pollUntil } from './support/poll.ts';
+import { addToIphone, issueApplePass } from './support/serverApplePass.ts';
 import { call, startServer, stopServer, type Started } from './support/serverProcess.ts';
 import { createTestDatabase, testDatabaseKind, type TestDatabase } from './support/testDatabase.ts';
 import { webhookBodyProblems } from './support/webhookContract.ts';
@@ -90,11 +90,6 @@ async function start(): Promise<Started> {
   return server;
 }
 
-/** A request with no bearer token (the pass download and the Apple web service). */
-async function plain(server: Started, path: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(`${server.url}${path}`, init);
-}
-
 /** Rows of the throw-away database, read by the test's own connection (committed data only). */
 function select<T>(sql: string, ...values: unknown[]): Promise<T[]> {
   return database.db.prisma.$queryRawUnsafe<T[]>(sql, ...values);
@@ -106,34 +101,7 @@ function select<T>(sql: string, ...values: unknown[]): Promise<T[]> {
     let server = await start();
 
     // An account with development Apple credentials, a processed loyalty template, a pass.
-    const account = await call(server, adminToken, 'POST', '/admin/v1/accounts', { account: { name: 'Pass change crash test' } });
-    expect(account.status).toBe(201);
-    const accountId = account.body.data.id as string;
-    const token = account.body.included[0].attributes.token as string;
-    const certificates = testCertificates();
-    const apple = await call(server, adminToken, 'PUT', `/admin/v1/accounts/${accountId}/apple-configurations/${PASS_TYPE_ID}`, {
-      appleConfiguration: {
-        teamIdentifier: TEAM_ID,
-        organizationName: 'Coffee Club',
-        certificate: certificates.certificatePem,
-        privateKey: certificates.privateKeyPem,
-        wwdrCertificate: certificates.wwdrCertificatePem,
-      },
-    });
-    expect([200, 201]).toContain(apple.status);
-    const template = await call(server, token, 'POST', '/api/v1/pass-templates', { passTemplate: loyaltyTemplate() });
-    expect(template.status).toBe(202);
-    const templateId = template.body.id as string;
-    const processed = await pollUntil(
-      async () => (await call(server, token, 'GET', `/api/v1/pass-templates/${templateId}`)).body.data.attributes,
-      (attributes) => attributes.processingStatus !== 'processing',
-      { timeoutMs: 60_000, intervalMs: 100 },
-    );
-    expect(processed.processingStatus).not.toBe('failed');
-    expect(processed.processingStatus).not.toBe('processing');
-    const issued = await call(server, token, 'POST', `/api/v1/passes?passTemplate=${templateId}`, { pass: { member: 'Ada' } });
-    expect(issued.status).toBe(200);
-    const passId = issued.body.data.id as string;
+    const { token, passId } = await issueApplePass(server, adminToken, 'Pass change crash test');
 
     // The subscription to passUpdated.
     const subscription = await call(server, token, 'POST', '/api/v1/webhook-subscriptions', {
@@ -143,19 +111,7 @@ function select<T>(sql: string, ...values: unknown[]): Promise<T[]> {
     const secret = subscription.body.data.attributes.secretKey as string;
 
     // A simulated iPhone adds the pass: it registers with the pass's authentication token.
-    const download = await plain(server, `/passes/${passId}/apple`);
-    expect(download.status).toBe(200);
-    const passJson = passJsonOf(new Uint8Array(await download.arrayBuffer()));
-    expect(passJson.passTypeIdentifier).toBe(PASS_TYPE_ID);
-    const deviceLibraryIdentifier = randomBytes(16).toString('hex');
-    const pushToken = randomBytes(32).toString('hex');
-    const registration = `/wallet/apple/v1/devices/${deviceLibraryIdentifier}/registrations/${passJson.passTypeIdentifier}/${passJson.serialNumber}`;
-    const registered = await plain(server, registration, {
-      method: 'POST',
-      headers: { Authorization: `ApplePass ${passJson.authenticationToken}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ pushToken }),
-    });
-    expect(registered.status).toBe(201);
+    const { pushToken } = await addToIphone(server, passId);
     // Nothing so far is pushed (no device held the pass when it was issued; a registration pushes nothing) nor sent.
     expect(await select('SELECT id FROM pass_change_outbox')).toEqual([]);
     await sleep(1500);

@@ -8,7 +8,8 @@
  *
  * The server runs as a real process (test/support/serverProcess.ts) — the SDK starts when the
  * process does — with a fake APNs (test/support/fakeApns.ts; the child trusts its certificate
- * through NODE_EXTRA_CA_CERTS) and an OTLP/HTTP receiver stand-in (test/support/otlpReceiver.ts).
+ * through NODE_EXTRA_CA_CERTS) and an OTLP/HTTP receiver stand-in (test/support/otlpReceiver.ts);
+ * the account, its pass and the iPhone holding it come from test/support/serverApplePass.ts.
  * On both databases: PostgreSQL's statements are traced by the SDK's pg instrumentation, PGlite's
  * by the service (src/db/statementTracing.ts).
  */
@@ -16,12 +17,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { passJsonOf } from '../examples/pkpass.ts';
-import { PASS_TYPE_ID, TEAM_ID, testCertificates } from './support/appleCredentials.ts';
+import { PASS_TYPE_ID } from './support/appleCredentials.ts';
 import { startFakeApns, type FakeApns } from './support/fakeApns.ts';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './support/otlpReceiver.ts';
-import { loyaltyTemplate } from './support/passes.ts';
 import { pollUntil } from './support/poll.ts';
+import { addToIphone, issueApplePass } from './support/serverApplePass.ts';
 import { call, startServer, stopServer, type Started } from './support/serverProcess.ts';
 import { createTestDatabase, testDatabaseKind, type TestDatabase } from './support/testDatabase.ts';
 
@@ -68,54 +68,10 @@ afterAll(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-/** A request with no bearer token (the pass download and the Apple web service). */
-function plain(path: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(`${server!.url}${path}`, init);
-}
-
 /** An account with development Apple credentials and a processed loyalty template; a pass of it, held by a simulated iPhone. */
 async function passOnAnIphone(): Promise<{ token: string; passId: string; pushToken: string; authenticationToken: string }> {
-  const started = server!;
-  const account = await call(started, adminToken, 'POST', '/admin/v1/accounts', { account: { name: 'Tracing test' } });
-  expect(account.status).toBe(201);
-  const accountId = account.body.data.id as string;
-  const token = account.body.included[0].attributes.token as string;
-  const certificates = testCertificates();
-  const apple = await call(started, adminToken, 'PUT', `/admin/v1/accounts/${accountId}/apple-configurations/${PASS_TYPE_ID}`, {
-    appleConfiguration: {
-      teamIdentifier: TEAM_ID,
-      organizationName: 'Coffee Club',
-      certificate: certificates.certificatePem,
-      privateKey: certificates.privateKeyPem,
-      wwdrCertificate: certificates.wwdrCertificatePem,
-    },
-  });
-  expect([200, 201]).toContain(apple.status);
-  const template = await call(started, token, 'POST', '/api/v1/pass-templates', { passTemplate: loyaltyTemplate() });
-  expect(template.status).toBe(202);
-  const processed = await pollUntil(
-    async () => (await call(started, token, 'GET', `/api/v1/pass-templates/${template.body.id}`)).body.data.attributes,
-    (attributes) => attributes.processingStatus !== 'processing',
-    { timeoutMs: 60_000, intervalMs: 100 },
-  );
-  expect(processed.processingStatus).not.toBe('failed');
-  expect(processed.processingStatus).not.toBe('processing');
-  const issued = await call(started, token, 'POST', `/api/v1/passes?passTemplate=${template.body.id}`, { pass: { member: 'Ada' } });
-  expect(issued.status).toBe(200);
-  const passId = issued.body.data.id as string;
-  const download = await plain(`/passes/${passId}/apple`);
-  expect(download.status).toBe(200);
-  const passJson = passJsonOf(new Uint8Array(await download.arrayBuffer()));
-  const pushToken = randomBytes(32).toString('hex');
-  const registered = await plain(
-    `/wallet/apple/v1/devices/${randomBytes(16).toString('hex')}/registrations/${passJson.passTypeIdentifier}/${passJson.serialNumber}`,
-    {
-      method: 'POST',
-      headers: { Authorization: `ApplePass ${passJson.authenticationToken}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ pushToken }),
-    },
-  );
-  expect(registered.status).toBe(201);
+  const { token, passId } = await issueApplePass(server!, adminToken, 'Tracing test');
+  const { passJson, pushToken } = await addToIphone(server!, passId);
   return { token, passId, pushToken, authenticationToken: passJson.authenticationToken! };
 }
 

@@ -3,7 +3,7 @@
  * recipients, issue 17), through HTTP on a real database with the job workers running: the right
  * passes get the message rendered with each row's variables, the others none; unknown and repeated
  * recipients land in the errors CSV; unreadable files are refused naming `recipients`; the JSON
- * body keeps working (test/batches.test.ts covers it in full).
+ * body keeps working (test/batches.create.test.ts covers it in full).
  */
 import { parse } from 'csv-parse/sync';
 import { startTestService, TestClock, type TestService } from './support/testService.ts';

@@ -1,7 +1,8 @@
 /**
  * Fixtures of the pass and loyalty tests: processed pass templates made through the API (the
  * service must run its job workers, `startTestService({ jobs: 'work' })`), passes issued through
- * the API, and the wallet states no API operation makes yet.
+ * the API, the wallet states no API operation makes yet, and the pass API calls of
+ * test/passes.*.test.ts ({@link passApi}).
  */
 import type { Response, Test } from 'supertest';
 import type { TestService } from './testService.ts';
@@ -124,4 +125,68 @@ export async function setUpPassTenants(service: TestService): Promise<PassTenant
 export function expectError(res: Response, status: number, code: string, source?: Record<string, string>): void {
   expect(res.status).toBe(status);
   expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ status: String(status), code, ...(source ? { source } : {}) })]));
+}
+
+/**
+ * The pass API calls of test/passes.*.test.ts, bound to the service, tenant and loyalty template
+ * the getters return when a call is made (a test file sets them in `beforeAll`); a call may name
+ * another token (or, for `issue`, template).
+ */
+export function passApi(service: () => TestService, tenant: () => PassTenants['tenant'], loyaltyId: () => string) {
+  const auth = (token = tenant().token) => service().auth(token);
+  const prisma = () => service().database.db.prisma;
+
+  /** getPass by id or extId, with the query (`?include…`) as given. */
+  function get(idOrExtId: string, query = '', token = tenant().token) {
+    return service()
+      .api.get(`/api/v1/passes/${encodeURIComponent(idOrExtId)}${query}`)
+      .set(auth(token));
+  }
+  /** updatePass by id or extId. */
+  function patch(idOrExtId: string, body: unknown, token = tenant().token) {
+    return service()
+      .api.patch(`/api/v1/passes/${encodeURIComponent(idOrExtId)}`)
+      .set(auth(token))
+      .send(body as object);
+  }
+  /** nullifyPass by id or extId. */
+  function nullify(idOrExtId: string, token = tenant().token) {
+    return service()
+      .api.post(`/api/v1/passes/${encodeURIComponent(idOrExtId)}/nullify`)
+      .set(auth(token));
+  }
+  /** Issues a pass of the tenant's loyalty template (unless another is named): {@link issuePass}. */
+  const issue = (body: unknown = { pass: {} }, query: Record<string, string> = {}, templateId = loyaltyId()) =>
+    issuePass(service(), tenant().token, templateId, body, query);
+
+  /** Every attribute a fresh pass of the loyalty template shows with an empty `pass`. */
+  function defaultAttributes(id: string, overrides: Record<string, unknown> = {}) {
+    return {
+      downloadUrl: `http://wallet.test/passes/${id}`,
+      passType: 'storeCard',
+      createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
+      status: 'issued',
+      extId: null,
+      passTemplateUuid: loyaltyId(),
+      passTemplateName: 'Coffee Club Card',
+      nfc: null,
+      barcode: { type: 'qr', source: 'custom', value: 'COFFEE-CLUB' },
+      passContent: { points: '0', member: 'Guest', tier: 'Bronze', since: '', terms: 'One stamp per drink.' },
+      addedAt: null,
+      removedAt: null,
+      deactivatedAt: null,
+      nullifiedAt: null,
+      expiresAt: null,
+      latestMessage: null,
+      groupTags: [],
+      ...overrides,
+    };
+  }
+
+  /** The resource object of a pass of the loyalty template: {@link defaultAttributes} with `overrides`. */
+  function passResource(id: string, overrides: Record<string, unknown> = {}) {
+    return { id, type: 'pass', attributes: defaultAttributes(id, overrides) };
+  }
+
+  return { auth, prisma, get, patch, nullify, issue, defaultAttributes, passResource };
 }
