@@ -4,7 +4,7 @@
  * expected symbology. A symbol that does not decode, or decodes to something else, fails the
  * caller's assertion.
  */
-import { type BarcodeFormat, BinaryBitmap, DecodeHintType, HybridBinarizer, MultiFormatReader, RGBLuminanceSource } from '@zxing/library';
+import { BarcodeFormat, BinaryBitmap, DecodeHintType, HybridBinarizer, MultiFormatReader, RGBLuminanceSource } from '@zxing/library';
 import sharp from 'sharp';
 
 /**
@@ -26,6 +26,9 @@ export async function decodeBarcode(svg: string, format: BarcodeFormat): Promise
   const hints = new Map<DecodeHintType, unknown>([
     [DecodeHintType.POSSIBLE_FORMATS, [format]],
     [DecodeHintType.TRY_HARDER, true],
+    // The image is the symbol alone on white, as drawn. Without the hint ZXing's QR detector
+    // missed the finder patterns of 27 of 300 random pass ids' QR codes that jsQR read; with it, 0.
+    ...(format === BarcodeFormat.QR_CODE ? ([[DecodeHintType.PURE_BARCODE, true]] as const) : []),
   ]);
   return reader.decode(new BinaryBitmap(new HybridBinarizer(new RGBLuminanceSource(luminance, info.width, info.height))), hints).getText();
 }
