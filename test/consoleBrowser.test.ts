@@ -293,6 +293,8 @@ else if (!existsSync(chromiumPath)) {
 
     await page.getByLabel('Add (or subtract)').fill('25');
     await page.getByLabel('Message to the holder (optional)').fill('25 points for your visit');
+    // The limit is shown as the message form shows it (PassMessage: 350 characters).
+    await page.getByText('326 characters left', { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Change points' }).click();
     await page.getByText('25 points', { exact: true }).waitFor();
     const push = page.locator('.timeline li', { hasText: 'APNs push' }).filter({ hasText: 'delivered' });

@@ -74,6 +74,7 @@ function PointsForm({ id }: { id: string }) {
           <Field
             label="Message to the holder (optional)"
             pointer="/message"
+            hint={form.message ? charactersLeft(Array.from(form.message).length) : undefined}
             value={form.message}
             onChange={(e) => setForm({ ...form, message: e.target.value })}
           />
