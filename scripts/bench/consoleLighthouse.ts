@@ -20,7 +20,7 @@
  * initial JavaScript, that is every script the page loaded during the measured load (from
  * Lighthouse's network records), as transferred and gzipped (its file in console/dist gzipped at
  * level 9, whatever the server sent).
- * Targets (issue 30): accessibility = 100, performance ≥ 90, initial JavaScript ≤ 250 KB (1 KB =
+ * Targets (the operator console's): accessibility = 100, performance ≥ 90, initial JavaScript ≤ 250 KB (1 KB =
  * 1,000 bytes) gzipped. Exits 1 when one is missed.
  *
  * The report is saved as test/artifacts/console-lighthouse.report.html and .json (gitignored);

@@ -49,7 +49,7 @@
  * under 15 ms for GET and PATCH; `WEB_CONCURRENCY=2` serves at least 1.6 times one process's GETs;
  * on PGlite under 50 connections the service's p99 stays within 3 times its baseline's for GET and
  * 5 times for PATCH, and at a steady half of the baseline's capacity its GET p99 stays within 2
- * times the baseline's under the same open loop (the embedded default's tail, issue 27). Prints
+ * times the baseline's under the same open loop (the embedded default's tail). Prints
  * the machine's CPU count, a table and how far each target is, and exits 1 when one is missed.
  *
  * @module scripts/bench/passesAndLoyalty
@@ -88,9 +88,9 @@ const STEADY_LOAD_SHARE = 0.5;
 const CLUSTER_SPEEDUP_TARGET = 1.6;
 /** PGlite PATCH p99 at 50 connections over its baseline's (the embedded default's first tail target). */
 const PGLITE_P99_FACTOR_TARGET = 5;
-/** PGlite GET p99 at 50 connections over its baseline's (issue 27 item 16: ≤ 3×). */
+/** PGlite GET p99 at 50 connections over its baseline's (the embedded default's tail: ≤ 3×). */
 const PGLITE_GET_P99_FACTOR_TARGET = 3;
-/** PGlite GET p99 at a steady half of the baseline's capacity over the baseline's under the same open loop (issue 27: ≤ 2×). */
+/** PGlite GET p99 at a steady half of the baseline's capacity over the baseline's under the same open loop (≤ 2×). */
 const PGLITE_STEADY_GET_P99_FACTOR_TARGET = 2;
 const POOL_SIZE = 10;
 

@@ -12,7 +12,7 @@
  * - Scripts and style sheets are sent compressed when the browser accepts it: the build writes
  *   `<name>.br` and `<name>.gz` beside each (console/vite.config.ts); the encoding is chosen from
  *   `Accept-Encoding` (Brotli, then gzip, on equal quality), sent with `Content-Encoding` and
- *   `Vary: Accept-Encoding` (RFC 9110 §8.4, §12.5.3). A build without them is sent as it is.
+ *   `Vary: Accept-Encoding` (RFC 9110 §8.4 and RFC 9110 §12.5.3). A build without them is sent as it is.
  * - Nothing is served when the console was not built (dev dependencies omitted): `/console`
  *   answers 404 saying so.
  *
