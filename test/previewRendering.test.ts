@@ -7,7 +7,7 @@
  */
 import { designOf, newTemplateContent, type PassTemplateCreate } from '../src/domain/passTemplates/templateContent.ts';
 import { contrastRatio } from '../src/wallet/preview/barcodeImage.ts';
-import { fitText, textWidth } from '../src/wallet/preview/fontMetrics.ts';
+import { fitText, interFace, textWidth } from '../src/wallet/preview/fontMetrics.ts';
 import { previewCard, type PreviewCard } from '../src/wallet/preview/previewCard.ts';
 import { rasterisePreview, renderPreview } from '../src/wallet/preview/renderPreview.ts';
 import { expectMatchesReference } from './support/previewReferences.ts';
@@ -47,12 +47,13 @@ it('measures contrast as WCAG 2.2 does', () => {
 });
 
 it('truncates with an ellipsis at the width Inter gives the text', () => {
-  const width = textWidth('Night Orchestra', 30, 400);
+  const inter = [interFace(400)];
+  const width = textWidth('Night Orchestra', 30, inter);
   expect(width).toBeGreaterThan(150);
-  expect(fitText('Night Orchestra', 30, 400, width)).toEqual({ text: 'Night Orchestra', truncated: false });
-  const cut = fitText('Night Orchestra', 30, 400, width - 1);
+  expect(fitText('Night Orchestra', 30, inter, width)).toEqual({ text: 'Night Orchestra', truncated: false });
+  const cut = fitText('Night Orchestra', 30, inter, width - 1);
   expect(cut.truncated).toBe(true);
   expect(cut.text).toMatch(/^Night Orche[a-z]*…$/);
-  expect(textWidth(cut.text, 30, 400)).toBeLessThanOrEqual(width - 1);
-  expect(textWidth('iiii', 20, 400)).toBeLessThan(textWidth('WWWW', 20, 400));
+  expect(textWidth(cut.text, 30, inter)).toBeLessThanOrEqual(width - 1);
+  expect(textWidth('iiii', 20, inter)).toBeLessThan(textWidth('WWWW', 20, inter));
 });

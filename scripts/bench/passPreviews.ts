@@ -11,16 +11,29 @@
  *    - baseline: satori drawing one line of text, the floor of any satori render, in the same run.
  *    Targets (p95): cached ≤ 2 ms, cold SVG ≤ 30 ms, cold PNG @2x ≤ 120 ms. Also printed: the CPU
  *    time of this process per render, which stays fair when other work shares the cores.
- * 2. Through HTTP: 10 concurrent designers, each sending `POST /api/v1/pass-templates/preview`
+ * 2. Scripts, in this process after the Latin renders (so no font but Inter's Latin subset was
+ *    loaded before): the first render of a card that needs a Chinese, Japanese or Korean font
+ *    (one per language of test/support/scriptSamples.ts: the fonts of each are read then), and
+ *    cold SVG renders of those cards afterwards (a value changes per sample). Targets: each first
+ *    render ≤ 400 ms, later ones p95 ≤ 40 ms.
+ * 3. Memory, through HTTP against the real server (`src/server.ts`, embedded database): the
+ *    server's resident set (RSS, /proc/<pid>/status) after drawing the Latin designs, after
+ *    drawing a card per sample of test/support/scriptSamples.ts in private-use characters (drawn
+ *    with Inter alone, as every script was before the fallback fonts: the same work without
+ *    them), then after drawing the same cards in their scripts (SVG and PNG, Apple and Google).
+ *    Target: the scripts add ≤ 80 MB to the private-use round (which includes the growth of the
+ *    preview cache, so overstates the fonts' share).
+ * 4. Through HTTP: 10 concurrent designers, each sending `POST /api/v1/pass-templates/preview`
  *    (SVG) with a design changed on every request, for BENCH_DURATION seconds (default 10)
- *    against the real server (`src/server.ts`, embedded database). Reports previews per second
- *    (rows/s); no target (the figure depends on the machine).
+ *    against the real server. Reports previews per second (rows/s); no target (the figure
+ *    depends on the machine).
  *
  * Environment: BENCH_SAMPLES (renders per kind, default 200), BENCH_DURATION.
- * Exits 1 when a rendering target is missed.
+ * Exits 1 when a target is missed.
  *
  * @module scripts/bench/passPreviews
  */
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import satori from 'satori';
 import { designOf, newTemplateContent, type PassTemplateCreate } from '../../src/domain/passTemplates/templateContent.ts';
@@ -28,9 +41,10 @@ import { previewFonts } from '../../src/wallet/preview/fontMetrics.ts';
 import { previewCard, type PreviewCard } from '../../src/wallet/preview/previewCard.ts';
 import { PreviewCache, rasterisePreview, renderPreview, type PreviewOptions } from '../../src/wallet/preview/renderPreview.ts';
 import * as designs from '../../test/support/previewDesigns.ts';
+import { CJK_SAMPLES, missingGlyphTwin, SCRIPT_SAMPLES, type ScriptSample } from '../../test/support/scriptSamples.ts';
 import { benchRequest as request, startBenchServer } from './support/benchServer.ts';
 
-const TARGETS = { cached: 2, svg: 30, png: 120 };
+const TARGETS = { cached: 2, svg: 30, png: 120, firstCjk: 400, laterCjk: 40, scriptsRssMb: 80 };
 const samples = Number(process.env.BENCH_SAMPLES ?? 200);
 const durationMs = Number(process.env.BENCH_DURATION ?? 10) * 1000;
 const DESIGNERS = 10;
@@ -106,6 +120,89 @@ async function rendering(): Promise<boolean> {
   return svg.p95 <= TARGETS.svg && png.p95 <= TARGETS.png && cached.p95 <= TARGETS.cached;
 }
 
+/** A card of the loyalty design whose title and member are a sample's text (with a number from `i` after the member). */
+function scriptCard(sample: ScriptSample, i: number): { card: PreviewCard; options: PreviewOptions } {
+  const { card, options } = cards[0]!;
+  const primary = card.primary.map((f, n) => (n === 0 ? { ...f, value: `${sample.text} ${i}` } : f));
+  return { card: { ...card, language: sample.language, title: sample.text, primary }, options };
+}
+
+async function cjkRendering(): Promise<boolean> {
+  const firsts = [];
+  for (const sample of CJK_SAMPLES) {
+    const { card, options } = scriptCard(sample, 0);
+    const start = performance.now();
+    await renderPreview(card, options);
+    firsts.push({ sample, ms: performance.now() - start });
+  }
+  const later = await timed((i) => {
+    const { card, options } = scriptCard(CJK_SAMPLES[Math.abs(i) % CJK_SAMPLES.length]!, i);
+    return renderPreview(card, options);
+  });
+  const firstMet = firsts.every((f) => f.ms <= TARGETS.firstCjk);
+  console.log(`Scripts: Chinese, Japanese and Korean cards after the Latin ones, in this process:`);
+  for (const { sample, ms } of firsts) console.log(`first ${sample.language.padEnd(16)} ${ms.toFixed(1).padStart(7)} ms  target ≤ ${TARGETS.firstCjk} ms ${ms <= TARGETS.firstCjk ? 'met' : 'MISSED'}`);
+  console.log(
+    `later CJK cold SVG      p50 ${later.p50.toFixed(2).padStart(7)} ms  p95 ${later.p95.toFixed(2).padStart(7)} ms  CPU ${later.cpu.toFixed(2).padStart(7)} ms/run  target p95 ≤ ${TARGETS.laterCjk} ms ${later.p95 <= TARGETS.laterCjk ? 'met' : 'MISSED'}`,
+  );
+  return firstMet && later.p95 <= TARGETS.laterCjk;
+}
+
+/** The resident set of a process in MB (Linux /proc). */
+function rssMb(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb) / 1024;
+}
+
+async function scriptMemory(): Promise<boolean> {
+  const server = await startBenchServer();
+  try {
+    const { base } = server;
+    const account = await request(`${base}/admin/v1/accounts`, { method: 'POST', token: server.adminToken, body: { account: { name: 'Bench' } } });
+    const token = account.included[0].attributes.token as string;
+    const draw = async (passTemplate: unknown) => {
+      for (const platform of ['apple', 'google']) {
+        for (const accept of ['image/svg+xml', 'image/png']) {
+          const res = await fetch(`${base}/api/v1/pass-templates/preview?platform=${platform}`, {
+            method: 'POST',
+            headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: accept },
+            body: JSON.stringify({ passTemplate }),
+          });
+          await res.arrayBuffer();
+          if (res.status !== 200) throw new Error(`preview answered ${res.status}`);
+        }
+      }
+    };
+    const drawSamples = async (text: (sample: ScriptSample) => string) => {
+      for (let round = 0; round < 3; round++) {
+        for (const sample of SCRIPT_SAMPLES) {
+          const loyalty = designs.LOYALTY_DESIGN;
+          await draw({
+            ...loyalty,
+            centralTitle: `${text(sample)} ${round}`,
+            fields: { ...loyalty.fields, central: { one: { ...loyalty.fields.central.one, defaultValue: text(sample) } } },
+          });
+        }
+      }
+    };
+    const started = rssMb(server.pid);
+    for (let round = 0; round < 3; round++) for (const input of inputs) await draw({ ...input, centralTitle: `${(input as { centralTitle: string }).centralTitle} ${round}` });
+    const latin = rssMb(server.pid);
+    // The same cards with private-use characters: drawn with Inter alone (boxes), as every script was before.
+    await drawSamples((sample) => missingGlyphTwin(sample.text));
+    const twins = rssMb(server.pid);
+    await drawSamples((sample) => sample.text);
+    const every = rssMb(server.pid);
+    const added = every - twins;
+    console.log(
+      `Server RSS: ${started.toFixed(1)} MB at start, ${latin.toFixed(1)} MB after the Latin designs, ${twins.toFixed(1)} MB after every card drawn in private-use characters (+${(twins - latin).toFixed(1)} MB, Inter only), ${every.toFixed(1)} MB after the same cards in every script (${SCRIPT_SAMPLES.length} samples × 3 rounds × SVG and PNG × Apple and Google): +${added.toFixed(1)} MB  target ≤ ${TARGETS.scriptsRssMb} MB ${added <= TARGETS.scriptsRssMb ? 'met' : 'MISSED'}`,
+    );
+    return added <= TARGETS.scriptsRssMb;
+  } finally {
+    await server.stop();
+  }
+}
+
 async function designers(): Promise<void> {
   const server = await startBenchServer();
   try {
@@ -142,5 +239,7 @@ async function designers(): Promise<void> {
 }
 
 const met = await rendering();
+const cjkMet = await cjkRendering();
+const memoryMet = await scriptMemory();
 await designers();
-process.exit(met ? 0 : 1);
+process.exit(met && cjkMet && memoryMet ? 0 : 1);

@@ -5,7 +5,6 @@ import type { OperationHandler, OperationInput } from '../../http/operation.ts';
 import { GoneError, NotFoundError, ValidationError } from '../../errors.ts';
 import { googleSaveLink } from '../../domain/googleWallet/googleSaveLink.ts';
 import { designLanguages } from '../../wallet/preview/previewCard.ts';
-import { drawsText } from '../../wallet/preview/fontMetrics.ts';
 import { renderPreview } from '../../wallet/preview/renderPreview.ts';
 import { selectSigningConfiguration } from '../../domain/appleConfigurations/appleConfigurationStore.ts';
 import { designOfVersion, selectLatestProcessedVersion } from '../../domain/passTemplates/passTemplateStore.ts';
@@ -146,7 +145,8 @@ async function passPage(
  * (`wallet` google), else the Apple Wallet front (iPhone, desktop, and Android without Google: the
  * `.pkpass` is what those holders get). A deactivated pass is drawn without its barcode.
  * @returns The card and the fields to list as text under it: the back fields (the latest message
- *   is shown apart, so left out), after the front ones when the preview font cannot draw a text of the card.
+ *   is shown apart, so left out), after the front ones when the preview fonts cannot draw a
+ *   character of the card (a `glyph_missing` warning).
  */
 async function walletCard(
   ctx: HolderPageInput['ctx'],
@@ -166,10 +166,10 @@ async function walletCard(
     const { label, value } = Object.fromEntries(byPart) as Record<string, string | undefined>;
     return label && value ? `${label}: ${value}` : [...byPart.values()].filter(Boolean).join(' ');
   });
-  // The preview font draws Latin only: when the card shows a text it cannot draw (Japanese, Polish
-  // `ł`…), its fields are listed as text too, so the holder can read them.
+  // When the card shows a character no preview font has (a private-use character, an emoji…), its
+  // fields are listed as text too, so the holder's browser can draw them.
   const { header, primary, secondary, auxiliary, back } = source.card;
-  const listed = rendered.texts.every((shown) => drawsText(shown.text)) ? [] : [...header, ...primary, ...secondary, ...auxiliary];
+  const listed = rendered.warnings.some((w) => w.code === 'glyph_missing') ? [...header, ...primary, ...secondary, ...auxiliary] : [];
   const fields = [...listed, ...back.filter((f) => f.pointer !== '/latestMessage')].map(({ label, value }) => ({ label, value }));
   return { card: { svg: rendered.svg, texts }, listedFields: fields };
 }

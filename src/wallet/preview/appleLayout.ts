@@ -26,7 +26,6 @@
  * @module wallet/preview/appleLayout
  */
 import { previewBarcode } from './barcodeImage.ts';
-import { textWidth } from './fontMetrics.ts';
 import { transitIcon } from './transitIcons.ts';
 import { box, image, type LayoutRecord, type Element, type Region } from './elements.ts';
 import type { AppleStyle, PreviewCard, PreviewField } from './previewCard.ts';
@@ -91,7 +90,7 @@ function topRow(card: PreviewCard, record: LayoutRecord): Element {
   const headers = visible(card, 'header', record);
   // Header fields take the width of their text, up to a share of the row (Wallet truncates beyond).
   const headerWidth = (f: PreviewField) =>
-    Math.min(headers.length === 1 ? 120 : 90, Math.ceil(Math.max(textWidth(f.label.toUpperCase(), 10, 600), textWidth(f.value, 15, 500), 16)) + 1);
+    Math.min(headers.length === 1 ? 120 : 90, Math.ceil(Math.max(record.textWidth(f.label.toUpperCase(), 10, 600), record.textWidth(f.value, 15, 500), 16)) + 1);
   const logo = card.images.logo ? image(card.images.logo, 96, 30, { objectFit: 'contain', objectPosition: 'left' }) : null;
   const titleWidth = INNER - (logo ? 96 + GAP : 0) - headers.reduce((sum, f) => sum + headerWidth(f) + GAP, 0);
   const title = card.title ? record.line(card.title, { size: 15, weight: 600, color: card.colors.text }, titleWidth, 'top', '/centralTitle', 'logoText') : null;
@@ -150,8 +149,8 @@ function primaryArea(card: PreviewCard, record: LayoutRecord): Element {
  * The widths of the fields of a row: each the width of its label or value, whichever is wider,
  * while they fit; else the widest are narrowed to a common width (and truncated) so the row fits.
  */
-export function rowWidths(fields: PreviewField[], valueSize: number, available: number): number[] {
-  const needs = fields.map((f) => Math.ceil(Math.max(textWidth(f.label.toUpperCase(), 10, 600), textWidth(f.value, valueSize, 500), 12)) + 1);
+export function rowWidths(record: LayoutRecord, fields: PreviewField[], valueSize: number, available: number): number[] {
+  const needs = fields.map((f) => Math.ceil(Math.max(record.textWidth(f.label.toUpperCase(), 10, 600), record.textWidth(f.value, valueSize, 500), 12)) + 1);
   if (needs.reduce((a, b) => a + b, 0) <= available) return needs;
   const sorted = [...needs].sort((a, b) => a - b);
   let rest = available;
@@ -166,7 +165,7 @@ export function rowWidths(fields: PreviewField[], valueSize: number, available: 
 
 function fieldRow(card: PreviewCard, fields: PreviewField[], region: Region, record: LayoutRecord): Element | null {
   if (!fields.length) return null;
-  const widths = rowWidths(fields, 15, INNER - GAP * (fields.length - 1));
+  const widths = rowWidths(record, fields, 15, INNER - GAP * (fields.length - 1));
   return box(
     { width: INNER, justifyContent: 'space-between', marginBottom: 10 },
     fields.map((f, i) => field(record, card, f, widths[i]!, region, 15, fields.length > 1 && i === fields.length - 1 ? 'flex-end' : 'flex-start')),

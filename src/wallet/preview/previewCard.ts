@@ -48,6 +48,8 @@ export interface PreviewBarcode {
 
 /** Everything a preview shows. */
 export interface PreviewCard {
+  /** The language (BCP 47) its texts are in: the one asked for, or the design's default. */
+  language: string;
   appleStyle: AppleStyle;
   /** The boarding pass's transit type (its icon between origin and destination). */
   transitType: TransitType | null;
@@ -130,6 +132,7 @@ export function previewCard(design: TemplateDesign, language: string, images: Pr
   if (pass.latestMessage) back.push({ pointer: '/latestMessage', ...pass.latestMessage });
   const defaultPoints = Number(fields.find((f) => f.field.id === POINTS_FIELD_ID)?.field.defaultValue ?? 0);
   return {
+    language: language || design.defaultLanguage,
     appleStyle: APPLE_STYLE[design.templateType],
     transitType: design.transitType,
     googleType,

@@ -1,10 +1,12 @@
 /**
  * Renders a pass preview: the element tree of the wallet's layout (appleLayout.ts,
  * googleLayout.ts) laid out and drawn as SVG by satori (https://github.com/vercel/satori; Yoga
- * flexbox, text shaped with the Inter font and drawn as paths, so the SVG looks the same in every
- * viewer), rasterised to PNG by resvg (https://github.com/thx/resvg-js) at 1x, 2x or 3x; with the
+ * flexbox, text shaped with HarfBuzz in Inter and, for what Inter's Latin subset lacks, the fallback
+ * fonts of src/wallet/preview/fontFallback.ts, and drawn as paths, so the SVG looks the same in
+ * every viewer), rasterised to PNG by resvg (https://github.com/thx/resvg-js) at 1x, 2x or 3x; with the
  * warnings a designer needs (values truncated, images missing, contrast below WCAG AA, fields the
- * style does not show). Pure apart from the font files read once; the {@link PreviewCache} keeps
+ * style does not show, characters no font has). Pure apart from the font files read the first
+ * time a text needs them; the {@link PreviewCache} keeps
  * rendered output by entity tag.
  *
  * Text layer: as the drawn text is paths, the SVG also carries every text as an invisible
@@ -24,7 +26,7 @@ import satori from 'satori';
 import { appleBack, appleFront } from './appleLayout.ts';
 import { contrastRatio, WCAG_AA_CONTRAST } from './barcodeImage.ts';
 import { LayoutRecord, type Element, type PreviewWarning, type Region } from './elements.ts';
-import { previewFonts } from './fontMetrics.ts';
+import { satoriFonts } from './fontFallback.ts';
 import { googleCard } from './googleLayout.ts';
 import type { PreviewCard } from './previewCard.ts';
 
@@ -133,7 +135,7 @@ function layout(card: PreviewCard, options: PreviewOptions, record: LayoutRecord
  * @throws Error when a barcode message cannot be encoded in its format (bwip-js).
  */
 export async function renderPreview(card: PreviewCard, options: PreviewOptions): Promise<RenderedPreview> {
-  const record = new LayoutRecord();
+  const record = new LayoutRecord(card.language);
   designWarnings(card, options, record);
   const { element, width, height } = layout(card, options, record);
   const texts: PreviewText[] = [];
@@ -141,7 +143,7 @@ export async function renderPreview(card: PreviewCard, options: PreviewOptions):
   const drawn = await satori(element as never, {
     width,
     ...(height === null ? {} : { height }),
-    fonts: previewFonts(),
+    fonts: satoriFonts(record.fallbackFaces),
     onNodeDetected: (node) => {
       const key = typeof node.key === 'string' ? node.key.split('|') : [];
       if (key.length !== 3 || typeof node.textContent !== 'string') return;
