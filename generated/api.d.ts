@@ -2453,7 +2453,11 @@ export interface components {
          *     still succeeds. Codes: `low_contrast` (`colors.label` or `colors.text` has a contrast ratio
          *     under 4.5:1 with `colors.background`, the WCAG 2 AA minimum for text,
          *     https://www.w3.org/TR/WCAG21/#contrast-minimum, computed from relative luminance as
-         *     https://www.w3.org/TR/WCAG21/#dfn-contrast-ratio defines it).
+         *     https://www.w3.org/TR/WCAG21/#dfn-contrast-ratio defines it); `glyph_missing` (`centralTitle`,
+         *     or a field's `label` or `defaultValue` or one of their translations, has characters that no
+         *     font of the previews has, such as private-use characters or emoji: the previews and the holder
+         *     page draw them as empty boxes; the pointer names the member, e.g.
+         *     `/fields/central/one/localisation/ja/label`).
          */
         PassTemplateProcessingWarning: {
             /**
@@ -2496,7 +2500,7 @@ export interface components {
             barcode?: components["schemas"]["PassTemplateBarcode"];
             locations?: components["schemas"]["PassTemplateLocations"];
             beacons?: components["schemas"]["PassTemplateBeacons"];
-            /** @description What processing of the current design noticed that holders may struggle with (such as colours with too little contrast), though the template works. Absent when there is nothing to say. Extension of this service. */
+            /** @description What processing of the current design noticed that holders may struggle with (such as colours with too little contrast, or characters no font of the previews has), though the template works. Absent when there is nothing to say. Extension of this service. */
             processingWarnings?: components["schemas"]["PassTemplateProcessingWarning"][];
         };
         /**
@@ -2751,10 +2755,10 @@ export interface components {
         SvgImage: string;
         /** @description A PNG image (https://www.w3.org/TR/png/). */
         PngImage: string;
-        /** @description A warning of a preview, naming the template member it is about: a value wider than the space the wallet gives it (`value_truncated`, shown cut with an ellipsis), an image the pass style shows but the design lacks (`image_missing`), a text colour whose contrast with the background is below WCAG 2.2 AA's 4.5:1 (`contrast_low`, https://www.w3.org/TR/WCAG22/#contrast-minimum), a field the style does not show (`fields_hidden`), or a barcode whose message is empty or cannot be encoded in its format (`barcode_invalid`, drawn crossed out). */
+        /** @description A warning of a preview, naming the template member it is about: a value wider than the space the wallet gives it (`value_truncated`, shown cut with an ellipsis), an image the pass style shows but the design lacks (`image_missing`), a text colour whose contrast with the background is below WCAG 2.2 AA's 4.5:1 (`contrast_low`, https://www.w3.org/TR/WCAG22/#contrast-minimum), a field the style does not show (`fields_hidden`), a barcode whose message is empty or cannot be encoded in its format (`barcode_invalid`, drawn crossed out), or a text with characters that no font of the preview has (`glyph_missing`, drawn as empty boxes: the previews draw Latin, Latin Extended, Cyrillic, Greek, Vietnamese, Hebrew, Arabic, Chinese, Japanese and Korean, right to left where the script is; private-use characters and emoji, for instance, have no font). */
         PreviewWarning: {
             /** @enum {string} */
-            code: "value_truncated" | "image_missing" | "contrast_low" | "fields_hidden" | "barcode_invalid";
+            code: "value_truncated" | "image_missing" | "contrast_low" | "fields_hidden" | "barcode_invalid" | "glyph_missing";
             /**
              * @description JSON Pointer into the template's attributes (`/fields/header/one`, `/colors/label`, `/images/banner`).
              * @example /fields/central/one
@@ -5530,7 +5534,7 @@ export interface components {
         PassTemplateStatusLocation: string;
         /** @description An entity tag of this version of the pass (RFC 9110 §8.8.3); send it back in `If-None-Match` to get `304` while it is unchanged. */
         ETag: string;
-        /** @description What a designer should fix, as a Structured Field list (RFC 9651 §3.1): one token per warning — `value_truncated`, `image_missing`, `contrast_low`, `fields_hidden`, `barcode_invalid` — with the template member it is about as the `pointer` parameter (a JSON Pointer into the template, e.g. `value_truncated;pointer="/fields/details/one"`). Absent when there is nothing to say. The JSON variant (`Accept: application/vnd.api+json`) gives the same warnings with a sentence each. */
+        /** @description What a designer should fix, as a Structured Field list (RFC 9651 §3.1): one token per warning — `value_truncated`, `image_missing`, `contrast_low`, `fields_hidden`, `barcode_invalid`, `glyph_missing` — with the template member it is about as the `pointer` parameter (a JSON Pointer into the template, e.g. `value_truncated;pointer="/fields/details/one"`). Absent when there is nothing to say. The JSON variant (`Accept: application/vnd.api+json`) gives the same warnings with a sentence each. */
         PreviewWarnings: string;
         /** @description `true` when this response is a stored one, replayed for a retry with the same `Idempotency-Key`; absent otherwise. */
         IdempotentReplayed: "true";

@@ -5,6 +5,8 @@
  * Japanese: the primary action and the page's language, the iPhone's download (a signature that
  * verifies), the Android link's save JWT naming this pass's Google object, the web pass as
  * Android's primary action without Google, the desktop QR code decoding back to the page's URL,
+ * one labelled code per purpose (the page's, to scan with a phone; the pass's, to show at the
+ * counter; the card drawn without the pass's code), holders named in Polish and Japanese,
  * the inactive, 410 and 404 pages, a link with a trailing full stop, no request leaving the
  * service, and axe-core with no violation at all (a template with good contrast). Screenshots go
  * to test/artifacts/ and, for the README, to docs/holder-page-*.png.
@@ -171,7 +173,7 @@ else if (!existsSync(chromiumPath)) {
   }
 
   it('offers an iPhone the Apple pass first in en, de and ja; the download is a signed .pkpass; it prints the card only', async () => {
-    const pass = await issuePass(service, token, templateId, { pass: { member: 'Ada', points: '120' } });
+    const pass = await issuePass(service, token, templateId, { pass: { member: 'Łucja Wąs', points: '120' } });
     for (const language of LANGUAGES) {
       const { context, page, status } = await open('iphone', pass.id, language);
       try {
@@ -226,7 +228,7 @@ else if (!existsSync(chromiumPath)) {
   });
 
   it('makes the web pass the primary action on Android without Google Wallet, saying why, in en, de and ja; its QR code scans', async () => {
-    const pass = await issuePass(service, appleOnly.token, appleOnly.templateId, { pass: { member: 'Hedy', barcode: { enabled: true, source: 'uuid' } } });
+    const pass = await issuePass(service, appleOnly.token, appleOnly.templateId, { pass: { member: 'Łukasz Żak', barcode: { enabled: true, source: 'uuid' } } });
     for (const language of LANGUAGES) {
       const { context, page, status } = await open('android', pass.id, language);
       try {
@@ -244,7 +246,7 @@ else if (!existsSync(chromiumPath)) {
   });
 
   it("shows a desktop browser a QR code of the page's own URL and both actions, in en, de and ja", async () => {
-    const pass = await issuePass(service, token, templateId, { pass: { member: 'Katherine' } });
+    const pass = await issuePass(service, token, templateId, { pass: { member: '山田 花子' } });
     for (const language of LANGUAGES) {
       const { context, page, status } = await open('desktop', pass.id, language);
       try {
@@ -253,6 +255,30 @@ else if (!existsSync(chromiumPath)) {
         expect(await scannedQr(page, '#qr svg')).toBe(pass.attributes.downloadUrl);
         expect(await scannedQr(page, 'section#pass [data-barcode] svg')).toBe('COFFEE-CLUB');
         await expectPage(page, language, `holder-page-desktop-${language}`, language === 'ja');
+      } finally {
+        await context.close();
+      }
+    }
+  });
+
+  it('shows a desktop browser one labelled code per purpose — the page to scan with a phone, the pass to show at the counter — and never a code twice, in en, pl and ja', async () => {
+    const pass = await issuePass(service, token, templateId, { pass: { member: 'Łucja Wąs' } });
+    for (const language of ['en', 'pl', 'ja'] as const) {
+      const { context, page } = await open('desktop', pass.id, language);
+      try {
+        const m = catalogue(language);
+        // Each code sits in a region named by the heading above it, which says what the code is for.
+        const add = page.getByRole('region', { name: m.qr.heading });
+        expect(await add.getByRole('heading', { name: m.qr.heading }).isVisible()).toBe(true);
+        expect(await add.locator('svg').count()).toBe(1);
+        expect(await scannedQr(page, '#qr svg')).toBe(pass.attributes.downloadUrl);
+        const counter = page.getByRole('region', { name: m.webPass.barcodeHeading });
+        expect(await counter.getByRole('heading', { name: m.webPass.barcodeHeading }).isVisible()).toBe(true);
+        expect(await counter.locator('svg').count()).toBe(1);
+        expect(await scannedQr(page, '[data-barcode] svg')).toBe('COFFEE-CLUB');
+        // The card is drawn without the pass's code: nothing in it scans.
+        expect(await scannedQr(page, 'section#pass svg.wallet-card')).toBeUndefined();
+        await expectPage(page, language, `holder-page-desktop-codes-${language}`);
       } finally {
         await context.close();
       }

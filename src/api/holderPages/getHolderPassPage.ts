@@ -141,9 +141,10 @@ async function passPage(
 /**
  * The card of the web pass: the pass preview's front (src/wallet/preview/, as
  * `GET /api/v1/passes/{id}/preview` draws it) in the card's language, so the page shows what the
- * wallet will. The Google Wallet card on an Android phone whose account can save to Google Wallet
+ * wallet will — but without its barcode, which the page shows once, large, under its own heading
+ * (two alike codes on one page would leave the holder guessing which one to show). The Google Wallet card on an Android phone whose account can save to Google Wallet
  * (`wallet` google), else the Apple Wallet front (iPhone, desktop, and Android without Google: the
- * `.pkpass` is what those holders get). A deactivated pass is drawn without its barcode.
+ * `.pkpass` is what those holders get).
  * @returns The card and the fields to list as text under it: the back fields (the latest message
  *   is shown apart, so left out), after the front ones when the preview fonts cannot draw a
  *   character of the card (a `glyph_missing` warning).
@@ -154,7 +155,7 @@ async function walletCard(
   language: string,
   wallet: 'apple' | 'google',
 ): Promise<{ card: WalletCard; listedFields: PassPageView['listedFields'] }> {
-  const source = await previewSourceOfPass(ctx.db.prisma, pass, { lang: language, withoutBarcode: pass.status === 'deactivated' });
+  const source = await previewSourceOfPass(ctx.db.prisma, pass, { lang: language, withoutBarcode: true });
   const rendered = await renderPreview(source.card, { platform: wallet, side: 'front' });
   // Each drawn field as `label: value`, in the order drawn (a primary field draws its value first).
   const parts = new Map<string, Map<string, string>>();

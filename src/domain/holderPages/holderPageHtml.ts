@@ -2,7 +2,10 @@
  * The HTML of the holder pages: the page behind a pass's `downloadUrl` (wallet actions and the web
  * pass: the wallet's card as the pass preview draws it, its back fields, and its barcode large
  * enough to scan from the screen) and its "not found" and "no longer valid" pages, in the
- * holder's language (src/domain/holderPages/holderPageMessages.ts). Pure functions of a view;
+ * holder's language (src/domain/holderPages/holderPageMessages.ts). Each code on a page has one
+ * purpose, named by the heading of the region it is in: on a desktop, "Scan with your phone to add
+ * this pass" (the QR code of the page's own URL), and on every device "Show this code at the
+ * counter" (the pass's barcode, shown once: the card is drawn without it). Pure functions of a view;
  * every text from the pass, its template or a catalogue is escaped (holder and template data are
  * untrusted), and the page's one inline style block is
  * allowed by its hash in the Content-Security-Policy returned with it (CSP Level 3,
@@ -26,7 +29,8 @@ export interface WalletAction {
 
 /**
  * The card as the wallet shows it: the SVG of the pass preview (src/wallet/preview/renderPreview.ts,
- * the same renderer as `GET /api/v1/passes/{id}/preview`), inlined so the page loads nothing more.
+ * the same renderer as `GET /api/v1/passes/{id}/preview`) without its barcode (shown once, apart),
+ * inlined so the page loads nothing more.
  */
 export interface WalletCard {
   /** The `<svg>` markup (generated; the renderer escapes every text in it; its images are `data:` URLs). */
@@ -103,7 +107,9 @@ h1{font-size:1.35rem;margin:0 0 1rem}
 .card dt{font-size:.75rem;text-transform:uppercase;letter-spacing:.03em;color:#3a3a3c}
 .card dd{margin:0 0 .5rem;overflow-wrap:anywhere}
 .card dd:last-child{margin:0}
-.code{background:#fff;color:#000;border-radius:10px;padding:.75rem;margin:.75rem 0 0;text-align:center}
+.counter h2,.add h2{font-size:1.05rem;margin:0 0 .5rem}
+.counter{margin:1rem 0 0}
+.code{background:#fff;color:#000;border-radius:10px;padding:.75rem;text-align:center}
 .code svg{display:block;width:100%;height:auto;margin:0 auto}
 .code.matrix svg{max-width:18rem}
 .code.linear svg{max-width:22rem}
@@ -116,13 +122,15 @@ a.action{display:block;text-align:center;padding:.85rem 1rem;border-radius:10px;
 a.action.badge{background:none;padding:0}
 a.action.badge img{height:48px}
 a:focus-visible{outline:3px solid #0a84ff;outline-offset:2px}
-.qr{background:#fff;border-radius:10px;padding:1rem;text-align:center;margin:0 0 1.25rem}
-.qr svg{width:220px;height:220px}
+.add{background:#fff;border-radius:10px;padding:1rem;text-align:center;margin:0 0 1.25rem}
+.qr{margin:0}
+.qr svg{width:200px;height:200px}
+.qr figcaption{font-size:.9rem;color:#3a3a3c}
 .notice{background:#fff;border-left:4px solid #8e8e93;border-radius:6px;padding:.75rem 1rem;margin:0 0 1.25rem}
 .other,.web-pass-link{font-size:.9rem}
 .other a,.web-pass-link a{color:#0a5fd6}
 .other img{height:40px;vertical-align:middle}
-@media print{body{background:#fff}main{max-width:none;padding:0}.actions,.other,.qr,.notice,.web-pass-link,.message{display:none}.card{break-inside:avoid;-webkit-print-color-adjust:exact;print-color-adjust:exact}.card svg.wallet-card{filter:none}}
+@media print{body{background:#fff}main{max-width:none;padding:0}.actions,.other,.add,.notice,.web-pass-link,.message{display:none}.card{break-inside:avoid;-webkit-print-color-adjust:exact;print-color-adjust:exact}.card svg.wallet-card{filter:none}}
 `;
 
 function page(language: string, title: string, body: string, style: string, iconUrl: string | null = null): RenderedPage {
@@ -151,11 +159,21 @@ function actionLink(view: PassPageView, kind: 'apple' | 'google', primary: boole
   return `<a ${attributes}>${content}</a>`;
 }
 
+/** The pass's barcode, the one code on the page to show at the counter, under a heading that says so. */
 function barcodeBlock(view: PassPageView): string {
   const barcode = view.barcode;
   if (!barcode || view.state === 'inactive') return '';
   const caption = barcode.caption === null ? '' : `<p class="barcode" data-barcode-text>${text(barcode.caption)}</p>`;
-  return `<div class="code ${barcode.shape}" data-barcode>${barcode.svg ?? ''}${caption}</div>`;
+  const code = `<div class="code ${barcode.shape}" data-barcode>${barcode.svg ?? ''}${caption}</div>`;
+  if (!barcode.svg) return code;
+  return `<section class="counter" aria-labelledby="counter-heading"><h2 id="counter-heading">${text(view.t('webPass.barcodeHeading'))}</h2>${code}</section>`;
+}
+
+/** The QR code of the page's own URL (desktops), under a heading that says it is to add the pass on a phone, and a caption that it is not the pass. */
+function addOnPhoneBlock(view: PassPageView): string {
+  if (!view.qrSvg) return '';
+  const heading = `<h2 id="add-heading">${text(view.t('qr.heading'))}</h2>`;
+  return `<section class="add" aria-labelledby="add-heading">${heading}<figure class="qr" id="qr">${view.qrSvg}<figcaption>${text(view.t('qr.caption'))}</figcaption></figure></section>`;
 }
 
 /**
@@ -172,7 +190,7 @@ function cardImage(view: PassPageView): string {
   );
 }
 
-/** The web pass: the wallet's card, the fields listed as text under it, and its barcode large on white. */
+/** The web pass: the wallet's card (drawn without its barcode), the fields listed as text under it, and its barcode large on white. */
 function card(view: PassPageView, primary: boolean): string {
   const listed = view.listedFields.length
     ? `<dl class="fields">${view.listedFields.map((f) => `<dt>${text(f.label)}</dt><dd>${text(f.value)}</dd>`).join('')}</dl>`
@@ -198,8 +216,7 @@ function activeBody(view: PassPageView): string {
   }
   const toWebPass = `<p class="web-pass-link"><a href="#pass" data-action="web">${text(view.t('actions.showOnScreen'))}</a></p>`;
   if (view.platform === 'other') {
-    const qr = view.qrSvg ? `<figure class="qr" id="qr">${view.qrSvg}<figcaption>${text(view.t('qr.caption'))}</figcaption></figure>` : '';
-    return `${qr}<div class="actions">${available.map((kind) => actionLink(view, kind, false)).join('')}</div>${toWebPass}${card(view, false)}`;
+    return `${addOnPhoneBlock(view)}<div class="actions">${available.map((kind) => actionLink(view, kind, false)).join('')}</div>${toWebPass}${card(view, false)}`;
   }
   const primary = available.includes(view.platform) ? view.platform : null;
   const others = available.filter((kind) => kind !== primary);

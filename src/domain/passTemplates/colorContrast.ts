@@ -14,9 +14,10 @@ export const MINIMUM_CONTRAST_RATIO = 4.5;
 
 /** A processing warning (contract `PassTemplateProcessingWarning`). */
 export interface ProcessingWarning {
-  code: 'low_contrast';
+  /** `low_contrast` (this module) or `glyph_missing` (src/domain/passTemplates/glyphCoverage.ts). */
+  code: 'low_contrast' | 'glyph_missing';
   detail: string;
-  /** JSON Pointer (RFC 6901) to the colour at fault within the template's attributes. */
+  /** JSON Pointer (RFC 6901) to the member at fault within the template's attributes. */
   pointer: string;
 }
 

@@ -18,6 +18,7 @@
  * @module domain/passTemplates/processPassTemplate
  */
 import { contrastWarnings } from './colorContrast.ts';
+import { glyphWarnings } from './glyphCoverage.ts';
 import type { Runtime } from '../../deps.ts';
 import { declareQueue } from '../../jobs/jobDefinition.ts';
 import { renderApplePass } from '../../wallet/apple/passJson.ts';
@@ -101,7 +102,7 @@ export async function processTemplateVersion(
         applePass: renderApplePass(design),
         googleClass: renderGoogleWalletClass(templateId, design),
         images,
-        warnings: contrastWarnings(design.colors),
+        warnings: [...contrastWarnings(design.colors), ...glyphWarnings(design)],
       };
   const recorded = await db.write(async (tx) => {
     if (!(await recordVersionOutcome(tx, templateId, version, outcome, now))) return false;

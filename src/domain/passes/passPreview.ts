@@ -26,7 +26,7 @@ export async function passPreviewSource(
 
 /**
  * The preview source of a pass already read (the holder page's, src/api/holderPages/getHolderPassPage.ts).
- * @param options.withoutBarcode Draw no barcode (a deactivated pass, whose barcode is no longer to be scanned).
+ * @param options.withoutBarcode Draw no barcode (the holder page's card: the page shows the barcode once, apart).
  * @throws ConflictError `template_not_processed` when its template has no processed design yet;
  *   ValidationError for `lang` (src/domain/passTemplates/templatePreview.ts `previewLanguage`).
  */
