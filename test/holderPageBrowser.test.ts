@@ -228,7 +228,9 @@ else if (!existsSync(chromiumPath)) {
   });
 
   it('makes the web pass the primary action on Android without Google Wallet, saying why, in en, de and ja; its QR code scans', async () => {
-    const pass = await issuePass(service, appleOnly.token, appleOnly.templateId, { pass: { member: 'Łukasz Żak', barcode: { enabled: true, source: 'uuid' } } });
+    const pass = await issuePass(service, appleOnly.token, appleOnly.templateId, {
+      pass: { member: 'Łukasz Żak', barcode: { enabled: true, source: 'uuid' } },
+    });
     for (const language of LANGUAGES) {
       const { context, page, status } = await open('android', pass.id, language);
       try {

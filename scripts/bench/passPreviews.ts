@@ -141,7 +141,10 @@ async function cjkRendering(): Promise<boolean> {
   });
   const firstMet = firsts.every((f) => f.ms <= TARGETS.firstCjk);
   console.log(`Scripts: Chinese, Japanese and Korean cards after the Latin ones, in this process:`);
-  for (const { sample, ms } of firsts) console.log(`first ${sample.language.padEnd(16)} ${ms.toFixed(1).padStart(7)} ms  target ≤ ${TARGETS.firstCjk} ms ${ms <= TARGETS.firstCjk ? 'met' : 'MISSED'}`);
+  for (const { sample, ms } of firsts)
+    console.log(
+      `first ${sample.language.padEnd(16)} ${ms.toFixed(1).padStart(7)} ms  target ≤ ${TARGETS.firstCjk} ms ${ms <= TARGETS.firstCjk ? 'met' : 'MISSED'}`,
+    );
   console.log(
     `later CJK cold SVG      p50 ${later.p50.toFixed(2).padStart(7)} ms  p95 ${later.p95.toFixed(2).padStart(7)} ms  CPU ${later.cpu.toFixed(2).padStart(7)} ms/run  target p95 ≤ ${TARGETS.laterCjk} ms ${later.p95 <= TARGETS.laterCjk ? 'met' : 'MISSED'}`,
   );
@@ -186,7 +189,8 @@ async function scriptMemory(): Promise<boolean> {
       }
     };
     const started = rssMb(server.pid);
-    for (let round = 0; round < 3; round++) for (const input of inputs) await draw({ ...input, centralTitle: `${(input as { centralTitle: string }).centralTitle} ${round}` });
+    for (let round = 0; round < 3; round++)
+      for (const input of inputs) await draw({ ...input, centralTitle: `${(input as { centralTitle: string }).centralTitle} ${round}` });
     const latin = rssMb(server.pid);
     // The same cards with private-use characters: drawn with Inter alone (boxes), as every script was before.
     await drawSamples((sample) => missingGlyphTwin(sample.text));

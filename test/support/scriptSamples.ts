@@ -26,7 +26,7 @@ export const SCRIPT_SAMPLES: readonly ScriptSample[] = [
   { script: 'Italian', language: 'it', text: 'Niccolò Abbà' },
   { script: 'Japanese', language: 'ja', text: '山田 花子 さくら' },
   { script: 'Dutch', language: 'nl', text: 'Geërt IJzerman' },
-  { script: 'Polish', language: 'pl', text: 'Łucja Żółć-Wąs' },
+  { script: 'Polish', language: 'pl', text: 'Łucja Żak-Wąs' },
   { script: 'Portuguese', language: 'pt', text: 'João Gonçalves' },
   { script: 'Swedish', language: 'sv', text: 'Åsa Öberg' },
   { script: 'Cyrillic', language: 'ru', text: 'Юлия Ковальчук' },

@@ -90,7 +90,10 @@ function topRow(card: PreviewCard, record: LayoutRecord): Element {
   const headers = visible(card, 'header', record);
   // Header fields take the width of their text, up to a share of the row (Wallet truncates beyond).
   const headerWidth = (f: PreviewField) =>
-    Math.min(headers.length === 1 ? 120 : 90, Math.ceil(Math.max(record.textWidth(f.label.toUpperCase(), 10, 600), record.textWidth(f.value, 15, 500), 16)) + 1);
+    Math.min(
+      headers.length === 1 ? 120 : 90,
+      Math.ceil(Math.max(record.textWidth(f.label.toUpperCase(), 10, 600), record.textWidth(f.value, 15, 500), 16)) + 1,
+    );
   const logo = card.images.logo ? image(card.images.logo, 96, 30, { objectFit: 'contain', objectPosition: 'left' }) : null;
   const titleWidth = INNER - (logo ? 96 + GAP : 0) - headers.reduce((sum, f) => sum + headerWidth(f) + GAP, 0);
   const title = card.title ? record.line(card.title, { size: 15, weight: 600, color: card.colors.text }, titleWidth, 'top', '/centralTitle', 'logoText') : null;

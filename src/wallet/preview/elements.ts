@@ -115,7 +115,16 @@ export class LayoutRecord {
       type: 'div',
       key: `${region}|${pointer}|${part}`,
       props: {
-        style: { display: 'flex', ...fontStyle, fontSize: style.size, fontWeight: style.weight, color: style.color, whiteSpace: 'nowrap', lineHeight: 1.2, ...extra },
+        style: {
+          display: 'flex',
+          ...fontStyle,
+          fontSize: style.size,
+          fontWeight: style.weight,
+          color: style.color,
+          whiteSpace: 'nowrap',
+          lineHeight: 1.2,
+          ...extra,
+        },
         children: fitted.text,
       },
     };
@@ -127,7 +136,10 @@ export class LayoutRecord {
     return {
       type: 'div',
       key: `${region}|${pointer}|${part}`,
-      props: { style: { display: 'flex', ...fontStyle, width, fontSize: style.size, fontWeight: style.weight, color: style.color, lineHeight: 1.3 }, children: content },
+      props: {
+        style: { display: 'flex', ...fontStyle, width, fontSize: style.size, fontWeight: style.weight, color: style.color, lineHeight: 1.3 },
+        children: content,
+      },
     };
   }
 }

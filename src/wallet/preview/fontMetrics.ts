@@ -56,7 +56,11 @@ function woffTables(woff: Buffer): Table[] {
     const compressed = woff.readUInt32BE(entry + 8);
     const original = woff.readUInt32BE(entry + 12);
     const bytes = woff.subarray(offset, offset + compressed);
-    return { tag: woff.toString('latin1', entry, entry + 4), checksum: woff.readUInt32BE(entry + 16), data: compressed < original ? inflateSync(bytes) : bytes };
+    return {
+      tag: woff.toString('latin1', entry, entry + 4),
+      checksum: woff.readUInt32BE(entry + 16),
+      data: compressed < original ? inflateSync(bytes) : bytes,
+    };
   });
 }
 
