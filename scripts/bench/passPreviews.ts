@@ -42,7 +42,7 @@ import { previewCard, type PreviewCard } from '../../src/wallet/preview/previewC
 import { PreviewCache, rasterisePreview, renderPreview, type PreviewOptions } from '../../src/wallet/preview/renderPreview.ts';
 import * as designs from '../../test/support/previewDesigns.ts';
 import { CJK_SAMPLES, missingGlyphTwin, SCRIPT_SAMPLES, type ScriptSample } from '../../test/support/scriptSamples.ts';
-import { benchRequest as request, startBenchServer } from './support/benchServer.ts';
+import { type BenchServer, benchRequest as request, startBenchServer } from './support/benchServer.ts';
 
 const TARGETS = { cached: 2, svg: 30, png: 120, firstCjk: 400, laterCjk: 40, scriptsRssMb: 80 };
 const samples = Number(process.env.BENCH_SAMPLES ?? 200);
@@ -159,12 +159,16 @@ function rssMb(pid: number): number {
   return Number(kb) / 1024;
 }
 
-async function scriptMemory(): Promise<boolean> {
+/** Starts the real server with an account; its base URL and the account's API token. */
+async function benchAccount(): Promise<{ server: BenchServer; base: string; token: string }> {
   const server = await startBenchServer();
+  const account = await request(`${server.base}/admin/v1/accounts`, { method: 'POST', token: server.adminToken, body: { account: { name: 'Bench' } } });
+  return { server, base: server.base, token: account.included[0].attributes.token as string };
+}
+
+async function scriptMemory(): Promise<boolean> {
+  const { server, base, token } = await benchAccount();
   try {
-    const { base } = server;
-    const account = await request(`${base}/admin/v1/accounts`, { method: 'POST', token: server.adminToken, body: { account: { name: 'Bench' } } });
-    const token = account.included[0].attributes.token as string;
     const draw = async (passTemplate: unknown) => {
       for (const platform of ['apple', 'google']) {
         for (const accept of ['image/svg+xml', 'image/png']) {
@@ -210,11 +214,8 @@ async function scriptMemory(): Promise<boolean> {
 }
 
 async function designers(): Promise<void> {
-  const server = await startBenchServer();
+  const { server, base, token } = await benchAccount();
   try {
-    const { base } = server;
-    const account = await request(`${base}/admin/v1/accounts`, { method: 'POST', token: server.adminToken, body: { account: { name: 'Bench' } } });
-    const token = account.included[0].attributes.token as string;
     const end = performance.now() + durationMs;
     let done = 0;
     let failed = 0;
