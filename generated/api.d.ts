@@ -1201,16 +1201,18 @@ export interface paths {
          *     - iPhone, iPad (Safari, Chrome, the in-app browsers of mail apps) and Safari or Chrome on
          *       macOS: "Add to Apple Wallet", which downloads the signed `.pkpass` (`/passes/{id}/apple`).
          *     - Android: "Add to Google Wallet", which opens the pass's "Save to Google Wallet" link.
-         *     - Anything else: a QR code of the page's own URL (SVG, drawn by the server) to scan with a
-         *       phone, and both actions.
+         *     - Anything else: a QR code of the page's own URL (SVG, drawn by the server) under the
+         *       heading "Scan with your phone to add this pass" and a line saying it is not the pass, and
+         *       both actions.
          *
          *     The other platform's action stays reachable by a link. An action shows only when the account
          *     can serve it: an Apple configuration for the template's pass type, a Google configuration.
-         *     The page shows the pass as a web pass: a card in the template's colours with its strip image
-         *     and logo (served by this service), its fields with the pass's values, the pass's barcode
-         *     drawn by the server as SVG in its own symbology (QR, PDF417, Aztec, Code 128; bwip-js), sized
-         *     to scan from a phone screen, with its text when `displayText` asks for it, and the pass's
-         *     `latestMessage`. A holder without a wallet app shows it at the till or prints it (a print
+         *     The page shows the pass as a web pass: the wallet's card as the pass preview draws it (its
+         *     fields with the pass's values, in the holder's script), without its barcode; then the pass's
+         *     barcode, once, under the heading "Show this code at the counter", drawn by the server as SVG in
+         *     its own symbology (QR, PDF417, Aztec, Code 128; bwip-js), sized to scan from a phone screen,
+         *     with its text when `displayText` asks for it; and the pass's `latestMessage`. Each code on the
+         *     page has one purpose, named by the heading of its region. A holder without a wallet app shows it at the till or prints it (a print
          *     stylesheet keeps the card only). On Android without an "Add to Google Wallet" action (the
          *     account has no Google credentials) the web pass is the primary action and a line says why.
          *     The template's icon is the page's icon (`<link rel="icon">`).

@@ -24,7 +24,7 @@ export interface PreviewQuery {
 type Format = 'svg' | 'png' | 'json';
 
 /** The renderer's version: part of every entity tag, so a layout change is never served from a client's cache. */
-const RENDERER_VERSION = 'preview-1';
+const RENDERER_VERSION = 'preview-2';
 
 /** The rendered previews of this process (src/wallet/preview/renderPreview.ts). */
 export const previewCache = new PreviewCache();

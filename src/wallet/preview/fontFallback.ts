@@ -9,7 +9,7 @@
  *
  * For a text, {@link textFonts} picks per character the first face of that order whose subset
  * covers it and which has a glyph for it, reading the WOFF file the first time (synchronously:
- * a file of at most 64 kB from the package folder). Chinese characters are in all four CJK
+ * a file of at most 85 kB from the package folder). Chinese characters are in all four CJK
  * families, drawn differently: the family of the text's script comes first (kana: Japanese,
  * hangul: Korean), else that of the card's language (`ja`, `ko`, `zh-Hant`/`zh-TW`/`zh-HK`,
  * `zh`), else Simplified Chinese. A character no face has is reported as missing.
@@ -23,7 +23,7 @@
  * holds has, so once one Chinese font were in, a card in another (or at another weight) would be
  * drawn in the font already there rather than in the one it was measured with.
  *
- * Memory: faces are kept by recency up to {@link FACE_CACHE_BYTES} of WOFF data (satori keeps its
+ * Memory: faces are kept by recency up to {@link FACE_CACHE_BYTES} of font data (satori keeps its
  * own parse of each face while a fonts array holding it is cached); a Latin card loads none.
  *
  * @module wallet/preview/fontFallback
@@ -120,7 +120,7 @@ function covers(subset: Subset, codePoint: number): boolean {
   return false;
 }
 
-/** The most WOFF data the face cache keeps (the faces in use stay loaded through satori's fonts arrays). */
+/** The most font data (OpenType, as handed to satori) the face cache keeps; the faces in use stay loaded through satori's fonts arrays. */
 export const FACE_CACHE_BYTES = 32 * 1024 * 1024;
 
 const faces = new LRUCache<string, FontFace>({ maxSize: FACE_CACHE_BYTES, sizeCalculation: (face) => face.font.data.byteLength });
