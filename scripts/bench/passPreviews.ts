@@ -153,6 +153,9 @@ async function cjkRendering(): Promise<boolean> {
   return firstMet && later.p95 <= TARGETS.laterCjk;
 }
 
+/** A difference as `+1.5` or `-1.5`. */
+const signed = (mb: number) => `${mb < 0 ? '-' : '+'}${Math.abs(mb).toFixed(1)}`;
+
 /** The resident set of a process in MB (Linux /proc). */
 function rssMb(pid: number): number {
   const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
@@ -205,7 +208,7 @@ async function scriptMemory(): Promise<boolean> {
     const every = rssMb(server.pid);
     const added = every - twins;
     console.log(
-      `Server RSS: ${started.toFixed(1)} MB at start, ${latin.toFixed(1)} MB after the Latin designs, ${twins.toFixed(1)} MB after every card drawn in private-use characters (+${(twins - latin).toFixed(1)} MB, Inter only), ${every.toFixed(1)} MB after the same cards in every script (${SCRIPT_SAMPLES.length} samples × 3 rounds × SVG and PNG × Apple and Google): +${added.toFixed(1)} MB  target ≤ ${TARGETS.scriptsRssMb} MB ${added <= TARGETS.scriptsRssMb ? 'met' : 'MISSED'}`,
+      `Server RSS: ${started.toFixed(1)} MB at start, ${latin.toFixed(1)} MB after the Latin designs, ${twins.toFixed(1)} MB after every card drawn in private-use characters (${signed(twins - latin)} MB, Inter only), ${every.toFixed(1)} MB after the same cards in every script (${SCRIPT_SAMPLES.length} samples × 3 rounds × SVG and PNG × Apple and Google): ${signed(added)} MB  target ≤ ${TARGETS.scriptsRssMb} MB ${added <= TARGETS.scriptsRssMb ? 'met' : 'MISSED'}`,
     );
     return added <= TARGETS.scriptsRssMb;
   } finally {
