@@ -1723,7 +1723,9 @@ export interface paths {
          * Update a webhook subscription
          * @description Changes `url`, `enabled` or `subscribedEvents` (PassEntry API reference, webhook
          *     subscriptions); the scope cannot change. A new URL is checked as on creation (`400`,
-         *     `409` for a URL the scope already has). Enabling a subscription clears `disabledReason` and
+         *     `409` for a URL the scope already has); the URL the subscription has is not a change and is
+         *     not checked again (what `getWebhookSubscription` answers is accepted back unchanged; every
+         *     delivery checks its destination anyway). Enabling a subscription clears `disabledReason` and
          *     `consecutiveFailures` and resumes its pending deliveries.
          */
         patch: operations["updateWebhookSubscription"];
@@ -2813,7 +2815,11 @@ export interface components {
          *
          *     `transitType` is accepted only when the template is (or becomes) `transit`; changing
          *     `templateType` away from `transit` clears it, and to `transit` sets `other` unless a
-         *     `transitType` is given.
+         *     `transitType` is given. `null` means "not set", as `getPassTemplate` answers it for a template
+         *     that is not transit: on such a template it changes nothing, on a transit template it restores
+         *     the default `other`. So a template read with `GET` is accepted back unchanged (members this
+         *     schema does not have, such as `applePassTypeIdentifier` and `processingWarnings`, are left
+         *     out; `GET` keeps answering `transitType: null`, as PassEntry's processing variant has it).
          *
          *     A change of `name`, `description` or `notificationHeader` alone is applied at once (200). A
          *     change of anything that shapes the rendered passes — `templateType`, `transitType`,
@@ -2824,7 +2830,7 @@ export interface components {
         PassTemplateUpdate: {
             name?: components["schemas"]["PassTemplateName"];
             templateType?: components["schemas"]["TemplateType"];
-            transitType?: components["schemas"]["TransitType"];
+            transitType?: components["schemas"]["TransitType"] | null;
             defaultLanguage?: components["schemas"]["LanguageCode"];
             centralTitle?: components["schemas"]["CentralTitle"] | null;
             notificationHeader?: components["schemas"]["NotificationHeader"] | null;
@@ -4549,6 +4555,11 @@ export interface components {
          *     certificate must be Apple's WWDR G4 (SHA-256 fingerprint
          *     `EA:47:57:88:…:E1:4C`). The private key and passphrases are stored encrypted (or not at all)
          *     and never returned. Give either `certificate` and `privateKey`, or `p12` (`400` otherwise).
+         *
+         *     The PEM members are `writeOnly`: `getAppleConfiguration` answers what was read from them
+         *     (`certificate` and `wwdrCertificate` as summaries), not the PEM text. To replace a
+         *     configuration with itself, send back what it answers for `teamIdentifier` and
+         *     `organizationName` with the certificates and key you hold.
          */
         AppleConfigurationInput: {
             teamIdentifier: components["schemas"]["AppleTeamIdentifier"];

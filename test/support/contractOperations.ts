@@ -65,7 +65,8 @@ export interface ContractOperation extends DocumentOperation {
 
 type Document = ReturnType<typeof loadApiDocument>;
 
-function resolveRef<T>(document: Document, value: unknown): T {
+/** Follows `value`'s local `$ref`s (`#/components/…`) in `document` until it is not a reference. */
+export function resolveRef<T>(document: Document, value: unknown): T {
   let current = value as { $ref?: string };
   while (current && typeof current.$ref === 'string') {
     current = current.$ref
