@@ -2830,7 +2830,12 @@ export interface components {
         PassTemplateUpdate: {
             name?: components["schemas"]["PassTemplateName"];
             templateType?: components["schemas"]["TemplateType"];
-            transitType?: components["schemas"]["TransitType"] | null;
+            /**
+             * @description A value of `TransitType`, or `null` for "not set" (see above). Written as a nullable enum rather than a `oneOf`, so that clients generated from the contract keep a plain string.
+             * @example train
+             * @enum {string|null}
+             */
+            transitType?: "airplane" | "bus" | "train" | "ferry" | "other" | null;
             defaultLanguage?: components["schemas"]["LanguageCode"];
             centralTitle?: components["schemas"]["CentralTitle"] | null;
             notificationHeader?: components["schemas"]["NotificationHeader"] | null;

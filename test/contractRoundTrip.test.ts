@@ -65,21 +65,39 @@ function writeShape(write: ContractOperation): { wrapper?: string; members: stri
   return { ...(inner === schema ? {} : { wrapper: only[0] }), members: Object.keys(inner.properties ?? {}), writeOnly };
 }
 
-/** Members of the `GET` answer's attributes schema marked `readOnly` (every variant of a `oneOf`). */
-function readOnlyMembers(read: ContractOperation): Set<string> {
+/** The member schemas of the `GET` answer's attributes, by name, over every variant of a `oneOf`. */
+function readMembers(read: ContractOperation): [string, Schema][] {
   const operation = (document.paths[read.path] as Record<string, { responses: Record<string, unknown> }>)[read.method]!;
   const response = resolveRef<{ content: Record<string, { schema: Schema }> }>(document, operation.responses['200']);
   const documentSchema = resolveRef<Schema>(document, response.content['application/json']!.schema);
   const resource = resolveRef<Schema>(document, documentSchema.properties!.data);
   const attributes = resolveRef<Schema>(document, resource.properties!.attributes);
   const variants = (attributes.oneOf ?? [attributes]).map((variant) => resolveRef<Schema>(document, variant));
+  return variants.flatMap((variant) => Object.entries(variant.properties ?? {}));
+}
+
+/** Members of the `GET` answer's attributes schema marked `readOnly`. */
+function readOnlyMembers(read: ContractOperation): Set<string> {
   return new Set(
-    variants.flatMap((variant) =>
-      Object.entries(variant.properties ?? {})
-        .filter(([, member]) => marked(member, 'readOnly'))
-        .map(([name]) => name),
-    ),
+    readMembers(read)
+      .filter(([, member]) => marked(member, 'readOnly'))
+      .map(([name]) => name),
   );
+}
+
+/** The scalar values a schema admits: a finite set (`enum`, `const`, `null`), or `open`; and whether `null` is one. */
+function scalarValues(member: Schema): { open: boolean; values: Set<unknown> } {
+  const schema = resolveRef<Schema>(document, member);
+  const branches = schema.oneOf ?? schema.anyOf;
+  if (branches) {
+    const parts = branches.map(scalarValues);
+    return { open: parts.some((part) => part.open), values: new Set(parts.flatMap((part) => [...part.values])) };
+  }
+  if (schema.enum) return { open: false, values: new Set(schema.enum) };
+  if (schema.const !== undefined) return { open: false, values: new Set([schema.const]) };
+  if (schema.type === 'null') return { open: false, values: new Set([null]) };
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  return { open: true, values: new Set(types.includes('null') ? [null] : []) };
 }
 
 let service: TestService;
@@ -88,69 +106,6 @@ let token: string;
 const ids = new Set<string>();
 /** Bodies of the writes the set-up sent, by URL: the `writeOnly` members a client holds. */
 const sentBodies = new Map<string, Record<string, Record<string, unknown>>>();
-
-beforeAll(async () => {
-  service = await startTestService({ jobs: 'work' });
-  const tenant = await service.createAccount('Café Zürich & 咖啡');
-  token = tenant.token;
-  const entityId = await service.createEntity(tenant.accountId, 'Филиал Невский');
-  ids.add(tenant.accountId).add(entityId);
-
-  const loyaltyId = await createTemplate(service, token, loyaltyTemplate({ name: 'Карта гостя' }));
-  const templates = [
-    loyaltyId,
-    await createTemplate(service, token, fullTemplate({ name: 'قهوة' })),
-    await createTemplate(service, token, plainTemplate({ name: '乗車券', templateType: 'transit', images: { icon: ICON_PNG, logo: LOGO_PNG } })),
-    await createTemplate(service, token, plainTemplate({ name: 'Event' })),
-    // A failed template (no icon): its variant is answered too.
-    await createTemplate(service, token, { name: 'Без значка', templateType: 'generic' }, true),
-  ];
-  for (const id of templates) ids.add(id);
-
-  const passes = [
-    await issuePass(service, token, loyaltyId, { pass: { member: 'Zoë' }, groupTags: ['vip', 'ß'], expiresAt: '2027-01-31T23:00:00Z' }, { extId: 'member-42' }),
-    await issuePass(service, token, templates[3]!, { pass: {} }),
-  ];
-  for (const pass of passes) ids.add(pass.id);
-  ids.add('member-42');
-
-  const reader = await service.api
-    .post(`/api/v1/entities/${entityId}/readers`)
-    .set(service.auth(token))
-    .send({ reader: { ...(operations.find((op) => op.operationId === 'createReader')!.bodyExample as { reader: object }).reader, name: 'Касса №1' } })
-    .expect(201);
-  ids.add(reader.body.data.id);
-
-  // Set-up only: an app on the same runtime that lets a subscription point at a loopback receiver.
-  const lenient = createApp({ runtime: { ...service.runtime, config: { ...service.runtime.config, webhookAllowPrivate: true } }, adminToken: service.adminToken });
-  const subscription = await supertest(lenient)
-    .post('/api/v1/webhook-subscriptions')
-    .set(service.auth(token))
-    .send({ webhookSubscription: { url: 'http://127.0.0.1:9/hooks/round-trip', scopeType: 'organisation', subscribedEvents: ['passCreated'] } })
-    .expect(201);
-  ids.add(subscription.body.data.id);
-
-  const certificates = testCertificates();
-  const apple = {
-    appleConfiguration: {
-      teamIdentifier: TEAM_ID,
-      organizationName: 'Café Zürich',
-      certificate: certificates.certificatePem,
-      privateKey: certificates.privateKeyPem,
-      wwdrCertificate: certificates.wwdrCertificatePem,
-    },
-  };
-  const appleUrl = `/admin/v1/accounts/${tenant.accountId}/apple-configurations/${PASS_TYPE_ID}`;
-  await service.api.put(appleUrl).set(service.adminAuth()).send(apple).expect(201);
-  sentBodies.set(appleUrl, apple);
-  ids.add(PASS_TYPE_ID);
-
-  const google = { googleConfiguration: { issuerId: ISSUER_ID, serviceAccountKey: serviceAccountKeyFile() } };
-  const googleUrl = `/admin/v1/accounts/${tenant.accountId}/google-configuration`;
-  await service.api.put(googleUrl).set(service.adminAuth()).send(google).expect(201);
-  sentBodies.set(googleUrl, google);
-});
-afterAll(() => service.close());
 
 /** Sends `method` to `url` with the credentials of `op`'s scheme. */
 function request(op: ContractOperation, method: 'get' | 'patch' | 'put', url: string) {
@@ -185,7 +140,9 @@ function fullestQuery(read: ContractOperation): string {
 
 /** The members of `attributes` the write knows (not `writeOnly`, not `readOnly` on the read side). */
 function projection(attributes: Record<string, unknown>, shape: ReturnType<typeof writeShape>, readOnly: Set<string>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(attributes).filter(([name]) => shape.members.includes(name) && !shape.writeOnly.includes(name) && !readOnly.has(name)));
+  return Object.fromEntries(
+    Object.entries(attributes).filter(([name]) => shape.members.includes(name) && !shape.writeOnly.includes(name) && !readOnly.has(name)),
+  );
 }
 
 it('walks every path of the contract with a GET and a PATCH or PUT', () => {
@@ -194,30 +151,131 @@ it('walks every path of the contract with a GET and a PATCH or PUT', () => {
   expect(roundTripPaths.length).toBeGreaterThan(0);
 });
 
-describe.each(roundTripPaths.map((entry) => [`${entry.read.operationId} → ${entry.write.operationId}`, entry] as const))('%s', (_name, entry) => {
-  it('accepts what GET answers back unchanged, and the state stays the same', async () => {
-    const shape = writeShape(entry.write);
-    const readOnly = readOnlyMembers(entry.read);
-    const urls = await instances(entry);
-    expect(urls.length).toBeGreaterThan(0);
-    for (const url of urls) {
-      const query = fullestQuery(entry.read);
-      const before = await request(entry.read, 'get', `${url}${query}`).expect(200);
-      const members = projection(before.body.data.attributes, shape, readOnly);
-      if (Object.keys(members).length === 0) {
-        // The write is a command that shares no member with the representation (updateLoyalty:
-        // `balance` there is a change, not the balance): nothing to send back.
-        expect(shape.members.filter((name) => name in before.body.data.attributes)).toEqual([]);
-        continue;
-      }
-      const held = shape.wrapper ? sentBodies.get(url)?.[shape.wrapper] : undefined;
-      const secrets = Object.fromEntries(shape.writeOnly.filter((name) => held?.[name] !== undefined).map((name) => [name, held![name]]));
-      const inner = { ...members, ...secrets };
-      const body = shape.wrapper ? { [shape.wrapper]: inner } : inner;
-      const res = await request(entry.write, entry.write.method as 'patch' | 'put', url).send(body);
-      expect({ url, status: res.status, errors: res.body.errors }).toEqual({ url, status: 200, errors: undefined });
-      const after = await request(entry.read, 'get', `${url}${query}`).expect(200);
-      expect(projection(after.body.data.attributes, shape, readOnly)).toEqual(members);
+it('lets every write take each value its GET can answer for the members they share (enums, null)', () => {
+  const refused = new Set<string>();
+  for (const { read, write } of roundTripPaths) {
+    const shape = writeShape(write);
+    const readOnly = readOnlyMembers(read);
+    const writeSchema = (name: string) => {
+      const operation = (document.paths[write.path] as Record<string, { requestBody?: unknown }>)[write.method]!;
+      const body = resolveRef<Schema>(
+        document,
+        resolveRef<{ content: Record<string, { schema: Schema }> }>(document, operation.requestBody).content['application/json']!.schema,
+      );
+      const inner = shape.wrapper ? resolveRef<Schema>(document, body.properties![shape.wrapper]) : body;
+      return inner.properties![name]!;
+    };
+    for (const [name, member] of readMembers(read)) {
+      if (!shape.members.includes(name) || shape.writeOnly.includes(name) || readOnly.has(name)) continue;
+      const answered = scalarValues(member);
+      const accepted = scalarValues(writeSchema(name));
+      const missing = [...answered.values].filter((value) => !accepted.values.has(value) && !(accepted.open && value !== null));
+      if ((answered.open && !accepted.open) || missing.length > 0)
+        refused.add(`${read.operationId} → ${write.operationId}: ${name} ${JSON.stringify(missing)}`);
     }
+  }
+  expect([...refused]).toEqual([]);
+});
+
+describe('GET → write, live, on the resources of every kind', () => {
+  beforeAll(async () => {
+    service = await startTestService({ jobs: 'work' });
+    const tenant = await service.createAccount('Café Zürich & 咖啡');
+    token = tenant.token;
+    const entityId = await service.createEntity(tenant.accountId, 'Филиал Невский');
+    ids.add(tenant.accountId).add(entityId);
+
+    // Each kind of template, processed at once: loyalty, every member, transit, plain, and a
+    // failed one (no icon), whose variant GET answers too.
+    const templates = await Promise.all([
+      createTemplate(service, token, loyaltyTemplate({ name: 'Карта гостя' })),
+      createTemplate(service, token, fullTemplate({ name: 'قهوة' })),
+      createTemplate(service, token, plainTemplate({ name: '乗車券', templateType: 'transit', images: { icon: ICON_PNG, logo: LOGO_PNG } })),
+      createTemplate(service, token, plainTemplate({ name: 'Event' })),
+      createTemplate(service, token, { name: 'Без значка', templateType: 'generic' }, true),
+    ]);
+    for (const id of templates) ids.add(id);
+    const loyaltyId = templates[0]!;
+
+    const passes = [
+      await issuePass(
+        service,
+        token,
+        loyaltyId,
+        { pass: { member: 'Zoë' }, groupTags: ['vip', 'ß'], expiresAt: '2027-01-31T23:00:00Z' },
+        { extId: 'member-42' },
+      ),
+      await issuePass(service, token, templates[3]!, { pass: {} }),
+    ];
+    for (const pass of passes) ids.add(pass.id);
+    ids.add('member-42');
+
+    const reader = await service.api
+      .post(`/api/v1/entities/${entityId}/readers`)
+      .set(service.auth(token))
+      .send({ reader: { ...(operations.find((op) => op.operationId === 'createReader')!.bodyExample as { reader: object }).reader, name: 'Касса №1' } })
+      .expect(201);
+    ids.add(reader.body.data.id);
+
+    // Set-up only: an app on the same runtime that lets a subscription point at a loopback receiver.
+    const lenient = createApp({
+      runtime: { ...service.runtime, config: { ...service.runtime.config, webhookAllowPrivate: true } },
+      adminToken: service.adminToken,
+    });
+    const subscription = await supertest(lenient)
+      .post('/api/v1/webhook-subscriptions')
+      .set(service.auth(token))
+      .send({ webhookSubscription: { url: 'http://127.0.0.1:9/hooks/round-trip', scopeType: 'organisation', subscribedEvents: ['passCreated'] } })
+      .expect(201);
+    ids.add(subscription.body.data.id);
+
+    const certificates = testCertificates();
+    const apple = {
+      appleConfiguration: {
+        teamIdentifier: TEAM_ID,
+        organizationName: 'Café Zürich',
+        certificate: certificates.certificatePem,
+        privateKey: certificates.privateKeyPem,
+        wwdrCertificate: certificates.wwdrCertificatePem,
+      },
+    };
+    const appleUrl = `/admin/v1/accounts/${tenant.accountId}/apple-configurations/${PASS_TYPE_ID}`;
+    await service.api.put(appleUrl).set(service.adminAuth()).send(apple).expect(201);
+    sentBodies.set(appleUrl, apple);
+    ids.add(PASS_TYPE_ID);
+
+    const google = { googleConfiguration: { issuerId: ISSUER_ID, serviceAccountKey: serviceAccountKeyFile() } };
+    const googleUrl = `/admin/v1/accounts/${tenant.accountId}/google-configuration`;
+    await service.api.put(googleUrl).set(service.adminAuth()).send(google).expect(201);
+    sentBodies.set(googleUrl, google);
+  });
+  afterAll(() => service.close());
+
+  describe.each(roundTripPaths.map((entry) => [`${entry.read.operationId} → ${entry.write.operationId}`, entry] as const))('%s', (_name, entry) => {
+    it('accepts what GET answers back unchanged, and the state stays the same', async () => {
+      const shape = writeShape(entry.write);
+      const readOnly = readOnlyMembers(entry.read);
+      const urls = await instances(entry);
+      expect(urls.length).toBeGreaterThan(0);
+      for (const url of urls) {
+        const query = fullestQuery(entry.read);
+        const before = await request(entry.read, 'get', `${url}${query}`).expect(200);
+        const members = projection(before.body.data.attributes, shape, readOnly);
+        if (Object.keys(members).length === 0) {
+          // The write is a command that shares no member with the representation (updateLoyalty:
+          // `balance` there is a change, not the balance): nothing to send back.
+          expect(shape.members.filter((name) => name in before.body.data.attributes)).toEqual([]);
+          continue;
+        }
+        const held = shape.wrapper ? sentBodies.get(url)?.[shape.wrapper] : undefined;
+        const secrets = Object.fromEntries(shape.writeOnly.filter((name) => held?.[name] !== undefined).map((name) => [name, held![name]]));
+        const inner = { ...members, ...secrets };
+        const body = shape.wrapper ? { [shape.wrapper]: inner } : inner;
+        const res = await request(entry.write, entry.write.method as 'patch' | 'put', url).send(body);
+        expect({ url, status: res.status, errors: res.body.errors }).toEqual({ url, status: 200, errors: undefined });
+        const after = await request(entry.read, 'get', `${url}${query}`).expect(200);
+        expect(projection(after.body.data.attributes, shape, readOnly)).toEqual(members);
+      }
+    });
   });
 });
