@@ -2657,7 +2657,7 @@ export interface components {
             status: string;
             /**
              * @description Stable, machine-readable error code in snake_case. Clients branch on this, never on `title`
-             *     or `detail`. Codes in use: `validation_failed`, `invalid_json`, `unauthorized`, `not_found`,
+             *     or `detail`. Codes in use: `validation_failed`, `invalid_json`, `invalid_multipart`, `unauthorized`, `not_found`,
              *     `method_not_allowed`, `conflict`, `payload_too_large`, `unsupported_media_type`,
              *     `idempotency_key_reused`, `webhook_subscription_limit`, `rate_limited`, `internal_error`,
              *     `service_unavailable`; for Google Wallet callbacks `callback_issuer_unknown`,
@@ -5119,7 +5119,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is malformed: a parameter or body member is missing, of the wrong type or out of range, or the body nests arrays and objects more than 64 levels deep. One error object per problem, with `source` naming the parameter or body member. */
+        /** @description The request is malformed: a parameter or body member is missing, of the wrong type or out of range, the body nests arrays and objects more than 64 levels deep, or it is not what its Content-Type says (`invalid_json`; `invalid_multipart` for a body sent as `multipart/form-data` that is no such form, to an operation that takes one). One error object per problem, with `source` naming the parameter or body member. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
