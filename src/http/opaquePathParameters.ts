@@ -32,7 +32,7 @@ interface SpanningTemplate {
   methods: string[];
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The path templates with a parameter and an operation that has `x-unstorable-path-status`. */
 function spanningTemplates(document: OpenApiDocument): SpanningTemplate[] {
@@ -43,7 +43,7 @@ function spanningTemplates(document: OpenApiDocument): SpanningTemplate[] {
     .map(([path, item]) => {
       const literals = path.split(/\{[^}]+\}/);
       const captures = literals.length - 1;
-      const body = literals.map((literal, i) => escape(literal) + (i < captures ? (i === captures - 1 ? '(.+)' : '(.+?)') : '')).join('');
+      const body = literals.map((literal, i) => escapeRegExp(literal) + (i < captures ? (i === captures - 1 ? '(.+)' : '(.+?)') : '')).join('');
       return { pattern: new RegExp(`^${body}$`, 'd'), methods: METHODS.filter((m) => item[m]).map((m) => m.toUpperCase()) };
     });
 }
