@@ -162,6 +162,15 @@ describe("any path value is answered with Apple's documented statuses", () => {
   const device = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
   const registration = (d: string, ptid: string, serial: string) => `/wallet/apple/v1/devices/${d}/registrations/${ptid}/${serial}`;
   const applePass = () => ({ Authorization: `ApplePass ${pass.token}` });
+  /** registerDevice at `path` with the pass's own token answers 401 with an ApplePass challenge. */
+  const expectRegistrationRefused = async (path: string) => {
+    const res = await service.api
+      .post(path)
+      .set(applePass())
+      .send({ pushToken: 'ab'.repeat(32) });
+    expect({ path, status: res.status }).toEqual({ path, status: 401 });
+    expect(res.headers['www-authenticate']).toMatch(/^ApplePass /);
+  };
 
   beforeAll(async () => {
     const { pkpass } = await issueAndDownload();
@@ -173,25 +182,9 @@ describe("any path value is answered with Apple's documented statuses", () => {
     // Device library identifiers other than 1 to 128 letters, digits, '.', '_' or '-'.
     const malformedDevices = ['NOT%20A%20UUID', '%C3%A9t%C3%A9', 'x'.repeat(129), 'a%2Fb', '%00', '%FF', '%ED%A0%80'];
     for (const value of malformed) {
-      for (const path of [registration(device, PASS_TYPE_ID, value), registration(device, value, pass.serialNumber)]) {
-        const res = await service.api
-          .post(path)
-          .set(applePass())
-          .send({ pushToken: 'ab'.repeat(32) });
-        expect({ path, status: res.status }).toEqual({ path, status: 401 });
-        expect(res.headers['www-authenticate']).toMatch(/^ApplePass /);
-      }
+      for (const path of [registration(device, PASS_TYPE_ID, value), registration(device, value, pass.serialNumber)]) await expectRegistrationRefused(path);
     }
-    for (const value of malformedDevices) {
-      for (const path of [registration(value, PASS_TYPE_ID, pass.serialNumber)]) {
-        const res = await service.api
-          .post(path)
-          .set(applePass())
-          .send({ pushToken: 'ab'.repeat(32) });
-        expect({ path, status: res.status }).toEqual({ path, status: 401 });
-        expect(res.headers['www-authenticate']).toMatch(/^ApplePass /);
-      }
-    }
+    for (const value of malformedDevices) await expectRegistrationRefused(registration(value, PASS_TYPE_ID, pass.serialNumber));
     // Nothing was registered.
     const registrations = await service.api.get(`/api/v1/passes/${pass.serialNumber}/registrations`).set(auth()).expect(200);
     expect(registrations.body.data).toEqual([]);
@@ -241,14 +234,7 @@ describe("any path value is answered with Apple's documented statuses", () => {
         registration(device, PASS_TYPE_ID, value),
         registration(device, value, pass.serialNumber),
       ];
-      for (const path of register) {
-        const posted = await service.api
-          .post(path)
-          .set(applePass())
-          .send({ pushToken: 'ab'.repeat(32) });
-        expect({ path, status: posted.status }).toEqual({ path, status: 401 });
-        expect(posted.headers['www-authenticate']).toMatch(/^ApplePass /);
-      }
+      for (const path of register) await expectRegistrationRefused(path);
       for (const path of register.slice(1)) expect({ path, status: (await service.api.delete(path).set(applePass())).status }).toEqual({ path, status: 401 });
       // An unknown device (the value as a whole) is registered nowhere: 200, as for any other.
       const unregistered = register[0]!;
