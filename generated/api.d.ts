@@ -1725,7 +1725,9 @@ export interface paths {
          * Update a webhook subscription
          * @description Changes `url`, `enabled` or `subscribedEvents` (PassEntry API reference, webhook
          *     subscriptions); the scope cannot change. A new URL is checked as on creation (`400`,
-         *     `409` for a URL the scope already has). Enabling a subscription clears `disabledReason` and
+         *     `409` for a URL the scope already has); the URL the subscription has is not a change and is
+         *     not checked again (what `getWebhookSubscription` answers is accepted back unchanged; every
+         *     delivery checks its destination anyway). Enabling a subscription clears `disabledReason` and
          *     `consecutiveFailures` and resumes its pending deliveries.
          */
         patch: operations["updateWebhookSubscription"];
@@ -2661,7 +2663,7 @@ export interface components {
             status: string;
             /**
              * @description Stable, machine-readable error code in snake_case. Clients branch on this, never on `title`
-             *     or `detail`. Codes in use: `validation_failed`, `invalid_json`, `unauthorized`, `not_found`,
+             *     or `detail`. Codes in use: `validation_failed`, `invalid_json`, `invalid_multipart`, `unauthorized`, `not_found`,
              *     `method_not_allowed`, `conflict`, `payload_too_large`, `unsupported_media_type`,
              *     `idempotency_key_reused`, `webhook_subscription_limit`, `rate_limited`, `internal_error`,
              *     `service_unavailable`; for Google Wallet callbacks `callback_issuer_unknown`,
@@ -2819,7 +2821,11 @@ export interface components {
          *
          *     `transitType` is accepted only when the template is (or becomes) `transit`; changing
          *     `templateType` away from `transit` clears it, and to `transit` sets `other` unless a
-         *     `transitType` is given.
+         *     `transitType` is given. `null` means "not set", as `getPassTemplate` answers it for a template
+         *     that is not transit: on such a template it changes nothing, on a transit template it restores
+         *     the default `other`. So a template read with `GET` is accepted back unchanged (members this
+         *     schema does not have, such as `applePassTypeIdentifier` and `processingWarnings`, are left
+         *     out; `GET` keeps answering `transitType: null`, as PassEntry's processing variant has it).
          *
          *     A change of `name`, `description` or `notificationHeader` alone is applied at once (200). A
          *     change of anything that shapes the rendered passes — `templateType`, `transitType`,
@@ -2830,7 +2836,12 @@ export interface components {
         PassTemplateUpdate: {
             name?: components["schemas"]["PassTemplateName"];
             templateType?: components["schemas"]["TemplateType"];
-            transitType?: components["schemas"]["TransitType"];
+            /**
+             * @description A value of `TransitType`, or `null` for "not set" (see above). Written as a nullable enum rather than a `oneOf`, so that clients generated from the contract keep a plain string.
+             * @example train
+             * @enum {string|null}
+             */
+            transitType?: "airplane" | "bus" | "train" | "ferry" | "other" | null;
             defaultLanguage?: components["schemas"]["LanguageCode"];
             centralTitle?: components["schemas"]["CentralTitle"] | null;
             notificationHeader?: components["schemas"]["NotificationHeader"] | null;
@@ -4555,6 +4566,11 @@ export interface components {
          *     certificate must be Apple's WWDR G4 (SHA-256 fingerprint
          *     `EA:47:57:88:…:E1:4C`). The private key and passphrases are stored encrypted (or not at all)
          *     and never returned. Give either `certificate` and `privateKey`, or `p12` (`400` otherwise).
+         *
+         *     The PEM members are `writeOnly`: `getAppleConfiguration` answers what was read from them
+         *     (`certificate` and `wwdrCertificate` as summaries), not the PEM text. To replace a
+         *     configuration with itself, send back what it answers for `teamIdentifier` and
+         *     `organizationName` with the certificates and key you hold.
          */
         AppleConfigurationInput: {
             teamIdentifier: components["schemas"]["AppleTeamIdentifier"];
@@ -5109,7 +5125,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is malformed: a parameter or body member is missing, of the wrong type or out of range, or the body nests arrays and objects more than 64 levels deep. One error object per problem, with `source` naming the parameter or body member. */
+        /** @description The request is malformed: a parameter or body member is missing, of the wrong type or out of range, the body nests arrays and objects more than 64 levels deep, or it is not what its Content-Type says (`invalid_json`; `invalid_multipart` for a body sent as `multipart/form-data` that is no such form, to an operation that takes one). One error object per problem, with `source` naming the parameter or body member. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;

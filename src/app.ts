@@ -4,7 +4,7 @@
  *
  * Middleware order: the request's span when tracing is on (src/http/requestTracing.ts) → security headers → request id and request log (query values of
  * secret-looking parameters redacted) → docs, document and console → authentication of the operations
- * the contract secures, before any body is read (failed attempts throttled per address) → JSON
+ * the contract secures (an Apple web-service path parameter holding a `/` kept as one value first), before any body is read (failed attempts throttled per address) → JSON
  * body of the operations that take one (size-limited) → refusal of text the database cannot
  * store → contract validation (multipart files streamed to temporary files, src/http/csvUpload.ts) (its security handlers confirm the authentication) → rate limit →
  * one handler per operationId → the error handler.
@@ -35,6 +35,7 @@ import { removeUploads, uploadOptions } from './http/csvUpload.ts';
 import { handlers } from './operations.ts';
 import { packageRoot } from './packageRoot.ts';
 import { consoleRouter } from './http/console.ts';
+import { opaquePathParameters } from './http/opaquePathParameters.ts';
 
 const generatedDir = resolve(packageRoot, 'generated');
 
@@ -189,6 +190,8 @@ function contractValidators(document: OpenApiDocument, config: Config): RequestH
     // multer's disk storage, not its default memory storage: a 10 MB CSV never sits in memory.
     fileUploader: uploadOptions,
     validateRequests: { allowUnknownQueryParameters: false },
+    // The path as routed (req.url), which opaquePathParameters may have re-encoded.
+    useRequestUrl: true,
     validateResponses: config.validateResponses,
     validateFormats: true,
     // 'full' checks dates for real (no 2026-02-30), not only their shape (ajv-formats modes).
@@ -247,6 +250,8 @@ export function createApp(deps: AppDependencies): Express {
   // The operator console: static files, a client of the API like any other (src/http/console.ts).
   app.use(consoleRouter());
 
+  // A `/` inside an Apple web-service path parameter is part of the value (src/http/opaquePathParameters.ts).
+  app.use(opaquePathParameters(document, contractPath));
   app.use(
     authenticateFirst({
       document,

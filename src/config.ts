@@ -206,6 +206,27 @@ function origins(env: NodeJS.ProcessEnv, name: string): string[] {
   });
 }
 
+/**
+ * Where the admin CLI finds the administration API of the server on this machine: `ADMIN_URL`
+ * when set, else `http://<HOST>:<PORT>` with `HOST` and `PORT` read as {@link loadConfig} reads
+ * them for the server (defaults `127.0.0.1`, `3000`), so that the CLI follows a server started on
+ * another port or interface. A wildcard `HOST` (`0.0.0.0`, `::`), on which the server listens on
+ * every interface, is reached at loopback; an IPv6 address is bracketed (RFC 3986, section 3.2.2).
+ * @param env Usually `process.env`.
+ * @returns The base URL, without a trailing slash.
+ * @throws ConfigError for an `ADMIN_URL` that is not an http(s) URL, an unusable `PORT`, or
+ *   `PORT=0` (the server then picks a port: set `ADMIN_URL` to the URL it logged).
+ */
+export function adminApiUrl(env: NodeJS.ProcessEnv): string {
+  const admin = url(env, 'ADMIN_URL', ['http:', 'https:']);
+  if (admin) return admin;
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  if (port === 0) throw new ConfigError('PORT=0 lets the server pick a port; set ADMIN_URL to the URL the server logged.');
+  const host = env.HOST || '127.0.0.1';
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' || host === '[::]' ? '::1' : host;
+  return `http://${reachable.includes(':') && !reachable.startsWith('[') ? `[${reachable}]` : reachable}:${port}`;
+}
+
 /** Google's root signing keys of Wallet callbacks (Google, "Add and delete callbacks", `PUBLIC_KEY_URL`). */
 export const GOOGLE_WALLET_CALLBACK_KEYS_URL = 'https://pay.google.com/gp/m/issuer/keys';
 

@@ -3,8 +3,8 @@
  * process against the app listening on a port.
  */
 import { execFile, spawn } from 'node:child_process';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -101,6 +101,54 @@ it('exits 1 with the API error detail', async () => {
   const bad = await admin(['account', 'list'], { ADMIN_TOKEN: 'wpa_wrong' });
   expect(bad.code).toBe(1);
   expect(bad.stderr).toContain('The administration token is wrong.');
+});
+
+describe('where it finds the server', () => {
+  const port = () => new URL(baseUrl).port;
+
+  it('follows the PORT and HOST the server reads when ADMIN_URL is unset (a wildcard HOST at loopback)', async () => {
+    for (const HOST of ['', '127.0.0.1', '0.0.0.0']) {
+      const run = await admin(['account', 'list', '--json'], { ADMIN_URL: '', PORT: port(), HOST });
+      expect({ HOST, code: run.code, stderr: run.stderr }).toEqual({ HOST, code: 0, stderr: '' });
+    }
+  });
+
+  it('names the URL it tried, and why, in one line when nothing answers there', async () => {
+    const probe = createServer().listen(0, '127.0.0.1');
+    await new Promise((r) => probe.once('listening', r));
+    const closed = (probe.address() as AddressInfo).port;
+    await new Promise((r) => probe.close(r));
+    const run = await admin(['account', 'list'], { ADMIN_URL: '', PORT: String(closed) });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `Error: Could not reach the administration API at http://127.0.0.1:${closed}/admin/v1/accounts?page=1&perPage=100 ` +
+        `(connect ECONNREFUSED 127.0.0.1:${closed}). Is the server running? The CLI uses ADMIN_URL, else the HOST and PORT the server reads.\n`,
+    );
+  });
+
+  it('says so in one line when what answers is not the service (no JSON.parse stack trace)', async () => {
+    const other = createHttpServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><p>Another app</p>'));
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
+    try {
+      const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+      const run = await admin(['account', 'list'], { ADMIN_URL: url });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        `Error: The server at ${url} answered something that is not JSON: is that the Wallet Pass Service (ADMIN_URL, or HOST and PORT)?\n`,
+      );
+    } finally {
+      await new Promise((r) => other.close(r));
+    }
+  });
+
+  it.each([
+    [{ ADMIN_URL: '', PORT: '0' }, 'PORT=0 lets the server pick a port; set ADMIN_URL to the URL the server logged.'],
+    [{ ADMIN_URL: '', PORT: 'eighty' }, 'PORT must be an integer from 0 to 65535, got "eighty".'],
+    [{ ADMIN_URL: 'ftp://example.com' }, 'ADMIN_URL must use http: or https:.'],
+  ])('exits 2 naming the variable for %j', async (env, message) => {
+    const run = await admin(['account', 'list'], env);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 2, stderr: `Error: ${message}\n` });
+  });
 });
 
 it('makes development Apple credentials, sets them, and shows, lists, replaces and deletes them', async () => {

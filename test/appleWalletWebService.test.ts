@@ -145,7 +145,7 @@ describe('registerDevice and unregisterDevice', () => {
 describe("any path value is answered with Apple's documented statuses", () => {
   // Path segments as sent on the wire: not a UUID, a UUID too short, upper-case words with a
   // space, a non-ASCII word, 300 characters, a dot-dot segment, a NUL, bytes that are not UTF-8,
-  // and an encoded UTF-16 surrogate (neither can be stored as text).
+  // an encoded UTF-16 surrogate (neither can be stored as text), and an encoded traversal.
   const malformed = [
     'not-a-serial',
     '0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e1',
@@ -156,11 +156,21 @@ describe("any path value is answered with Apple's documented statuses", () => {
     '%00',
     '%FF',
     '%ED%A0%80',
+    '..%2f..%2f',
   ];
   let pass: { serialNumber: string; token: string };
   const device = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
   const registration = (d: string, ptid: string, serial: string) => `/wallet/apple/v1/devices/${d}/registrations/${ptid}/${serial}`;
   const applePass = () => ({ Authorization: `ApplePass ${pass.token}` });
+  /** registerDevice at `path` with the pass's own token answers 401 with an ApplePass challenge. */
+  const expectRegistrationRefused = async (path: string) => {
+    const res = await service.api
+      .post(path)
+      .set(applePass())
+      .send({ pushToken: 'ab'.repeat(32) });
+    expect({ path, status: res.status }).toEqual({ path, status: 401 });
+    expect(res.headers['www-authenticate']).toMatch(/^ApplePass /);
+  };
 
   beforeAll(async () => {
     const { pkpass } = await issueAndDownload();
@@ -172,25 +182,9 @@ describe("any path value is answered with Apple's documented statuses", () => {
     // Device library identifiers other than 1 to 128 letters, digits, '.', '_' or '-'.
     const malformedDevices = ['NOT%20A%20UUID', '%C3%A9t%C3%A9', 'x'.repeat(129), 'a%2Fb', '%00', '%FF', '%ED%A0%80'];
     for (const value of malformed) {
-      for (const path of [registration(device, PASS_TYPE_ID, value), registration(device, value, pass.serialNumber)]) {
-        const res = await service.api
-          .post(path)
-          .set(applePass())
-          .send({ pushToken: 'ab'.repeat(32) });
-        expect({ path, status: res.status }).toEqual({ path, status: 401 });
-        expect(res.headers['www-authenticate']).toMatch(/^ApplePass /);
-      }
+      for (const path of [registration(device, PASS_TYPE_ID, value), registration(device, value, pass.serialNumber)]) await expectRegistrationRefused(path);
     }
-    for (const value of malformedDevices) {
-      for (const path of [registration(value, PASS_TYPE_ID, pass.serialNumber)]) {
-        const res = await service.api
-          .post(path)
-          .set(applePass())
-          .send({ pushToken: 'ab'.repeat(32) });
-        expect({ path, status: res.status }).toEqual({ path, status: 401 });
-        expect(res.headers['www-authenticate']).toMatch(/^ApplePass /);
-      }
-    }
+    for (const value of malformedDevices) await expectRegistrationRefused(registration(value, PASS_TYPE_ID, pass.serialNumber));
     // Nothing was registered.
     const registrations = await service.api.get(`/api/v1/passes/${pass.serialNumber}/registrations`).set(auth()).expect(200);
     expect(registrations.body.data).toEqual([]);
@@ -229,6 +223,33 @@ describe("any path value is answered with Apple's documented statuses", () => {
         expect({ path, status: res.status }).toEqual({ path, status: 401 });
       }
     }
+  });
+
+  it('answers the same for a value that holds a "/" (an encoded traversal a proxy decoded, a raw dot segment): never 404', async () => {
+    // `…/devices/<id>/..%2f..%2f/registrations/…`: the value spans segments; it names no device or pass.
+    const spanning = ['x/..%2f..%2f', 'x/../..', '..%2f..%2f/x', 'a/b/c'];
+    for (const value of spanning) {
+      const register = [
+        registration(value, PASS_TYPE_ID, pass.serialNumber),
+        registration(device, PASS_TYPE_ID, value),
+        registration(device, value, pass.serialNumber),
+      ];
+      for (const path of register) await expectRegistrationRefused(path);
+      for (const path of register.slice(1)) expect({ path, status: (await service.api.delete(path).set(applePass())).status }).toEqual({ path, status: 401 });
+      // An unknown device (the value as a whole) is registered nowhere: 200, as for any other.
+      const unregistered = register[0]!;
+      expect({ path: unregistered, status: (await service.api.delete(unregistered).set(applePass())).status }).toEqual({ path: unregistered, status: 200 });
+      const list = `/wallet/apple/v1/devices/${value}/registrations/${PASS_TYPE_ID}`;
+      expect({ path: list, status: (await service.api.get(list)).status }).toEqual({ path: list, status: 204 });
+      for (const path of [`/wallet/apple/v1/passes/${PASS_TYPE_ID}/${value}`, `/wallet/apple/v1/passes/${value}/${pass.serialNumber}`]) {
+        const res = await service.api.get(path).set(applePass());
+        expect({ path, status: res.status }).toEqual({ path, status: 401 });
+      }
+    }
+    // Nothing was registered; and a "/" stays a 404 outside the Apple web service.
+    const registrations = await service.api.get(`/api/v1/passes/${pass.serialNumber}/registrations`).set(auth()).expect(200);
+    expect(registrations.body.data).toEqual([]);
+    await service.api.get(`/api/v1/passes/${pass.serialNumber}/..%2f/registrations`).set(auth()).expect(404);
   });
 
   it('logAppleDeviceMessages: 200 for a message longer than the 2,000 characters kept', async () => {

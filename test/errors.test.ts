@@ -328,6 +328,18 @@ describe('generic errors of every operation, walked from the contract', () => {
     expect(res.body.errors[0].source).toEqual({ header: 'Content-Type' });
   });
 
+  // A JSON body labelled as a form (a client's wrong header): a form operation cannot parse it
+  // (400 invalid_multipart, was a 500), any other operation does not take forms (415).
+  test.each(documenting(415))('%s answers a JSON body sent as multipart/form-data with a 4xx, never a 500', async (_id, op) => {
+    const json = JSON.stringify(op.multipartFile ? { batch: { message: 'Hi' } } : (op.bodyExample ?? {}));
+    for (const contentType of ['multipart/form-data; boundary=x', 'multipart/form-data']) {
+      const res = await send(service, token, op, { contentType, body: json });
+      if (op.bodyMediaTypes.includes('multipart/form-data')) expectError(res, 400, 'invalid_multipart');
+      else expectError(res, 415, 'unsupported_media_type');
+      expect(res.body.errors[0].source).toEqual({ header: 'Content-Type' });
+    }
+  });
+
   test.each(documenting(429, (op) => op.auth === 'bearerAuth'))('%s answers 429 to a second valid request within a second (limit 1)', async (_id, op) => {
     // Three at once, not two: on a loaded machine two requests may reach the limiter more than
     // a second apart (fixed one-second windows); all three pass only if they spread over two.

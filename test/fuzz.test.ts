@@ -1,8 +1,10 @@
 /**
  * Contract-driven fuzzing: for every operation of the bundled contract, fast-check generates
  * requests from the operation's own schemas — path parameters among real ids, random ids and
- * hostile strings; documented query parameters (and now and then an unknown one); bodies that
- * mostly follow the request schema and sometimes break it (test/support/schemaArbitrary.ts) —
+ * hostile strings (now and then sent unencoded: traversals, a `/` inside a value); documented
+ * query parameters (and now and then an unknown one); bodies that mostly follow the request
+ * schema and sometimes break it (test/support/schemaArbitrary.ts), now and then labelled with
+ * another Content-Type (a form, text) —
  * and sends them with valid credentials (now and then none). Whatever is sent, the service must
  * never answer 5xx, and every 4xx must be a JSON:API error document whose objects carry the
  * status, a code, a title and a detail. Responses are also validated against the contract by the
@@ -75,11 +77,30 @@ afterAll(() => {
 /** A generated request: the path with its parameters, the query, the body and whether to authenticate. */
 interface FuzzRequest {
   path: string;
+  /** Whether a path value was sent as it is, unencoded (it may hold a `/`: another path, or none). */
+  raw: boolean;
   query: [string, string][];
   body: unknown;
+  /** The body's Content-Type: JSON mostly; when hostile now and then another (a form, text). */
+  contentType: string;
   credentials: boolean;
   idempotencyKey: string | undefined;
 }
+
+/**
+ * Path values sent unencoded, as a proxy that decodes `%2F` or a careless client passes them:
+ * encoded and raw traversals, a `/` inside a value, dot segments.
+ */
+const RAW_SEGMENTS = ['..%2f..%2f', 'x/..%2f..%2f', '%2e%2e', '..', '.', 'a/b', 'x/../..', '..%5c', '%252e%252e'];
+
+/** Content types a hostile request may label its JSON body with. */
+const CONTENT_TYPES = [
+  'multipart/form-data; boundary=x',
+  'multipart/form-data',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/json; charset=latin1',
+];
 
 /** A path segment as sent: percent-encoded; a lone surrogate (no UTF-8 form) as the bytes of its WTF-8 form. */
 const encodeSegment = (value: string) => {
@@ -107,9 +128,17 @@ function shapedRequest(op: ContractOperation, hostile: boolean): fc.Arbitrary<Fu
         { arbitrary: fc.constantFrom(...hostileStrings.filter(Boolean)), weight: 1 },
       )
     : fc.oneof({ arbitrary: fc.constantFrom(...ids), weight: 4 }, { arbitrary: fc.uuid(), weight: 1 });
-  const path = fc
-    .tuple(...pathParameters.map(() => segment))
-    .map((values) => pathParameters.reduce((built, parameter, i) => built.replace(`{${parameter.name}}`, encodeSegment(values[i]!)), op.path));
+  // A value is encoded, or (hostile, now and then) one of RAW_SEGMENTS sent as it is.
+  const value = hostile
+    ? fc.oneof(
+        { arbitrary: segment.map((v) => ({ text: encodeSegment(v), raw: false })), weight: 9 },
+        { arbitrary: fc.constantFrom(...RAW_SEGMENTS).map((text) => ({ text, raw: true })), weight: 1 },
+      )
+    : segment.map((v) => ({ text: encodeSegment(v), raw: false }));
+  const path = fc.tuple(...pathParameters.map(() => value)).map((values) => ({
+    path: pathParameters.reduce((built, parameter, i) => built.replace(`{${parameter.name}}`, values[i]!.text), op.path),
+    raw: values.some((v) => v.raw),
+  }));
   const query = fc
     .tuple(
       ...queryParameters.map((parameter) =>
@@ -129,7 +158,10 @@ function shapedRequest(op: ContractOperation, hostile: boolean): fc.Arbitrary<Fu
     ? fc.option(fc.uuid(), { freq: 3 }).map((v) => v ?? undefined)
     : fc.constant(undefined);
   const credentials = hostile ? fc.integer({ min: 0, max: 9 }).map((n) => n > 0) : fc.constant(true);
-  return fc.record({ path, query, body, credentials, idempotencyKey });
+  const contentType = hostile
+    ? fc.oneof({ arbitrary: fc.constant('application/json'), weight: 6 }, { arbitrary: fc.constantFrom(...CONTENT_TYPES), weight: 1 })
+    : fc.constant('application/json');
+  return fc.record({ path, query, body, contentType, credentials, idempotencyKey }).map(({ path: built, ...rest }) => ({ ...built, ...rest }));
 }
 
 describe('every operation, fuzzed from its schemas', () => {
@@ -142,12 +174,15 @@ describe('every operation, fuzzed from its schemas', () => {
         if (request.credentials && op.auth === 'adminAuth') req = req.set(service.adminAuth());
         if (request.credentials && op.auth === 'applePass') req = req.set(UNKNOWN_APPLE_PASS_AUTHORIZATION);
         if (request.idempotencyKey) req = req.set('Idempotency-Key', request.idempotencyKey);
-        const res = request.body === undefined ? await req : await req.set('Content-Type', 'application/json').send(JSON.stringify(request.body));
+        const res = request.body === undefined ? await req : await req.set('Content-Type', request.contentType).send(JSON.stringify(request.body));
         const counts = answered.get(op.operationId) ?? new Map<number, number>();
         answered.set(op.operationId, counts.set(res.status, (counts.get(res.status) ?? 0) + 1));
-        const context = `${op.method.toUpperCase()} ${request.path}?${search} → ${res.status} ${(res.text ?? '').slice(0, 300)}`;
+        const context = `${op.method.toUpperCase()} ${request.path}?${search} [${request.contentType}] → ${res.status} ${(res.text ?? '').slice(0, 300)}`;
         if (res.status >= 500) throw new Error(`5xx: ${context}`);
-        if (!op.statuses.includes(res.status)) throw new Error(`a status the contract does not document for ${op.operationId}: ${context}`);
+        // A raw value with a `/` may make another path, or none (404, 405): that is not this
+        // operation — except where the contract keeps every value its own (x-unstorable-path-status).
+        const elsewhere = request.raw && op.unstorablePathStatus === undefined && res.status >= 400;
+        if (!elsewhere && !op.statuses.includes(res.status)) throw new Error(`a status the contract does not document for ${op.operationId}: ${context}`);
         if (res.status >= 400) {
           if (!/^application\/json/.test(res.headers['content-type'] ?? '')) throw new Error(`4xx without JSON: ${context}`);
           const errors = (res.body as { errors?: Record<string, unknown>[] }).errors;

@@ -141,6 +141,19 @@ describe('updatePassTemplate', () => {
     expect(untouched((await settled(before.id)).attributes, 'templateType', 'transitType')).toBe(untouched(before.attributes, 'templateType', 'transitType'));
   });
 
+  it('takes transitType null as "not set": no change on other templates, the default other on transit ones', async () => {
+    const before = await createProcessed(fullTemplate({ fields: {} }));
+    expect(before.attributes.transitType).toBeNull();
+    // What GET answers, sent back (the console's edit form): 200, nothing changed.
+    expect((await patch(before.id, { name: before.attributes.name, transitType: null }).expect(200)).body.data).toEqual(before);
+    // Becoming transit with null: the default.
+    await patch(before.id, { templateType: 'transit', transitType: null }).expect(202);
+    await patch(before.id, { transitType: 'ferry' }).expect(202);
+    expect((await settled(before.id)).attributes).toMatchObject({ templateType: 'transit', transitType: 'ferry' });
+    await patch(before.id, { transitType: null }).expect(202);
+    expect((await settled(before.id)).attributes).toMatchObject({ templateType: 'transit', transitType: 'other' });
+  });
+
   it('fails a design change that breaks a rule, and processes the fix', async () => {
     const before = await createProcessed(fullTemplate());
     await patch(before.id, { images: { logo: null } }).expect(202);

@@ -1,69 +1,106 @@
 /**
- * The README's Quickstart works as written: the template body it writes to coffee-club-card.json
- * and the pass body it sends are read out of README.md and sent as they are, through the same
- * operations (createPassTemplate, getPassTemplate until processed, createPass, the Apple file),
- * so a newcomer's copy-paste is never refused. The shell around them (variables, the wait loop)
- * was run against a fresh `npm start`; this keeps the bodies true as the contract changes.
+ * The README's Quickstart works as written, on a port that is not the default: its shell blocks
+ * (steps 1 to 4) are read out of README.md and run by bash as a newcomer pastes them — the admin
+ * CLI through `npm run -s admin`, curl, the `json` helper, the wait loop — with only `PORT` set
+ * in the terminal, against the service listening on that port. The CLI must find the server by
+ * `PORT` (no `ADMIN_URL`), `BASE` must follow it, and the pass file must download. Without a
+ * server, step 1 must say in one line which URL it tried, and no step may print a stack trace.
+ *
+ * `npm run -s admin` runs the compiled CLI when dist/ is built (`npm install` builds it; after
+ * changing src/, `npm run build`).
  */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { setAppleConfiguration } from './support/appleCredentials.ts';
-import { pollUntil } from './support/poll.ts';
-import { startTestService, type TestService } from './support/testService.ts';
+import { createHttpServer, listen, serveApp } from '../src/http/listener.ts';
+import { startTestService, testConfig, type TestService } from './support/testService.ts';
 
 const readme = readFileSync('README.md', 'utf8');
 const quickstart = readme.slice(readme.indexOf('## Quickstart\n'), readme.indexOf('\n## ', readme.indexOf('## Quickstart\n') + 1));
 
-/** The template body: the heredoc written to coffee-club-card.json. */
-function templateBody(): unknown {
-  const match = /cat > coffee-club-card\.json <<'JSON'\n([\s\S]*?)\nJSON\n/.exec(quickstart);
-  if (!match) throw new Error("The README Quickstart has no template body (cat > coffee-club-card.json <<'JSON' … JSON)");
-  return JSON.parse(match[1]!);
+/** The `sh` blocks of the Quickstart's steps 1 to 4 (step 5 is a phone). */
+function shellSteps(): string[] {
+  const steps = quickstart.slice(quickstart.indexOf('**1.'), quickstart.indexOf('**5.'));
+  const blocks = [...steps.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
+  if (blocks.length < 4) throw new Error(`The README Quickstart's steps 1 to 4 should have four sh blocks, found ${blocks.length}`);
+  return blocks;
 }
 
-/** The pass body: the `-d '…'` of the POST to /api/v1/passes, and that request's query. */
-function passRequest(): { query: string; body: unknown } {
-  const match = /"\$BASE\/api\/v1\/passes\?passTemplate=\$TEMPLATE_ID([^"]*)"[\s\S]*?-d '([^']+)'/.exec(quickstart);
-  if (!match) throw new Error('The README Quickstart has no pass request (POST "$BASE/api/v1/passes?passTemplate=$TEMPLATE_ID…" -d \'…\')');
-  return { query: match[1]!, body: JSON.parse(match[2]!) };
+/** A port nothing listens on (taken from the system, then released). */
+async function closedPort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => probe.once('listening', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
+
+/** Runs `script` with bash in `cwd`, with `env` on top of PATH and HOME only. */
+function bash(script: string, cwd: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      'bash',
+      ['-c', script],
+      { cwd, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** No stack trace line (`    at JSON.parse (<anonymous>)`, `at file:///…:1:2`) and no SyntaxError. */
+const STACK_TRACE = /^\s+at .+|SyntaxError/m;
 
 let service: TestService;
+let server: ReturnType<typeof createHttpServer>;
+let port: number;
+/** A directory inside the repository (npm finds package.json above it), out of git. */
+let terminal: string;
+
 beforeAll(async () => {
-  service = await startTestService({ jobs: 'work' });
+  // As `npm start` runs on the embedded database: links from the request's host, no PUBLIC_BASE_URL.
+  service = await startTestService({ jobs: 'work', config: { publicBaseUrl: undefined } });
+  server = createHttpServer(testConfig());
+  serveApp(server, service.app);
+  await listen(server, 0, '127.0.0.1');
+  port = (server.address() as AddressInfo).port;
+  await mkdir('test/artifacts', { recursive: true });
+  terminal = await mkdtemp(join('test/artifacts', 'quickstart-'));
 });
-afterAll(() => service.close());
+afterAll(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  await service?.close();
+});
 
-it('accepts the template and the pass the README Quickstart sends, and serves the pass file', async () => {
-  const { accountId, token } = await service.createAccount('Acme Coffee');
-  await service.createEntity(accountId, 'Soho');
+it('runs steps 1 to 4 as written with PORT set to a port that is not 3000', async () => {
+  expect(port).not.toBe(3000);
+  const script = `set -e -o pipefail\n${shellSteps().join('\n')}\nprintf 'RESULT %s %s %s %s\\n' "$BASE" "$API_KEY" "$status" "$DOWNLOAD_URL"\n`;
+  const run = await bash(script, terminal, { PORT: String(port), ADMIN_TOKEN: service.adminToken, DATA_DIR: join(terminal, 'data') });
+  expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+  const [, base, apiKey, status, downloadUrl] = /^RESULT (\S+) (\S+) (\S+) (\S+)$/m.exec(run.stdout) ?? [];
+  expect({ base, status }).toEqual({ base: `http://127.0.0.1:${port}`, status: 'processed' });
+  expect(downloadUrl).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/passes/[0-9a-f-]{36}$`));
+  expect(run.stdout).toContain('200 application/vnd.apple.pkpass');
 
-  const created = await service.api
-    .post('/api/v1/pass-templates')
-    .set(service.auth(token))
-    .send(templateBody() as object);
-  expect({ status: created.status, processingStatus: created.body.attributes?.processingStatus }).toEqual({ status: 202, processingStatus: 'processing' });
-  // The README's wait loop: read the template until processingStatus is no longer `processing`.
-  const template = await pollUntil(
-    () => service.api.get(`/api/v1/pass-templates/${created.body.id}`).set(service.auth(token)),
-    (res) => res.body.data?.attributes?.processingStatus !== 'processing',
-    { timeoutMs: 30_000, intervalMs: 200 },
-  );
-  expect(template.body.data.attributes).not.toHaveProperty('processingStatus');
-
-  const { query, body } = passRequest();
-  const pass = await service.api
-    .post(`/api/v1/passes?passTemplate=${created.body.id}${query}`)
-    .set(service.auth(token))
-    .send(body as object);
-  expect(pass.status).toBe(200);
+  // The pass the README's body made: the member's barcode from its extId, shown as text.
+  const passId = downloadUrl!.split('/').pop();
+  const pass = await service.api.get(`/api/v1/passes/${passId}`).set(service.auth(apiKey!)).expect(200);
   expect(pass.body.data.attributes).toMatchObject({
     extId: 'member-1042',
     barcode: { type: 'qr', source: 'extId', value: 'member-1042', displayText: 'member-1042' },
-    downloadUrl: `http://wallet.test/passes/${pass.body.data.id}`,
   });
+  expect(run.stdout).not.toMatch(STACK_TRACE);
+}, 180_000);
 
-  // Step 2 (development Apple credentials, here the test suite's), then the file the holder page offers an iPhone.
-  await setAppleConfiguration(service, accountId);
-  const file = await service.api.get(`/passes/${pass.body.data.id}/apple`).buffer(true);
-  expect({ status: file.status, type: file.headers['content-type'] }).toEqual({ status: 200, type: 'application/vnd.apple.pkpass' });
-}, 90_000);
+it('says in one line which URL it tried when no server listens there, and prints no stack trace', async () => {
+  const closed = await closedPort();
+  // Pasted without `set -e`, as a newcomer does: every line of step 1 runs.
+  const run = await bash(shellSteps()[0]!, terminal, { PORT: String(closed), ADMIN_TOKEN: service.adminToken });
+  expect(run.stderr).toContain(
+    `Could not reach the administration API at http://127.0.0.1:${closed}/admin/v1/accounts (connect ECONNREFUSED 127.0.0.1:${closed})`,
+  );
+  expect(run.stderr).toContain('Expected JSON with account.id, got: nothing');
+  expect(`${run.stdout}\n${run.stderr}`).not.toMatch(STACK_TRACE);
+}, 60_000);

@@ -218,6 +218,14 @@ describe('list, get, update, rotate, delete', () => {
       .send({ webhookSubscription: { url: 'https://10.0.0.1/x' } });
     expect(refused.status).toBe(400);
     expect(refused.body.errors[0].source).toEqual({ pointer: '/webhookSubscription/url' });
+    // The URL it has is not a change: sent back as GET answers it (here a host no resolver knows),
+    // it is not checked again, so the subscription can still be disabled.
+    const unchanged = await strict.api
+      .patch(`/api/v1/webhook-subscriptions/${row.id}`)
+      .set(strict.auth(account.token))
+      .send({ webhookSubscription: { url: 'https://hooks.example.com/x', enabled: false } });
+    expect({ status: unchanged.status, errors: unchanged.body.errors }).toEqual({ status: 200, errors: undefined });
+    expect(unchanged.body.data.attributes).toMatchObject({ url: 'https://hooks.example.com/x', enabled: false });
   });
 
   it('rotates the secret: a new one, shown once, stored sealed', async () => {

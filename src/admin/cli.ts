@@ -31,9 +31,11 @@
  *                                          → { "rotation": { "rotated": { … }, "remaining": 0 } }
  *                                            (opens the database itself: src/admin/secretsRotation.ts)
  *
- * Environment: `ADMIN_URL` (default http://127.0.0.1:3000); the token from `ADMIN_TOKEN`, else
+ * Environment: `ADMIN_URL`, else `http://<HOST>:<PORT>` from the server's own variables
+ * (defaults 127.0.0.1 and 3000; src/config.ts `adminApiUrl`); the token from `ADMIN_TOKEN`, else
  * `<DATA_DIR>/admin-token` (DATA_DIR default ./data). Exit codes: 0 success, 1 the API refused or
- * could not be reached (its error detail is printed), 2 bad arguments (usage is printed). When
+ * could not be reached (its error detail, or the URL tried and why, is printed in one line), 2 bad
+ * arguments (usage is printed) or an unusable ADMIN_URL/PORT (the variable is named). When
  * the reader of the output goes away early (`| head -c1`), the CLI stops quietly with 0.
  *
  * @module admin/cli
@@ -43,6 +45,7 @@ import { join, resolve } from 'node:path';
 import { inspect, parseArgs } from 'node:util';
 import createClient from 'openapi-fetch';
 import type { paths } from '../../generated/api.d.ts';
+import { adminApiUrl, ConfigError } from '../config.ts';
 import { adminTokenPath } from '../security/adminToken.ts';
 import { createDevelopmentCertificates } from '../wallet/apple/developmentCertificates.ts';
 
@@ -88,8 +91,8 @@ Commands:
                                               the database (DATABASE_URL or DATA_DIR) itself: stop
                                               an embedded server first. Default batch 100.
 
-Environment: ADMIN_URL (default http://127.0.0.1:3000), ADMIN_TOKEN (default: read
-<DATA_DIR>/admin-token, DATA_DIR default ./data).`;
+Environment: ADMIN_URL (default http://<HOST>:<PORT>, the server's own HOST and PORT, defaults
+127.0.0.1 and 3000), ADMIN_TOKEN (default: read <DATA_DIR>/admin-token, DATA_DIR default ./data).`;
 
 /** Bad command-line arguments (exit code 2). */
 export class UsageError extends Error {
@@ -112,7 +115,7 @@ function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T
   if (result.data !== undefined) return result.data;
   const body = result.error as ErrorBody | undefined;
   const details = body?.errors?.map((e) => e.detail ?? e.title).filter(Boolean) ?? [];
-  throw new ApiError(details.length ? details.join('\n') : `The API answered ${result.response.status}.`);
+  throw new ApiError(details.length ? details.join('\n') : `The API answered ${result.response.status} at ${result.response.url}.`);
 }
 
 function required(value: string | undefined, flag: string): string {
@@ -459,6 +462,29 @@ function googleOutput(attributes: { issuerId: string; clientEmail: string; priva
   };
 }
 
+/** Why a connection failed, in one line: the system error of `fetch`'s cause (`connect ECONNREFUSED 127.0.0.1:3000`). */
+function connectionFailure(error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause as (Error & { code?: string; errors?: Error[] }) | undefined;
+  const reason = cause?.errors?.[0] ?? cause;
+  return reason?.message || (error as Error).message;
+}
+
+/**
+ * `fetch` for the API client: a server that cannot be reached is reported with the URL that was
+ * tried and where that URL came from (undici's own error says only "fetch failed").
+ * @throws ApiError when no connection could be made.
+ */
+async function fetchNamingTheUrl(request: Request): Promise<Response> {
+  try {
+    return await fetch(request);
+  } catch (error) {
+    throw new ApiError(
+      `Could not reach the administration API at ${request.url} (${connectionFailure(error)}). Is the server running? ` +
+        'The CLI uses ADMIN_URL, else the HOST and PORT the server reads.',
+    );
+  }
+}
+
 /** Reads the admin token: ADMIN_TOKEN, else the file the server generated in DATA_DIR. */
 async function adminToken(env: NodeJS.ProcessEnv): Promise<string> {
   if (env.ADMIN_TOKEN) return env.ADMIN_TOKEN;
@@ -481,14 +507,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, out = process
     out.write(`${USAGE}\n`);
     return 0;
   }
+  let baseUrl: string | undefined;
   try {
     const result = await runCommand(
       argv,
-      async () =>
-        createClient<paths>({
-          baseUrl: (env.ADMIN_URL || 'http://127.0.0.1:3000').replace(/\/+$/, ''),
-          headers: { Authorization: `Bearer ${await adminToken(env)}` },
-        }),
+      async () => {
+        baseUrl = adminApiUrl(env);
+        return createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${await adminToken(env)}` }, fetch: fetchNamingTheUrl });
+      },
       env,
       (line) => err.write(`${line}\n`),
     );
@@ -500,9 +526,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, out = process
       err.write(`${(error as Error).message}\n\n${USAGE}\n`);
       return 2;
     }
-    const message = error instanceof ApiError ? error.message : `Could not reach the API: ${(error as Error).message}`;
+    const message =
+      error instanceof ApiError || error instanceof ConfigError
+        ? error.message
+        : error instanceof SyntaxError && baseUrl
+          ? `The server at ${baseUrl} answered something that is not JSON: is that the Wallet Pass Service (ADMIN_URL, or HOST and PORT)?`
+          : (error as Error).message;
     err.write(`${json ? JSON.stringify({ error: message }) : `Error: ${message}`}\n`);
-    return 1;
+    return error instanceof ConfigError ? 2 : 1;
   }
 }
 

@@ -65,6 +65,13 @@ function describe(issue: ValidatorIssue): string {
   return /^[A-Z]/.test(message) ? `${message}.`.replace(/\.\.$/, '.') : `${subject} ${message}.`;
 }
 
+/**
+ * The parse errors of busboy (https://github.com/mscdex/busboy, lib/types/multipart.js and
+ * lib/index.js), the multipart parser under multer: what a body that is not a well-formed form
+ * gets. They carry no code, only these messages.
+ */
+const MALFORMED_MULTIPART = /^(Unexpected end of (form|file)|Malformed part header|Malformed content type)$/;
+
 /** An error of express-openapi-validator (or of multer through it) as an {@link HttpError}, or null when `e` is none. */
 function validatorError(e: HttpLikeError, operationId?: string): HttpError | null {
   const status = e?.status ?? e?.statusCode;
@@ -168,6 +175,27 @@ function classify(err: unknown, operationId?: string): HttpError | null {
   if (typeof e?.code === 'string' && /^(Z_|ERR__ERROR|ERR_BROTLI|ERR_ZSTD)/.test(e.code)) {
     return new HttpError(400, 'invalid_body_encoding', 'Undecodable request body', [
       { detail: 'The request body is not what its Content-Encoding says it is.', source: { header: 'Content-Encoding' } },
+    ]);
+  }
+  // A body that is not the multipart form its Content-Type announces (JSON sent as
+  // `multipart/form-data; boundary=x`, a form cut short, a part without headers): busboy's parse
+  // error, which multer passes on and express-openapi-validator reports as a 500.
+  const status = e?.status ?? e?.statusCode;
+  if (status === 500 && MALFORMED_MULTIPART.test(e?.message ?? '')) {
+    return new HttpError(400, 'invalid_multipart', 'Malformed multipart form', [
+      {
+        detail: `The request body is not the multipart/form-data form (RFC 7578) its Content-Type announces: ${e.message}. A JSON body is sent with Content-Type: application/json.`,
+        source: { header: 'Content-Type' },
+      },
+    ]);
+  }
+  // The validator's wording for busboy's "Multipart: Boundary not found".
+  if (status === 400 && e?.message === 'multipart file(s) required') {
+    return new HttpError(400, 'invalid_multipart', 'Malformed multipart form', [
+      {
+        detail: 'Content-Type multipart/form-data needs its boundary parameter (RFC 2046, section 5.1.1), e.g. multipart/form-data; boundary=----form.',
+        source: { header: 'Content-Type' },
+      },
     ]);
   }
   if (e?.type === 'request.size.invalid' || e?.type === 'request.aborted') {

@@ -49,6 +49,8 @@ export interface ContractOperation extends DocumentOperation {
   parameters: ParameterObject[];
   /** Whether the operation documents a request body. */
   hasBody: boolean;
+  /** The media types its request body may be sent as (`application/json`, `multipart/form-data`). */
+  bodyMediaTypes: string[];
   /**
    * For an operation whose body is `multipart/form-data` only: the form field that carries the
    * file (the member `encoding` gives a content type); the example's value for it is the file's text.
@@ -65,7 +67,8 @@ export interface ContractOperation extends DocumentOperation {
 
 type Document = ReturnType<typeof loadApiDocument>;
 
-function resolveRef<T>(document: Document, value: unknown): T {
+/** Follows `value`'s local `$ref`s (`#/components/…`) in `document` until it is not a reference. */
+export function resolveRef<T>(document: Document, value: unknown): T {
   let current = value as { $ref?: string };
   while (current && typeof current.$ref === 'string') {
     current = current.$ref
@@ -117,6 +120,7 @@ export function contractOperations(document: Document = loadApiDocument()): Cont
       auth: (schemes[0] as 'bearerAuth' | 'adminAuth' | undefined) ?? 'none',
       parameters,
       hasBody: operation.requestBody !== undefined,
+      bodyMediaTypes: Object.keys(content ?? {}),
       bodyExample: json ? firstExample(document, json) : undefined,
       ...(form?.encoding ? { multipartFile: Object.keys(form.encoding)[0] } : {}),
       ...(operation['x-unstorable-path-status'] === undefined ? {} : { unstorablePathStatus: operation['x-unstorable-path-status'] }),

@@ -7,7 +7,8 @@ import { serializeSubscription } from '../../domain/webhooks/serializeWebhookSub
 
 /**
  * `PATCH /api/v1/webhook-subscriptions/{id}` (PassEntry API reference, webhook subscriptions):
- * `url` (checked as on creation), `enabled`, `subscribedEvents`. Enabling clears the reason the
+ * `url` (checked as on creation when it changes; the delivery guard checks every delivery),
+ * `enabled`, `subscribedEvents`. Enabling clears the reason the
  * service disabled it and the failure count, and queues its pending deliveries again, in the
  * same transaction.
  * @throws NotFoundError; ValidationError for a refused URL; ConflictError for a URL the scope has.
@@ -15,9 +16,10 @@ import { serializeSubscription } from '../../domain/webhooks/serializeWebhookSub
 export const updateWebhookSubscription: OperationHandler<'updateWebhookSubscription'> = async ({ params, body, write, ctx }) => {
   const accountId = accountOf(ctx);
   const input = body.webhookSubscription;
-  await requireAccountSubscription(ctx.db.prisma, accountId, params.id);
+  const current = await requireAccountSubscription(ctx.db.prisma, accountId, params.id);
   const changes: WebhookSubscriptionChanges = {};
-  if (input.url !== undefined) changes.url = await checkWebhookUrl(input.url, ctx.config);
+  // The URL it has is not a change (what GET answers is accepted back); each delivery checks it again.
+  if (input.url !== undefined && input.url !== current.url) changes.url = await checkWebhookUrl(input.url, ctx.config);
   if (input.subscribedEvents !== undefined) changes.subscribedEvents = input.subscribedEvents;
   if (input.enabled !== undefined) changes.enabled = input.enabled;
   if (input.enabled === true) Object.assign(changes, { disabledReason: null, disabledAt: null, consecutiveFailures: 0 });

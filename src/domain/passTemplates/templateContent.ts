@@ -145,13 +145,16 @@ export function newTemplateContent(input: PassTemplateCreate): TemplateContent {
  * The content after an update (PassEntry API reference: Update a pass template): the patch merged into the current content (RFC 7396).
  * @param current The stored content.
  * @param patch The validated `passTemplate` member of an update request.
- * @throws ValidationError (pointer `/passTemplate/transitType`) when a `transitType` is given for
- *   a template that is not, and does not become, `transit`.
+ * `transitType: null` removes the member (RFC 7396): a transit template gets its default `other`
+ * back, any other template has none anyway.
+ * @throws ValidationError (pointer `/passTemplate/transitType`) when a `transitType` other than
+ *   `null` is given for a template that is not, and does not become, `transit`.
  */
 export function updatedTemplateContent(current: TemplateContent, patch: PassTemplateUpdate): TemplateContent {
   const merged = mergePatch(withoutNulls(current), patch) as Record<string, unknown>;
   if (merged.templateType !== 'transit') {
-    if (patch.transitType !== undefined) {
+    // `null` is "not set", what GET answers for such a template: accepted, a change of nothing.
+    if (patch.transitType !== undefined && patch.transitType !== null) {
       throw new ValidationError({
         detail: `transitType applies to transit templates only; this template is ${String(merged.templateType)}.`,
         source: { pointer: '/passTemplate/transitType' },
