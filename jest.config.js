@@ -16,7 +16,8 @@ const base = {
 };
 
 const coverageCheck = '<rootDir>/test/contractCoverage.test.ts';
-const suite = { ...base, testPathIgnorePatterns: ['/node_modules/', coverageCheck] };
+// test/field/ is the field suite (`npm run test:field`, its own configuration, on a simulated internet).
+const suite = { ...base, testPathIgnorePatterns: ['/node_modules/', coverageCheck, '<rootDir>/test/field/'] };
 
 /** @type {import('jest').Config} */
 export default process.env.CONTRACT_COVERAGE === 'check'

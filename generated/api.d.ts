@@ -2168,9 +2168,10 @@ export interface components {
          *     `[::1]`, on the embedded default), or a `data:` URL holding the image itself
          *     (`data:image/png;base64,…` or `data:image/jpeg;base64,…`, RFC 2397). The image is fetched once,
          *     checked to be a PNG or JPEG of at most 5 MB and 40 megapixels, converted to PNG and scaled to
-         *     the sizes Apple Wallet asks for; wallets never fetch this URL. Fetches refuse private and
-         *     link-local addresses (unless the operator allows them), take at most 10 s and follow at most
-         *     3 redirects. A failure makes the template `failed` with a processing error naming the image.
+         *     the sizes Apple Wallet asks for; wallets never fetch this URL. Fetches refuse private,
+         *     link-local and other special-purpose addresses (unless the operator allows them), take at most
+         *     5 s in all — resolving the name, connecting, TLS and the image, every redirect included
+         *     (`OUTBOUND_TIMEOUT_MS`) — and follow at most 3 redirects. A failure makes the template `failed` with a processing error naming the image.
          * @example https://cdn.example.com/brand/logo.png
          */
         ImageUrl: string;
@@ -4774,7 +4775,8 @@ export interface components {
                 requestId: components["schemas"]["Uuid"];
                 /**
                  * @description `delivered` (a 2xx answer); `httpError` (another status); `timeout` (no full answer
-                 *     within 10 s); `networkError` (no connection); `refused` (the URL no longer passes the
+                 *     within the time budget, 5 s by default; `error` says what ran out: DNS, connecting,
+                 *     the TLS handshake or the response); `networkError` (no connection); `refused` (the URL no longer passes the
                  *     destination check, e.g. its name now resolves to a private address).
                  * @enum {string}
                  */
@@ -4880,8 +4882,9 @@ export interface components {
         /**
          * Format: uri
          * @description Where events are POSTed: an `https:` URL whose host resolves to public addresses only (no
-         *     private, loopback, link-local or other special-purpose address, checked at creation and again
-         *     before every delivery, after resolving the name). The operator may allow private addresses,
+         *     private, loopback, link-local or other address of the IANA IPv4 and IPv6 special-purpose
+         *     registries, IPv4-mapped IPv6 addresses judged as the IPv4 address they map; checked at
+         *     creation and again before every delivery, after resolving the name). The operator may allow private addresses,
          *     and `http:` on loopback, with `WEBHOOK_ALLOW_PRIVATE=true`. No credentials in the URL.
          * @example https://hooks.example.com/wallet
          */
@@ -8577,14 +8580,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx status within 10 seconds means delivered; the body is ignored. */
+            /** @description Any 2xx status within 5 seconds (the operator's `WEBHOOK_TIMEOUT_MS`) means delivered; the body is ignored. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Any other status, or no answer within 10 seconds, is retried with exponential back-off for about a day. */
+            /** @description Any other status, or no answer within 5 seconds, is retried with exponential back-off for about a day. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8627,14 +8630,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx status within 10 seconds means delivered; the body is ignored. */
+            /** @description Any 2xx status within 5 seconds (the operator's `WEBHOOK_TIMEOUT_MS`) means delivered; the body is ignored. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Any other status, or no answer within 10 seconds, is retried with exponential back-off for about a day. */
+            /** @description Any other status, or no answer within 5 seconds, is retried with exponential back-off for about a day. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8677,14 +8680,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx status within 10 seconds means delivered; the body is ignored. */
+            /** @description Any 2xx status within 5 seconds (the operator's `WEBHOOK_TIMEOUT_MS`) means delivered; the body is ignored. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Any other status, or no answer within 10 seconds, is retried with exponential back-off for about a day. */
+            /** @description Any other status, or no answer within 5 seconds, is retried with exponential back-off for about a day. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8727,14 +8730,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx status within 10 seconds means delivered; the body is ignored. */
+            /** @description Any 2xx status within 5 seconds (the operator's `WEBHOOK_TIMEOUT_MS`) means delivered; the body is ignored. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Any other status, or no answer within 10 seconds, is retried with exponential back-off for about a day. */
+            /** @description Any other status, or no answer within 5 seconds, is retried with exponential back-off for about a day. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8777,14 +8780,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx status within 10 seconds means delivered; the body is ignored. */
+            /** @description Any 2xx status within 5 seconds (the operator's `WEBHOOK_TIMEOUT_MS`) means delivered; the body is ignored. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Any other status, or no answer within 10 seconds, is retried with exponential back-off for about a day. */
+            /** @description Any other status, or no answer within 5 seconds, is retried with exponential back-off for about a day. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8827,14 +8830,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx status within 10 seconds means delivered; the body is ignored. */
+            /** @description Any 2xx status within 5 seconds (the operator's `WEBHOOK_TIMEOUT_MS`) means delivered; the body is ignored. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Any other status, or no answer within 10 seconds, is retried with exponential back-off for about a day. */
+            /** @description Any other status, or no answer within 5 seconds, is retried with exponential back-off for about a day. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8877,14 +8880,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx status within 10 seconds means delivered; the body is ignored. */
+            /** @description Any 2xx status within 5 seconds (the operator's `WEBHOOK_TIMEOUT_MS`) means delivered; the body is ignored. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Any other status, or no answer within 10 seconds, is retried with exponential back-off for about a day. */
+            /** @description Any other status, or no answer within 5 seconds, is retried with exponential back-off for about a day. */
             400: {
                 headers: {
                     [name: string]: unknown;

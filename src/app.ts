@@ -130,6 +130,7 @@ function requestContext(runtime: Runtime): RequestHandler {
       apiTokens: runtime.apiTokens,
       metrics: runtime.metrics,
       googleCallbackKeys: runtime.googleCallbackKeys,
+      resolveHost: runtime.resolveHost,
       baseUrl: baseUrlOf(req, config),
       accountId: null,
       requestId: String(req.id),

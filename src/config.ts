@@ -95,7 +95,14 @@ export interface Config {
   webhookRetryBaseMs: number;
   /** How long a webhook delivery is retried before it is marked failed, in ms (`WEBHOOK_RETRY_WINDOW_MS`, default 86400000: a day). */
   webhookRetryWindowMs: number;
-  /** Time allowed for one webhook request, in ms (`WEBHOOK_TIMEOUT_MS`, default 10000). */
+  /**
+   * The time budget of one outbound request to an address a user chose — a template image, and
+   * the default of {@link Config.webhookTimeoutMs} — in ms (`OUTBOUND_TIMEOUT_MS`, default 5000): it
+   * covers resolving the name, connecting, the TLS handshake and the whole response
+   * (src/net/outboundRequest.ts).
+   */
+  outboundTimeoutMs: number;
+  /** The time budget of one webhook request, in ms (`WEBHOOK_TIMEOUT_MS`, default `OUTBOUND_TIMEOUT_MS`). */
   webhookTimeoutMs: number;
   /** Deliveries failing in a row after which a subscription is disabled (`WEBHOOK_DISABLE_AFTER_FAILURES`, default 5). */
   webhookDisableAfterFailures: number;
@@ -230,6 +237,9 @@ export function adminApiUrl(env: NodeJS.ProcessEnv): string {
 /** Google's root signing keys of Wallet callbacks (Google, "Add and delete callbacks", `PUBLIC_KEY_URL`). */
 export const GOOGLE_WALLET_CALLBACK_KEYS_URL = 'https://pay.google.com/gp/m/issuer/keys';
 
+/** Default time budget of one outbound request, in ms (`OUTBOUND_TIMEOUT_MS`). */
+export const DEFAULT_OUTBOUND_TIMEOUT_MS = 5000;
+
 /** Length of the secrets key, in bytes (AES-256). */
 export const SECRETS_KEY_BYTES = 32;
 
@@ -321,6 +331,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     throw new ConfigError('GOOGLE_WALLET_CALLBACKS=true needs an https PUBLIC_BASE_URL that Google can reach (e.g. https://wallet.example.com).');
   }
   const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  const outboundTimeoutMs = integer(env, 'OUTBOUND_TIMEOUT_MS', DEFAULT_OUTBOUND_TIMEOUT_MS, 100, 60_000);
   const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
   if (headersTimeoutMs > requestTimeoutMs) {
     throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs}).`);
@@ -350,7 +361,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 30_000, 10, 3_600_000),
     webhookRetryWindowMs: integer(env, 'WEBHOOK_RETRY_WINDOW_MS', 86_400_000, 1000, 7 * 86_400_000),
-    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    outboundTimeoutMs,
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', outboundTimeoutMs, 100, 60_000),
     webhookDisableAfterFailures: integer(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 5, 1, 1000),
     passBatchChunkSize: integer(env, 'PASS_BATCH_CHUNK_SIZE', 1000, 1, 10_000),
     webConcurrency: webConcurrency(env, databaseUrl),

@@ -13,6 +13,7 @@ import type { DataDirLock } from './db/dataDirLock.ts';
 import type { Database } from './db/database.ts';
 import type { JobQueue } from './jobs/queue.ts';
 import type { Logger } from './logger.ts';
+import type { Resolver } from './net/outboundRequest.ts';
 import type { ServiceMetrics } from './metrics.ts';
 import type { ApiTokenCache } from './security/apiTokenCache.ts';
 import type { SecretCipher } from './security/secrets.ts';
@@ -48,6 +49,11 @@ export interface Runtime {
   readonly googleWallet: GoogleWalletClient;
   /** Google's root keys of Wallet callbacks (`GOOGLE_WALLET_CALLBACK_KEYS_URL`), fetched and cached per process. */
   readonly googleCallbackKeys: GoogleCallbackKeys;
+  /**
+   * Resolves the host names of outbound requests to addresses users chose (webhooks, template
+   * images) before the guard checks them (src/net/outboundRequest.ts): the system resolver; tests inject one.
+   */
+  readonly resolveHost: Resolver;
   /** The pass-change outbox relay (src/delivery/passChangeRelay.ts): relays this process's changes as they commit; started with the workers, also what is left in the outbox. */
   readonly passChangeRelay: BackgroundTask;
   /** The lock of `DATA_DIR` held while the embedded database is open (src/db/dataDirLock.ts); released by {@link closeRuntime}. */

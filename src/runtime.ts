@@ -24,6 +24,7 @@ import { createGoogleWalletClient, type GoogleWalletClient } from './wallet/goog
 import { createGoogleCallbackKeys } from './wallet/google/callbackKeys.ts';
 import { createGoogleThrottle } from './delivery/googleRateLimit.ts';
 import { createPassChangeRelay } from './delivery/passChangeRelay.ts';
+import { systemResolver, type Resolver } from './net/outboundRequest.ts';
 
 /** What {@link assembleRuntime} builds a runtime from. */
 export interface RuntimeParts {
@@ -45,6 +46,8 @@ export interface RuntimeParts {
   dataDirLock?: DataDirLock;
   /** Also measure Node's process metrics (default false: tests run many runtimes in one process). */
   processMetrics?: boolean;
+  /** Resolver of the host names webhooks and template images name (default: the system's, `getaddrinfo`). */
+  resolveHost?: Resolver;
   /** Time between rounds of the pass-change outbox relay, in ms (default 5000). */
   passChangeRelayIntervalMs?: number;
 }
@@ -70,6 +73,7 @@ export function assembleRuntime(parts: RuntimeParts): Runtime {
         tokenUrl: config.googleOauthTokenUrl,
         throttle: createGoogleThrottle(db, config.googleWalletRequestsPerSecond),
       }),
+    resolveHost: parts.resolveHost ?? systemResolver,
     googleCallbackKeys: createGoogleCallbackKeys({ url: config.googleWalletCallbackKeysUrl, clock: parts.clock ?? systemClock }),
     passChangeRelay: createPassChangeRelay(
       { config, logger, db, jobs },

@@ -78,8 +78,8 @@ describe('setAppleConfiguration', () => {
     expect(JSON.stringify(res.body) + service.logText()).not.toContain('correct horse');
   });
 
-  it('takes a .p12 file with its passphrase', async () => {
-    const chain = createDevelopmentCertificates({ passTypeIdentifier: 'pass.com.example.tickets', teamIdentifier: TEAM_ID, organizationName: 'Tickets' });
+  it('takes a .p12 file with its passphrase, its organisation named in any script', async () => {
+    const chain = createDevelopmentCertificates({ passTypeIdentifier: 'pass.com.example.tickets', teamIdentifier: TEAM_ID, organizationName: '星珈琲 Ζωή' });
     const res = await put(
       {
         appleConfiguration: {
@@ -93,6 +93,7 @@ describe('setAppleConfiguration', () => {
       'pass.com.example.tickets',
     ).expect(201);
     expect(res.body.data.attributes).toMatchObject({ passTypeIdentifier: 'pass.com.example.tickets', isDefault: false });
+    expect(res.body.data.attributes.certificate.subject.o).toBe('星珈琲 Ζωή');
     expect(service.logText()).not.toContain('s3cret');
   });
 

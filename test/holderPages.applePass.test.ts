@@ -97,6 +97,16 @@ describe('downloadApplePass', () => {
     expect(json.authenticationToken).toEqual(expect.stringMatching(/^[\w-]{16,}$/));
   });
 
+  it('names the file of a template with a non-Latin name in filename* (RFC 8187), with an ASCII fallback', async () => {
+    const named = await createTemplate(service, tenant.token, loyaltyTemplate({ name: '星珈琲 メンバーズカード' }));
+    const pass = await issuePass(service, tenant.token, named, { pass: { member: '山田 花子' } });
+    const res = await download(pass.id).expect(200);
+    expect(res.headers['content-disposition']).toBe(
+      `attachment; filename=pass.pkpass; filename*=UTF-8''${encodeURIComponent('星珈琲 メンバーズカード.pkpass')}`,
+    );
+    expect((await inspectPkpass(res.body as Buffer, root())).signatureVerified).toBe(true);
+  });
+
   it('keeps the authenticationToken of a pass and serves the cached file until the pass changes', async () => {
     const pass = await issuePass(service, tenant.token, templateId);
     const first = await download(pass.id).expect(200);

@@ -3,11 +3,10 @@
  * local receiver (test/support/webhookReceiver.ts): every event arrives signed, with the body the
  * contract's `webhooks:` section describes, in the order it happened for its pass; failures are
  * retried with growing, jittered delays and every attempt is listed; rotated secrets sign the
- * next requests; a destination that resolves to a private address is refused at delivery time;
+ * next requests; a destination whose name now resolves to a private address is refused at delivery time;
  * subscriptions failing delivery after delivery are disabled with a reason.
  */
 import { createApnsClient, type ApnsClient } from '../src/wallet/apple/apns.ts';
-import { webhookSecretContext } from '../src/security/secretContexts.ts';
 import { setAppleConfiguration } from './support/appleCredentials.ts';
 import { startFakeApns, type FakeApns } from './support/fakeApns.ts';
 import { createTemplate, issuePass, loyaltyTemplate } from './support/passes.ts';
@@ -17,6 +16,7 @@ import { startWebhookReceiver, verifyWebhookSignature, type ReceivedWebhook, typ
 import { webhookBodyProblems } from './support/webhookContract.ts';
 import { pollUntil } from './support/poll.ts';
 import { recordWebhookEvent } from '../src/domain/webhooks/webhookEvents.ts';
+import type { Resolver } from '../src/net/outboundRequest.ts';
 
 const ALL_EVENTS = ['passCreated', 'passInstalled', 'passRemoved', 'passScanned', 'passUpdated', 'batchCompleted', 'passTemplateProcessed'];
 const BASE_MS = 1000;
@@ -262,35 +262,50 @@ it('signs the requests made after a rotation, retries of earlier events included
   }
 }, 30_000);
 
-it('refuses, at delivery time, a URL whose name now resolves to a private address, unless the operator allows it', async () => {
-  const hooks = await receiver();
-  const strict = await startTestService({ jobs: 'work', config: { webhookRetryBaseMs: 60_000 } });
+it('refuses, at delivery time, a URL whose name now resolves to a private, loopback, link-local or IPv4-mapped private address (no WEBHOOK_ALLOW_PRIVATE)', async () => {
+  // The names resolved to a public address when the subscriptions were made; then DNS changed.
+  const dns = new Map<string, string>();
+  const resolveHost: Resolver = async (hostname) => {
+    const address = dns.get(hostname);
+    if (!address) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    return [{ address, family: address.includes(':') ? 6 : 4 }];
+  };
+  const strict = await startTestService({ jobs: 'work', resolveHost, config: { webhookRetryBaseMs: 60_000 } });
   services.push(strict);
   const tenant = await strict.createAccount();
-  // Stored as if it had passed the check when created (its name resolved to a public address then).
-  const id = '0194f3f1-1b2c-7d3e-8f40-5b6c7d8e9f99';
-  await strict.database.db.prisma.webhookSubscription.create({
-    data: {
-      id,
-      accountId: tenant.accountId,
-      scopeType: 'organisation',
-      scopeName: tenant.accountId,
-      url: `https://localhost:${hooks.port}/private`,
-      secretEncrypted: strict.runtime.secrets.encrypt('whsec_test', webhookSecretContext(id)),
-      subscribedEvents: ['passCreated'],
-    },
-  });
-  await sendTest(strict, tenant.token, id);
-  const deadline = Date.now() + 15_000;
-  let attempts: { attributes: Record<string, unknown> }[] = [];
-  while (!attempts.length && Date.now() < deadline) {
-    attempts = (await strict.api.get(`/api/v1/webhook-subscriptions/${id}/delivery-attempts`).set(strict.auth(tenant.token)).expect(200)).body.data;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  const rebound = [
+    ['hooks-a.merchant.example', '10.0.0.8', 'private'],
+    ['hooks-b.merchant.example', '127.0.0.1', 'loopback'],
+    ['hooks-c.merchant.example', '169.254.169.254', 'linkLocal'],
+    ['hooks-d.merchant.example', '::ffff:172.16.0.9', 'private'],
+  ] as const;
+  const subscriptions: string[] = [];
+  for (const [host] of rebound) {
+    dns.set(host, '93.184.215.14');
+    subscriptions.push((await subscribe(strict, tenant.token, `https://${host}/wallet-events`, ['passCreated'])).id);
   }
-  expect(attempts[0]?.attributes).toMatchObject({ outcome: 'refused', status: 0, attempt: 1 });
-  expect(String(attempts[0]?.attributes.error)).toMatch(/private or reserved address/);
-  expect(hooks.received).toHaveLength(0);
-}, 30_000);
+  for (const [host, address] of rebound) dns.set(host, address);
+  for (const id of subscriptions) await sendTest(strict, tenant.token, id);
+  const attemptsOf = async (id: string) =>
+    (await strict.api.get(`/api/v1/webhook-subscriptions/${id}/delivery-attempts`).set(strict.auth(tenant.token)).expect(200)).body.data as {
+      attributes: Record<string, unknown>;
+    }[];
+  const attempts = await pollUntil(
+    async () => Promise.all(subscriptions.map(attemptsOf)),
+    (all) => all.every((list) => list.length > 0),
+    { timeoutMs: 15_000, intervalMs: 100 },
+  );
+  expect(attempts.map((list) => list[0]?.attributes)).toEqual(
+    rebound.map(([host, address, range]) =>
+      expect.objectContaining({
+        outcome: 'refused',
+        status: 0,
+        attempt: 1,
+        error: `${host} resolves to ${address}, a private or reserved address (${range}).`,
+      }),
+    ),
+  );
+}, 60_000);
 
 it('marks a delivery failed after the retry window and disables a subscription after consecutive failed deliveries, with the reason', async () => {
   const hooks = await receiver();

@@ -7,9 +7,26 @@
 import type { Response } from 'supertest';
 import { startTestService, type TestService } from './support/testService.ts';
 import { webhookSecretContext } from '../src/security/secretContexts.ts';
+import type { Resolver } from '../src/net/outboundRequest.ts';
 
 let service: TestService;
 let strict: TestService;
+/** `strict`'s DNS: the names its subscriptions use and the addresses they resolve to. */
+const dns: Record<string, string[]> = {
+  'hooks.public-v4.example': ['93.184.215.14'],
+  'hooks.public-v6.example': ['2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
+  'hooks.private.example': ['10.1.2.3'],
+  'hooks.loopback.example': ['127.0.0.1'],
+  'hooks.link-local.example': ['169.254.169.254'],
+  'hooks.mapped-private.example': ['::ffff:192.168.1.10'],
+  'hooks.mapped-loopback.example': ['::ffff:7f00:1'],
+  'hooks.partly-private.example': ['93.184.215.14', 'fd12:3456::1'],
+};
+const resolveHost: Resolver = async (hostname) => {
+  const addresses = dns[hostname];
+  if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+  return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+};
 let tenant: { accountId: string; token: string };
 let other: { accountId: string; token: string };
 let entityId: string;
@@ -42,7 +59,7 @@ async function create(overrides: Record<string, unknown> = {}, token = tenant.to
 
 beforeAll(async () => {
   service = await startTestService({ jobs: 'enqueue', config: { webhookAllowPrivate: true } });
-  strict = await startTestService({ jobs: 'enqueue' });
+  strict = await startTestService({ jobs: 'enqueue', resolveHost });
   tenant = await service.createAccount();
   other = await service.createAccount();
   entityId = await service.createEntity(tenant.accountId);
@@ -149,7 +166,37 @@ describe('createWebhookSubscription', () => {
       expect({ url, status: res.status }).toEqual({ url, status: 400 });
       expect(res.body.errors[0].source).toEqual({ pointer: '/webhookSubscription/url' });
     }
-    expect(await strict.database.db.prisma.webhookSubscription.count()).toBe(0);
+    expect(await strict.database.db.prisma.webhookSubscription.count({ where: { accountId: account.accountId } })).toBe(0);
+  });
+
+  it('accepts a host on a public IPv4 or IPv6 address and refuses one on a private, loopback, link-local or IPv4-mapped private address, without WEBHOOK_ALLOW_PRIVATE', async () => {
+    const account = await strict.createAccount();
+    for (const host of ['hooks.public-v4.example', 'hooks.public-v6.example']) {
+      const res = await create({ url: `https://${host}/wallet-events` }, account.token, strict);
+      expect({ host, status: res.status }).toEqual({ host, status: 201 });
+    }
+    for (const [host, address, range] of [
+      ['hooks.private.example', '10.1.2.3', 'private'],
+      ['hooks.loopback.example', '127.0.0.1', 'loopback'],
+      ['hooks.link-local.example', '169.254.169.254', 'linkLocal'],
+      ['hooks.mapped-private.example', '::ffff:192.168.1.10', 'private'],
+      ['hooks.mapped-loopback.example', '::ffff:7f00:1', 'loopback'],
+      ['hooks.partly-private.example', 'fd12:3456::1', 'uniqueLocal'],
+    ]) {
+      const res = await create({ url: `https://${host}/wallet-events` }, account.token, strict);
+      expect({ host, status: res.status, error: res.body.errors?.[0] }).toEqual({
+        host,
+        status: 400,
+        error: expect.objectContaining({
+          detail: `${host} resolves to ${address}, a private or reserved address (${range}).`,
+          source: { pointer: '/webhookSubscription/url' },
+        }),
+      });
+    }
+    const unknown = await create({ url: 'https://hooks.nowhere.example/x' }, account.token, strict);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors[0].detail).toBe('The host hooks.nowhere.example cannot be resolved.');
+    expect(await strict.database.db.prisma.webhookSubscription.count({ where: { accountId: account.accountId } })).toBe(2);
   });
 
   it('refuses a URL that is not one', async () => {

@@ -145,6 +145,7 @@ async function attempt(runtime: Runtime, subscription: Subscription, delivery: P
       truncate: true,
       maxRedirects: 0,
       policy: webhookDestinationPolicy(runtime.config),
+      resolve: runtime.resolveHost,
     });
     const text = response.body
       .toString('utf8')

@@ -75,7 +75,8 @@ export type OperationResult<K extends OperationId> = {
  * (enqueue inside a write's transaction), secrets cipher, configuration and clock, and what is
  * particular to the request.
  */
-export interface RequestContext extends Pick<Runtime, 'db' | 'config' | 'clock' | 'secrets' | 'jobs' | 'apiTokens' | 'metrics' | 'googleCallbackKeys'> {
+export interface RequestContext
+  extends Pick<Runtime, 'db' | 'config' | 'clock' | 'secrets' | 'jobs' | 'apiTokens' | 'metrics' | 'googleCallbackKeys' | 'resolveHost'> {
   /** The request's logger (bound to its id). */
   log: Logger;
   /** Absolute base URL for links: `PUBLIC_BASE_URL`, or derived from the request. */

@@ -3,13 +3,23 @@
  * endpoints), guarded against server-side request forgery (OWASP, "Server Side Request Forgery
  * Prevention Cheat Sheet",
  * https://cheatsheetseries.owasp.org/cheatsheets/Server_Side_Request_Forgery_Prevention_Cheat_Sheet.html):
- * the host name is resolved first, every address it resolves to is checked against the
- * special-purpose ranges (loopback, private, link-local, unique-local, carrier-grade NAT,
- * multicast, unspecified, documentation; RFC 6890 and the IANA special-purpose registries), and
- * the connection is made to the checked address itself — the socket's `lookup` answers with it —
- * so a DNS answer that changes between the check and the connection (DNS rebinding) cannot reach
- * another host. Redirects are followed only when asked, each hop checked again. Bodies are read
- * up to a size, within a whole-request timeout.
+ * the host name is resolved first, every address it resolves to is classified with ipaddr.js
+ * (https://github.com/whitequark/ipaddr.js, `process()` then `range()`), and any address that is
+ * not public unicast is refused: the ranges of the IANA IPv4 and IPv6 Special-Purpose Address
+ * Registries (https://www.iana.org/assignments/iana-ipv4-special-registry/,
+ * https://www.iana.org/assignments/iana-ipv6-special-registry/; RFC 6890) and multicast, an
+ * IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) as the IPv4 address it maps, and any IPv6 address
+ * outside 2000::/3, the only block IANA allocates as global unicast
+ * (https://www.iana.org/assignments/ipv6-address-space/). The connection is made to the checked
+ * address itself — the socket's `lookup` answers with it — so a DNS answer that changes between
+ * the check and the connection (DNS rebinding) cannot reach another host. Redirects are followed
+ * only when asked, each hop checked again. IP literals in any form the WHATWG URL parser accepts
+ * (`0x7f000001`, `2130706433`, `0177.0.0.1`, `[::ffff:7f00:1]`) are read as the address they
+ * are (https://url.spec.whatwg.org/#concept-ipv4-parser) and classified like any other.
+ *
+ * One time budget covers the whole request: resolving the name, connecting, the TLS handshake,
+ * and the response's headers and body, every redirect hop included. When it runs out the error
+ * (`timeout`) names the part that was under way ({@link OutboundPhase}).
  *
  * With tracing on (src/telemetry/tracing.ts), each request made inside a span is a client span
  * named by its method, with the destination's host, port and scheme and the answer's status —
@@ -20,8 +30,10 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction, type Socket } from 'node:net';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import ipaddr from 'ipaddr.js';
+import { DEFAULT_OUTBOUND_TIMEOUT_MS } from '../config.ts';
 import { hasActiveSpan, inSpan, tracingEnabled } from '../telemetry/tracing.ts';
 
 /** Why a destination or response was refused. */
@@ -35,12 +47,19 @@ export type OutboundProblem =
   | 'too_many_redirects'
   | 'network_error';
 
-/** A request that could not be made or completed. */
+/**
+ * The part of a request under way: resolving the host name, connecting (TCP), the TLS
+ * handshake, or the response (headers and body).
+ */
+export type OutboundPhase = 'dns' | 'connect' | 'tls' | 'response';
+
+/** A request that could not be made or completed; a `timeout` says in which {@link OutboundPhase}. */
 export class OutboundRequestError extends Error {
   override name = 'OutboundRequestError';
   constructor(
     readonly code: OutboundProblem,
     detail: string,
+    readonly phase?: OutboundPhase,
   ) {
     super(detail);
   }
@@ -54,56 +73,30 @@ export interface DestinationPolicy {
   allowHttpLoopback: boolean;
 }
 
-/** Address ranges that are never a public destination. */
-const SPECIAL = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  SPECIAL.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['::ffff:0:0', 96],
-  ['64:ff9b:1::', 48],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  SPECIAL.addSubnet(network, prefix, 'ipv6');
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
+/** 2000::/3, IANA's global unicast block of the IPv6 address space. */
+const GLOBAL_UNICAST_IPV6 = ipaddr.parseCIDR('2000::/3');
 
-/** An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) as its IPv4 address, anything else as is. */
-function unmapped(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return mapped ? mapped[1]! : address;
+/**
+ * The range an IP address is in, as ipaddr.js names the special-purpose ones (`loopback`,
+ * `private`, `linkLocal`, `uniqueLocal`, `carrierGradeNat`, `reserved`, `rfc6052`, `6to4`, …);
+ * `unallocated` for an IPv6 address outside 2000::/3, `unicast` for a public address. An
+ * IPv4-mapped IPv6 address is classified as the IPv4 address it maps.
+ * @throws Error when `address` is not an IP address.
+ */
+export function addressRange(address: string): string {
+  const parsed = ipaddr.process(address);
+  const range = parsed.range();
+  if (range === 'unicast' && parsed.kind() === 'ipv6' && !parsed.match(GLOBAL_UNICAST_IPV6)) return 'unallocated';
+  return range;
 }
 
-/** Whether an address is in a special-purpose (non-public) range. */
+/** Whether an address is anything but public unicast (see {@link addressRange}). */
 export function isSpecialAddress(address: string): boolean {
-  const plain = unmapped(address);
-  return SPECIAL.check(plain, isIP(plain) === 6 ? 'ipv6' : 'ipv4');
+  return addressRange(address) !== 'unicast';
 }
 
 function isLoopback(address: string): boolean {
-  const plain = unmapped(address);
-  return LOOPBACK.check(plain, isIP(plain) === 6 ? 'ipv6' : 'ipv4');
+  return addressRange(address) === 'loopback';
 }
 
 /** A checked destination: the URL and the address to connect to. */
@@ -116,15 +109,36 @@ export interface Destination {
 /** Resolves a host name (or takes an IP literal) to its addresses. Injectable for tests. */
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
-const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+/** The operating system's resolver (`getaddrinfo`: /etc/hosts, then DNS), every address in its order. */
+export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+/** How {@link checkDestination} resolves. */
+export interface ResolveOptions {
+  /** Default {@link systemResolver}. */
+  resolve?: Resolver | undefined;
+  /** Time allowed for resolving, in ms (default {@link DEFAULT_OUTBOUND_TIMEOUT_MS}). */
+  timeoutMs?: number;
+  /** The whole request's budget, in ms, for the message (default `timeoutMs`). */
+  budgetMs?: number;
+}
+
+/** Settles as `work`, or rejects with `onTimeout()` after `ms`. */
+function within<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(onTimeout()), Math.max(0, ms));
+  });
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
 
 /**
- * Checks a URL and resolves its host.
+ * Checks a URL and resolves its host within a time limit.
  * @throws OutboundRequestError `invalid_url` (not http(s), credentials in it), `https_required`,
- *   `unresolvable`, or `private_address` when any address of the host is special-purpose and
- *   the policy does not allow it.
+ *   `unresolvable`, `timeout` (phase `dns`) when the name does not resolve in time, or
+ *   `private_address` when any address of the host is special-purpose and the policy does not
+ *   allow it.
  */
-export async function checkDestination(raw: string | URL, policy: DestinationPolicy, resolve: Resolver = systemResolver): Promise<Destination> {
+export async function checkDestination(raw: string | URL, policy: DestinationPolicy, options: ResolveOptions = {}): Promise<Destination> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -134,20 +148,35 @@ export async function checkDestination(raw: string | URL, policy: DestinationPol
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new OutboundRequestError('invalid_url', `${url.protocol} URLs are not fetched; use https:.`);
   if (url.username || url.password) throw new OutboundRequestError('invalid_url', 'URLs with credentials are not fetched.');
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  const timeoutMs = options.timeoutMs ?? DEFAULT_OUTBOUND_TIMEOUT_MS;
   let addresses: { address: string; family: number }[];
-  try {
-    addresses = isIP(hostname) ? [{ address: hostname, family: isIP(hostname) }] : await resolve(hostname);
-  } catch {
-    throw new OutboundRequestError('unresolvable', `The host ${hostname} cannot be resolved.`);
+  if (isIP(hostname)) addresses = [{ address: hostname, family: isIP(hostname) }];
+  else {
+    const resolving = (options.resolve ?? systemResolver)(hostname).catch(() => {
+      throw new OutboundRequestError('unresolvable', `The host ${hostname} cannot be resolved.`, 'dns');
+    });
+    addresses = await within(
+      resolving,
+      timeoutMs,
+      () =>
+        new OutboundRequestError(
+          'timeout',
+          `${url.origin}: the time budget of ${options.budgetMs ?? timeoutMs} ms ran out while resolving ${hostname} (DNS).`,
+          'dns',
+        ),
+    );
   }
-  if (!addresses.length) throw new OutboundRequestError('unresolvable', `The host ${hostname} has no address.`);
+  if (!addresses.length) throw new OutboundRequestError('unresolvable', `The host ${hostname} has no address.`, 'dns');
   const loopback = addresses.every((a) => isLoopback(a.address));
   if (url.protocol === 'http:' && !(policy.allowHttpLoopback && loopback)) {
     throw new OutboundRequestError('https_required', `${url.origin} must use https:.`);
   }
   const special = addresses.find((a) => isSpecialAddress(a.address));
   if (special && !policy.allowPrivate && !(loopback && policy.allowHttpLoopback)) {
-    throw new OutboundRequestError('private_address', `${hostname} resolves to ${special.address}, a private or reserved address.`);
+    throw new OutboundRequestError(
+      'private_address',
+      `${hostname} resolves to ${special.address}, a private or reserved address (${addressRange(special.address)}).`,
+    );
   }
   const chosen = addresses[0]!;
   return { url, address: chosen.address, family: chosen.family === 6 ? 6 : 4 };
@@ -159,7 +188,7 @@ export interface OutboundRequest {
   url: string;
   headers?: Record<string, string>;
   body?: string | Uint8Array;
-  /** Whole-request limit, in ms (connect, send, response headers and body). */
+  /** The time budget of the whole request, in ms: DNS, connect, TLS, response headers and body, every redirect. */
   timeoutMs: number;
   /** Largest response body read, in bytes; a longer one fails with `too_large` unless `truncate`. */
   maxBodyBytes: number;
@@ -168,7 +197,7 @@ export interface OutboundRequest {
   /** Redirects to follow (each hop checked again); 0: a 3xx is the answer. */
   maxRedirects: number;
   policy: DestinationPolicy;
-  resolve?: Resolver;
+  resolve?: Resolver | undefined;
 }
 
 /** What came back. */
@@ -183,16 +212,21 @@ export interface OutboundResponse {
 }
 
 /**
- * Makes a guarded request.
- * @throws OutboundRequestError for a refused destination, a timeout, a body over the limit,
- *   too many redirects, or a network failure (`network_error`, the message saying which).
+ * Makes a guarded request within one time budget.
+ * @throws OutboundRequestError for a refused destination, a timeout (its `phase` and message
+ *   naming the part under way), a body over the limit, too many redirects, or a network failure
+ *   (`network_error`, the message saying which).
  */
 export async function outboundRequest(options: OutboundRequest): Promise<OutboundResponse> {
   const deadline = Date.now() + options.timeoutMs;
   let url = options.url;
   for (let hop = 0; ; hop++) {
-    const destination = await checkDestination(url, options.policy, options.resolve);
-    const response = await (tracingEnabled() && hasActiveSpan() ? tracedOnce : once)(destination, options, deadline - Date.now());
+    const destination = await checkDestination(url, options.policy, {
+      resolve: options.resolve,
+      timeoutMs: deadline - Date.now(),
+      budgetMs: options.timeoutMs,
+    });
+    const response = await (tracingEnabled() && hasActiveSpan() ? tracedOnce : once)(destination, options, deadline);
     const location = response.headers.location;
     if (response.status >= 300 && response.status < 400 && location && options.maxRedirects > 0) {
       if (hop >= options.maxRedirects) throw new OutboundRequestError('too_many_redirects', `More than ${options.maxRedirects} redirects from ${options.url}.`);
@@ -204,7 +238,7 @@ export async function outboundRequest(options: OutboundRequest): Promise<Outboun
 }
 
 /** {@link once} in a client span (OpenTelemetry semantic conventions, "HTTP client spans"). */
-function tracedOnce(destination: Destination, options: OutboundRequest, timeoutMs: number): Promise<OutboundResponse> {
+function tracedOnce(destination: Destination, options: OutboundRequest, deadline: number): Promise<OutboundResponse> {
   const { url } = destination;
   const attributes = {
     'http.request.method': options.method,
@@ -214,15 +248,33 @@ function tracedOnce(destination: Destination, options: OutboundRequest, timeoutM
     'network.peer.address': destination.address,
   };
   return inSpan(options.method, { kind: SpanKind.CLIENT, attributes }, async (span) => {
-    const response = await once(destination, options, timeoutMs);
+    const response = await once(destination, options, deadline);
     span.setAttribute('http.response.status_code', response.status);
     if (response.status >= 400) span.setStatus({ code: SpanStatusCode.ERROR, message: String(response.status) });
     return response;
   });
 }
 
-function once(destination: Destination, options: OutboundRequest, timeoutMs: number): Promise<OutboundResponse> {
-  if (timeoutMs <= 0) return Promise.reject(new OutboundRequestError('timeout', `No answer from ${options.url} within ${options.timeoutMs} ms.`));
+/** What a phase was doing, for a timeout's message. */
+function underWay(phase: OutboundPhase, destination: Destination, headersReceived: boolean): string {
+  if (phase === 'connect') return `while connecting to ${destination.address}`;
+  if (phase === 'tls') return `in the TLS handshake with ${destination.address}`;
+  return headersReceived ? 'while reading the response body' : 'while waiting for the response';
+}
+
+/** One request to a checked destination, until `deadline` (ms since the epoch). */
+function once(destination: Destination, options: OutboundRequest, deadline: number): Promise<OutboundResponse> {
+  const { origin } = destination.url;
+  const https = destination.url.protocol === 'https:';
+  let phase: OutboundPhase = 'connect';
+  let headersReceived = false;
+  const timeout = () =>
+    new OutboundRequestError(
+      'timeout',
+      `${origin}: the time budget of ${options.timeoutMs} ms ran out ${underWay(phase, destination, headersReceived)}.`,
+      phase,
+    );
+  if (deadline - Date.now() <= 0) return Promise.reject(timeout());
   const lookup: LookupFunction = (_hostname, _options, callback) => {
     const all = (_options as { all?: boolean }).all;
     if (all)
@@ -231,9 +283,10 @@ function once(destination: Destination, options: OutboundRequest, timeoutMs: num
       ]);
     else callback(null, destination.address, destination.family);
   };
-  const make = destination.url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const make = https ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const request = make(destination.url, { method: options.method, headers: options.headers, lookup, agent: false }, (response) => {
+      headersReceived = true;
       const chunks: Buffer[] = [];
       let size = 0;
       response.on('data', (chunk: Buffer) => {
@@ -245,7 +298,7 @@ function once(destination: Destination, options: OutboundRequest, timeoutMs: num
             response.destroy();
             return;
           }
-          request.destroy(new OutboundRequestError('too_large', `The response of ${destination.url.origin} is larger than ${options.maxBodyBytes} bytes.`));
+          request.destroy(new OutboundRequestError('too_large', `The response of ${origin} is larger than ${options.maxBodyBytes} bytes.`));
           return;
         }
         chunks.push(chunk);
@@ -263,16 +316,22 @@ function once(destination: Destination, options: OutboundRequest, timeoutMs: num
       response.on('end', finish);
       response.on('error', (error) => request.destroy(error));
     });
-    const timer = setTimeout(
-      () => request.destroy(new OutboundRequestError('timeout', `No answer from ${destination.url.origin} within ${options.timeoutMs} ms.`)),
-      timeoutMs,
-    );
+    // A TLS socket emits `connect` when TCP is up and `secureConnect` after the handshake.
+    request.once('socket', (socket: Socket) => {
+      socket.once('connect', () => {
+        if (phase === 'connect') phase = https ? 'tls' : 'response';
+      });
+      socket.once('secureConnect', () => {
+        phase = 'response';
+      });
+    });
+    const timer = setTimeout(() => request.destroy(timeout()), deadline - Date.now());
     request.on('error', (error) => {
       clearTimeout(timer);
       reject(
         error instanceof OutboundRequestError
           ? error
-          : new OutboundRequestError('network_error', `${destination.url.origin}: ${(error as NodeJS.ErrnoException).code ?? error.message}`),
+          : new OutboundRequestError('network_error', `${origin}: ${(error as NodeJS.ErrnoException).code ?? error.message}`),
       );
     });
     request.end(options.body);

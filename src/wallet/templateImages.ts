@@ -56,14 +56,14 @@ export class TemplateImageError extends Error {
 /** How images are fetched. */
 export interface ImageFetchOptions {
   policy: DestinationPolicy;
-  /** Whole fetch, redirects included, in ms. */
+  /** The time budget of the whole fetch (DNS, connect, TLS, response), redirects included, in ms. */
   timeoutMs: number;
   /** Largest image, in bytes. */
   maxBytes: number;
   /** Redirects followed (each checked again). */
   maxRedirects: number;
   /** DNS resolver (tests inject one). */
-  resolve?: Resolver;
+  resolve?: Resolver | undefined;
 }
 
 /** Images fetched at most this large, in bytes (5 MB). */
@@ -92,7 +92,7 @@ export async function loadImage(reference: string, options: ImageFetchOptions): 
       maxBodyBytes: options.maxBytes,
       maxRedirects: options.maxRedirects,
       policy: options.policy,
-      ...(options.resolve ? { resolve: options.resolve } : {}),
+      resolve: options.resolve,
     });
     if (response.status !== 200) throw new TemplateImageError('image_unavailable', `${reference} answered ${response.status}.`);
     return response.body;

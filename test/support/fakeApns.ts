@@ -1,6 +1,7 @@
 /**
  * A stand-in for the Apple Push Notification service, for tests and benchmarks: HTTP/2 over TLS
- * on 127.0.0.1 with a self-signed certificate (CN localhost), asking for a client certificate
+ * on 127.0.0.1 with a self-signed certificate (CN localhost) — or, in the field suite, at
+ * api.push.apple.com's simulated address with a certificate of the test CA — asking for a client certificate
  * and recording, for every push, the path, the APNs headers, the body and the client
  * certificate's subject UID. Answers 200 by default; `answer` programs other answers (410 with a
  * timestamp, 400 BadDeviceToken, 403, 429, 5xx, a delay), as Apple documents them
@@ -39,7 +40,7 @@ export interface FakeAnswer {
 
 /** The running stand-in. */
 export interface FakeApns {
-  /** `https://localhost:<port>`. */
+  /** `https://localhost:<port>` by default. */
   url: string;
   /** Its certificate (PEM): what clients trust. */
   ca: string;
@@ -81,12 +82,18 @@ function serverCertificate(): { key: string; cert: string } {
   return { key: forge.pki.privateKeyToPem(keys.privateKey), cert: forge.pki.certificateToPem(cert) };
 }
 
-let credentials: { key: string; cert: string } | undefined;
+let selfSigned: { key: string; cert: string } | undefined;
 
 /** Options of {@link startFakeApns}. */
 export interface FakeApnsOptions {
-  /** The port on 127.0.0.1 (default 0: a free one). */
+  /** The port (default 0: a free one). */
   port?: number;
+  /** The address to listen on (default 127.0.0.1). */
+  host?: string;
+  /** The host name of `url` (default localhost). */
+  hostname?: string;
+  /** Its TLS key and certificate chain (default: a self-signed certificate for localhost, which `ca` is). */
+  certificate?: { key: string; cert: string };
   /** Called with every push as it arrives, before it is answered (after `requests` holds it). */
   onPush?: (push: ReceivedPush) => void;
 }
@@ -96,7 +103,8 @@ export interface FakeApnsOptions {
  * @throws The listen error (e.g. `EADDRINUSE` when `options.port` is taken).
  */
 export async function startFakeApns(options: FakeApnsOptions = {}): Promise<FakeApns> {
-  credentials ??= serverCertificate();
+  if (!options.certificate) selfSigned ??= serverCertificate();
+  const credentials = options.certificate ?? selfSigned!;
   const requests: ReceivedPush[] = [];
   let rules: ((push: ReceivedPush) => FakeAnswer | undefined)[] = [];
   const sessions = new Set<ServerHttp2Session>();
@@ -143,14 +151,14 @@ export async function startFakeApns(options: FakeApnsOptions = {}): Promise<Fake
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
       server.off('error', reject);
       resolve();
     });
   });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `https://localhost:${port}`,
+    url: `https://${options.hostname ?? 'localhost'}:${port}`,
     ca: credentials.cert,
     requests,
     answer: (rule) => void rules.push(rule),

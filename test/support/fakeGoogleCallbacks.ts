@@ -2,7 +2,7 @@
  * A stand-in for Google's side of Wallet save and delete callbacks (Google, "Add and delete
  * callbacks", https://developers.google.com/wallet/generic/use-cases/use-callbacks-for-saves-and-deletions),
  * for tests: it makes a root EC P-256 key pair, serves the root key list over plain HTTP on
- * 127.0.0.1 as `https://pay.google.com/gp/m/issuer/keys` does (`{ keys: [{ keyValue,
+ * 127.0.0.1 (or where `listen` says) as `https://pay.google.com/gp/m/issuer/keys` does (`{ keys: [{ keyValue,
  * protocolVersion: "ECv2SigningOnly", keyExpiration }] }`, `Cache-Control: max-age`), and signs
  * callback bodies exactly as Google's `ECv2SigningOnly` sender does
  * (https://developers.google.com/pay/api/web/guides/resources/payment-data-cryptography; Tink's
@@ -18,8 +18,8 @@
  * replaces the listed root key; `failKeys` answers the next key list requests with 500.
  */
 import { generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { RequestListener } from 'node:http';
+import { listenWith, type ListenOptions } from './listen.ts';
 
 const SENDER_ID = 'GooglePayPasses';
 const PROTOCOL = 'ECv2SigningOnly';
@@ -88,15 +88,18 @@ const derSignature = (key: KeyObject, data: Buffer) => sign('sha256', data, { ke
  * Starts the stand-in.
  * @param options.now The time keys and messages are made at (ms; default `Date.now`), so a test clock moves both.
  * @param options.maxAgeSeconds `Cache-Control: max-age` of the key list (default 3600).
+ * @param options.listen Where it listens (default: HTTP on 127.0.0.1, a free port).
  */
-export async function startFakeGoogleCallbacks(options: { now?: () => number; maxAgeSeconds?: number } = {}): Promise<FakeGoogleCallbacks> {
+export async function startFakeGoogleCallbacks(
+  options: { now?: () => number; maxAgeSeconds?: number; listen?: ListenOptions } = {},
+): Promise<FakeGoogleCallbacks> {
   const now = options.now ?? Date.now;
   let root = ecKeyPair();
   let rootExpiration = now() + YEAR_MS;
   let failing = 0;
   const state = { keyRequests: 0 };
 
-  const server: Server = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     state.keyRequests += 1;
     if (req.url !== '/gp/m/issuer/keys') return res.writeHead(404).end();
     if (failing > 0) {
@@ -105,12 +108,11 @@ export async function startFakeGoogleCallbacks(options: { now?: () => number; ma
     }
     const body = { keys: [{ keyValue: spkiBase64(root.publicKey), protocolVersion: PROTOCOL, keyExpiration: String(rootExpiration) }] };
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': `public, max-age=${options.maxAgeSeconds ?? 3600}` }).end(JSON.stringify(body));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
+  };
+  const listening = await listenWith(handler, options.listen);
 
   return {
-    keysUrl: `http://127.0.0.1:${port}/gp/m/issuer/keys`,
+    keysUrl: `${listening.scheme}://${options.listen?.addresses?.[0] ?? '127.0.0.1'}:${listening.port}/gp/m/issuer/keys`,
     get keyRequests() {
       return state.keyRequests;
     },
@@ -141,6 +143,6 @@ export async function startFakeGoogleCallbacks(options: { now?: () => number; ma
     failKeys(count) {
       failing = count;
     },
-    close: () => new Promise((r) => server.close(() => r())),
+    close: () => listening.close(),
   };
 }

@@ -1,6 +1,7 @@
 /**
  * A stand-in for the Google Wallet API and Google's OAuth token endpoint, for tests and
- * benchmarks: plain HTTP on 127.0.0.1, recording every call (method, path, body, time, the
+ * benchmarks: plain HTTP on 127.0.0.1 (or where `listen` says: HTTPS at Google's simulated
+ * addresses in the field suite), recording every call (method, path, body, time, the
  * bearer token). The token endpoint checks the JWT bearer grant (RFC 7523) against the service
  * account's public key and hands out tokens; the API answers only those tokens (401 otherwise)
  * and keeps classes and objects in memory with Google's semantics: insert (POST) answers 409 for
@@ -10,9 +11,9 @@
  * `failNext` programs answers (429, 5xx, 400) for the next API calls.
  */
 import { randomBytes, type KeyObject } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { RequestListener } from 'node:http';
 import { jwtVerify } from 'jose';
+import { listenWith, type ListenOptions } from './listen.ts';
 
 /** A call the stand-in received. */
 export interface GoogleCall {
@@ -52,8 +53,20 @@ const ERROR_STATUS: Record<number, string> = {
   503: 'UNAVAILABLE',
 };
 
-/** Starts the stand-in. `publicKey` verifies the service account's assertions. */
-export async function startFakeGoogleWallet(options: { publicKey: KeyObject; clientEmail: string; delayMs?: number }): Promise<FakeGoogleWallet> {
+/** Options of {@link startFakeGoogleWallet}. */
+export interface FakeGoogleWalletOptions {
+  /** Verifies the service account's assertions. */
+  publicKey: KeyObject;
+  clientEmail: string;
+  delayMs?: number;
+  /** Where it listens (default: HTTP on 127.0.0.1, a free port). */
+  listen?: ListenOptions;
+  /** The `aud` the token endpoint expects (default: its own `tokenUrl`); Google's is `https://oauth2.googleapis.com/token`. */
+  tokenAudience?: string;
+}
+
+/** Starts the stand-in. */
+export async function startFakeGoogleWallet(options: FakeGoogleWalletOptions): Promise<FakeGoogleWallet> {
   const calls: GoogleCall[] = [];
   const tokenRequests: GoogleCall[] = [];
   const resources = new Map<string, Record<string, any>>();
@@ -61,7 +74,7 @@ export async function startFakeGoogleWallet(options: { publicKey: KeyObject; cli
   let programmed: number[] = [];
   const notifications = new Map<string, number[]>();
 
-  const server: Server = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -79,7 +92,7 @@ export async function startFakeGoogleWallet(options: { publicKey: KeyObject; cli
           try {
             const { payload } = await jwtVerify(form.get('assertion') ?? '', options.publicKey, {
               issuer: options.clientEmail,
-              audience: `http://127.0.0.1:${port}/token`,
+              audience: options.tokenAudience ?? tokenUrl,
             });
             if (payload.scope !== 'https://www.googleapis.com/auth/wallet_object.issuer') return send(400, { error: 'invalid_scope' });
           } catch {
@@ -128,12 +141,13 @@ export async function startFakeGoogleWallet(options: { publicKey: KeyObject; cli
         return error(400, 'Unsupported call.');
       })().catch((e: Error) => res.writeHead(500).end(JSON.stringify({ error: { code: 500, message: e.message, status: 'INTERNAL' } })));
     });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
+  };
+  const listening = await listenWith(handler, options.listen);
+  const origin = `${listening.scheme}://${options.listen?.addresses?.[0] ?? '127.0.0.1'}:${listening.port}`;
+  const tokenUrl = `${origin}/token`;
   return {
-    apiUrl: `http://127.0.0.1:${port}/walletobjects/v1`,
-    tokenUrl: `http://127.0.0.1:${port}/token`,
+    apiUrl: `${origin}/walletobjects/v1`,
+    tokenUrl,
     calls,
     tokenRequests,
     resources,
@@ -148,6 +162,6 @@ export async function startFakeGoogleWallet(options: { publicKey: KeyObject; cli
       notifications.clear();
       programmed = [];
     },
-    close: () => new Promise((r) => server.close(() => r())),
+    close: () => listening.close(),
   };
 }

@@ -1,5 +1,5 @@
 /**
- * A local HTTP endpoint standing in for a customer's webhook receiver (the outside edge of
+ * A local HTTP endpoint (HTTPS where `listen` says, in the field suite) standing in for a customer's webhook receiver (the outside edge of
  * webhook delivery): it records every request (headers, raw body, time) and answers as scripted —
  * 200 by default, or a queue of statuses, delays and dropped connections for the next requests.
  *
@@ -11,8 +11,8 @@
  *   await receiver.close();
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders, RequestListener } from 'node:http';
+import { listenWith, type ListenOptions } from './listen.ts';
 
 /** One request received. */
 export interface ReceivedWebhook {
@@ -32,7 +32,7 @@ export interface ReceivedWebhook {
 export type ScriptedAnswer = number | 'hang' | 'drop';
 
 export interface WebhookReceiver {
-  /** `http://127.0.0.1:<port>` (add any path). */
+  /** `http://127.0.0.1:<port>` by default (add any path). */
   url: string;
   port: number;
   received: ReceivedWebhook[];
@@ -45,12 +45,12 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-/** Starts a receiver on 127.0.0.1 and a free port. */
-export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+/** Starts a receiver on 127.0.0.1 and a free port over HTTP, or where `listen` says. */
+export async function startWebhookReceiver(listen?: ListenOptions): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   let answers: ScriptedAnswer[] = [];
   const hanging = new Set<import('node:http').ServerResponse>();
-  const server: Server = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -73,11 +73,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       }
       res.writeHead(answer, { 'Content-Type': 'text/plain' }).end(answer < 300 ? 'ok' : `scripted ${answer}`);
     });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  };
+  const listening = await listenWith(handler, listen);
+  const { port } = listening;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${listening.scheme}://${listen?.addresses?.[0] ?? '127.0.0.1'}:${port}`,
     port,
     received,
     script: (...next) => {
@@ -98,8 +98,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     },
     async close() {
       for (const res of hanging) res.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await listening.close();
     },
   };
 }

@@ -1,9 +1,19 @@
+import { create as createContentDisposition } from 'content-disposition';
 import type { OperationHandler } from '../../http/operation.ts';
 import { GoneError, NotFoundError } from '../../errors.ts';
 import { PKPASS_MEDIA_TYPE } from '../../wallet/apple/pkpass.ts';
 import { buildApplePassFile } from '../../delivery/applePassFile.ts';
 import { findPassByUuid } from '../../domain/passes/passStore.ts';
 import { notModified } from '../../http/conditionalRequests.ts';
+
+/**
+ * `Content-Disposition: attachment` for the file name (RFC 6266, with the name in `filename*`,
+ * RFC 8187, when it is not ASCII): a header value may hold ASCII only, so a template named
+ * 星珈琲 gets the ASCII `filename=pass.pkpass` and its own name in `filename*`, which browsers prefer.
+ */
+function attachment(fileName: string): string {
+  return createContentDisposition(fileName, { fallback: /^[\x20-\x7e]*$/.test(fileName) ? true : 'pass.pkpass' });
+}
 
 /**
  * `GET /passes/{id}/apple`: the pass's signed `.pkpass`, for the holder (no API key: the UUID is
@@ -23,7 +33,7 @@ export const downloadApplePass: OperationHandler<'downloadApplePass'> = async ({
     headers: {
       ...validators,
       'Content-Type': PKPASS_MEDIA_TYPE,
-      'Content-Disposition': `attachment; filename="${file.fileName.replace(/"/g, "'")}"; filename*=UTF-8''${encodeURIComponent(file.fileName)}`,
+      'Content-Disposition': attachment(file.fileName),
     },
     body: file.bytes,
   };

@@ -9,7 +9,7 @@ import { previewResponse } from '../../http/previewResponse.ts';
  * Google Wallet would show it. Stores nothing; an image that cannot be used is a 400 naming it.
  */
 export const createPassTemplatePreview: OperationHandler<'createPassTemplatePreview'> = async ({ body, query, headers, ctx }) => {
-  const source = await unsavedPreviewSource(ctx.db.prisma, accountOf(ctx), body.passTemplate, imageFetchOptions(ctx.config), {
+  const source = await unsavedPreviewSource(ctx.db.prisma, accountOf(ctx), body.passTemplate, imageFetchOptions(ctx), {
     lang: query.lang,
     acceptLanguage: headers['accept-language'],
   });

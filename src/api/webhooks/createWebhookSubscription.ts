@@ -16,7 +16,7 @@ export const createWebhookSubscription: OperationHandler<'createWebhookSubscript
   const accountId = accountOf(ctx);
   const input = body.webhookSubscription;
   const scopeType = input.scopeType ?? 'organisation';
-  const url = await checkWebhookUrl(input.url, ctx.config);
+  const url = await checkWebhookUrl(input.url, ctx.config, ctx.resolveHost);
   const row = await write(async (tx) => {
     const scope = await resolveScope(tx, accountId, scopeType, input.scopeName);
     const id = newSubscriptionId();

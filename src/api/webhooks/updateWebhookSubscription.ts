@@ -19,7 +19,7 @@ export const updateWebhookSubscription: OperationHandler<'updateWebhookSubscript
   const current = await requireAccountSubscription(ctx.db.prisma, accountId, params.id);
   const changes: WebhookSubscriptionChanges = {};
   // The URL it has is not a change (what GET answers is accepted back); each delivery checks it again.
-  if (input.url !== undefined && input.url !== current.url) changes.url = await checkWebhookUrl(input.url, ctx.config);
+  if (input.url !== undefined && input.url !== current.url) changes.url = await checkWebhookUrl(input.url, ctx.config, ctx.resolveHost);
   if (input.subscribedEvents !== undefined) changes.subscribedEvents = input.subscribedEvents;
   if (input.enabled !== undefined) changes.enabled = input.enabled;
   if (input.enabled === true) Object.assign(changes, { disabledReason: null, disabledAt: null, consecutiveFailures: 0 });

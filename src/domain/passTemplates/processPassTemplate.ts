@@ -44,11 +44,12 @@ export const passTemplateProcessingQueue = declareQueue<{ templateId: string; ve
 /** What happened to a version. */
 export type ProcessingResult = 'processed' | 'failed' | 'already recorded' | 'gone';
 
-/** How template images are fetched, from the configuration. */
-export function imageFetchOptions(config: Runtime['config']): ImageFetchOptions {
+/** How template images are fetched: the configuration's guard policy and time budget, and the runtime's resolver. */
+export function imageFetchOptions({ config, resolveHost }: Pick<Runtime, 'config' | 'resolveHost'>): ImageFetchOptions {
   return {
     policy: { allowPrivate: config.imageFetchAllowPrivate, allowHttpLoopback: config.databaseUrl === undefined },
-    timeoutMs: 10_000,
+    resolve: resolveHost,
+    timeoutMs: config.outboundTimeoutMs,
     maxBytes: MAX_IMAGE_BYTES,
     maxRedirects: 3,
   };
@@ -82,7 +83,7 @@ async function bundleImages(design: TemplateDesign, options: ImageFetchOptions):
  * @throws Database errors (the job is then retried).
  */
 export async function processTemplateVersion(
-  runtime: Pick<Runtime, 'db' | 'config' | 'jobs'>,
+  runtime: Pick<Runtime, 'db' | 'config' | 'jobs' | 'resolveHost'>,
   templateId: string,
   version: number,
   now: Date,
@@ -94,7 +95,7 @@ export async function processTemplateVersion(
   const design = designOfVersion(row);
   let errors = designProblems(design);
   let images: BundleImage[] = [];
-  if (!errors.length) ({ images, errors } = await bundleImages(design, imageFetchOptions(runtime.config)));
+  if (!errors.length) ({ images, errors } = await bundleImages(design, imageFetchOptions(runtime)));
   const outcome: VersionOutcome = errors.length
     ? { status: 'failed', errors }
     : {

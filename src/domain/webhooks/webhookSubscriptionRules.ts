@@ -27,10 +27,11 @@ export function sealedWebhookSecret(secrets: SecretCipher, id: string): { secret
 /**
  * Checks a subscription URL as deliveries will: `https:` (or, with `WEBHOOK_ALLOW_PRIVATE`,
  * `http:` on loopback), no credentials, and a host whose every address is public unless the
- * operator allows private ones (OWASP SSRF prevention; src/net/outboundRequest.ts).
+ * operator allows private ones (OWASP SSRF prevention; src/net/outboundRequest.ts). The name is
+ * resolved with `resolve` within the webhook time budget.
  * @throws ValidationError pointing at `/webhookSubscription/url`, saying why.
  */
-export async function checkWebhookUrl(url: string, config: Pick<Config, 'webhookAllowPrivate'>, resolve?: Resolver): Promise<string> {
+export async function checkWebhookUrl(url: string, config: Pick<Config, 'webhookAllowPrivate' | 'webhookTimeoutMs'>, resolve?: Resolver): Promise<string> {
   const pointer = { pointer: '/webhookSubscription/url' };
   let parsed: URL;
   try {
@@ -42,7 +43,7 @@ export async function checkWebhookUrl(url: string, config: Pick<Config, 'webhook
     throw new ValidationError({ detail: 'Webhook URLs must use https:.', source: pointer });
   }
   try {
-    await checkDestination(parsed, webhookDestinationPolicy(config), resolve);
+    await checkDestination(parsed, webhookDestinationPolicy(config), { resolve, timeoutMs: config.webhookTimeoutMs });
   } catch (error) {
     if (error instanceof OutboundRequestError) throw new ValidationError({ detail: error.message, source: pointer });
     throw error;

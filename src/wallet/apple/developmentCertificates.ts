@@ -47,7 +47,17 @@ export interface DevelopmentCertificates {
 const UID_OID = '0.9.2342.19200300.100.1.1';
 const APPLE_EXTENSION_NULL = forge.asn1.toDer(forge.asn1.create(forge.asn1.Class.UNIVERSAL, forge.asn1.Type.NULL, false, '')).getBytes();
 
-function rsaKeyPair(): { privateKeyPem: string; publicKey: forge.pki.PublicKey; privateKey: forge.pki.rsa.PrivateKey } {
+/**
+ * The organizationName attribute as a UTF8String (RFC 5280 §4.1.2.4: DirectoryString), so that
+ * any name — 星珈琲, Ζωή — is written whole (node-forge encodes a UTF8String's value itself;
+ * as its default PrintableString, such a name made an unreadable certificate).
+ */
+function organization(name: string): forge.pki.CertificateField {
+  return { name: 'organizationName', value: name, valueTagClass: forge.asn1.Type.UTF8 as unknown as forge.asn1.Class };
+}
+
+/** A fresh RSA-2048 key pair from node:crypto: PKCS#8 PEM, and both keys as node-forge takes them. */
+export function rsaKeyPair(): { privateKeyPem: string; publicKey: forge.pki.PublicKey; privateKey: forge.pki.rsa.PrivateKey } {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const privateKeyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
   return {
@@ -88,7 +98,7 @@ export function createDevelopmentCertificates(options: DevelopmentCertificateOpt
   const rootKeys = rsaKeyPair();
   const rootName = [
     { name: 'commonName', value: 'Wallet Pass Service Development Root CA' },
-    { name: 'organizationName', value: options.organizationName },
+    organization(options.organizationName),
     { name: 'countryName', value: 'US' },
   ];
   const root = certificate(rootName, rootName, rootKeys.publicKey, rootKeys.privateKey, caValidity, [
@@ -99,7 +109,7 @@ export function createDevelopmentCertificates(options: DevelopmentCertificateOpt
   const wwdrName = [
     { name: 'commonName', value: 'Wallet Pass Service Development WWDR CA' },
     { name: 'organizationalUnitName', value: 'G4' },
-    { name: 'organizationName', value: options.organizationName },
+    organization(options.organizationName),
     { name: 'countryName', value: 'US' },
   ];
   const wwdr = certificate(wwdrName, rootName, wwdrKeys.publicKey, rootKeys.privateKey, caValidity, [
@@ -113,7 +123,7 @@ export function createDevelopmentCertificates(options: DevelopmentCertificateOpt
       { type: UID_OID, value: options.subjectUid ?? options.passTypeIdentifier },
       { name: 'commonName', value: `Pass Type ID: ${options.passTypeIdentifier}` },
       { name: 'organizationalUnitName', value: options.teamIdentifier },
-      { name: 'organizationName', value: options.organizationName },
+      organization(options.organizationName),
       { name: 'countryName', value: 'US' },
     ],
     wwdrName,
