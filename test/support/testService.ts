@@ -28,6 +28,7 @@ import type { JobQueue } from '../../src/jobs/queue.ts';
 import type { Runtime } from '../../src/deps.ts';
 import { assembleRuntime, startJobs } from '../../src/runtime.ts';
 import type { ApnsClient } from '../../src/wallet/apple/apns.ts';
+import type { Resolver } from '../../src/net/outboundRequest.ts';
 import type { Clock } from '../../src/clock.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
 import { recordingContractHits } from './contractCoverage.ts';
@@ -61,6 +62,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     webhookAllowPrivate: false,
     webhookRetryBaseMs: 30_000,
     webhookRetryWindowMs: 86_400_000,
+    outboundTimeoutMs: 5000,
     webhookTimeoutMs: 10_000,
     webhookDisableAfterFailures: 5,
     passBatchChunkSize: 1000,
@@ -107,6 +109,10 @@ export interface TestServiceOptions {
   persistent?: boolean;
   /** The APNs client (e.g. one trusting test/support/fakeApns.ts); default: one that reaches nothing. */
   apns?: ApnsClient;
+  /** The resolver of webhook and image host names (default: the system's), e.g. a table of names to public addresses. */
+  resolveHost?: Resolver;
+  /** How often idle job workers poll, in seconds (default 0.5; src/jobs/queue.ts `pollingIntervalSeconds`). */
+  jobPollingIntervalSeconds?: number;
 }
 
 export interface TestService {
@@ -173,8 +179,9 @@ async function serviceOn(database: TestDatabase, options: TestServiceOptions): P
     db: database.db,
     secretsKey,
     clock: options.clock,
-    jobQueue: { pollingIntervalSeconds: 0.5, stopTimeoutMs: 1000 },
+    jobQueue: { pollingIntervalSeconds: options.jobPollingIntervalSeconds ?? 0.5, stopTimeoutMs: 1000 },
     ...(options.apns ? { apns: options.apns } : {}),
+    ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
     ...(options.passChangeRelayIntervalMs ? { passChangeRelayIntervalMs: options.passChangeRelayIntervalMs } : {}),
   });
   const { jobs } = runtime;
