@@ -444,6 +444,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's audit events
+         * @description The account's audit log, newest first: one event per state-changing request (API,
+         *     administration, console, MCP), written in the same transaction as the change. `resource`,
+         *     `resourceId`, `actor`, `operation`, `since` (inclusive) and `until` (exclusive) filter; all
+         *     given must match (a pass's history: `resource=passes&resourceId=<pass id>`). Pages follow
+         *     `links.next` (a cursor: pages stay stable while events are appended). The same events export
+         *     as NDJSON (`format=ndjson` or `Accept: application/x-ndjson`) or CSV (`format=csv` or
+         *     `Accept: text/csv`; columns `id`, `occurredAt`, `sequence`, `actorType`, `actorId`,
+         *     `actorName`, `actorKind`, `channel`, `operationId`, `resourceType`, `resourceId`, `changes`
+         *     (JSON), `requestId`, `clientAddress`, `userAgent`, `outcome`, `status`, `prevHash`, `hash`),
+         *     up to `limit` (at most 10,000) events per request with the next cursor in the `Link` header
+         *     (`rel="next"`, RFC 8288).
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events across accounts
+         * @description The audit log of every account (or of `account`), newest first: one event per state-changing request (API,
+         *     administration, console, MCP), written in the same transaction as the change. `resource`,
+         *     `resourceId`, `actor`, `operation`, `since` (inclusive) and `until` (exclusive) filter; all
+         *     given must match (a pass's history: `resource=passes&resourceId=<pass id>`). Pages follow
+         *     `links.next` (a cursor: pages stay stable while events are appended). The same events export
+         *     as NDJSON (`format=ndjson` or `Accept: application/x-ndjson`) or CSV (`format=csv` or
+         *     `Accept: text/csv`; columns `id`, `occurredAt`, `sequence`, `actorType`, `actorId`,
+         *     `actorName`, `actorKind`, `channel`, `operationId`, `resourceType`, `resourceId`, `changes`
+         *     (JSON), `requestId`, `clientAddress`, `userAgent`, `outcome`, `status`, `prevHash`, `hash`),
+         *     up to `limit` (at most 10,000) events per request with the next cursor in the `Link` header
+         *     (`rel="next"`, RFC 8288).
+         */
+        get: operations["listAllAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/entities/{id}": {
         parameters: {
             query?: never;
@@ -509,7 +569,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description Creates an API key for the account. The key is in `data.attributes.token` of this response only; the service keeps its SHA-256 hash and the 12-character prefix.
+         * @description Creates an API key for the account. The key is in `data.attributes.token` of this response only; the service keeps its SHA-256 hash and the 12-character prefix. `kind` chooses a `secret` key (every scope, the default), a `restricted` one (its `scopes`, optionally limited to `passTemplates`, `entities`, an `expiresAt` and `allowedCidrs`) or a `publishable` one (`wps_pk_…`: issues passes from its `passTemplates` only, from its `allowedOrigins`). A member the kind does not take is a `400` naming it.
          */
         post: operations["createApiToken"];
         delete?: never;
@@ -2664,7 +2724,7 @@ export interface components {
             status: string;
             /**
              * @description Stable, machine-readable error code in snake_case. Clients branch on this, never on `title`
-             *     or `detail`. Codes in use: `validation_failed`, `invalid_json`, `invalid_multipart`, `unauthorized`, `not_found`,
+             *     or `detail`. Codes in use: `validation_failed`, `invalid_json`, `invalid_multipart`, `unauthorized`, `insufficient_scope`, `not_found`,
              *     `method_not_allowed`, `conflict`, `payload_too_large`, `unsupported_media_type`,
              *     `idempotency_key_reused`, `webhook_subscription_limit`, `rate_limited`, `internal_error`,
              *     `service_unavailable`; for Google Wallet callbacks `callback_issuer_unknown`,
@@ -3765,6 +3825,90 @@ export interface components {
         AccountStatsDocument: {
             data: components["schemas"]["AccountStats"];
         };
+        /** @description Who made the request. */
+        AuditActor: {
+            /** @enum {string} */
+            type: "api_key" | "administrator" | "person";
+            /** @description The API key's id (never the key), `administrator`, or the person's id. */
+            id: string | null;
+            /** @description The API key's name. */
+            name: string | null;
+            /**
+             * @description The API key's kind.
+             * @enum {string|null}
+             */
+            kind: "secret" | "restricted" | "publishable" | null;
+        };
+        AuditEventAttributes: {
+            /** Format: date-time */
+            occurredAt: string;
+            /** @description Position in the account's chain, from 1. */
+            sequence: number;
+            /**
+             * Format: uuid
+             * @description The account (the nil UUID for administration events tied to none); in the administration API only.
+             */
+            accountId?: string;
+            actor: components["schemas"]["AuditActor"];
+            /** @enum {string} */
+            channel: "api" | "admin" | "console" | "mcp";
+            /**
+             * @description The contract's operationId of the request.
+             * @example updateLoyalty
+             */
+            operationId: string;
+            /**
+             * @description The collection the request targeted, as its path names it (`passes`, `loyalty`, `webhook-subscriptions` …).
+             * @example passes
+             */
+            resourceType: string;
+            /** @description The target's id (for a creation, the created resource's), null when the request named none. */
+            resourceId: string | null;
+            /** @description The members the request changed, each as `{ "before"?, "after" }`: what the request body set (a JSON:API body's attributes). Secrets are `"[secret]"`. Empty for a failure. */
+            changes: {
+                [key: string]: {
+                    before?: unknown;
+                    after?: unknown;
+                };
+            };
+            requestId: string | null;
+            clientAddress: string | null;
+            userAgent: string | null;
+            /**
+             * @description `success`: the change committed with this event; `failure`: the request was refused and changed nothing.
+             * @enum {string}
+             */
+            outcome: "success" | "failure";
+            /** @description The HTTP status of a failure; null for a success. */
+            status: number | null;
+            /** @description Hex SHA-256 of the previous event of the account (64 zeros before the first). */
+            prevHash: string;
+            hash: string;
+        };
+        /**
+         * @description One state-changing request (an API, administration, console or MCP request): who did it, what
+         *     it targeted, what changed, and how it ended. Events are append-only; `hash` chains each to the
+         *     previous event of its account (`sha256(prevHash ‖ canonical event)`, verified by
+         *     `npm run admin -- audit verify`). Secrets are named in `changes`, never shown (`"[secret]"`).
+         */
+        AuditEvent: {
+            /** Format: uuid */
+            id: string;
+            /** @constant */
+            type: "auditEvent";
+            attributes: components["schemas"]["AuditEventAttributes"];
+        };
+        /** @description A page of audit events, newest first, with the link to the next (older) page. */
+        AuditEventCollectionDocument: {
+            data: components["schemas"]["AuditEvent"][];
+            links: {
+                /**
+                 * Format: uri
+                 * @description The next page (older events), null on the last page.
+                 */
+                next: string | null;
+            };
+        };
         /** @description A document holding one entity. */
         EntityDocument: {
             data: components["schemas"]["Entity"];
@@ -3799,6 +3943,16 @@ export interface components {
             };
         };
         /**
+         * @description `secret`: every scope (keys made before kinds existed are secret keys). `restricted`: the scopes and limits it was given. `publishable` (`wps_pk_…`): safe in a web page, may only issue passes from the templates it names.
+         * @enum {string}
+         */
+        ApiTokenKind: "secret" | "restricted" | "publishable";
+        /**
+         * @description A scope, `resource:action` (the bearer scheme's description lists what each grants).
+         * @enum {string}
+         */
+        ApiTokenScope: "passes:read" | "passes:write" | "passes:message" | "templates:read" | "templates:write" | "entities:read" | "readers:read" | "readers:write" | "scans:read" | "scans:write" | "batches:read" | "batches:write" | "webhooks:read" | "webhooks:manage" | "stats:read" | "audit:read";
+        /**
          * @description Attributes of an API key. The secret is stored only as a SHA-256 hash: `token` is present in
          *     the response that creates the key and never again; `prefix` identifies it afterwards.
          */
@@ -3823,6 +3977,19 @@ export interface components {
             lastUsedAt: components["schemas"]["Timestamp"] | null;
             /** @description When the key was revoked; null while it is valid. */
             revokedAt: components["schemas"]["Timestamp"] | null;
+            kind?: components["schemas"]["ApiTokenKind"];
+            /** @description The scopes the key holds (every scope for a secret key; `passes:write` for `createPass` only, for a publishable key). */
+            scopes?: components["schemas"]["ApiTokenScope"][];
+            /** @description Pass templates the key is limited to (empty = every template). */
+            passTemplates?: string[];
+            /** @description Entities the key is limited to (empty = every entity). */
+            entities?: string[];
+            /** @description When the key stops being accepted; null if never. */
+            expiresAt?: components["schemas"]["Timestamp"] | null;
+            /** @description Client address ranges (CIDR) the key is accepted from (empty = any address). */
+            allowedCidrs?: string[];
+            /** @description Web origins a publishable key is used from, answered with CORS. */
+            allowedOrigins?: string[];
         };
         /** @description A to-one relationship to an account. */
         AccountRelationship: {
@@ -3861,6 +4028,23 @@ export interface components {
             apiToken?: {
                 /** @description Optional label for the key. */
                 name?: string;
+                /** @description Default `secret`. */
+                kind?: components["schemas"]["ApiTokenKind"];
+                /** @description The scopes of a `restricted` key (at least one); not given for other kinds. */
+                scopes?: components["schemas"]["ApiTokenScope"][];
+                /** @description Pass templates the key is limited to: for a `restricted` key optional, for a `publishable` key required (the templates it may issue passes from). */
+                passTemplates?: string[];
+                /** @description Entities a `restricted` key is limited to. */
+                entities?: string[];
+                /**
+                 * Format: date-time
+                 * @description When a `restricted` key stops being accepted (in the future).
+                 */
+                expiresAt?: string;
+                /** @description Client address ranges (CIDR, e.g. `203.0.113.0/24`) a `restricted` key is accepted from. */
+                allowedCidrs?: string[];
+                /** @description Web origins (`https://shop.example`) a `publishable` key is used from; at least one. */
+                allowedOrigins?: string[];
             };
         };
         /** @description A document holding one API key. */
@@ -5147,6 +5331,16 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDocument"];
             };
         };
+        /** @description The API key is valid but lacks a scope the operation's `security` requirement names, or the key is restricted to other templates, entities, client addresses or has expired for this use (RFC 6750 §3.1, `insufficient_scope`). The error's `detail` names the missing scopes; `WWW-Authenticate` names every scope the operation requires. */
+        InsufficientScope: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WwwAuthenticateInsufficientScope"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
         /** @description The path exists but not with this method (returned by the server for any method the path does not document). */
         MethodNotAllowed: {
             headers: {
@@ -5457,6 +5651,26 @@ export interface components {
         StatsTo: components["schemas"]["CalendarDate"];
         /** @description The length of each counted period. Only `day` for now. */
         StatsInterval: "day";
+        /** @description The collection targeted, e.g. `passes`. */
+        AuditEventResourceFilter: string;
+        /** @description The target's id, e.g. a pass's id (a pass's history). */
+        AuditEventResourceIdFilter: string;
+        /** @description An actor id: an API key's id, or `administrator`. */
+        AuditEventActorFilter: string;
+        /** @description An operationId, e.g. `updateLoyalty`. */
+        AuditEventOperationFilter: string;
+        /** @description Events at or after this time (RFC 3339). */
+        AuditEventSince: string;
+        /** @description Events before this time (RFC 3339). */
+        AuditEventUntil: string;
+        /** @description Where the page starts, from the previous page's `links.next` (opaque). */
+        AuditEventCursor: string;
+        /** @description Events per page, 1–100 (JSON); an export (`format=ndjson` or `csv`) reads up to 10,000 per request. */
+        AuditEventLimit: number;
+        /** @description `json` (a JSON:API page), `ndjson` (one event per line, `application/x-ndjson`) or `csv` (`text/csv`, RFC 4180). Without it, the `Accept` header chooses. */
+        AuditEventFormat: "json" | "ndjson" | "csv";
+        /** @description Only this account's events (the nil UUID for administration events tied to no account). */
+        AuditEventAccountFilter: string;
         /** @description The entity id. */
         EntityId: components["schemas"]["Uuid"];
         /** @description The account id. */
@@ -5537,6 +5751,8 @@ export interface components {
     headers: {
         /** @description The authentication scheme to use, `Bearer` (RFC 6750). */
         WwwAuthenticate: string;
+        /** @description `Bearer error="insufficient_scope", scope="…"` with the space-separated scopes the operation requires (RFC 6750 §3.1, https://www.rfc-editor.org/rfc/rfc6750#section-3.1). */
+        WwwAuthenticateInsufficientScope: string;
         /** @description The methods the path supports. */
         Allow: string;
         /** @description Seconds to wait before retrying, a whole number (RFC 9110 §10.2.3). */
@@ -5559,6 +5775,8 @@ export interface components {
         PreviewWarnings: string;
         /** @description `true` when this response is a stored one, replayed for a retry with the same `Idempotency-Key`; absent otherwise. */
         IdempotentReplayed: "true";
+        /** @description The next page of an export, `<url>; rel="next"` (RFC 8288); absent on the last page. */
+        LinkNext: string;
         /** @description `no-store`: the response carries a secret, so no cache may keep it (RFC 9111 §5.2.2.5). */
         CacheControlNoStore: "no-store";
         /** @description `attachment; filename="pglite-<UTC time>.tar.gz"` (RFC 6266): the name a browser or `curl -OJ` saves the copy under. */
@@ -5623,6 +5841,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -5654,6 +5873,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5700,6 +5920,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5732,6 +5953,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -5776,6 +5998,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -5830,6 +6053,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
@@ -5861,6 +6085,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -5901,6 +6126,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -5965,6 +6191,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -6003,6 +6230,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -6040,6 +6268,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["FileTooLarge"];
@@ -6084,6 +6313,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -6118,6 +6348,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -6173,6 +6404,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -6217,6 +6449,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             422: components["responses"]["UnprocessableContent"];
@@ -6255,6 +6488,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -6303,6 +6537,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -6340,6 +6575,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -6373,6 +6609,106 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description The collection targeted, e.g. `passes`. */
+                resource?: components["parameters"]["AuditEventResourceFilter"];
+                /** @description The target's id, e.g. a pass's id (a pass's history). */
+                resourceId?: components["parameters"]["AuditEventResourceIdFilter"];
+                /** @description An actor id: an API key's id, or `administrator`. */
+                actor?: components["parameters"]["AuditEventActorFilter"];
+                /** @description An operationId, e.g. `updateLoyalty`. */
+                operation?: components["parameters"]["AuditEventOperationFilter"];
+                /** @description Events at or after this time (RFC 3339). */
+                since?: components["parameters"]["AuditEventSince"];
+                /** @description Events before this time (RFC 3339). */
+                until?: components["parameters"]["AuditEventUntil"];
+                /** @description Where the page starts, from the previous page's `links.next` (opaque). */
+                cursor?: components["parameters"]["AuditEventCursor"];
+                /** @description Events per page, 1–100 (JSON); an export (`format=ndjson` or `csv`) reads up to 10,000 per request. */
+                limit?: components["parameters"]["AuditEventLimit"];
+                /** @description `json` (a JSON:API page), `ndjson` (one event per line, `application/x-ndjson`) or `csv` (`text/csv`, RFC 4180). Without it, the `Accept` header chooses. */
+                format?: components["parameters"]["AuditEventFormat"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events (JSON), or the events as NDJSON or CSV. */
+            200: {
+                headers: {
+                    Link: components["headers"]["LinkNext"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventCollectionDocument"];
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAllAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Only this account's events (the nil UUID for administration events tied to no account). */
+                account?: components["parameters"]["AuditEventAccountFilter"];
+                /** @description The collection targeted, e.g. `passes`. */
+                resource?: components["parameters"]["AuditEventResourceFilter"];
+                /** @description The target's id, e.g. a pass's id (a pass's history). */
+                resourceId?: components["parameters"]["AuditEventResourceIdFilter"];
+                /** @description An actor id: an API key's id, or `administrator`. */
+                actor?: components["parameters"]["AuditEventActorFilter"];
+                /** @description An operationId, e.g. `updateLoyalty`. */
+                operation?: components["parameters"]["AuditEventOperationFilter"];
+                /** @description Events at or after this time (RFC 3339). */
+                since?: components["parameters"]["AuditEventSince"];
+                /** @description Events before this time (RFC 3339). */
+                until?: components["parameters"]["AuditEventUntil"];
+                /** @description Where the page starts, from the previous page's `links.next` (opaque). */
+                cursor?: components["parameters"]["AuditEventCursor"];
+                /** @description Events per page, 1–100 (JSON); an export (`format=ndjson` or `csv`) reads up to 10,000 per request. */
+                limit?: components["parameters"]["AuditEventLimit"];
+                /** @description `json` (a JSON:API page), `ndjson` (one event per line, `application/x-ndjson`) or `csv` (`text/csv`, RFC 4180). Without it, the `Accept` header chooses. */
+                format?: components["parameters"]["AuditEventFormat"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events (JSON), or the events as NDJSON or CSV. */
+            200: {
+                headers: {
+                    Link: components["headers"]["LinkNext"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventCollectionDocument"];
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -6402,6 +6738,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -6718,6 +7055,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -6754,6 +7092,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -6789,6 +7128,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -6819,6 +7159,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -6853,6 +7194,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -6899,6 +7241,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -6943,6 +7286,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -6992,6 +7336,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -7027,6 +7372,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -7061,6 +7407,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -7090,6 +7437,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -7120,6 +7468,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
@@ -7151,6 +7500,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
@@ -7184,6 +7534,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -7216,6 +7567,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -7267,6 +7619,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -7857,6 +8210,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -7892,6 +8246,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -7927,6 +8282,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -8203,6 +8559,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -8236,6 +8593,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
@@ -8269,6 +8627,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -8297,6 +8656,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -8331,6 +8691,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -8366,6 +8727,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -8401,6 +8763,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
@@ -8431,6 +8794,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];

@@ -24,6 +24,8 @@ import { traceRequests } from './http/requestTracing.ts';
 import { tracingEnabled } from './telemetry/tracing.ts';
 import { errorHandler } from './http/errorHandler.ts';
 import { authenticatedWith, authenticateFirst, schemeOf } from './http/authenticate.ts';
+import { authorize } from './http/authorize.ts';
+import { auditFailures, auditHook } from './http/auditHook.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
 import { operationHandlers, pathMatcher, type OpenApiDocument } from './http/routes.ts';
 import { rateLimit } from './http/rateLimit.ts';
@@ -133,6 +135,7 @@ function requestContext(runtime: Runtime): RequestHandler {
       resolveHost: runtime.resolveHost,
       baseUrl: baseUrlOf(req, config),
       accountId: null,
+      principal: null,
       requestId: String(req.id),
     });
     next();
@@ -264,6 +267,10 @@ export function createApp(deps: AppDependencies): Express {
       apiTokens: runtime.apiTokens,
     }),
   );
+  // What the key may do, from the matched operation's security requirement (src/http/authorize.ts).
+  // Every state-changing request leaves one audit event (src/http/auditHook.ts).
+  app.use(auditHook(document, contractPath));
+  app.use(authorize(document, contractPath));
   app.use(...bodyReading(document, contractPath, config));
   // Uploaded files are streamed to temporary files (src/http/csvUpload.ts), removed when the response ends.
   app.use(removeUploads);
@@ -273,6 +280,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(rateLimit(config.rateLimitPerSecond, db));
 
   app.use(operationHandlers(document, handlers));
+  app.use(auditFailures());
   const handleError = errorHandler((path) => contractPath(path)?.methods);
   app.use(handleError);
   // With VALIDATE_RESPONSES, an error document that breaks the contract is reported by the

@@ -11,6 +11,8 @@ import { getMetrics } from './api/monitoring/getMetrics.ts';
 import { listEntities } from './api/entities/listEntities.ts';
 import { getEntity } from './api/entities/getEntity.ts';
 import { getStats } from './api/stats/getStats.ts';
+import { listAuditEvents } from './api/audit/listAuditEvents.ts';
+import { listAllAuditEvents } from './api/administration/listAllAuditEvents.ts';
 import { createPassTemplate } from './api/passTemplates/createPassTemplate.ts';
 import { listPassTemplates } from './api/passTemplates/listPassTemplates.ts';
 import { getPassTemplate } from './api/passTemplates/getPassTemplate.ts';
@@ -95,6 +97,8 @@ export const handlers: HandlerMap = {
   listEntities,
   getEntity,
   getStats,
+  listAuditEvents,
+  listAllAuditEvents,
   createPassTemplate,
   listPassTemplates,
   getPassTemplate,

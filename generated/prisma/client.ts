@@ -262,3 +262,14 @@ export type GoogleWalletCallbackNonce = Prisma.GoogleWalletCallbackNonceModel
  * database's clock) and `points` how many slots it has handed out.
  */
 export type GoogleRateLimit = Prisma.GoogleRateLimitModel
+/**
+ * Model AuditEvent
+ * One state-changing request, append-only (src/domain/audit/auditStore.ts). `hash` chains the
+ * events of an account: sha256(prevHash || canonical event), verified by `npm run admin -- audit verify`.
+ */
+export type AuditEvent = Prisma.AuditEventModel
+/**
+ * Model AuditChainHead
+ * The last event of each account's audit chain, locked by each append (src/domain/audit/auditStore.ts).
+ */
+export type AuditChainHead = Prisma.AuditChainHeadModel

@@ -48,6 +48,34 @@ import type { paths } from '../../generated/api.d.ts';
 import { adminApiUrl, ConfigError } from '../config.ts';
 import { adminTokenPath } from '../security/adminToken.ts';
 import { createDevelopmentCertificates } from '../wallet/apple/developmentCertificates.ts';
+import { type ChainedEvent, verifyChains } from '../domain/audit/auditVerify.ts';
+
+/** An event of the administration API's NDJSON export, as the chain verifier reads it. */
+function chainedEventOf(event: { id: string; attributes: Record<string, unknown> & { actor: Record<string, unknown> } }): ChainedEvent {
+  const a = event.attributes;
+  return {
+    id: event.id,
+    accountId: a.accountId as string,
+    occurredAt: new Date(a.occurredAt as string),
+    actorType: a.actor.type as ChainedEvent['actorType'],
+    actorId: a.actor.id as string | null,
+    actorName: a.actor.name as string | null,
+    actorKind: a.actor.kind as string | null,
+    channel: a.channel as string,
+    operationId: a.operationId as string,
+    resourceType: a.resourceType as string,
+    resourceId: a.resourceId as string | null,
+    changes: a.changes as ChainedEvent['changes'],
+    requestId: a.requestId as string | null,
+    clientAddress: a.clientAddress as string | null,
+    userAgent: a.userAgent as string | null,
+    outcome: a.outcome as ChainedEvent['outcome'],
+    status: a.status as number | null,
+    seq: a.sequence as number,
+    prevHash: a.prevHash as string,
+    hash: a.hash as string,
+  };
+}
 
 export const USAGE = `Usage: npm run -s admin -- <command> [--json]
        wallet-pass-admin <command> [--json]     (installed as a package)
@@ -55,9 +83,18 @@ export const USAGE = `Usage: npm run -s admin -- <command> [--json]
 Commands:
   account create --name <name>                Create an account and its first API key
   account list                                List accounts
-  token create --account <accountId> [--name <label>]
-                                              Create an API key (shown once)
+  token create --account <accountId> [--name <label>] [--kind secret|restricted|publishable]
+            [--scopes passes:read,passes:write,…] [--templates <id,…>] [--entities <id,…>]
+            [--expires-at <RFC 3339>] [--cidrs <range,…>] [--origins <https://…,…>]
+                                              Create an API key (shown once): secret (every
+                                              scope, the default), restricted (its scopes and
+                                              limits) or publishable (wps_pk_…: issues passes from
+                                              --templates, used from --origins)
+  token list --account <accountId>            List an account's keys: kind, scopes, creation, last use
   token revoke <tokenId>                      Revoke an API key
+  audit verify                                Verify every account's audit hash chain (reads the
+                                              events through the administration API); exit 1 when
+                                              one is broken
   entity create --account <accountId> --name <name>
                                               Create an entity
   entity list --account <accountId>           List an account's entities
@@ -162,6 +199,13 @@ const OPTIONS = {
   in: { type: 'string' },
   'batch-size': { type: 'string' },
   'pause-ms': { type: 'string' },
+  kind: { type: 'string' },
+  scopes: { type: 'string' },
+  templates: { type: 'string' },
+  entities: { type: 'string' },
+  'expires-at': { type: 'string' },
+  cidrs: { type: 'string' },
+  origins: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -205,17 +249,90 @@ const COMMANDS: Record<string, (input: CommandInput) => Promise<Output>> = {
   },
   'token create': async ({ values, connect }) => {
     const accountId = required(values.account, 'account');
+    const list = (value: string | undefined) =>
+      value === undefined
+        ? undefined
+        : value
+            .split(',')
+            .map((item) => item.trim())
+            .filter(Boolean);
+    const kind = values.kind as 'secret' | 'restricted' | 'publishable' | undefined;
+    if (kind !== undefined && !['secret', 'restricted', 'publishable'].includes(kind))
+      throw new UsageError('--kind must be secret, restricted or publishable.');
+    const apiToken = Object.fromEntries(
+      Object.entries({
+        name: values.name,
+        kind,
+        scopes: list(values.scopes),
+        passTemplates: list(values.templates),
+        entities: list(values.entities),
+        expiresAt: values['expires-at'],
+        allowedCidrs: list(values.cidrs),
+        allowedOrigins: list(values.origins),
+      }).filter(([, value]) => value !== undefined),
+    );
     const client = await connect();
     const data = unwrap(
       await client.POST('/admin/v1/accounts/{accountId}/tokens', {
         params: { path: { accountId } },
-        body: values.name ? { apiToken: { name: values.name } } : {},
+        body: Object.keys(apiToken).length ? { apiToken: apiToken as never } : {},
       }),
     );
+    const created = data.data.attributes;
     return {
-      json: { token: data.data.attributes.token, id: data.data.id },
-      text: `Created API key ${data.data.id}.\nAPI key (shown once, store it now): ${data.data.attributes.token}`,
+      json: { token: created.token, id: data.data.id },
+      text: `Created ${created.kind ?? 'secret'} API key ${data.data.id}.\nAPI key (shown once, store it now): ${created.token}`,
     };
+  },
+  'token list': async ({ values, connect }) => {
+    const accountId = required(values.account, 'account');
+    const client = await connect();
+    const keys = await allPages((page) =>
+      client.GET('/admin/v1/accounts/{accountId}/tokens', { params: { path: { accountId }, query: { page, perPage: 100 } } }).then(unwrap),
+    );
+    const list = keys.map(({ id, attributes: a }) => ({
+      id,
+      name: a.name,
+      prefix: a.prefix,
+      kind: a.kind,
+      scopes: a.scopes,
+      createdAt: a.createdAt,
+      lastUsedAt: a.lastUsedAt,
+      revokedAt: a.revokedAt,
+      expiresAt: a.expiresAt,
+    }));
+    return {
+      json: { tokens: list },
+      text:
+        list
+          .map(
+            (k) =>
+              `${k.id}  ${k.prefix}…  ${k.kind}  ${k.name ?? '(no name)'}  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}` +
+              `${k.revokedAt ? `  revoked ${k.revokedAt}` : ''}${k.expiresAt ? `  expires ${k.expiresAt}` : ''}\n    scopes: ${(k.scopes ?? []).join(' ')}`,
+          )
+          .join('\n') || 'No API keys.',
+    };
+  },
+  'audit verify': async ({ connect }) => {
+    const client = await connect();
+    const events: ChainedEvent[] = [];
+    let cursor: string | undefined;
+    do {
+      const { data, response } = await client.GET('/admin/v1/audit-events', {
+        params: { query: { format: 'ndjson', limit: 10_000, ...(cursor ? { cursor } : {}) } },
+        parseAs: 'text',
+      });
+      if (data === undefined) throw new ApiError(`The API answered ${response.status} at ${response.url}.`);
+      for (const line of String(data).split('\n').filter(Boolean)) events.push(chainedEventOf(JSON.parse(line)));
+      cursor = /[?&]cursor=([^&>]+)/.exec(response.headers.get('link') ?? '')?.[1];
+    } while (cursor);
+    const verdicts = verifyChains(events);
+    const broken = verdicts.filter((v) => v.broken);
+    const text = verdicts
+      .map((v) => `${v.accountId}  events ${v.firstSeq}–${v.lastSeq}  ${v.broken ? `BROKEN at ${v.broken.seq}: ${v.broken.reason}` : 'verified'}`)
+      .join('\n');
+    if (broken.length) throw new ApiError(`${text}\n${broken.length} audit chain(s) broken.`);
+    return { json: { chains: verdicts }, text: text || 'No audit events.' };
   },
   'token revoke': async ({ rest, connect }) => {
     if (rest.length !== 1) throw new UsageError('token revoke takes exactly one token id.');

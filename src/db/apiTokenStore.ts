@@ -17,6 +17,14 @@ export interface ApiTokenCandidate {
   tokenHash: string;
   revokedAt: Date | null;
   lastUsedAt: Date | null;
+  name: string | null;
+  kind: string;
+  scopes: string[] | null;
+  templateIds: string[] | null;
+  entityIds: string[] | null;
+  expiresAt: Date | null;
+  allowedCidrs: string[] | null;
+  allowedOrigins: string[] | null;
 }
 
 /**
@@ -25,7 +33,10 @@ export interface ApiTokenCandidate {
  * `$queryRaw` (measured: ≈ 290 vs 190 µs per call).
  */
 export function selectApiTokensByPrefix(prisma: PrismaClient, prefix: string): Promise<ApiTokenCandidate[]> {
-  return queryRows<ApiTokenCandidate>(prisma, Prisma.sql`SELECT id, account_id, token_hash, revoked_at, last_used_at FROM api_tokens WHERE prefix = ${prefix}`);
+  return queryRows<ApiTokenCandidate>(
+    prisma,
+    Prisma.sql`SELECT id, account_id, token_hash, revoked_at, last_used_at, name, kind, scopes, template_ids::text[] AS template_ids, entity_ids::text[] AS entity_ids, expires_at, allowed_cidrs, allowed_origins FROM api_tokens WHERE prefix = ${prefix}`,
+  );
 }
 
 /**

@@ -30,6 +30,8 @@ import { verifyAdminToken } from '../security/adminToken.ts';
 import type { ApiTokenCache } from '../security/apiTokenCache.ts';
 import { authenticateApiToken, bearerCredential } from '../security/apiTokens.ts';
 import { applePassCredential } from '../security/applePassCredential.ts';
+import type { ApiKeyPrincipal } from '../security/principal.ts';
+import ipaddr from 'ipaddr.js';
 import { RateLimitError } from './errors.ts';
 import type { OpenApiDocument, PathMatch } from './routes.ts';
 import { isWarmUpRequest } from './validatorWarmUp.ts';
@@ -70,6 +72,24 @@ export interface AuthenticationOptions {
 }
 
 const WINDOW_S = 60;
+
+const ADMINISTRATOR = { type: 'administrator' } as const;
+
+/**
+ * @throws AuthenticationError when `principal` names client address ranges and `address` is in
+ *   none of them (IPv4-mapped IPv6 addresses compared as IPv4; ipaddr.js).
+ */
+function refuseAddress(principal: ApiKeyPrincipal, address: string): void {
+  if (!principal.allowedCidrs.length) return;
+  const client = ipaddr.isValid(address) ? ipaddr.process(address) : undefined;
+  const allowed =
+    client !== undefined &&
+    principal.allowedCidrs.some((cidr) => {
+      const [range, bits] = ipaddr.parseCIDR(cidr);
+      return range.kind() === client.kind() && client.match(range, bits);
+    });
+  if (!allowed) throw new AuthenticationError('The API key is not accepted from this client address.');
+}
 
 /** The scheme an operation requires, or undefined when it requires none (`security: []`). */
 export function schemeOf(document: OpenApiDocument, operation: Record<string, unknown>): SecurityScheme | undefined {
@@ -156,12 +176,16 @@ export function authenticateFirst(options: AuthenticationOptions): RequestHandle
         if (scheme === 'adminAuth') {
           verifyAdminToken(adminToken, req.headers.authorization);
           admins.add(req);
+          req.ctx.principal = ADMINISTRATOR;
         } else if (scheme === 'applePass') {
           applePassCredential(req.headers.authorization);
           applePassRequests.add(req);
         } else {
           await apiTokens.start();
-          req.ctx.accountId = await authenticateApiToken(db.prisma, bearerCredential(req.headers.authorization), clock.now(), apiTokens);
+          const principal = await authenticateApiToken(db.prisma, bearerCredential(req.headers.authorization), clock.now(), apiTokens);
+          refuseAddress(principal, address);
+          req.ctx.principal = principal;
+          req.ctx.accountId = principal.accountId;
         }
       } catch (error) {
         if (error instanceof AuthenticationError && failures) await failures.fail(address);

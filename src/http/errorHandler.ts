@@ -137,6 +137,11 @@ function validatorError(e: HttpLikeError, operationId?: string): HttpError | nul
   }
 }
 
+/** The status {@link errorHandler} answers `err` with (500 for what it does not know). */
+export function errorStatus(err: unknown, operationId: string | undefined): number {
+  return classify(err, operationId)?.status ?? 500;
+}
+
 /** Maps an error of any origin to an {@link HttpError}, or null when unexpected. */
 function classify(err: unknown, operationId?: string): HttpError | null {
   if (err instanceof HttpError) return err;

@@ -15,6 +15,7 @@ import type { PrismaExecutor, SqlExecutor } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
 import type { Runtime } from '../deps.ts';
 import type { UploadedFile } from '../csv/csvFile.ts';
+import type { Principal } from '../security/principal.ts';
 
 export type { operations };
 
@@ -83,6 +84,8 @@ export interface RequestContext
   baseUrl: string;
   /** The account of the API key; set by bearer authentication on `/api/v1` operations. */
   accountId: string | null;
+  /** Who is calling (src/security/principal.ts); set by authentication, null on unauthenticated operations. */
+  principal: Principal | null;
   requestId: string;
 }
 

@@ -9,6 +9,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { LRUCache } from 'lru-cache';
 import { runSqlWrite, runWrite } from '../db/database.ts';
 import { idempotencyKeyOf, runIdempotent } from './idempotency.ts';
+import { auditedScopes, auditedScopesIn, auditRecordOf, committedWith, finishAudit } from './auditHook.ts';
 import { uploadsOf } from './csvUpload.ts';
 import { accountOf, type HandlerMap, type OperationId, type OperationInput, type SqlWriteScope, type WriteScope } from './operation.ts';
 
@@ -222,13 +223,17 @@ export function operationHandlers(document: OpenApiDocument, handlers: HandlerMa
       // A multipart upload is not replayed by its key: the key's fingerprint would miss the file.
       const key = idempotent && !req.is('multipart/form-data') ? idempotencyKeyOf(req.headers) : undefined;
       // An atomic write is one autocommit statement: retried on contention as transactions are.
+      // An audited request's event is appended in its first write transaction (src/http/auditHook.ts).
+      const audit = auditRecordOf(req);
       const result =
         key === undefined
           ? await handler(
-              input(
-                (work, options) => runWrite(ctx.db, work, options),
-                (work, options) => runSqlWrite(ctx.db, work, options),
-              ),
+              audit
+                ? input(...auditedScopes(audit))
+                : input(
+                    (work, options) => runWrite(ctx.db, work, options),
+                    (work, options) => runSqlWrite(ctx.db, work, options),
+                  ),
             )
           : await runIdempotent(
               ctx.db,
@@ -236,12 +241,15 @@ export function operationHandlers(document: OpenApiDocument, handlers: HandlerMa
               ctx.clock.now(),
               (tx) =>
                 handler(
-                  input(
-                    (work) => work(tx),
-                    (work) => work(tx),
-                  ),
+                  audit
+                    ? input(...auditedScopesIn(audit, tx))
+                    : input(
+                        (work) => work(tx),
+                        (work) => work(tx),
+                      ),
                 ),
-            );
+            ).then(committedWith(audit));
+      if (audit) await finishAudit(audit, result.body);
       if (result.headers) res.set(result.headers);
       if (noStore.has(result.status)) res.set('Cache-Control', 'no-store');
       if (result.body === undefined) res.status(result.status).end();

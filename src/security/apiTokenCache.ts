@@ -17,6 +17,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { Listen } from '../db/notifications.ts';
+import type { ApiKeyPrincipal } from './principal.ts';
 
 /** The channel the `api_tokens_changed` trigger notifies, with the key's id as payload. */
 export const API_TOKEN_CHANNEL = 'api_tokens_changed';
@@ -25,6 +26,8 @@ export const API_TOKEN_CHANNEL = 'api_tokens_changed';
 export interface CachedApiToken {
   id: string;
   accountId: string;
+  /** The key as a caller (src/security/principal.ts). */
+  principal: ApiKeyPrincipal;
   /** When `lastUsedAt` was last written, in ms since the epoch (null: never). */
   lastUsedAt: number | null;
 }

@@ -12,8 +12,12 @@ import { selectApiTokensByPrefix, touchApiToken } from '../db/apiTokenStore.ts';
 import type { PrismaClient } from '../db/database.ts';
 import { AuthenticationError } from '../errors.ts';
 import type { ApiTokenCache } from './apiTokenCache.ts';
+import { type ApiKeyKind, type ApiKeyPrincipal, scopesOfKind } from './principal.ts';
 
-/** Shape of every API key. */
+/**
+ * Shape of every API key: `wps_` and 43 base64url characters — 32 random bytes for secret and
+ * restricted keys, `pk_` and 30 random bytes (40 characters) for publishable keys.
+ */
 export const API_TOKEN_PATTERN = /^wps_[A-Za-z0-9_-]{43}$/;
 /** Length of the stored, displayable prefix. */
 export const API_TOKEN_PREFIX_LENGTH = 12;
@@ -32,9 +36,9 @@ export function sha256Hex(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex');
 }
 
-/** Generates a new API key. */
-export function generateApiToken(): GeneratedApiToken {
-  const token = `wps_${randomBytes(32).toString('base64url')}`;
+/** Generates a new API key; a publishable one starts with `wps_pk_`. */
+export function generateApiToken(kind: ApiKeyKind = 'secret'): GeneratedApiToken {
+  const token = kind === 'publishable' ? `wps_pk_${randomBytes(30).toString('base64url')}` : `wps_${randomBytes(32).toString('base64url')}`;
   return { token, prefix: token.slice(0, API_TOKEN_PREFIX_LENGTH), tokenHash: sha256Hex(token) };
 }
 
@@ -59,10 +63,10 @@ export function bearerCredential(header: string | undefined, credential: 'API ke
  * @param token The presented key.
  * @param now Current time (refreshes `lastUsedAt` when older than a minute).
  * @param cache Verified keys of this process; omit to always read the database.
- * @returns The id of the account the key belongs to.
- * @throws UnauthorizedError when the key is malformed, unknown or revoked.
+ * @returns The key as a caller (src/security/principal.ts): its account, kind, scopes and limits.
+ * @throws UnauthorizedError when the key is malformed, unknown, revoked or expired.
  */
-export async function authenticateApiToken(prisma: PrismaClient, token: string, now: Date, cache?: ApiTokenCache): Promise<string> {
+export async function authenticateApiToken(prisma: PrismaClient, token: string, now: Date, cache?: ApiTokenCache): Promise<ApiKeyPrincipal> {
   if (!API_TOKEN_PATTERN.test(token)) throw new AuthenticationError('The API key is malformed.');
   const tokenHash = sha256Hex(token);
   const cached = cache?.get(tokenHash);
@@ -71,7 +75,8 @@ export async function authenticateApiToken(prisma: PrismaClient, token: string, 
       cached.lastUsedAt = now.getTime();
       await touchApiToken(prisma, cached.id, now);
     }
-    return cached.accountId;
+    refuseExpired(cached.principal, now);
+    return cached.principal;
   }
   const generation = cache?.currentGeneration() ?? 0;
   const presented = Buffer.from(tokenHash, 'hex');
@@ -84,8 +89,28 @@ export async function authenticateApiToken(prisma: PrismaClient, token: string, 
     lastUsedAt = now.getTime();
     await prisma.apiToken.update({ where: { id: match.id }, data: { lastUsedAt: now } });
   }
-  cache?.remember(tokenHash, { id: match.id, accountId: match.accountId, lastUsedAt }, generation);
-  return match.accountId;
+  const kind = match.kind as ApiKeyKind;
+  const principal: ApiKeyPrincipal = {
+    type: 'api_key',
+    id: match.id,
+    accountId: match.accountId,
+    name: match.name,
+    kind,
+    scopes: scopesOfKind(kind, match.scopes ?? []),
+    templateIds: match.templateIds ?? [],
+    entityIds: match.entityIds ?? [],
+    expiresAt: match.expiresAt?.getTime() ?? null,
+    allowedCidrs: match.allowedCidrs ?? [],
+    allowedOrigins: match.allowedOrigins ?? [],
+  };
+  cache?.remember(tokenHash, { id: match.id, accountId: match.accountId, principal, lastUsedAt }, generation);
+  refuseExpired(principal, now);
+  return principal;
+}
+
+/** @throws AuthenticationError when the key's expiry has passed at `now`. */
+function refuseExpired(principal: ApiKeyPrincipal, now: Date): void {
+  if (principal.expiresAt !== null && principal.expiresAt <= now.getTime()) throw new AuthenticationError('The API key has expired.');
 }
 
 /** Whether `lastUsedAt` (ms, or null: never) is due a refresh at `now`. */

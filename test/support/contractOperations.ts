@@ -35,6 +35,7 @@ interface OperationObject {
   responses: Record<string, unknown>;
   security?: Record<string, string[]>[];
   'x-unstorable-path-status'?: number;
+  'x-audited'?: boolean;
 }
 
 /** One operation of the contract, as the walkers need it. */
@@ -63,6 +64,10 @@ export interface ContractOperation extends DocumentOperation {
    * cannot be stored (its `x-unstorable-path-status`; openapi/README.md), if it has one.
    */
   unstorablePathStatus?: number;
+  /** The scopes its `bearerAuth` requirement names (empty for other schemes). */
+  scopes: string[];
+  /** Whether it changes state: POST, PUT, PATCH or DELETE by an API key or the administrator, not `x-audited: false` (src/http/auditHook.ts). */
+  audited: boolean;
 }
 
 type Document = ReturnType<typeof loadApiDocument>;
@@ -124,6 +129,11 @@ export function contractOperations(document: Document = loadApiDocument()): Cont
       bodyExample: json ? firstExample(document, json) : undefined,
       ...(form?.encoding ? { multipartFile: Object.keys(form.encoding)[0] } : {}),
       ...(operation['x-unstorable-path-status'] === undefined ? {} : { unstorablePathStatus: operation['x-unstorable-path-status'] }),
+      scopes: (operation.security ?? rootSecurity).find((requirement) => 'bearerAuth' in requirement)?.bearerAuth ?? [],
+      audited:
+        ['post', 'put', 'patch', 'delete'].includes(op.method) &&
+        (schemes[0] === 'bearerAuth' || schemes[0] === 'adminAuth') &&
+        operation['x-audited'] !== false,
     };
   });
 }

@@ -428,7 +428,9 @@ export const ModelName = {
   GoogleWalletClass: 'GoogleWalletClass',
   GoogleWalletObject: 'GoogleWalletObject',
   GoogleWalletCallbackNonce: 'GoogleWalletCallbackNonce',
-  GoogleRateLimit: 'GoogleRateLimit'
+  GoogleRateLimit: 'GoogleRateLimit',
+  AuditEvent: 'AuditEvent',
+  AuditChainHead: 'AuditChainHead'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -444,7 +446,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "account" | "apiToken" | "rateLimitCounter" | "entity" | "reader" | "readerConfiguration" | "passTemplate" | "passTemplateVersion" | "pass" | "loyaltyLedgerEntry" | "idempotencyKey" | "scan" | "batch" | "batchRow" | "batchRecipient" | "batchDelivery" | "appleConfiguration" | "passTemplateImage" | "appleDevice" | "appleRegistration" | "appleDeviceLog" | "deliveryAttempt" | "webhookSubscription" | "webhookEvent" | "passChangeOutboxEntry" | "webhookDelivery" | "webhookDeliveryAttempt" | "googleConfiguration" | "googleWalletClass" | "googleWalletObject" | "googleWalletCallbackNonce" | "googleRateLimit"
+    modelProps: "account" | "apiToken" | "rateLimitCounter" | "entity" | "reader" | "readerConfiguration" | "passTemplate" | "passTemplateVersion" | "pass" | "loyaltyLedgerEntry" | "idempotencyKey" | "scan" | "batch" | "batchRow" | "batchRecipient" | "batchDelivery" | "appleConfiguration" | "passTemplateImage" | "appleDevice" | "appleRegistration" | "appleDeviceLog" | "deliveryAttempt" | "webhookSubscription" | "webhookEvent" | "passChangeOutboxEntry" | "webhookDelivery" | "webhookDeliveryAttempt" | "googleConfiguration" | "googleWalletClass" | "googleWalletObject" | "googleWalletCallbackNonce" | "googleRateLimit" | "auditEvent" | "auditChainHead"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2816,6 +2818,154 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    AuditEvent: {
+      payload: Prisma.$AuditEventPayload<ExtArgs>
+      fields: Prisma.AuditEventFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AuditEventFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AuditEventFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload>
+        }
+        findFirst: {
+          args: Prisma.AuditEventFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AuditEventFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload>
+        }
+        findMany: {
+          args: Prisma.AuditEventFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload>[]
+        }
+        create: {
+          args: Prisma.AuditEventCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload>
+        }
+        createMany: {
+          args: Prisma.AuditEventCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AuditEventCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload>[]
+        }
+        delete: {
+          args: Prisma.AuditEventDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload>
+        }
+        update: {
+          args: Prisma.AuditEventUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload>
+        }
+        deleteMany: {
+          args: Prisma.AuditEventDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AuditEventUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AuditEventUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload>[]
+        }
+        upsert: {
+          args: Prisma.AuditEventUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventPayload>
+        }
+        aggregate: {
+          args: Prisma.AuditEventAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAuditEvent>
+        }
+        groupBy: {
+          args: Prisma.AuditEventGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AuditEventGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AuditEventCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AuditEventCountAggregateOutputType> | number
+        }
+      }
+    }
+    AuditChainHead: {
+      payload: Prisma.$AuditChainHeadPayload<ExtArgs>
+      fields: Prisma.AuditChainHeadFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AuditChainHeadFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditChainHeadPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AuditChainHeadFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditChainHeadPayload>
+        }
+        findFirst: {
+          args: Prisma.AuditChainHeadFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditChainHeadPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AuditChainHeadFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditChainHeadPayload>
+        }
+        findMany: {
+          args: Prisma.AuditChainHeadFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditChainHeadPayload>[]
+        }
+        create: {
+          args: Prisma.AuditChainHeadCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditChainHeadPayload>
+        }
+        createMany: {
+          args: Prisma.AuditChainHeadCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AuditChainHeadCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditChainHeadPayload>[]
+        }
+        delete: {
+          args: Prisma.AuditChainHeadDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditChainHeadPayload>
+        }
+        update: {
+          args: Prisma.AuditChainHeadUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditChainHeadPayload>
+        }
+        deleteMany: {
+          args: Prisma.AuditChainHeadDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AuditChainHeadUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AuditChainHeadUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditChainHeadPayload>[]
+        }
+        upsert: {
+          args: Prisma.AuditChainHeadUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditChainHeadPayload>
+        }
+        aggregate: {
+          args: Prisma.AuditChainHeadAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAuditChainHead>
+        }
+        groupBy: {
+          args: Prisma.AuditChainHeadGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AuditChainHeadGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AuditChainHeadCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AuditChainHeadCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -2872,7 +3022,14 @@ export const ApiTokenScalarFieldEnum = {
   tokenHash: 'tokenHash',
   createdAt: 'createdAt',
   lastUsedAt: 'lastUsedAt',
-  revokedAt: 'revokedAt'
+  revokedAt: 'revokedAt',
+  allowedCidrs: 'allowedCidrs',
+  allowedOrigins: 'allowedOrigins',
+  entityIds: 'entityIds',
+  expiresAt: 'expiresAt',
+  kind: 'kind',
+  scopes: 'scopes',
+  templateIds: 'templateIds'
 } as const
 
 export type ApiTokenScalarFieldEnum = (typeof ApiTokenScalarFieldEnum)[keyof typeof ApiTokenScalarFieldEnum]
@@ -3351,6 +3508,44 @@ export const GoogleRateLimitScalarFieldEnum = {
 } as const
 
 export type GoogleRateLimitScalarFieldEnum = (typeof GoogleRateLimitScalarFieldEnum)[keyof typeof GoogleRateLimitScalarFieldEnum]
+
+
+export const AuditEventScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  seq: 'seq',
+  occurredAt: 'occurredAt',
+  actorType: 'actorType',
+  actorId: 'actorId',
+  actorName: 'actorName',
+  actorKind: 'actorKind',
+  channel: 'channel',
+  operationId: 'operationId',
+  resourceType: 'resourceType',
+  resourceId: 'resourceId',
+  changes: 'changes',
+  requestId: 'requestId',
+  clientAddress: 'clientAddress',
+  userAgent: 'userAgent',
+  outcome: 'outcome',
+  status: 'status',
+  prevHash: 'prevHash',
+  hash: 'hash'
+} as const
+
+export type AuditEventScalarFieldEnum = (typeof AuditEventScalarFieldEnum)[keyof typeof AuditEventScalarFieldEnum]
+
+
+export const AuditChainHeadScalarFieldEnum = {
+  accountId: 'accountId',
+  seq: 'seq',
+  hash: 'hash',
+  prevHash: 'prevHash',
+  anchorHash: 'anchorHash',
+  anchorSeq: 'anchorSeq'
+} as const
+
+export type AuditChainHeadScalarFieldEnum = (typeof AuditChainHeadScalarFieldEnum)[keyof typeof AuditChainHeadScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -3932,6 +4127,8 @@ export type GlobalOmitConfig = {
   googleWalletObject?: Prisma.GoogleWalletObjectOmit
   googleWalletCallbackNonce?: Prisma.GoogleWalletCallbackNonceOmit
   googleRateLimit?: Prisma.GoogleRateLimitOmit
+  auditEvent?: Prisma.AuditEventOmit
+  auditChainHead?: Prisma.AuditChainHeadOmit
 }
 
 /* Types for Logging */

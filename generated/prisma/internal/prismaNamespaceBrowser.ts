@@ -82,7 +82,9 @@ export const ModelName = {
   GoogleWalletClass: 'GoogleWalletClass',
   GoogleWalletObject: 'GoogleWalletObject',
   GoogleWalletCallbackNonce: 'GoogleWalletCallbackNonce',
-  GoogleRateLimit: 'GoogleRateLimit'
+  GoogleRateLimit: 'GoogleRateLimit',
+  AuditEvent: 'AuditEvent',
+  AuditChainHead: 'AuditChainHead'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -118,7 +120,14 @@ export const ApiTokenScalarFieldEnum = {
   tokenHash: 'tokenHash',
   createdAt: 'createdAt',
   lastUsedAt: 'lastUsedAt',
-  revokedAt: 'revokedAt'
+  revokedAt: 'revokedAt',
+  allowedCidrs: 'allowedCidrs',
+  allowedOrigins: 'allowedOrigins',
+  entityIds: 'entityIds',
+  expiresAt: 'expiresAt',
+  kind: 'kind',
+  scopes: 'scopes',
+  templateIds: 'templateIds'
 } as const
 
 export type ApiTokenScalarFieldEnum = (typeof ApiTokenScalarFieldEnum)[keyof typeof ApiTokenScalarFieldEnum]
@@ -597,6 +606,44 @@ export const GoogleRateLimitScalarFieldEnum = {
 } as const
 
 export type GoogleRateLimitScalarFieldEnum = (typeof GoogleRateLimitScalarFieldEnum)[keyof typeof GoogleRateLimitScalarFieldEnum]
+
+
+export const AuditEventScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  seq: 'seq',
+  occurredAt: 'occurredAt',
+  actorType: 'actorType',
+  actorId: 'actorId',
+  actorName: 'actorName',
+  actorKind: 'actorKind',
+  channel: 'channel',
+  operationId: 'operationId',
+  resourceType: 'resourceType',
+  resourceId: 'resourceId',
+  changes: 'changes',
+  requestId: 'requestId',
+  clientAddress: 'clientAddress',
+  userAgent: 'userAgent',
+  outcome: 'outcome',
+  status: 'status',
+  prevHash: 'prevHash',
+  hash: 'hash'
+} as const
+
+export type AuditEventScalarFieldEnum = (typeof AuditEventScalarFieldEnum)[keyof typeof AuditEventScalarFieldEnum]
+
+
+export const AuditChainHeadScalarFieldEnum = {
+  accountId: 'accountId',
+  seq: 'seq',
+  hash: 'hash',
+  prevHash: 'prevHash',
+  anchorHash: 'anchorHash',
+  anchorSeq: 'anchorSeq'
+} as const
+
+export type AuditChainHeadScalarFieldEnum = (typeof AuditChainHeadScalarFieldEnum)[keyof typeof AuditChainHeadScalarFieldEnum]
 
 
 export const SortOrder = {

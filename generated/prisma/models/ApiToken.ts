@@ -33,6 +33,8 @@ export type ApiTokenMinAggregateOutputType = {
   createdAt: Date | null
   lastUsedAt: Date | null
   revokedAt: Date | null
+  expiresAt: Date | null
+  kind: string | null
 }
 
 export type ApiTokenMaxAggregateOutputType = {
@@ -44,6 +46,8 @@ export type ApiTokenMaxAggregateOutputType = {
   createdAt: Date | null
   lastUsedAt: Date | null
   revokedAt: Date | null
+  expiresAt: Date | null
+  kind: string | null
 }
 
 export type ApiTokenCountAggregateOutputType = {
@@ -55,6 +59,13 @@ export type ApiTokenCountAggregateOutputType = {
   createdAt: number
   lastUsedAt: number
   revokedAt: number
+  allowedCidrs: number
+  allowedOrigins: number
+  entityIds: number
+  expiresAt: number
+  kind: number
+  scopes: number
+  templateIds: number
   _all: number
 }
 
@@ -68,6 +79,8 @@ export type ApiTokenMinAggregateInputType = {
   createdAt?: true
   lastUsedAt?: true
   revokedAt?: true
+  expiresAt?: true
+  kind?: true
 }
 
 export type ApiTokenMaxAggregateInputType = {
@@ -79,6 +92,8 @@ export type ApiTokenMaxAggregateInputType = {
   createdAt?: true
   lastUsedAt?: true
   revokedAt?: true
+  expiresAt?: true
+  kind?: true
 }
 
 export type ApiTokenCountAggregateInputType = {
@@ -90,6 +105,13 @@ export type ApiTokenCountAggregateInputType = {
   createdAt?: true
   lastUsedAt?: true
   revokedAt?: true
+  allowedCidrs?: true
+  allowedOrigins?: true
+  entityIds?: true
+  expiresAt?: true
+  kind?: true
+  scopes?: true
+  templateIds?: true
   _all?: true
 }
 
@@ -174,6 +196,13 @@ export type ApiTokenGroupByOutputType = {
   createdAt: Date
   lastUsedAt: Date | null
   revokedAt: Date | null
+  allowedCidrs: string[]
+  allowedOrigins: string[]
+  entityIds: string[]
+  expiresAt: Date | null
+  kind: string
+  scopes: string[]
+  templateIds: string[]
   _count: ApiTokenCountAggregateOutputType | null
   _min: ApiTokenMinAggregateOutputType | null
   _max: ApiTokenMaxAggregateOutputType | null
@@ -206,6 +235,13 @@ export type ApiTokenWhereInput = {
   createdAt?: Prisma.DateTimeFilter<"ApiToken"> | Date | string
   lastUsedAt?: Prisma.DateTimeNullableFilter<"ApiToken"> | Date | string | null
   revokedAt?: Prisma.DateTimeNullableFilter<"ApiToken"> | Date | string | null
+  allowedCidrs?: Prisma.StringNullableListFilter<"ApiToken">
+  allowedOrigins?: Prisma.StringNullableListFilter<"ApiToken">
+  entityIds?: Prisma.StringNullableListFilter<"ApiToken">
+  expiresAt?: Prisma.DateTimeNullableFilter<"ApiToken"> | Date | string | null
+  kind?: Prisma.StringFilter<"ApiToken"> | string
+  scopes?: Prisma.StringNullableListFilter<"ApiToken">
+  templateIds?: Prisma.StringNullableListFilter<"ApiToken">
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
 }
 
@@ -218,6 +254,13 @@ export type ApiTokenOrderByWithRelationInput = {
   createdAt?: Prisma.SortOrder
   lastUsedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   revokedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  allowedCidrs?: Prisma.SortOrder
+  allowedOrigins?: Prisma.SortOrder
+  entityIds?: Prisma.SortOrder
+  expiresAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  kind?: Prisma.SortOrder
+  scopes?: Prisma.SortOrder
+  templateIds?: Prisma.SortOrder
   account?: Prisma.AccountOrderByWithRelationInput
 }
 
@@ -233,6 +276,13 @@ export type ApiTokenWhereUniqueInput = Prisma.AtLeast<{
   createdAt?: Prisma.DateTimeFilter<"ApiToken"> | Date | string
   lastUsedAt?: Prisma.DateTimeNullableFilter<"ApiToken"> | Date | string | null
   revokedAt?: Prisma.DateTimeNullableFilter<"ApiToken"> | Date | string | null
+  allowedCidrs?: Prisma.StringNullableListFilter<"ApiToken">
+  allowedOrigins?: Prisma.StringNullableListFilter<"ApiToken">
+  entityIds?: Prisma.StringNullableListFilter<"ApiToken">
+  expiresAt?: Prisma.DateTimeNullableFilter<"ApiToken"> | Date | string | null
+  kind?: Prisma.StringFilter<"ApiToken"> | string
+  scopes?: Prisma.StringNullableListFilter<"ApiToken">
+  templateIds?: Prisma.StringNullableListFilter<"ApiToken">
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
 }, "id" | "tokenHash">
 
@@ -245,6 +295,13 @@ export type ApiTokenOrderByWithAggregationInput = {
   createdAt?: Prisma.SortOrder
   lastUsedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   revokedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  allowedCidrs?: Prisma.SortOrder
+  allowedOrigins?: Prisma.SortOrder
+  entityIds?: Prisma.SortOrder
+  expiresAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  kind?: Prisma.SortOrder
+  scopes?: Prisma.SortOrder
+  templateIds?: Prisma.SortOrder
   _count?: Prisma.ApiTokenCountOrderByAggregateInput
   _max?: Prisma.ApiTokenMaxOrderByAggregateInput
   _min?: Prisma.ApiTokenMinOrderByAggregateInput
@@ -262,6 +319,13 @@ export type ApiTokenScalarWhereWithAggregatesInput = {
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"ApiToken"> | Date | string
   lastUsedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"ApiToken"> | Date | string | null
   revokedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"ApiToken"> | Date | string | null
+  allowedCidrs?: Prisma.StringNullableListFilter<"ApiToken">
+  allowedOrigins?: Prisma.StringNullableListFilter<"ApiToken">
+  entityIds?: Prisma.StringNullableListFilter<"ApiToken">
+  expiresAt?: Prisma.DateTimeNullableWithAggregatesFilter<"ApiToken"> | Date | string | null
+  kind?: Prisma.StringWithAggregatesFilter<"ApiToken"> | string
+  scopes?: Prisma.StringNullableListFilter<"ApiToken">
+  templateIds?: Prisma.StringNullableListFilter<"ApiToken">
 }
 
 export type ApiTokenCreateInput = {
@@ -272,6 +336,13 @@ export type ApiTokenCreateInput = {
   createdAt?: Date | string
   lastUsedAt?: Date | string | null
   revokedAt?: Date | string | null
+  allowedCidrs?: Prisma.ApiTokenCreateallowedCidrsInput | string[]
+  allowedOrigins?: Prisma.ApiTokenCreateallowedOriginsInput | string[]
+  entityIds?: Prisma.ApiTokenCreateentityIdsInput | string[]
+  expiresAt?: Date | string | null
+  kind?: string
+  scopes?: Prisma.ApiTokenCreatescopesInput | string[]
+  templateIds?: Prisma.ApiTokenCreatetemplateIdsInput | string[]
   account: Prisma.AccountCreateNestedOneWithoutApiTokensInput
 }
 
@@ -284,6 +355,13 @@ export type ApiTokenUncheckedCreateInput = {
   createdAt?: Date | string
   lastUsedAt?: Date | string | null
   revokedAt?: Date | string | null
+  allowedCidrs?: Prisma.ApiTokenCreateallowedCidrsInput | string[]
+  allowedOrigins?: Prisma.ApiTokenCreateallowedOriginsInput | string[]
+  entityIds?: Prisma.ApiTokenCreateentityIdsInput | string[]
+  expiresAt?: Date | string | null
+  kind?: string
+  scopes?: Prisma.ApiTokenCreatescopesInput | string[]
+  templateIds?: Prisma.ApiTokenCreatetemplateIdsInput | string[]
 }
 
 export type ApiTokenUpdateInput = {
@@ -294,6 +372,13 @@ export type ApiTokenUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  allowedCidrs?: Prisma.ApiTokenUpdateallowedCidrsInput | string[]
+  allowedOrigins?: Prisma.ApiTokenUpdateallowedOriginsInput | string[]
+  entityIds?: Prisma.ApiTokenUpdateentityIdsInput | string[]
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  kind?: Prisma.StringFieldUpdateOperationsInput | string
+  scopes?: Prisma.ApiTokenUpdatescopesInput | string[]
+  templateIds?: Prisma.ApiTokenUpdatetemplateIdsInput | string[]
   account?: Prisma.AccountUpdateOneRequiredWithoutApiTokensNestedInput
 }
 
@@ -306,6 +391,13 @@ export type ApiTokenUncheckedUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  allowedCidrs?: Prisma.ApiTokenUpdateallowedCidrsInput | string[]
+  allowedOrigins?: Prisma.ApiTokenUpdateallowedOriginsInput | string[]
+  entityIds?: Prisma.ApiTokenUpdateentityIdsInput | string[]
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  kind?: Prisma.StringFieldUpdateOperationsInput | string
+  scopes?: Prisma.ApiTokenUpdatescopesInput | string[]
+  templateIds?: Prisma.ApiTokenUpdatetemplateIdsInput | string[]
 }
 
 export type ApiTokenCreateManyInput = {
@@ -317,6 +409,13 @@ export type ApiTokenCreateManyInput = {
   createdAt?: Date | string
   lastUsedAt?: Date | string | null
   revokedAt?: Date | string | null
+  allowedCidrs?: Prisma.ApiTokenCreateallowedCidrsInput | string[]
+  allowedOrigins?: Prisma.ApiTokenCreateallowedOriginsInput | string[]
+  entityIds?: Prisma.ApiTokenCreateentityIdsInput | string[]
+  expiresAt?: Date | string | null
+  kind?: string
+  scopes?: Prisma.ApiTokenCreatescopesInput | string[]
+  templateIds?: Prisma.ApiTokenCreatetemplateIdsInput | string[]
 }
 
 export type ApiTokenUpdateManyMutationInput = {
@@ -327,6 +426,13 @@ export type ApiTokenUpdateManyMutationInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  allowedCidrs?: Prisma.ApiTokenUpdateallowedCidrsInput | string[]
+  allowedOrigins?: Prisma.ApiTokenUpdateallowedOriginsInput | string[]
+  entityIds?: Prisma.ApiTokenUpdateentityIdsInput | string[]
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  kind?: Prisma.StringFieldUpdateOperationsInput | string
+  scopes?: Prisma.ApiTokenUpdatescopesInput | string[]
+  templateIds?: Prisma.ApiTokenUpdatetemplateIdsInput | string[]
 }
 
 export type ApiTokenUncheckedUpdateManyInput = {
@@ -338,6 +444,13 @@ export type ApiTokenUncheckedUpdateManyInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  allowedCidrs?: Prisma.ApiTokenUpdateallowedCidrsInput | string[]
+  allowedOrigins?: Prisma.ApiTokenUpdateallowedOriginsInput | string[]
+  entityIds?: Prisma.ApiTokenUpdateentityIdsInput | string[]
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  kind?: Prisma.StringFieldUpdateOperationsInput | string
+  scopes?: Prisma.ApiTokenUpdatescopesInput | string[]
+  templateIds?: Prisma.ApiTokenUpdatetemplateIdsInput | string[]
 }
 
 export type ApiTokenListRelationFilter = {
@@ -350,6 +463,14 @@ export type ApiTokenOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
 }
 
+export type StringNullableListFilter<$PrismaModel = never> = {
+  equals?: string[] | Prisma.ListStringFieldRefInput<$PrismaModel> | null
+  has?: string | Prisma.StringFieldRefInput<$PrismaModel> | null
+  hasEvery?: string[] | Prisma.ListStringFieldRefInput<$PrismaModel>
+  hasSome?: string[] | Prisma.ListStringFieldRefInput<$PrismaModel>
+  isEmpty?: boolean
+}
+
 export type ApiTokenCountOrderByAggregateInput = {
   id?: Prisma.SortOrder
   accountId?: Prisma.SortOrder
@@ -359,6 +480,13 @@ export type ApiTokenCountOrderByAggregateInput = {
   createdAt?: Prisma.SortOrder
   lastUsedAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
+  allowedCidrs?: Prisma.SortOrder
+  allowedOrigins?: Prisma.SortOrder
+  entityIds?: Prisma.SortOrder
+  expiresAt?: Prisma.SortOrder
+  kind?: Prisma.SortOrder
+  scopes?: Prisma.SortOrder
+  templateIds?: Prisma.SortOrder
 }
 
 export type ApiTokenMaxOrderByAggregateInput = {
@@ -370,6 +498,8 @@ export type ApiTokenMaxOrderByAggregateInput = {
   createdAt?: Prisma.SortOrder
   lastUsedAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
+  expiresAt?: Prisma.SortOrder
+  kind?: Prisma.SortOrder
 }
 
 export type ApiTokenMinOrderByAggregateInput = {
@@ -381,6 +511,8 @@ export type ApiTokenMinOrderByAggregateInput = {
   createdAt?: Prisma.SortOrder
   lastUsedAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
+  expiresAt?: Prisma.SortOrder
+  kind?: Prisma.SortOrder
 }
 
 export type ApiTokenCreateNestedManyWithoutAccountInput = {
@@ -425,12 +557,57 @@ export type ApiTokenUncheckedUpdateManyWithoutAccountNestedInput = {
   deleteMany?: Prisma.ApiTokenScalarWhereInput | Prisma.ApiTokenScalarWhereInput[]
 }
 
+export type ApiTokenCreateallowedCidrsInput = {
+  set: string[]
+}
+
+export type ApiTokenCreateallowedOriginsInput = {
+  set: string[]
+}
+
+export type ApiTokenCreateentityIdsInput = {
+  set: string[]
+}
+
+export type ApiTokenCreatescopesInput = {
+  set: string[]
+}
+
+export type ApiTokenCreatetemplateIdsInput = {
+  set: string[]
+}
+
 export type NullableStringFieldUpdateOperationsInput = {
   set?: string | null
 }
 
 export type NullableDateTimeFieldUpdateOperationsInput = {
   set?: Date | string | null
+}
+
+export type ApiTokenUpdateallowedCidrsInput = {
+  set?: string[]
+  push?: string | string[]
+}
+
+export type ApiTokenUpdateallowedOriginsInput = {
+  set?: string[]
+  push?: string | string[]
+}
+
+export type ApiTokenUpdateentityIdsInput = {
+  set?: string[]
+  push?: string | string[]
+}
+
+export type ApiTokenUpdatescopesInput = {
+  set?: string[]
+  push?: string | string[]
+}
+
+export type ApiTokenUpdatetemplateIdsInput = {
+  set?: string[]
+  push?: string | string[]
 }
 
 export type ApiTokenCreateWithoutAccountInput = {
@@ -441,6 +618,13 @@ export type ApiTokenCreateWithoutAccountInput = {
   createdAt?: Date | string
   lastUsedAt?: Date | string | null
   revokedAt?: Date | string | null
+  allowedCidrs?: Prisma.ApiTokenCreateallowedCidrsInput | string[]
+  allowedOrigins?: Prisma.ApiTokenCreateallowedOriginsInput | string[]
+  entityIds?: Prisma.ApiTokenCreateentityIdsInput | string[]
+  expiresAt?: Date | string | null
+  kind?: string
+  scopes?: Prisma.ApiTokenCreatescopesInput | string[]
+  templateIds?: Prisma.ApiTokenCreatetemplateIdsInput | string[]
 }
 
 export type ApiTokenUncheckedCreateWithoutAccountInput = {
@@ -451,6 +635,13 @@ export type ApiTokenUncheckedCreateWithoutAccountInput = {
   createdAt?: Date | string
   lastUsedAt?: Date | string | null
   revokedAt?: Date | string | null
+  allowedCidrs?: Prisma.ApiTokenCreateallowedCidrsInput | string[]
+  allowedOrigins?: Prisma.ApiTokenCreateallowedOriginsInput | string[]
+  entityIds?: Prisma.ApiTokenCreateentityIdsInput | string[]
+  expiresAt?: Date | string | null
+  kind?: string
+  scopes?: Prisma.ApiTokenCreatescopesInput | string[]
+  templateIds?: Prisma.ApiTokenCreatetemplateIdsInput | string[]
 }
 
 export type ApiTokenCreateOrConnectWithoutAccountInput = {
@@ -491,6 +682,13 @@ export type ApiTokenScalarWhereInput = {
   createdAt?: Prisma.DateTimeFilter<"ApiToken"> | Date | string
   lastUsedAt?: Prisma.DateTimeNullableFilter<"ApiToken"> | Date | string | null
   revokedAt?: Prisma.DateTimeNullableFilter<"ApiToken"> | Date | string | null
+  allowedCidrs?: Prisma.StringNullableListFilter<"ApiToken">
+  allowedOrigins?: Prisma.StringNullableListFilter<"ApiToken">
+  entityIds?: Prisma.StringNullableListFilter<"ApiToken">
+  expiresAt?: Prisma.DateTimeNullableFilter<"ApiToken"> | Date | string | null
+  kind?: Prisma.StringFilter<"ApiToken"> | string
+  scopes?: Prisma.StringNullableListFilter<"ApiToken">
+  templateIds?: Prisma.StringNullableListFilter<"ApiToken">
 }
 
 export type ApiTokenCreateManyAccountInput = {
@@ -501,6 +699,13 @@ export type ApiTokenCreateManyAccountInput = {
   createdAt?: Date | string
   lastUsedAt?: Date | string | null
   revokedAt?: Date | string | null
+  allowedCidrs?: Prisma.ApiTokenCreateallowedCidrsInput | string[]
+  allowedOrigins?: Prisma.ApiTokenCreateallowedOriginsInput | string[]
+  entityIds?: Prisma.ApiTokenCreateentityIdsInput | string[]
+  expiresAt?: Date | string | null
+  kind?: string
+  scopes?: Prisma.ApiTokenCreatescopesInput | string[]
+  templateIds?: Prisma.ApiTokenCreatetemplateIdsInput | string[]
 }
 
 export type ApiTokenUpdateWithoutAccountInput = {
@@ -511,6 +716,13 @@ export type ApiTokenUpdateWithoutAccountInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  allowedCidrs?: Prisma.ApiTokenUpdateallowedCidrsInput | string[]
+  allowedOrigins?: Prisma.ApiTokenUpdateallowedOriginsInput | string[]
+  entityIds?: Prisma.ApiTokenUpdateentityIdsInput | string[]
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  kind?: Prisma.StringFieldUpdateOperationsInput | string
+  scopes?: Prisma.ApiTokenUpdatescopesInput | string[]
+  templateIds?: Prisma.ApiTokenUpdatetemplateIdsInput | string[]
 }
 
 export type ApiTokenUncheckedUpdateWithoutAccountInput = {
@@ -521,6 +733,13 @@ export type ApiTokenUncheckedUpdateWithoutAccountInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  allowedCidrs?: Prisma.ApiTokenUpdateallowedCidrsInput | string[]
+  allowedOrigins?: Prisma.ApiTokenUpdateallowedOriginsInput | string[]
+  entityIds?: Prisma.ApiTokenUpdateentityIdsInput | string[]
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  kind?: Prisma.StringFieldUpdateOperationsInput | string
+  scopes?: Prisma.ApiTokenUpdatescopesInput | string[]
+  templateIds?: Prisma.ApiTokenUpdatetemplateIdsInput | string[]
 }
 
 export type ApiTokenUncheckedUpdateManyWithoutAccountInput = {
@@ -531,6 +750,13 @@ export type ApiTokenUncheckedUpdateManyWithoutAccountInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  allowedCidrs?: Prisma.ApiTokenUpdateallowedCidrsInput | string[]
+  allowedOrigins?: Prisma.ApiTokenUpdateallowedOriginsInput | string[]
+  entityIds?: Prisma.ApiTokenUpdateentityIdsInput | string[]
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  kind?: Prisma.StringFieldUpdateOperationsInput | string
+  scopes?: Prisma.ApiTokenUpdatescopesInput | string[]
+  templateIds?: Prisma.ApiTokenUpdatetemplateIdsInput | string[]
 }
 
 
@@ -544,6 +770,13 @@ export type ApiTokenSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs
   createdAt?: boolean
   lastUsedAt?: boolean
   revokedAt?: boolean
+  allowedCidrs?: boolean
+  allowedOrigins?: boolean
+  entityIds?: boolean
+  expiresAt?: boolean
+  kind?: boolean
+  scopes?: boolean
+  templateIds?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["apiToken"]>
 
@@ -556,6 +789,13 @@ export type ApiTokenSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exte
   createdAt?: boolean
   lastUsedAt?: boolean
   revokedAt?: boolean
+  allowedCidrs?: boolean
+  allowedOrigins?: boolean
+  entityIds?: boolean
+  expiresAt?: boolean
+  kind?: boolean
+  scopes?: boolean
+  templateIds?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["apiToken"]>
 
@@ -568,6 +808,13 @@ export type ApiTokenSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exte
   createdAt?: boolean
   lastUsedAt?: boolean
   revokedAt?: boolean
+  allowedCidrs?: boolean
+  allowedOrigins?: boolean
+  entityIds?: boolean
+  expiresAt?: boolean
+  kind?: boolean
+  scopes?: boolean
+  templateIds?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["apiToken"]>
 
@@ -580,9 +827,16 @@ export type ApiTokenSelectScalar = {
   createdAt?: boolean
   lastUsedAt?: boolean
   revokedAt?: boolean
+  allowedCidrs?: boolean
+  allowedOrigins?: boolean
+  entityIds?: boolean
+  expiresAt?: boolean
+  kind?: boolean
+  scopes?: boolean
+  templateIds?: boolean
 }
 
-export type ApiTokenOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "name" | "prefix" | "tokenHash" | "createdAt" | "lastUsedAt" | "revokedAt", ExtArgs["result"]["apiToken"]>
+export type ApiTokenOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "name" | "prefix" | "tokenHash" | "createdAt" | "lastUsedAt" | "revokedAt" | "allowedCidrs" | "allowedOrigins" | "entityIds" | "expiresAt" | "kind" | "scopes" | "templateIds", ExtArgs["result"]["apiToken"]>
 export type ApiTokenInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }
@@ -613,6 +867,31 @@ export type $ApiTokenPayload<ExtArgs extends runtime.Types.Extensions.InternalAr
     createdAt: Date
     lastUsedAt: Date | null
     revokedAt: Date | null
+    /**
+     * Client address ranges (CIDR) the key is accepted from; empty = any address.
+     */
+    allowedCidrs: string[]
+    /**
+     * Web origins of a publishable key (answered with CORS).
+     */
+    allowedOrigins: string[]
+    /**
+     * Entities the key is limited to; empty = every entity.
+     */
+    entityIds: string[]
+    expiresAt: Date | null
+    /**
+     * `secret` (every scope), `restricted` (its scopes and limits) or `publishable` (`wps_pk_`, createPass only).
+     */
+    kind: string
+    /**
+     * The scopes of a restricted key (`resource:action`); empty for other kinds (src/security/principal.ts gives theirs).
+     */
+    scopes: string[]
+    /**
+     * Pass templates the key is limited to (a publishable key: those it issues passes from); empty = every template.
+     */
+    templateIds: string[]
   }, ExtArgs["result"]["apiToken"]>
   composites: {}
 }
@@ -1045,6 +1324,13 @@ export interface ApiTokenFieldRefs {
   readonly createdAt: Prisma.FieldRef<"ApiToken", 'DateTime'>
   readonly lastUsedAt: Prisma.FieldRef<"ApiToken", 'DateTime'>
   readonly revokedAt: Prisma.FieldRef<"ApiToken", 'DateTime'>
+  readonly allowedCidrs: Prisma.FieldRef<"ApiToken", 'String[]'>
+  readonly allowedOrigins: Prisma.FieldRef<"ApiToken", 'String[]'>
+  readonly entityIds: Prisma.FieldRef<"ApiToken", 'String[]'>
+  readonly expiresAt: Prisma.FieldRef<"ApiToken", 'DateTime'>
+  readonly kind: Prisma.FieldRef<"ApiToken", 'String'>
+  readonly scopes: Prisma.FieldRef<"ApiToken", 'String[]'>
+  readonly templateIds: Prisma.FieldRef<"ApiToken", 'String[]'>
 }
     
 

@@ -8,9 +8,9 @@ import { serializeReaderConfigurationSettings } from '../../domain/readerConfigu
  * the account reads it with `getReaderConfiguration` (this answer does not show it).
  * @throws NotFoundError for an unknown entity.
  */
-export const rotateReaderApiKey: OperationHandler<'rotateReaderApiKey'> = async ({ params, ctx }) => {
+export const rotateReaderApiKey: OperationHandler<'rotateReaderApiKey'> = async ({ params, ctx, write }) => {
   const entity = await requireEntityById(ctx.db.prisma, params.entityId);
-  const row = await rotateApiKey(ctx.db.prisma, ctx.secrets, entity);
+  const row = await write((tx) => rotateApiKey(tx, ctx.secrets, entity));
   ctx.log.info({ entityId: entity.id }, 'reader API key rotated');
   return { status: 200, body: { data: serializeReaderConfigurationSettings(row, ctx.config.applePassTypeId) } };
 };

@@ -8,9 +8,9 @@ import { serializeReaderConfigurationSettings } from '../../domain/readerConfigu
  * pair and `googleKeyVersion` + 1. Answers with the new public key, never the private one.
  * @throws NotFoundError for an unknown entity.
  */
-export const rotateReaderNfcKey: OperationHandler<'rotateReaderNfcKey'> = async ({ params, ctx }) => {
+export const rotateReaderNfcKey: OperationHandler<'rotateReaderNfcKey'> = async ({ params, ctx, write }) => {
   const entity = await requireEntityById(ctx.db.prisma, params.entityId);
-  const row = await rotateNfcKey(ctx.db.prisma, ctx.secrets, entity);
+  const row = await write((tx) => rotateNfcKey(tx, ctx.secrets, entity));
   ctx.log.info({ entityId: entity.id, googleKeyVersion: row.googleKeyVersion }, 'reader NFC key rotated');
   return { status: 200, body: { data: serializeReaderConfigurationSettings(row, ctx.config.applePassTypeId) } };
 };

@@ -4,8 +4,8 @@ import { updateEntityById } from '../../domain/entities/entityStore.ts';
 import { serializeEntity } from '../../domain/entities/serializeEntity.ts';
 
 /** `PATCH /admin/v1/entities/{entityId}`: only the members given change. */
-export const updateEntity: OperationHandler<'updateEntity'> = async ({ params, body, ctx }) => {
-  const row = await updateEntityById(ctx.db.prisma, params.entityId, body.entity);
+export const updateEntity: OperationHandler<'updateEntity'> = async ({ params, body, ctx, write }) => {
+  const row = await write((tx) => updateEntityById(tx, params.entityId, body.entity));
   if (!row) throw new NotFoundError(`No entity with id ${params.entityId} exists.`, { parameter: 'entityId' });
   return { status: 200, body: { data: serializeEntity(row, ctx.baseUrl) } };
 };

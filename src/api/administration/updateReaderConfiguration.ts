@@ -8,9 +8,9 @@ import { serializeReaderConfigurationSettings } from '../../domain/readerConfigu
  * the validation configuration. Answers with the settings, never the secrets.
  * @throws NotFoundError for an unknown entity.
  */
-export const updateReaderConfiguration: OperationHandler<'updateReaderConfiguration'> = async ({ params, body, ctx }) => {
+export const updateReaderConfiguration: OperationHandler<'updateReaderConfiguration'> = async ({ params, body, ctx, write }) => {
   const entity = await requireEntityById(ctx.db.prisma, params.entityId);
-  const row = await updateReaderConfigurationSettings(ctx.db.prisma, ctx.secrets, entity, body.readerConfiguration);
+  const row = await write((tx) => updateReaderConfigurationSettings(tx, ctx.secrets, entity, body.readerConfiguration));
   ctx.log.info({ entityId: entity.id, changed: Object.keys(body.readerConfiguration) }, 'reader configuration updated');
   return { status: 200, body: { data: serializeReaderConfigurationSettings(row, ctx.config.applePassTypeId) } };
 };

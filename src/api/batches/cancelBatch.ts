@@ -8,9 +8,9 @@ import { serializeBatch } from '../../domain/batches/serializeBatch.ts';
  * its waiting job later finds nothing to do.
  * @throws NotFoundError for an unknown batch; ConflictError once sending has begun.
  */
-export const cancelBatch: OperationHandler<'cancelBatch'> = async ({ params, ctx }) => {
+export const cancelBatch: OperationHandler<'cancelBatch'> = async ({ params, ctx, write }) => {
   const now = ctx.clock.now();
-  const row = await actOnBatch(ctx.db.prisma, accountOf(ctx), params.id, 'cancel', { status: 'cancelled' }, now);
+  const row = await write((tx) => actOnBatch(tx, accountOf(ctx), params.id, 'cancel', { status: 'cancelled' }, now));
   ctx.log.info({ batchId: row.id }, 'wallet messaging batch cancelled');
   return { status: 200, body: { data: serializeBatch(row, ctx.baseUrl) } };
 };

@@ -11,16 +11,19 @@ import { serializeCreatedReader } from '../../domain/readers/serializeReader.ts'
  * others false) arrive filled in by the validator.
  * @throws NotFoundError for an unknown entity or another account's; ConflictError for a taken id.
  */
-export const createReader: OperationHandler<'createReader'> = async ({ params, body, ctx }) => {
+export const createReader: OperationHandler<'createReader'> = async ({ params, body, ctx, write }) => {
   const entity = await requireAccountEntity(ctx.db.prisma, accountOf(ctx), params.entity_id, 'entity_id');
   const { id, name, type, password, ...flags } = body.reader;
-  const row = await insertReader(ctx.db.prisma, entity, {
-    ...flags,
-    publicId: id,
-    name,
-    readerType: READER_TYPE_OF_INPUT[type],
-    passwordHash: await hashPassword(password),
-  });
+  const passwordHash = await hashPassword(password);
+  const row = await write((tx) =>
+    insertReader(tx, entity, {
+      ...flags,
+      publicId: id,
+      name,
+      readerType: READER_TYPE_OF_INPUT[type],
+      passwordHash,
+    }),
+  );
   ctx.log.info({ entityId: entity.id, readerId: row.id }, 'reader created');
   return {
     status: 201,

@@ -11,11 +11,11 @@ import { serializeReader } from '../../domain/readers/serializeReader.ts';
  * reader out (`loggedIn` false).
  * @throws NotFoundError for an unknown reader or another account's; ConflictError for a taken id.
  */
-export const updateReader: OperationHandler<'updateReader'> = async ({ params, body, ctx }) => {
+export const updateReader: OperationHandler<'updateReader'> = async ({ params, body, ctx, write }) => {
   const { id, password, ...rest } = body.reader;
   const changes: ReaderChanges = { ...rest, ...(id === undefined ? {} : { publicId: id }) };
   if (password !== undefined) Object.assign(changes, { passwordHash: await hashPassword(password), loggedIn: false });
-  const row = await updateAccountReader(ctx.db.prisma, accountOf(ctx), params.id, changes);
+  const row = await write((tx) => updateAccountReader(tx, accountOf(ctx), params.id, changes));
   if (!row) throw new NotFoundError(`No reader with id ${params.id} exists.`, { parameter: 'id' });
   ctx.log.info({ readerId: row.id, renamed: id !== undefined && id !== params.id, passwordChanged: password !== undefined }, 'reader updated');
   return { status: 200, body: { data: serializeReader(row) } };

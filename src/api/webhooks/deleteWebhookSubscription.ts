@@ -7,8 +7,8 @@ import { deleteSubscription } from '../../domain/webhooks/webhookSubscriptionSto
  * and its attempts (a queued delivery job finds nothing and ends).
  * @throws NotFoundError for another account's or an unknown subscription.
  */
-export const deleteWebhookSubscription: OperationHandler<'deleteWebhookSubscription'> = async ({ params, ctx }) => {
-  await deleteSubscription(ctx.db.prisma, accountOf(ctx), params.id);
+export const deleteWebhookSubscription: OperationHandler<'deleteWebhookSubscription'> = async ({ params, ctx, write }) => {
+  await write((tx) => deleteSubscription(tx, accountOf(ctx), params.id));
   ctx.log.info({ subscriptionId: params.id }, 'webhook subscription deleted');
   return { status: 204, body: undefined };
 };

@@ -7,6 +7,7 @@ import type { PrismaClient, PrismaExecutor } from '../../db/database.ts';
 import { pageWindow, type PageRequest } from '../../db/pagination.ts';
 import { generateApiToken } from '../../security/apiTokens.ts';
 import { NotFoundError } from '../../errors.ts';
+import type { ApiKeyOptions } from '../apiKeys/apiKeyOptions.ts';
 
 /**
  * Creates an account and its first API key, in the caller's transaction.
@@ -40,11 +41,11 @@ export async function requireAccount(prisma: PrismaClient, id: string): Promise<
   }
 }
 
-/** Creates an API key for an existing account. */
-export async function insertApiToken(prisma: PrismaClient, accountId: string, name: string | null) {
-  const generated = generateApiToken();
+/** Creates an API key of the given kind, scopes and limits (src/domain/apiKeys/apiKeyOptions.ts) for an existing account. */
+export async function insertApiToken(prisma: PrismaExecutor, accountId: string, options: ApiKeyOptions) {
+  const generated = generateApiToken(options.kind);
   const apiToken = await prisma.apiToken.create({
-    data: { accountId, name, prefix: generated.prefix, tokenHash: generated.tokenHash },
+    data: { accountId, ...options, prefix: generated.prefix, tokenHash: generated.tokenHash },
   });
   return { apiToken, token: generated.token };
 }
@@ -60,7 +61,7 @@ export async function selectApiTokenPage(prisma: PrismaClient, accountId: string
 }
 
 /** Revokes a key (keeping the first revocation time). Returns null when it does not exist. */
-export async function revokeApiTokenById(prisma: PrismaClient, id: string, now: Date) {
+export async function revokeApiTokenById(prisma: PrismaExecutor, id: string, now: Date) {
   await prisma.apiToken.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now } });
   return prisma.apiToken.findUnique({ where: { id } });
 }

@@ -6,6 +6,7 @@
 import type { components } from '../../../generated/api.d.ts';
 import type { Account, ApiToken } from '../../../generated/prisma/client.ts';
 import { toNullableTimestamp, toTimestamp } from '../serialize.ts';
+import { type ApiKeyKind, scopesOfKind } from '../../security/principal.ts';
 
 export type AccountResource = components['schemas']['Account'];
 export type ApiTokenResource = components['schemas']['ApiToken'];
@@ -27,6 +28,13 @@ export function serializeApiToken(row: ApiToken, token?: string): ApiTokenResour
       createdAt: toTimestamp(row.createdAt),
       lastUsedAt: toNullableTimestamp(row.lastUsedAt),
       revokedAt: toNullableTimestamp(row.revokedAt),
+      kind: row.kind as ApiTokenResource['attributes']['kind'] & string,
+      scopes: [...scopesOfKind(row.kind as ApiKeyKind, row.scopes)] as ApiTokenResource['attributes']['scopes'] & string[],
+      passTemplates: row.templateIds,
+      entities: row.entityIds,
+      expiresAt: toNullableTimestamp(row.expiresAt),
+      allowedCidrs: row.allowedCidrs,
+      allowedOrigins: row.allowedOrigins,
     },
     relationships: { account: { data: { id: row.accountId, type: 'account' } } },
   };

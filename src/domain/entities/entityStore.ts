@@ -65,7 +65,7 @@ export function insertEntity(prisma: PrismaExecutor, accountId: string, input: {
 }
 
 /** Updates an entity by id (any account: administration only). Returns null when it does not exist. */
-export async function updateEntityById(prisma: PrismaClient, id: string, input: { name?: string; passDeeplinks?: DeeplinkChanges }) {
+export async function updateEntityById(prisma: PrismaExecutor, id: string, input: { name?: string; passDeeplinks?: DeeplinkChanges }) {
   const { count } = await prisma.entity.updateMany({
     where: { id },
     data: {

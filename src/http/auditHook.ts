@@ -1,0 +1,229 @@
+/**
+ * The audit hook: every state-changing request leaves exactly one audit event
+ * (src/domain/audit), whichever channel it came through (src/http/requestChannel.ts).
+ *
+ * An operation is state-changing when its method is POST, PUT, PATCH or DELETE, it is secured by
+ * an API key or the administration token, and its contract does not say `x-audited: false` (the
+ * previews, which change nothing). For such a request, {@link auditHook} opens a record after
+ * authentication; then
+ * - the first write transaction of the handler that commits, and whose work returned something
+ *   other than null (null: nothing found to change), appends the event inside it
+ *   ({@link auditedWork}: the change and its event commit together), with the target the path
+ *   names or, for a creation, the `id` of what the transaction returned;
+ * - a handler that answered without writing gets its event before the response
+ *   ({@link finishAudit});
+ * - a refused request (403, 400, 404, 409 …) gets a `failure` event with its status
+ *   ({@link auditFailures}); nothing changed.
+ * Requests by nobody (a 401) are not recorded: they have no actor and no account.
+ *
+ * @module http/auditHook
+ */
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { v7 as uuidv7 } from 'uuid';
+import { type PrismaExecutor, runSqlWrite, runWrite, type SqlExecutor } from '../db/database.ts';
+import type { SqlWriteScope, WriteScope } from './operation.ts';
+import { ADMINISTRATION_CHAIN, type AuditEventInput, changesOfBody } from '../domain/audit/auditEvent.ts';
+import { appendAuditEvent } from '../domain/audit/auditStore.ts';
+import { errorStatus } from './errorHandler.ts';
+import { channelOf } from './requestChannel.ts';
+
+/** The parts of the contract and of its path matcher (src/http/routes.ts, which imports this module) the hook reads. */
+interface Contract {
+  paths: Record<string, Record<string, unknown>>;
+}
+type Match = (
+  path: string,
+) => { operation(method: string): { path: string; operation: Record<string, unknown> & { operationId?: string } } | undefined } | undefined;
+
+const CHANGING_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** What the contract says of an audited operation. */
+interface AuditedOperation {
+  operationId: string;
+  /** The path template's segments. */
+  segments: string[];
+  /** Path template of each GET of the document, to tell a sub-collection from an action. */
+  collection: (segments: string[]) => boolean;
+}
+
+/** The audit record of one request. */
+export interface AuditRecord {
+  operation: AuditedOperation;
+  req: Request;
+  /** The event committed (with the change, or alone). */
+  committed: boolean;
+  /** An event was appended inside the idempotency transaction (committed when it commits). */
+  appendedInTransaction: boolean;
+  /** The transaction the event was last appended in (a retried transaction is another one). */
+  appendedIn: object | undefined;
+}
+
+const records = new WeakMap<Request, AuditRecord>();
+
+/** The audit record of `req`, when its operation is audited and its caller known. */
+export function auditRecordOf(req: Request): AuditRecord | undefined {
+  return records.get(req);
+}
+
+/**
+ * The target of a request: the resource type is the last collection its path names (`passes`,
+ * `readers`, `webhook-subscriptions` …; an action segment such as `nullify` is not one), its id
+ * the path parameter that follows it, else the id of what the write returned (a creation): its
+ * `publicId` where it has one (the id the API shows), else its `id`.
+ */
+function targetOf(operation: AuditedOperation, path: string, written: unknown): { resourceType: string; resourceId: string | null } {
+  const values = path.split('/');
+  let resourceType = operation.segments[3] ?? operation.segments[1] ?? 'unknown';
+  let resourceId: string | null = null;
+  for (let i = 3; i < operation.segments.length; i++) {
+    const segment = operation.segments[i]!;
+    if (segment.startsWith('{')) resourceId = decodeURIComponent(values[i] ?? '');
+    else if (i > 3 && operation.collection(operation.segments.slice(0, i + 1))) {
+      resourceType = segment;
+      resourceId = null;
+    } else if (i > 3 && resourceId === null) resourceType = `${resourceType}/${segment}`;
+  }
+  if (resourceId === null && written && typeof written === 'object') {
+    // The id the API shows: a row's `publicId` where it has one (readers), else its `id`.
+    const { publicId, id } = written as { publicId?: unknown; id?: unknown };
+    resourceId = typeof publicId === 'string' ? publicId : typeof id === 'string' ? id : null;
+  }
+  return { resourceType, resourceId };
+}
+
+/** The event of a record. */
+function eventOf(record: AuditRecord, written: unknown, outcome: 'success' | 'failure', status: number | null): AuditEventInput {
+  const { req } = record;
+  const principal = req.ctx.principal!;
+  const pathAccount = /^\/admin\/v1\/accounts\/([0-9a-f-]{36})(?:\/|$)/i.exec(req.path)?.[1];
+  const accountId = principal.type === 'api_key' ? principal.accountId : (pathAccount ?? ADMINISTRATION_CHAIN);
+  const { resourceType, resourceId } = targetOf(record.operation, req.path, written);
+  return {
+    id: uuidv7(),
+    accountId,
+    occurredAt: req.ctx.clock.now(),
+    actorType: principal.type,
+    actorId: principal.type === 'api_key' ? principal.id : 'administrator',
+    actorName: principal.type === 'api_key' ? principal.name : null,
+    actorKind: principal.type === 'api_key' ? principal.kind : null,
+    channel: channelOf(req),
+    operationId: record.operation.operationId,
+    resourceType,
+    resourceId,
+    changes: outcome === 'success' ? changesOfBody(req.body) : {},
+    requestId: req.ctx.requestId,
+    clientAddress: req.ip ?? req.socket.remoteAddress ?? null,
+    userAgent: req.get('user-agent')?.slice(0, 500) ?? null,
+    outcome,
+    status,
+  };
+}
+
+/**
+ * Wraps a handler's transaction work so that the first transaction to commit carries the event.
+ * A transaction retried on contention runs the work again and appends again (the first attempt
+ * rolled back); the caller marks the record committed once the transaction committed.
+ */
+export function auditedWork<E extends SqlExecutor, T>(record: AuditRecord, work: (tx: E) => Promise<T>): (tx: E) => Promise<T> {
+  return async (tx) => {
+    const written = await work(tx);
+    // null: the work found nothing to change (the handler then answers 404); its failure event follows.
+    if (written !== null && !record.committed && record.appendedIn !== tx) {
+      await appendAuditEvent(tx, eventOf(record, written, 'success', null));
+      record.appendedInTransaction = true;
+      record.appendedIn = tx;
+    }
+    return written;
+  };
+}
+
+/**
+ * The `write` and `writeSql` of an audited request without an `Idempotency-Key`: transactions
+ * (never one autocommit statement, since the event is a second statement) whose first to commit
+ * carries the event.
+ */
+export function auditedScopes(record: AuditRecord): [WriteScope, SqlWriteScope] {
+  const { db } = record.req.ctx;
+  return [
+    async (work) => {
+      const written = await runWrite(db, auditedWork(record, work));
+      record.committed ||= record.appendedInTransaction;
+      return written;
+    },
+    async (work) => {
+      const written = await runSqlWrite(db, auditedWork(record, work));
+      record.committed ||= record.appendedInTransaction;
+      return written;
+    },
+  ];
+}
+
+/** The `write` and `writeSql` of an audited request inside its `Idempotency-Key`'s transaction `tx`. */
+export function auditedScopesIn(record: AuditRecord, tx: PrismaExecutor): [WriteScope, SqlWriteScope] {
+  return [(work) => auditedWork(record, work)(tx), (work) => auditedWork(record, work)(tx)];
+}
+
+/** After an idempotent request's transaction committed: its event, if appended in it, is committed. */
+export function committedWith(record: AuditRecord | undefined): <T>(answered: T) => T {
+  return (answered) => {
+    if (record) record.committed ||= record.appendedInTransaction;
+    return answered;
+  };
+}
+
+/**
+ * Appends the event of a request whose handler answered without a write transaction (its target,
+ * for a creation, from the answer's `data.id`).
+ */
+export async function finishAudit(record: AuditRecord, answered: unknown): Promise<void> {
+  if (record.committed) return;
+  const data = answered && typeof answered === 'object' ? (answered as { data?: unknown }).data : undefined;
+  await appendAuditEvent(record.req.ctx.db.prisma, eventOf(record, data, 'success', null));
+  record.committed = true;
+}
+
+/**
+ * Express middleware, after authentication: opens the audit record of an audited operation's
+ * request (see the module comment).
+ */
+export function auditHook(document: Contract, match: Match): RequestHandler {
+  const gets = new Set(
+    Object.entries(document.paths)
+      .filter(([, item]) => item.get)
+      .map(([path]) => path),
+  );
+  const collection = (segments: string[]) => gets.has(segments.join('/'));
+  const audited = new WeakMap<object, AuditedOperation | null>();
+  return (req, _res, next) => {
+    if (!req.ctx.principal || !CHANGING_METHODS.has(req.method)) return next();
+    const served = match(req.path)?.operation(req.method);
+    if (!served) return next();
+    let operation = audited.get(served.operation);
+    if (operation === undefined) {
+      operation =
+        served.operation['x-audited'] === false ? null : { operationId: served.operation.operationId ?? '', segments: served.path.split('/'), collection };
+      audited.set(served.operation, operation);
+    }
+    if (operation) records.set(req, { operation, req, committed: false, appendedInTransaction: false, appendedIn: undefined });
+    next();
+  };
+}
+
+/**
+ * Express error middleware, before the error handler: a refused audited request gets its
+ * `failure` event (when no change committed), then the error goes on to be answered.
+ */
+export function auditFailures(): ErrorRequestHandler {
+  return async (err, req, _res, next) => {
+    const record = records.get(req);
+    if (record && !record.committed) {
+      record.committed = true;
+      try {
+        await appendAuditEvent(req.ctx.db.prisma, eventOf(record, undefined, 'failure', errorStatus(err, record.operation.operationId)));
+      } catch (auditError) {
+        req.log?.error({ err: auditError }, 'audit event of a refused request not written');
+      }
+    }
+    next(err);
+  };
+}

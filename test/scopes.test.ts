@@ -1,0 +1,316 @@
+/**
+ * Scopes and audit events, generated from the contract (generated/openapi.json): every `/api/v1`
+ * operation × a key lacking one of its scopes → 403 `insufficient_scope`; × a key with exactly
+ * its scopes → not 403; every state-changing operation leaves exactly one audit event; no secret
+ * appears in any event. One in-process service for the file.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Response } from 'supertest';
+import { contractOperations, validRequest, type ContractOperation } from './support/contractOperations.ts';
+import { startTestService, type TestService } from './support/testService.ts';
+import { SCOPES } from '../src/security/principal.ts';
+
+let service: TestService;
+let accountId: string;
+let secretKey: string;
+const operations = contractOperations();
+const scoped = operations.filter((op) => op.auth === 'bearerAuth');
+const keysByScopes = new Map<string, string>();
+
+beforeAll(async () => {
+  service = await startTestService();
+  ({ accountId, token: secretKey } = await service.createAccount('Scopes'));
+});
+afterAll(() => service.close());
+
+/** A restricted key holding exactly `scopes` (made once per set). */
+async function keyWith(scopes: string[]): Promise<string> {
+  const id = [...scopes].sort().join(' ');
+  const known = keysByScopes.get(id);
+  if (known) return known;
+  const res = await service.api
+    .post(`/admin/v1/accounts/${accountId}/tokens`)
+    .set(service.adminAuth())
+    .send({ apiToken: { name: `only ${id}`.slice(0, 200), kind: 'restricted', scopes } })
+    .expect(201);
+  keysByScopes.set(id, res.body.data.attributes.token);
+  return res.body.data.attributes.token;
+}
+
+/** Sends `op`'s request built from the contract with `key` (or the administration token). */
+function send(op: ContractOperation, key: string | 'admin') {
+  const built = validRequest(op);
+  const req = service.api[built.method as 'get'](built.url)
+    .set(built.headers)
+    .set(key === 'admin' ? service.adminAuth() : service.auth(key));
+  return built.body === undefined ? req : req.send(built.body as object);
+}
+
+/** The audit events of one request, by its `X-Request-Id`. */
+async function eventsOf(res: Response): Promise<Record<string, unknown>[]> {
+  return service.runtime.db.sql.$queryRaw<Record<string, unknown>[]>`SELECT * FROM audit_events WHERE request_id = ${res.headers['x-request-id']}`;
+}
+
+test('every /api/v1 operation names its scopes, each a scope of the bearer scheme', () => {
+  const api = operations.filter((op) => op.path.startsWith('/api/v1/'));
+  expect(api.filter((op) => op.auth !== 'bearerAuth' || op.scopes.length === 0).map((op) => op.operationId)).toEqual([]);
+  expect(api.flatMap((op) => op.scopes).filter((scope) => !(SCOPES as readonly string[]).includes(scope))).toEqual([]);
+  expect(api.filter((op) => !op.statuses.includes(403)).map((op) => op.operationId)).toEqual([]);
+});
+
+describe.each(scoped.map((op) => [op.operationId, op] as const))('%s', (_id, op) => {
+  test.each(op.scopes)('a key lacking %s gets 403 insufficient_scope naming the scopes', async (lacking) => {
+    const key = await keyWith(SCOPES.filter((scope) => scope !== lacking));
+    const res = await send(op, key);
+    expect(res.status).toBe(403);
+    expect(res.body.errors[0]).toMatchObject({ status: '403', code: 'insufficient_scope' });
+    expect(res.body.errors[0].detail).toContain(lacking);
+    expect(res.headers['www-authenticate']).toBe(`Bearer realm="wallet-pass-service", error="insufficient_scope", scope="${op.scopes.join(' ')}"`);
+  });
+
+  test('a key with exactly its scopes is not refused for scope', async () => {
+    const res = await send(op, await keyWith(op.scopes));
+    expect(res.status).not.toBe(403);
+  });
+});
+
+describe('audit events', () => {
+  const audited = operations.filter((op) => op.audited);
+
+  test.each(audited.map((op) => [op.operationId, op] as const))('%s leaves exactly one audit event', async (_id, op) => {
+    const res = await send(op, op.auth === 'adminAuth' ? 'admin' : await keyWith(op.scopes));
+    const events = await eventsOf(res);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      operation_id: op.operationId,
+      outcome: res.status < 400 ? 'success' : 'failure',
+      status: res.status < 400 ? null : res.status,
+      actor_type: op.auth === 'adminAuth' ? 'administrator' : 'api_key',
+    });
+  });
+
+  test('reads leave no event; a refused scope leaves a failure event', async () => {
+    const read = await service.api.get('/api/v1/passes').set(service.auth(secretKey)).expect(200);
+    expect(await eventsOf(read)).toHaveLength(0);
+    const refused = await service.api
+      .post('/api/v1/webhook-subscriptions')
+      .set(service.auth(await keyWith(['passes:read'])))
+      .send({})
+      .expect(403);
+    expect(await eventsOf(refused)).toMatchObject([{ outcome: 'failure', status: 403, operation_id: 'createWebhookSubscription' }]);
+  });
+
+  test('a change commits with its event: the target, the members set, the actor', async () => {
+    const entityId = await service.createEntity(accountId, 'Audited entity');
+    const key = await keyWith(['readers:write']);
+    const res = await service.api
+      .post(`/api/v1/entities/${entityId}/readers`)
+      .set(service.auth(key))
+      .set('User-Agent', 'audit-test/1.0')
+      .send({ reader: { id: 'front-door', name: 'Front door', type: 'PartnerReader', password: 'correct-horse-battery' } });
+    expect(res.status).toBe(201);
+    const [event] = await eventsOf(res);
+    expect(event).toMatchObject({
+      operation_id: 'createReader',
+      resource_type: 'readers',
+      resource_id: res.body.data.id,
+      actor_kind: 'restricted',
+      actor_name: 'only readers:write',
+      channel: 'api',
+      user_agent: 'audit-test/1.0',
+      outcome: 'success',
+      changes: { id: { after: 'front-door' }, name: { after: 'Front door' }, type: { after: 'PartnerReader' }, password: { after: '[secret]' } },
+    });
+    expect(JSON.stringify(event)).not.toContain('correct-horse-battery');
+  });
+
+  test('no secret appears in any event: keys, tokens, webhook secrets, private keys are named, not shown', async () => {
+    const created = await service.api
+      .post(`/admin/v1/accounts/${accountId}/tokens`)
+      .set(service.adminAuth())
+      .send({ apiToken: { name: 'secret test' } })
+      .expect(201);
+    const hook = await service.api
+      .post('/api/v1/webhook-subscriptions')
+      .set(service.auth(secretKey))
+      .send({ webhookSubscription: { url: 'https://hooks.example.com/wallet', events: ['pass.created'] } });
+    const everything = JSON.stringify(await service.runtime.db.sql.$queryRaw`SELECT * FROM audit_events`);
+    expect(everything).not.toContain(created.body.data.attributes.token);
+    expect(everything).not.toContain(secretKey);
+    expect(everything).not.toContain(service.adminToken);
+    expect(everything).not.toMatch(/wp[sa]_[A-Za-z0-9_-]{20,}/);
+    expect(everything).not.toMatch(/BEGIN [A-Z ]*PRIVATE KEY/);
+    if (hook.status === 201) {
+      const secret = JSON.stringify(hook.body).match(/"(?:secret|signingSecret)":"([^"]+)"/)?.[1];
+      if (secret) expect(everything).not.toContain(secret);
+    }
+    // A secret member is named: the Apple configuration's private key.
+    const apple = await service.runtime.db.sql.$queryRaw<{ changes: Record<string, unknown> }[]>`
+      SELECT changes FROM audit_events WHERE operation_id = 'setAppleConfiguration' LIMIT 1`;
+    if (apple[0] && 'privateKey' in apple[0].changes) expect(apple[0].changes.privateKey).toEqual({ after: '[secret]' });
+  });
+});
+
+describe('GET /api/v1/audit-events', () => {
+  test('filters by resource, actor and operation, pages by cursor, exports NDJSON and CSV', async () => {
+    const entityId = await service.createEntity(accountId, 'History');
+    const key = await keyWith(['readers:write', 'readers:read']);
+    const ids: string[] = [];
+    for (const name of ['One', 'Two', 'Three']) {
+      const res = await service.api
+        .post(`/api/v1/entities/${entityId}/readers`)
+        .set(service.auth(key))
+        .send({ reader: { id: `till-${name}`, name, type: 'PartnerReader', password: 'correct-horse-battery' } })
+        .expect(201);
+      ids.push(res.body.data.id);
+    }
+    await service.api
+      .patch(`/api/v1/readers/${ids[0]}`)
+      .set(service.auth(key))
+      .send({ reader: { name: 'One bis' } })
+      .expect(200);
+    const auditor = await keyWith(['audit:read']);
+
+    const history = await service.api.get(`/api/v1/audit-events?resource=readers&resourceId=${ids[0]}`).set(service.auth(auditor)).expect(200);
+    expect(history.body.data.map((e: { attributes: { operationId: string } }) => e.attributes.operationId)).toEqual(['updateReader', 'createReader']);
+
+    const first = await service.api.get('/api/v1/audit-events?operation=createReader&limit=2').set(service.auth(auditor)).expect(200);
+    expect(first.body.data).toHaveLength(2);
+    expect(first.body.links.next).toEqual(expect.stringContaining('cursor='));
+    const next = new URL(first.body.links.next);
+    const second = await service.api.get(`${next.pathname}${next.search}`).set(service.auth(auditor)).expect(200);
+    const seen = [...first.body.data, ...second.body.data].map((e: { id: string }) => e.id);
+    expect(new Set(seen).size).toBe(seen.length);
+
+    const byActor = await service.api.get(`/api/v1/audit-events?operation=createReader&format=ndjson&limit=1000`).set(service.auth(auditor)).expect(200);
+    expect(byActor.headers['content-type']).toMatch(/^application\/x-ndjson/);
+    const lines = byActor.text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    const actorId = lines[0].attributes.actor.id;
+    const filtered = await service.api.get(`/api/v1/audit-events?actor=${actorId}`).set(service.auth(auditor)).expect(200);
+    expect(filtered.body.data.every((e: { attributes: { actor: { id: string } } }) => e.attributes.actor.id === actorId)).toBe(true);
+
+    const csv = await service.api.get('/api/v1/audit-events?operation=updateReader').set(service.auth(auditor)).set('Accept', 'text/csv').expect(200);
+    expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+    expect(csv.text.split('\r\n')[0]).toMatch(/^id,occurredAt,sequence,actorType/);
+
+    const future = await service.api
+      .get(`/api/v1/audit-events?since=${encodeURIComponent(new Date(Date.now() + 86_400_000).toISOString())}`)
+      .set(service.auth(auditor))
+      .expect(200);
+    expect(future.body.data).toEqual([]);
+  });
+
+  test('an account sees only its own events; the administration API sees every account', async () => {
+    const other = await service.createAccount('Other');
+    await service.api.post('/api/v1/webhook-subscriptions').set(service.auth(other.token)).send({});
+    const mine = await service.api.get('/api/v1/audit-events?limit=100').set(service.auth(secretKey)).expect(200);
+    expect(JSON.stringify(mine.body)).not.toContain(other.tokenId);
+    const all = await service.api.get(`/admin/v1/audit-events?account=${other.accountId}`).set(service.adminAuth()).expect(200);
+    expect(all.body.data.length).toBeGreaterThan(0);
+    expect(all.body.data.every((e: { attributes: { accountId: string } }) => e.attributes.accountId === other.accountId)).toBe(true);
+  });
+
+  test('a bad cursor is a 400 naming it', async () => {
+    const res = await service.api.get('/api/v1/audit-events?cursor=bm90LWEtY3Vyc29y').set(service.auth(secretKey)).expect(400);
+    expect(res.body.errors[0].source).toEqual({ parameter: 'cursor' });
+  });
+});
+
+describe('the hash chain', () => {
+  test('verifies, and events are append-only', async () => {
+    const { verifyAuditChainsOf } = await import('./support/auditChains.ts');
+    const verdicts = await verifyAuditChainsOf(service);
+    expect(verdicts.filter((v) => v.broken)).toEqual([]);
+    await expect(service.runtime.db.sql.$executeRaw`UPDATE audit_events SET outcome = 'success'`).rejects.toThrow(/append-only/);
+    await expect(service.runtime.db.sql.$executeRaw`DELETE FROM audit_events`).rejects.toThrow(/append-only/);
+  });
+});
+
+describe('restricted keys', () => {
+  test('an expired key is refused with 401; an address outside its ranges too', async () => {
+    const now = Date.now();
+    const soon = new Date(now + 60_000).toISOString();
+    const res = await service.api
+      .post(`/admin/v1/accounts/${accountId}/tokens`)
+      .set(service.adminAuth())
+      .send({ apiToken: { kind: 'restricted', scopes: ['passes:read'], allowedCidrs: ['203.0.113.0/24'], expiresAt: soon } })
+      .expect(201);
+    expect(res.body.data.attributes).toMatchObject({ kind: 'restricted', scopes: ['passes:read'], allowedCidrs: ['203.0.113.0/24'] });
+    const refused = await service.api.get('/api/v1/passes').set(service.auth(res.body.data.attributes.token)).expect(401);
+    expect(refused.body.errors[0].detail).toMatch(/address/);
+    const local = await service.api
+      .post(`/admin/v1/accounts/${accountId}/tokens`)
+      .set(service.adminAuth())
+      .send({ apiToken: { kind: 'restricted', scopes: ['passes:read'], allowedCidrs: ['127.0.0.0/8', '::1/128'] } })
+      .expect(201);
+    await service.api.get('/api/v1/passes').set(service.auth(local.body.data.attributes.token)).expect(200);
+  });
+
+  test('a key limited to an entity may not reach another, nor operations naming none', async () => {
+    const allowed = await service.createEntity(accountId, 'Allowed');
+    const other = await service.createEntity(accountId, 'Other');
+    const res = await service.api
+      .post(`/admin/v1/accounts/${accountId}/tokens`)
+      .set(service.adminAuth())
+      .send({ apiToken: { kind: 'restricted', scopes: ['readers:read', 'entities:read'], entities: [allowed] } })
+      .expect(201);
+    const key = res.body.data.attributes.token;
+    await service.api.get(`/api/v1/entities/${allowed}/readers`).set(service.auth(key)).expect(200);
+    await service.api.get(`/api/v1/entities/${other}/readers`).set(service.auth(key)).expect(403);
+    await service.api.get('/api/v1/entities').set(service.auth(key)).expect(403);
+  });
+
+  test('members a kind does not take, unknown scopes and past expiries are 400s naming them', async () => {
+    const bad = await service.api
+      .post(`/admin/v1/accounts/${accountId}/tokens`)
+      .set(service.adminAuth())
+      .send({ apiToken: { kind: 'secret', scopes: ['passes:read'] } })
+      .expect(400);
+    expect(bad.body.errors[0].source).toEqual({ pointer: '/apiToken/scopes' });
+    const past = await service.api
+      .post(`/admin/v1/accounts/${accountId}/tokens`)
+      .set(service.adminAuth())
+      .send({ apiToken: { kind: 'restricted', scopes: ['passes:read'], expiresAt: '2020-01-01T00:00:00Z' } })
+      .expect(400);
+    expect(past.body.errors[0].source).toEqual({ pointer: '/apiToken/expiresAt' });
+    const cidr = await service.api
+      .post(`/admin/v1/accounts/${accountId}/tokens`)
+      .set(service.adminAuth())
+      .send({ apiToken: { kind: 'restricted', scopes: ['passes:read'], allowedCidrs: ['300.1.1.1/8'] } })
+      .expect(400);
+    expect(cidr.body.errors[0].source).toEqual({ pointer: '/apiToken/allowedCidrs' });
+  });
+
+  test('keys list their kind, scopes, creation and last use, never the secret', async () => {
+    const list = await service.api.get(`/admin/v1/accounts/${accountId}/tokens?perPage=100`).set(service.adminAuth()).expect(200);
+    const first = list.body.data[0].attributes;
+    expect(first).toMatchObject({ kind: 'secret', scopes: [...SCOPES], createdAt: expect.any(String), lastUsedAt: expect.any(String) });
+    expect(JSON.stringify(list.body)).not.toMatch(/"token"/);
+  });
+});
+
+describe('publishable keys', () => {
+  test('may only issue passes from their templates, with an Idempotency-Key', async () => {
+    const template = randomUUID();
+    const res = await service.api
+      .post(`/admin/v1/accounts/${accountId}/tokens`)
+      .set(service.adminAuth())
+      .send({ apiToken: { kind: 'publishable', passTemplates: [template], allowedOrigins: ['https://shop.example'] } })
+      .expect(201);
+    const key = res.body.data.attributes.token as string;
+    expect(key).toMatch(/^wps_pk_[A-Za-z0-9_-]{40}$/);
+    expect(res.body.data.attributes.scopes).toEqual(['passes:write']);
+    await service.api.get('/api/v1/passes').set(service.auth(key)).expect(403);
+    await service.api.patch(`/api/v1/passes/${randomUUID()}`).set(service.auth(key)).send({}).expect(403);
+    await service.api.post(`/api/v1/passes?passTemplate=${randomUUID()}`).set(service.auth(key)).set('Idempotency-Key', randomUUID()).send({}).expect(403);
+    const noKey = await service.api.post(`/api/v1/passes?passTemplate=${template}`).set(service.auth(key)).send({}).expect(400);
+    expect(noKey.body.errors[0].source).toEqual({ header: 'Idempotency-Key' });
+    // Its own template: past authorization, the operation answers (here: the body is invalid).
+    const own = await service.api.post(`/api/v1/passes?passTemplate=${template}`).set(service.auth(key)).set('Idempotency-Key', randomUUID()).send({});
+    expect(own.status).not.toBe(403);
+  });
+});
