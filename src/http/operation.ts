@@ -15,6 +15,7 @@ import type { PrismaExecutor, SqlExecutor } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
 import type { Runtime } from '../deps.ts';
 import type { UploadedFile } from '../csv/csvFile.ts';
+import type { InProcessRequest, InProcessResponse } from './inProcessRequests.ts';
 
 export type { operations };
 
@@ -84,6 +85,12 @@ export interface RequestContext
   /** The account of the API key; set by bearer authentication on `/api/v1` operations. */
   accountId: string | null;
   requestId: string;
+  /**
+   * Runs another request through the same app in-process, on behalf of this one (its client
+   * address and headers; src/http/inProcessRequests.ts): every middleware of an HTTP request,
+   * no socket.
+   */
+  dispatch(request: InProcessRequest): Promise<InProcessResponse>;
 }
 
 /**

@@ -1,0 +1,40 @@
+import type { OperationHandler } from '../../http/operation.ts';
+import { mcpEndpoint } from '../../mcp/mcpServer.ts';
+import { callerScopes } from '../../mcp/scopes.ts';
+
+/** Request headers the MCP transport reads. */
+const FORWARDED = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'] as const;
+
+/**
+ * `POST /mcp`: one Model Context Protocol message, answered by the SDK's stateless Streamable
+ * HTTP handler (src/mcp/mcpServer.ts) for the key that authenticated the request; the body, which
+ * the app has parsed and validated, is handed over parsed. The SDK's answer — a JSON-RPC
+ * response as JSON or one server-sent event, `202` for a notification, or its JSON-RPC error
+ * statuses — is sent as it is.
+ */
+export const sendMcpMessage: OperationHandler<'sendMcpMessage'> = async ({ body, query, headers, ctx }) => {
+  const endpoint = mcpEndpoint();
+  const webHeaders = new Headers();
+  for (const name of FORWARDED) {
+    const value = headers[name];
+    if (typeof value === 'string') webHeaders.set(name, value);
+  }
+  const request = new Request(`${ctx.baseUrl}/mcp`, { method: 'POST', headers: webHeaders });
+  const caller = {
+    ctx,
+    authorization: headers.authorization,
+    scopes: callerScopes(ctx),
+    tags: query.tags ? query.tags.split(',') : undefined,
+    mode: query.tools ?? 'operations',
+  };
+  const response = await endpoint.handler.fetch(request, {
+    parsedBody: body,
+    authInfo: { token: '', clientId: ctx.accountId ?? '', scopes: [], extra: { caller } },
+  });
+  const responseHeaders: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    responseHeaders[name] = value;
+  });
+  const text = await response.text();
+  return { status: response.status, body: text || undefined, headers: responseHeaders } as never;
+};
