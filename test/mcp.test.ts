@@ -36,9 +36,9 @@ afterAll(async () => {
   await service?.close();
 });
 
-/** A client of the SDK connected over Streamable HTTP with `key`. */
-async function httpClient(key: string, query = ''): Promise<Client> {
-  const client = new Client({ name: 'wallet-pass-service-test', version: '1.0.0' });
+/** A client of the SDK connected over Streamable HTTP with `key`: 2025-11-25 (the SDK's default), or 2026-07-28 when pinned. */
+async function httpClient(key: string, query = '', pin?: '2026-07-28'): Promise<Client> {
+  const client = new Client({ name: 'wallet-pass-service-test', version: '1.0.0' }, pin ? { versionNegotiation: { mode: { pin } } } : {});
   const url = new URL(mcpUrl);
   url.search = query;
   await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
@@ -69,9 +69,10 @@ async function issueShowAndChange(client: Client): Promise<void> {
 }
 
 describe('MCP over Streamable HTTP', () => {
-  it('lists the tools of the contract, and createPass, getPass and updateLoyalty change what REST shows', async () => {
-    const client = await httpClient(token);
+  it('lists the tools of the contract, and createPass, getPass and updateLoyalty change what REST shows (protocol revision 2026-07-28)', async () => {
+    const client = await httpClient(token, '', '2026-07-28');
     try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       const { tools } = await client.listTools();
       const createPass = tools.find((t) => t.name === 'createPass')!;
       expect(createPass.title).toBe('Issue a pass');
@@ -133,6 +134,30 @@ describe('MCP over Streamable HTTP', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('serves a 2025-era client statelessly: initialize, the initialized notification (202), tools/list as an event stream; no GET stream', async () => {
+    const post = (body: unknown) =>
+      service.api
+        .post('/mcp')
+        .set(service.auth(token))
+        .set('Accept', 'application/json, text/event-stream')
+        .set('MCP-Protocol-Version', '2025-11-25')
+        .send(body as object);
+    const message = (res: { headers: Record<string, string>; text: string; body: unknown }) =>
+      /^text\/event-stream/.test(res.headers['content-type'] ?? '') ? JSON.parse(/^data: (.*)$/m.exec(res.text)![1]!) : res.body;
+    const initialized = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }).expect(200);
+    expect(message(initialized).result).toMatchObject({ protocolVersion: '2025-11-25', capabilities: { tools: {}, resources: {}, prompts: {} } });
+    expect(initialized.headers['mcp-session-id']).toBeUndefined();
+    await post({ jsonrpc: '2.0', method: 'notifications/initialized' }).expect(202);
+    const listed = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }).expect(200);
+    expect(message(listed).result.tools).toHaveLength(operationTools(loadApiDocument()).length);
+    await service.api.get('/mcp').set(service.auth(token)).expect(405);
   });
 
   it('refuses a wrong key with 401 before any tool', async () => {

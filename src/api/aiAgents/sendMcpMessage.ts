@@ -2,22 +2,22 @@ import type { OperationHandler } from '../../http/operation.ts';
 import { mcpEndpoint } from '../../mcp/mcpServer.ts';
 import { callerScopes } from '../../mcp/scopes.ts';
 
-/** Request headers the MCP transport reads. */
-const FORWARDED = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'] as const;
+/** Request headers the MCP transport reads, besides every `Mcp-…` header (`Mcp-Protocol-Version`, 2026-07-28's `Mcp-Method`, `Mcp-Name`, `Mcp-Param-…`). */
+const FORWARDED = new Set(['accept', 'content-type', 'last-event-id']);
 
 /**
  * `POST /mcp`: one Model Context Protocol message, answered by the SDK's stateless Streamable
  * HTTP handler (src/mcp/mcpServer.ts) for the key that authenticated the request; the body, which
  * the app has parsed and validated, is handed over parsed. The SDK's answer — a JSON-RPC
  * response as JSON or one server-sent event, `202` for a notification, or its JSON-RPC error
- * statuses — is sent as it is.
+ * statuses — is sent as it is (JSON checked against the contract with `VALIDATE_RESPONSES`).
  */
 export const sendMcpMessage: OperationHandler<'sendMcpMessage'> = async ({ body, query, headers, ctx }) => {
   const endpoint = mcpEndpoint();
   const webHeaders = new Headers();
-  for (const name of FORWARDED) {
+  for (const name in headers) {
     const value = headers[name];
-    if (typeof value === 'string') webHeaders.set(name, value);
+    if (typeof value === 'string' && (name.startsWith('mcp-') || FORWARDED.has(name))) webHeaders.set(name, value);
   }
   const request = new Request(`${ctx.baseUrl}/mcp`, { method: 'POST', headers: webHeaders });
   const caller = {
@@ -36,5 +36,8 @@ export const sendMcpMessage: OperationHandler<'sendMcpMessage'> = async ({ body,
     responseHeaders[name] = value;
   });
   const text = await response.text();
-  return { status: response.status, body: text || undefined, headers: responseHeaders } as never;
+  // With VALIDATE_RESPONSES a JSON answer is handed over as a value, which the validator checks
+  // against the contract like any other (src/app.ts); otherwise it is sent as the SDK wrote it.
+  const json = ctx.config.validateResponses && text && /^application\/json\b/.test(responseHeaders['content-type'] ?? '');
+  return { status: response.status, body: json ? JSON.parse(text) : text || undefined, headers: responseHeaders } as never;
 };
