@@ -1834,8 +1834,9 @@ export interface paths {
          *     scopes allow (with a secret key: all of them), named by `operationId`, titled by `summary`,
          *     described by `description`. A tool's `inputSchema` has the operation's path and query
          *     parameters, `Idempotency-Key` where the operation takes one (as `idempotencyKey`), and its
-         *     JSON request body as `body` (a CSV upload's file as text); `$ref`s are resolved to 6 levels,
-         *     deeper ones are left open (`{}`), and examples are left out, so a tool stays small. Its
+         *     JSON request body as `body` (a CSV upload's file as text); `$ref`s are resolved to 4 levels (2 in
+         *     output schemas), deeper ones are left open (`{}`), and examples are left out, so a tool
+         *     stays small. Its
          *     `outputSchema` is the operation's JSON success response. Annotations: `readOnlyHint` for
          *     GET, `destructiveHint` for nullify, delete, revoke and cancel, `idempotentHint` for PUT,
          *     PATCH and DELETE and for operations that take an `Idempotency-Key`. A tool call runs

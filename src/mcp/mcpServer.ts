@@ -23,8 +23,10 @@ import {
   type GetPromptResult,
   type McpHttpHandler,
   type McpRequestContext,
+  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
+  SUPPORTED_PROTOCOL_VERSIONS,
   Server,
 } from '@modelcontextprotocol/server';
 import type { RequestContext } from '../http/operation.ts';
@@ -84,6 +86,30 @@ export class McpEndpoint {
     this.catalogue = new ToolCatalogue(document);
     this.#served = served;
     this.handler = createMcpHandler((request) => this.#serverFor(request), { legacy: 'stateless' });
+  }
+
+  /**
+   * The answer to a 2025-era `tools/list`, without the SDK: the tool list, serialised once per
+   * caller's scopes, tags and mode (src/mcp/tools.ts), framed as the SDK's stateless legacy
+   * transport frames it — one server-sent event `message` holding the JSON-RPC response
+   * (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server).
+   * The SDK would serialise every schema again for every request (≈ 250 KB for a secret key).
+   * @returns The event stream's text, or undefined when the message is anything else or is not
+   *   plainly a 2025-era request the transport would take (then the SDK answers it: its
+   *   refusals, the 2026-07-28 revision, a cursor).
+   */
+  legacyToolsList(message: unknown, headers: Record<string, string | string[] | undefined>, caller: McpCaller): string | undefined {
+    const { method, id, params } = (message ?? {}) as { method?: unknown; id?: unknown; params?: Record<string, unknown> };
+    if (method !== 'tools/list' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
+    if (params && (params.cursor !== undefined || (params._meta as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY] !== undefined))
+      return undefined;
+    const version = headers['mcp-protocol-version'];
+    if (version !== undefined && !(typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version))) return undefined;
+    if (headers['mcp-method'] !== undefined) return undefined;
+    const accept = headers.accept;
+    if (typeof accept !== 'string' || !accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+    const tools = this.catalogue.listJson(caller.scopes, { tags: caller.tags, mode: caller.mode });
+    return `event: message\ndata: {"result":{"tools":${tools}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n\n`;
   }
 
   /** A server instance for one request: its caller comes as the request's `authInfo.extra.caller`. */

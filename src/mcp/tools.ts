@@ -24,7 +24,7 @@ import type { Tool } from '@modelcontextprotocol/server';
 import { LRUCache } from 'lru-cache';
 import type { OpenApiDocument } from '../http/routes.ts';
 import { allowed, type CallerScopes, requiredScopes, scopesKey } from './scopes.ts';
-import { type JsonSchema, resolveSchema } from './toolSchemas.ts';
+import { type JsonSchema, MAX_OUTPUT_REF_DEPTH, resolveSchema } from './toolSchemas.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
@@ -82,7 +82,7 @@ function outputSchemaOf(document: OpenApiDocument, responses: Record<string, { c
     .flatMap(([, response]) => {
       const content = response.content ?? {};
       const json = content['application/vnd.api+json'] ?? content['application/json'];
-      return json?.schema ? [resolveSchema(document, json.schema)] : [];
+      return json?.schema ? [resolveSchema(document, json.schema, MAX_OUTPUT_REF_DEPTH)] : [];
     });
   if (!schemas.length) return undefined;
   if (schemas.length === 1) return { ...schemas[0], type: 'object' };
@@ -200,7 +200,7 @@ export class ToolCatalogue {
   readonly document: OpenApiDocument;
   readonly #operations: OperationTool[];
   readonly #byName: Map<string, OperationTool>;
-  readonly #lists = new LRUCache<string, { tools: Tool[]; operations: OperationTool[] }>({ max: 256 });
+  readonly #lists = new LRUCache<string, { tools: Tool[]; operations: OperationTool[]; json?: string }>({ max: 256 });
 
   constructor(document: OpenApiDocument) {
     this.document = document;
@@ -229,13 +229,23 @@ export class ToolCatalogue {
     return this.#entry(scopes, options).tools;
   }
 
+  /**
+   * {@link list} as JSON text, serialised once per combination and kept, for answers that
+   * embed it without serialising the schemas again (src/mcp/mcpServer.ts).
+   */
+  listJson(scopes: CallerScopes, options: ToolListOptions): string {
+    const entry = this.#entry(scopes, options);
+    entry.json ??= JSON.stringify(entry.tools);
+    return entry.json;
+  }
+
   /** The operation tool named `name` if `scopes` allow it (whatever tags were asked for), else undefined. */
   find(name: string, scopes: CallerScopes): OperationTool | undefined {
     const tool = this.#byName.get(name);
     return tool && allowed(tool.requirements, scopes) ? tool : undefined;
   }
 
-  #entry(scopes: CallerScopes, options: ToolListOptions): { tools: Tool[]; operations: OperationTool[] } {
+  #entry(scopes: CallerScopes, options: ToolListOptions): { tools: Tool[]; operations: OperationTool[]; json?: string } {
     const key = `${scopesKey(scopes)}|${options.mode}|${options.tags ? [...options.tags].sort().join(',') : '*'}`;
     let entry = this.#lists.get(key);
     if (!entry) {

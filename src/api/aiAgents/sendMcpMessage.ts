@@ -10,16 +10,11 @@ const FORWARDED = new Set(['accept', 'content-type', 'last-event-id']);
  * HTTP handler (src/mcp/mcpServer.ts) for the key that authenticated the request; the body, which
  * the app has parsed and validated, is handed over parsed. The SDK's answer — a JSON-RPC
  * response as JSON or one server-sent event, `202` for a notification, or its JSON-RPC error
- * statuses — is sent as it is (JSON checked against the contract with `VALIDATE_RESPONSES`).
+ * statuses — is sent as it is (JSON checked against the contract with `VALIDATE_RESPONSES`). A
+ * 2025-era `tools/list` is answered from the kept tool list (`McpEndpoint.legacyToolsList`).
  */
 export const sendMcpMessage: OperationHandler<'sendMcpMessage'> = async ({ body, query, headers, ctx }) => {
   const endpoint = mcpEndpoint();
-  const webHeaders = new Headers();
-  for (const name in headers) {
-    const value = headers[name];
-    if (typeof value === 'string' && (name.startsWith('mcp-') || FORWARDED.has(name))) webHeaders.set(name, value);
-  }
-  const request = new Request(`${ctx.baseUrl}/mcp`, { method: 'POST', headers: webHeaders });
   const caller = {
     ctx,
     authorization: headers.authorization,
@@ -27,6 +22,14 @@ export const sendMcpMessage: OperationHandler<'sendMcpMessage'> = async ({ body,
     tags: query.tags ? query.tags.split(',') : undefined,
     mode: query.tools ?? 'operations',
   };
+  const toolsList = endpoint.legacyToolsList(body, headers, caller);
+  if (toolsList !== undefined) return { status: 200, body: toolsList, headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' } } as never;
+  const webHeaders = new Headers();
+  for (const name in headers) {
+    const value = headers[name];
+    if (typeof value === 'string' && (name.startsWith('mcp-') || FORWARDED.has(name))) webHeaders.set(name, value);
+  }
+  const request = new Request(`${ctx.baseUrl}/mcp`, { method: 'POST', headers: webHeaders });
   const response = await endpoint.handler.fetch(request, {
     parsedBody: body,
     authInfo: { token: '', clientId: ctx.accountId ?? '', scopes: [], extra: { caller } },
