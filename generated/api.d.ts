@@ -1868,6 +1868,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an MCP message
+         * @description The `/api/v1` operations as tools for AI agents, over the Model Context Protocol's
+         *     Streamable HTTP transport (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http).
+         *     The endpoint is stateless: no `Mcp-Session-Id` is issued, and every message carries the API
+         *     key in `Authorization: Bearer`, checked before the body is read, as on `/api/v1`. It answers
+         *     the protocol revisions 2025-11-25 (and the earlier 2025-06-18, 2025-03-26, 2024-11-05) with
+         *     `initialize`, and 2026-07-28 with its per-request `_meta` envelope and `server/discover`. A
+         *     request answers `200` with one JSON-RPC response, as `application/json` or, for a 2025-era
+         *     client that accepts it, as one `text/event-stream` event; a notification or response answers
+         *     `202` without a body. Protocol failures (unknown method, malformed message, unsupported
+         *     revision) are JSON-RPC errors in a `200` or `400` body, as the transport specifies.
+         *
+         *     **Tools** are generated at start-up from this document: one per `/api/v1` operation the key's
+         *     scopes allow (with a secret key: all of them), named by `operationId`, titled by `summary`,
+         *     described by `description`. A tool's `inputSchema` has the operation's path and query
+         *     parameters, `Idempotency-Key` where the operation takes one (as `idempotencyKey`), and its
+         *     JSON request body as `body` (a CSV upload's file as text); `$ref`s are resolved to 4 levels (2 in
+         *     output schemas), deeper ones are left open (`{}`), and examples are left out, so a tool
+         *     stays small. Its
+         *     `outputSchema` is the operation's JSON success response. Annotations: `readOnlyHint` for
+         *     GET, `destructiveHint` for nullify, delete, revoke and cancel, `idempotentHint` for PUT,
+         *     PATCH and DELETE and for operations that take an `Idempotency-Key`. A tool call runs
+         *     the operation through the same request pipeline as its HTTP request — validation, rate
+         *     limits, idempotency, tracing — authenticated with the same key: a call can do nothing the
+         *     REST API would refuse. The result carries the response document as `structuredContent` and
+         *     as JSON text; an error answer is a tool error (`isError: true`) carrying the JSON:API error
+         *     document, never a protocol error. A CSV answer is text, a PNG answer an image.
+         *
+         *     `tags` keeps the list to some tags (`?tags=passes,loyalty`); `tools=meta` replaces the tools
+         *     by three, for agents with a small context: `listOperations`, `describeOperation` and
+         *     `callOperation`. The contract itself is the resource `openapi://wallet-pass-service/openapi.json`,
+         *     and the prompt `issueLoyaltyPass` ("issue a loyalty pass and send it") walks the operations.
+         *     Give an agent a key restricted to what it needs.
+         */
+        post: operations["sendMcpMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -5227,6 +5278,24 @@ export interface components {
         /** @description The body of a test delivery, and the answer of `sendWebhookTestEvent`. */
         TestWebhookDocument: {
             data: components["schemas"]["TestWebhook"];
+        };
+        /**
+         * McpMessage
+         * @description A JSON-RPC 2.0 message of the Model Context Protocol (https://www.jsonrpc.org/specification, https://modelcontextprotocol.io/specification/2025-11-25/basic): a request (`method` and `id`), a notification (`method`, no `id`), or a response (`id` with `result` or `error`). What each method takes is the protocol's schema, checked by the server.
+         */
+        McpMessage: {
+            /** @constant */
+            jsonrpc: "2.0";
+            /** @description The request's id; a response repeats it. */
+            id?: string | number | null;
+            method?: string;
+            params?: Record<string, never>;
+            result?: Record<string, never>;
+            error?: {
+                code: number;
+                message: string;
+                data?: unknown;
+            };
         };
         /** @description Liveness of the process. */
         HealthStatus: {
@@ -8798,6 +8867,70 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendMcpMessage: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Lists only the tools of these tags, comma-separated, named in lower case with `-` for spaces (`passes,loyalty`, `pass-templates`). An unknown tag lists nothing for it.
+                 * @example passes,loyalty
+                 */
+                tags?: string;
+                /** @description `operations` (the default): one tool per operation. `meta`: three tools — list the operations, describe one (its input and output schemas), call one. */
+                tools?: "operations" | "meta";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpMessage"];
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC response to a request: as JSON, or as a server-sent event stream with one `message` event holding it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpMessage"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A notification or response, accepted; no body. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The message is not a JSON-RPC message the endpoint can take (a JSON-RPC error), or a parameter is not valid (a JSON:API error document). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpMessage"] | components["schemas"]["ErrorDocument"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description The request does not accept `application/json` and `text/event-stream` (a JSON-RPC error). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpMessage"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

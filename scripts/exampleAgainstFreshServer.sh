@@ -5,7 +5,8 @@
 # loopback port, waits for /readyz (ready, not only alive), makes two accounts with an entity each with the admin CLI (one
 # per run, so that both runs take the first-time path: the reader is created, not found), runs
 # `npm run example`, `npm run example:csv` and `npm run contract:prism`, and always stops the server and removes the data
-# directory. The first account gets development Apple credentials (npm run admin -- apple
+# directory. Between the examples and Prism, @modelcontextprotocol/inspector-cli lists the MCP
+# tools at /mcp and calls listPasses with the first account's key. The first account gets development Apple credentials (npm run admin -- apple
 # dev-certificate), so that the example downloads a signed pass and verifies it. Exits non-zero
 # when any step fails; the server's log tail is printed then.
 #
@@ -108,6 +109,24 @@ echo "==> npm run example"
 BASE_URL="$base_url" API_TOKEN="$account_token" APPLE_ROOT_CA="$data_dir/dev-apple/root.pem" FAKE_APNS_PUSHES="$pushes_file" npm run -s example
 echo "==> npm run example:csv (300 members from a CSV file, with a progress bar)"
 BASE_URL="$base_url" API_TOKEN="$account_token" ROWS=300 npm run -s example:csv
+echo "==> MCP: @modelcontextprotocol/inspector-cli (a client this project did not write) lists the tools and calls one"
+# The CLI finds its own package.json relative to the working directory: run it from its build/.
+inspector() {
+  (cd node_modules/@modelcontextprotocol/inspector-cli/build &&
+    timeout 30 node index.js "$base_url/mcp" --transport http --header "Authorization: Bearer $account_token" "$@")
+}
+inspector --method tools/list | node -e '
+  let text = ""; process.stdin.on("data", (d) => (text += d)).on("end", () => {
+    const names = JSON.parse(text).tools.map((t) => t.name);
+    for (const name of ["createPass", "getPass", "updateLoyalty", "listPasses"]) if (!names.includes(name)) throw new Error(`tools/list has no ${name}: ${names}`);
+    console.log(`tools/list: ${names.length} tools`);
+  });'
+inspector --method tools/call --tool-name listPasses --tool-arg perPage=1 | node -e '
+  let text = ""; process.stdin.on("data", (d) => (text += d)).on("end", () => {
+    const result = JSON.parse(text);
+    if (result.isError || !(result.structuredContent.meta.totalCount >= 1)) throw new Error(`listPasses: ${text.slice(0, 500)}`);
+    console.log(`tools/call listPasses: ${result.structuredContent.meta.totalCount} passes`);
+  });'
 
 echo
 new_account "Quickstart through Prism"

@@ -38,6 +38,7 @@ import { handlers } from './operations.ts';
 import { packageRoot } from './packageRoot.ts';
 import { consoleRouter } from './http/console.ts';
 import { opaquePathParameters } from './http/opaquePathParameters.ts';
+import { dispatchInProcess, type InProcessRequest, type InProcessResponse } from './http/inProcessRequests.ts';
 
 const generatedDir = resolve(packageRoot, 'generated');
 
@@ -81,7 +82,7 @@ function baseUrlOf(req: Request, config: Config): string {
 
 /** The fields {@link Context}'s constructor copies. */
 // biome-ignore lint/correctness/noUnusedVariables: merges with the class below, declaring the fields its constructor copies (Object.assign)
-interface Context extends Omit<RequestContext, 'log'> {}
+interface Context extends Omit<RequestContext, 'log' | 'dispatch'> {}
 
 /**
  * A request's context (src/http/operation.ts). Its `log` is the request's logger, made on first
@@ -95,14 +96,20 @@ interface Context extends Omit<RequestContext, 'log'> {}
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: see the interface above
 class Context {
   readonly #req: Request;
+  readonly #app: Express;
 
-  constructor(req: Request, fields: Omit<RequestContext, 'log'>) {
+  constructor(req: Request, app: Express, fields: Omit<RequestContext, 'log' | 'dispatch'>) {
     Object.assign(this, fields);
     this.#req = req;
+    this.#app = app;
   }
 
   get log(): Logger {
     return this.#req.log;
+  }
+
+  dispatch(request: InProcessRequest): Promise<InProcessResponse> {
+    return dispatchInProcess(this.#app, this.#req, request);
   }
 }
 
@@ -120,10 +127,10 @@ export function warmUpApp(app: Express): Promise<WarmUpReport> {
 }
 
 /** Middleware: the request's context (src/http/operation.ts) from the runtime, as `req.ctx`. */
-function requestContext(runtime: Runtime): RequestHandler {
+function requestContext(runtime: Runtime, app: Express): RequestHandler {
   const { db, config, clock } = runtime;
   return (req, _res, next) => {
-    req.ctx = new Context(req, {
+    req.ctx = new Context(req, app, {
       db,
       config,
       clock,
@@ -240,7 +247,7 @@ export function createApp(deps: AppDependencies): Express {
       },
     }),
   );
-  app.use(requestContext(runtime));
+  app.use(requestContext(runtime, app));
 
   // The contract names the server that serves it (src/http/servedContract.ts).
   const served = loadServedContract(generatedDir);

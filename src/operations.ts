@@ -6,6 +6,7 @@
  */
 import type { HandlerMap } from './http/operation.ts';
 import { getHealth } from './api/health/getHealth.ts';
+import { sendMcpMessage } from './api/aiAgents/sendMcpMessage.ts';
 import { getReadiness } from './api/health/getReadiness.ts';
 import { getMetrics } from './api/monitoring/getMetrics.ts';
 import { listEntities } from './api/entities/listEntities.ts';
@@ -91,6 +92,7 @@ import { getFavicon } from './api/favicon/getFavicon.ts';
 
 export const handlers: HandlerMap = {
   getHealth,
+  sendMcpMessage,
   getReadiness,
   getMetrics,
   getFavicon,

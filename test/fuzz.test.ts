@@ -183,7 +183,14 @@ describe('every operation, fuzzed from its schemas', () => {
         // operation — except where the contract keeps every value its own (x-unstorable-path-status).
         const elsewhere = request.raw && op.unstorablePathStatus === undefined && res.status >= 400;
         if (!elsewhere && !op.statuses.includes(res.status)) throw new Error(`a status the contract does not document for ${op.operationId}: ${context}`);
-        if (res.status >= 400) {
+        // The MCP transport answers what it cannot take with a JSON-RPC error object, as the
+        // protocol says (Streamable HTTP, https://modelcontextprotocol.io/specification/2025-11-25/basic/transports);
+        // what the app refuses before it (auth, validation) is a JSON:API error document.
+        const jsonRpcError = (res.body as { jsonrpc?: string; error?: { code?: unknown; message?: unknown } }).error;
+        if (op.operationId === 'sendMcpMessage' && res.status >= 400 && res.status < 500 && (res.body as { jsonrpc?: string }).jsonrpc === '2.0') {
+          if (!Number.isInteger(jsonRpcError?.code) || typeof jsonRpcError?.message !== 'string')
+            throw new Error(`4xx with a malformed JSON-RPC error: ${context}`);
+        } else if (res.status >= 400) {
           if (!/^application\/json/.test(res.headers['content-type'] ?? '')) throw new Error(`4xx without JSON: ${context}`);
           const errors = (res.body as { errors?: Record<string, unknown>[] }).errors;
           if (!Array.isArray(errors) || errors.length === 0) throw new Error(`4xx without errors: ${context}`);

@@ -16,6 +16,7 @@ import type { Logger } from '../logger.ts';
 import type { Runtime } from '../deps.ts';
 import type { UploadedFile } from '../csv/csvFile.ts';
 import type { Principal } from '../security/principal.ts';
+import type { InProcessRequest, InProcessResponse } from './inProcessRequests.ts';
 
 export type { operations };
 
@@ -87,6 +88,12 @@ export interface RequestContext
   /** Who is calling (src/security/principal.ts); set by authentication, null on unauthenticated operations. */
   principal: Principal | null;
   requestId: string;
+  /**
+   * Runs another request through the same app in-process, on behalf of this one (its client
+   * address and headers; src/http/inProcessRequests.ts): every middleware of an HTTP request,
+   * no socket.
+   */
+  dispatch(request: InProcessRequest): Promise<InProcessResponse>;
 }
 
 /**

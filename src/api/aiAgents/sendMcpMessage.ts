@@ -1,0 +1,46 @@
+import type { OperationHandler } from '../../http/operation.ts';
+import { mcpEndpoint } from '../../mcp/mcpServer.ts';
+import { callerScopes } from '../../mcp/scopes.ts';
+
+/** Request headers the MCP transport reads, besides every `Mcp-…` header (`Mcp-Protocol-Version`, 2026-07-28's `Mcp-Method`, `Mcp-Name`, `Mcp-Param-…`). */
+const FORWARDED = new Set(['accept', 'content-type', 'last-event-id']);
+
+/**
+ * `POST /mcp`: one Model Context Protocol message, answered by the SDK's stateless Streamable
+ * HTTP handler (src/mcp/mcpServer.ts) for the key that authenticated the request; the body, which
+ * the app has parsed and validated, is handed over parsed. The SDK's answer — a JSON-RPC
+ * response as JSON or one server-sent event, `202` for a notification, or its JSON-RPC error
+ * statuses — is sent as it is (JSON checked against the contract with `VALIDATE_RESPONSES`). A
+ * 2025-era `tools/list` is answered from the kept tool list (`McpEndpoint.legacyToolsList`).
+ */
+export const sendMcpMessage: OperationHandler<'sendMcpMessage'> = async ({ body, query, headers, ctx }) => {
+  const endpoint = mcpEndpoint();
+  const caller = {
+    ctx,
+    authorization: headers.authorization,
+    scopes: callerScopes(ctx),
+    tags: query.tags ? query.tags.split(',') : undefined,
+    mode: query.tools ?? 'operations',
+  };
+  const toolsList = endpoint.legacyToolsList(body, headers, caller);
+  if (toolsList !== undefined) return { status: 200, body: toolsList, headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' } } as never;
+  const webHeaders = new Headers();
+  for (const name in headers) {
+    const value = headers[name];
+    if (typeof value === 'string' && (name.startsWith('mcp-') || FORWARDED.has(name))) webHeaders.set(name, value);
+  }
+  const request = new Request(`${ctx.baseUrl}/mcp`, { method: 'POST', headers: webHeaders });
+  const response = await endpoint.handler.fetch(request, {
+    parsedBody: body,
+    authInfo: { token: '', clientId: ctx.accountId ?? '', scopes: [], extra: { caller } },
+  });
+  const responseHeaders: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    responseHeaders[name] = value;
+  });
+  const text = await response.text();
+  // With VALIDATE_RESPONSES a JSON answer is handed over as a value, which the validator checks
+  // against the contract like any other (src/app.ts); otherwise it is sent as the SDK wrote it.
+  const json = ctx.config.validateResponses && text && /^application\/json\b/.test(responseHeaders['content-type'] ?? '');
+  return { status: response.status, body: json ? JSON.parse(text) : text || undefined, headers: responseHeaders } as never;
+};

@@ -1,0 +1,224 @@
+/**
+ * The Model Context Protocol server of the API (https://modelcontextprotocol.io/specification/2025-11-25),
+ * served statelessly over Streamable HTTP at `/mcp` (src/api/mcp/sendMcpMessage.ts) with the
+ * official SDK's `createMcpHandler` (`@modelcontextprotocol/server`): protocol revision
+ * 2026-07-28 (per-request `_meta` envelope) and, through the SDK's stateless legacy leg, the
+ * 2025 revisions with `initialize`. Each HTTP request gets a fresh low-level `Server` bound to
+ * that request's caller (its `ctx`, `Authorization`, scopes, tag filter and mode), which is cheap:
+ * the tool lists it answers are built once per scope set, tags and mode (src/mcp/tools.ts).
+ *
+ * What it offers:
+ * - tools: one per `/api/v1` operation (or the three meta-tools), called through the app
+ *   in-process (src/mcp/callTool.ts);
+ * - the resource `openapi://wallet-pass-service/openapi.json`: the contract as served;
+ * - the prompt `issueLoyaltyPass`: issue a loyalty pass and send it, step by step.
+ *
+ * @module mcp/mcpServer
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import {
+  type CallToolResult,
+  createMcpHandler,
+  type GetPromptResult,
+  type McpHttpHandler,
+  type McpRequestContext,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  Server,
+} from '@modelcontextprotocol/server';
+import type { RequestContext } from '../http/operation.ts';
+import type { OpenApiDocument } from '../http/routes.ts';
+import { loadServedContract, type ServedContract } from '../http/servedContract.ts';
+import { packageRoot } from '../packageRoot.ts';
+import { callOperationTool } from './callTool.ts';
+import type { CallerScopes } from './scopes.ts';
+import { ToolCatalogue, type ToolMode } from './tools.ts';
+
+/** The contract as an MCP resource. */
+export const CONTRACT_RESOURCE_URI = 'openapi://wallet-pass-service/openapi.json';
+
+/** The prompt that walks an agent through issuing a loyalty pass and sending it. */
+export const ISSUE_LOYALTY_PASS_PROMPT = 'issueLoyaltyPass';
+
+/** The caller of one MCP request: what the server instance answering it acts for. */
+export interface McpCaller {
+  ctx: RequestContext;
+  /** The request's `Authorization` header, sent with every operation a tool calls. */
+  authorization: string | undefined;
+  scopes: CallerScopes;
+  /** The `tags` filter (lower-case tag names), or undefined for all. */
+  tags: readonly string[] | undefined;
+  mode: ToolMode;
+}
+
+const SERVER_INFO = { name: 'wallet-pass-service', title: 'Wallet Pass Service', version: '1.0.0' };
+
+const INSTRUCTIONS =
+  'Tools of the Wallet Pass Service API: design pass templates, issue Apple Wallet and Google Wallet passes, change loyalty balances, read scans and stats, send wallet messages. Each tool is one REST operation (its name is the operationId) called with your API key; an error is a tool error carrying the JSON:API error document (branch on errors[].code). Send idempotencyKey on writes you may retry. The contract is the resource openapi://wallet-pass-service/openapi.json.';
+
+/** The steps of {@link ISSUE_LOYALTY_PASS_PROMPT}. */
+function issueLoyaltyPassText(args: Record<string, string | undefined>): string {
+  const holder = args.holderName ? `for ${args.holderName}` : 'for the member';
+  const points = args.points ? ` with ${args.points} points` : '';
+  const recipient = args.recipient ? ` to ${args.recipient}` : ' to the member';
+  return [
+    `Issue a loyalty pass ${holder}${points} and send it${recipient}, with the tools of this server:`,
+    `1. Find the template: ${args.passTemplate ? `use pass template ${args.passTemplate} (getPassTemplate to check that its processingStatus is "processed")` : 'listPassTemplates, and pick a processed loyalty template (its fields say which field ids a pass takes; ask me if several fit)'}.`,
+    '2. Issue the pass: createPass with the template id and `body.pass` holding the field values by field id (the member name; the loyalty field `points` sets the starting balance). Send an idempotencyKey, so that a retry issues one pass.',
+    `3. ${points ? `Check the balance: getLoyalty shows meta.loyalty.balance; if it is not right, updateLoyalty with \`body.overrideBalance\`.` : 'Optionally add points with updateLoyalty (`body.balance` adds, `body.overrideBalance` sets), with an idempotencyKey.'}`,
+    `4. Send it: the pass's holder page link (the pass's download link in the createPass answer, which opens Apple Wallet or Google Wallet on the holder's phone) is what you send${recipient}, by the channel I tell you (e-mail, SMS, chat); this service does not send e-mail or SMS itself. Once the pass is in a wallet, createWalletMessagingBatch can send it wallet messages.`,
+    '5. Report the pass id, its extId if any, the balance and the link you sent. If a tool answers an error, quote its errors[].code and detail and stop.',
+  ].join('\n');
+}
+
+/**
+ * The MCP endpoint of one contract: its tool catalogue and the SDK's HTTP handler.
+ */
+export class McpEndpoint {
+  readonly catalogue: ToolCatalogue;
+  readonly handler: McpHttpHandler;
+  readonly #served: ServedContract;
+
+  constructor(document: OpenApiDocument, served: ServedContract) {
+    this.catalogue = new ToolCatalogue(document);
+    this.#served = served;
+    this.handler = createMcpHandler((request) => this.#serverFor(request), { legacy: 'stateless' });
+  }
+
+  /**
+   * The answer to a 2025-era `tools/list`, without the SDK: the tool list, serialised once per
+   * caller's scopes, tags and mode (src/mcp/tools.ts), framed as the SDK's stateless legacy
+   * transport frames it — one server-sent event `message` holding the JSON-RPC response
+   * (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server).
+   * The SDK would serialise every schema again for every request (≈ 250 KB for a secret key).
+   * @returns The event stream's text, or undefined when the message is anything else or is not
+   *   plainly a 2025-era request the transport would take (then the SDK answers it: its
+   *   refusals, the 2026-07-28 revision, a cursor).
+   */
+  legacyToolsList(message: unknown, headers: Record<string, string | string[] | undefined>, caller: McpCaller): string | undefined {
+    const { method, id, params } = (message ?? {}) as { method?: unknown; id?: unknown; params?: Record<string, unknown> };
+    if (method !== 'tools/list' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
+    if (params && (params.cursor !== undefined || (params._meta as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY] !== undefined))
+      return undefined;
+    const version = headers['mcp-protocol-version'];
+    if (version !== undefined && !(typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version))) return undefined;
+    if (headers['mcp-method'] !== undefined) return undefined;
+    const accept = headers.accept;
+    if (typeof accept !== 'string' || !accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+    const tools = this.catalogue.listJson(caller.scopes, { tags: caller.tags, mode: caller.mode });
+    return `event: message\ndata: {"result":{"tools":${tools}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n\n`;
+  }
+
+  /** A server instance for one request: its caller comes as the request's `authInfo.extra.caller`. */
+  #serverFor(request: McpRequestContext): Server {
+    const caller = request.authInfo?.extra?.caller as McpCaller | undefined;
+    if (!caller) throw new Error('An MCP request reached the server without its caller');
+    // The SDK's low-level server: its high-level McpServer would convert every tool's schemas on every request.
+    const server = new Server(SERVER_INFO, {
+      capabilities: { tools: { listChanged: false }, resources: {}, prompts: {} },
+      instructions: INSTRUCTIONS,
+    });
+    const { catalogue } = this;
+    server.setRequestHandler('tools/list', async () => ({ tools: catalogue.list(caller.scopes, { tags: caller.tags, mode: caller.mode }) }));
+    server.setRequestHandler('tools/call', async (call) => {
+      const { name } = call.params;
+      const args = (call.params.arguments ?? {}) as Record<string, unknown>;
+      if (caller.mode === 'meta') return this.#callMeta(caller, name, args);
+      const operation = catalogue.find(name, caller.scopes);
+      if (!operation || !catalogue.operations(caller.scopes, caller.tags).includes(operation)) throw unknownTool(name);
+      return callOperationTool(caller.ctx, operation, args, caller.authorization);
+    });
+    server.setRequestHandler('resources/list', async () => ({
+      resources: [
+        {
+          uri: CONTRACT_RESOURCE_URI,
+          name: 'openapi.json',
+          title: 'The API contract (OpenAPI 3.1)',
+          description: 'The OpenAPI document every tool is generated from, as this server serves it at /openapi.json.',
+          mimeType: 'application/json',
+        },
+      ],
+    }));
+    server.setRequestHandler('resources/read', async (read) => {
+      if (read.params.uri !== CONTRACT_RESOURCE_URI) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No resource ${read.params.uri}`);
+      return { contents: [{ uri: CONTRACT_RESOURCE_URI, mimeType: 'application/json', text: this.#served.json(caller.ctx.baseUrl) }] };
+    });
+    server.setRequestHandler('prompts/list', async () => ({
+      prompts: [
+        {
+          name: ISSUE_LOYALTY_PASS_PROMPT,
+          title: 'Issue a loyalty pass and send it',
+          description: 'Walks through the operations that issue a loyalty pass from a template, set its points, and send its link to the holder.',
+          arguments: [
+            { name: 'holderName', description: "The member's name, as the pass shows it.", required: false },
+            { name: 'points', description: 'The starting balance.', required: false },
+            { name: 'passTemplate', description: 'The id of the pass template to issue from (else the agent picks one).', required: false },
+            { name: 'recipient', description: 'Whom to send the pass to: an e-mail address or phone number.', required: false },
+          ],
+        },
+      ],
+    }));
+    server.setRequestHandler('prompts/get', async (get): Promise<GetPromptResult> => {
+      if (get.params.name !== ISSUE_LOYALTY_PASS_PROMPT) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No prompt ${get.params.name}`);
+      return {
+        description: 'Issue a loyalty pass and send it',
+        messages: [{ role: 'user', content: { type: 'text', text: issueLoyaltyPassText((get.params.arguments ?? {}) as Record<string, string | undefined>) } }],
+      };
+    });
+    return server;
+  }
+
+  async #callMeta(caller: McpCaller, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    const operations = this.catalogue.operations(caller.scopes, caller.tags);
+    const json = (value: Record<string, unknown>): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
+    if (name === 'listOperations') {
+      const tag = typeof args.tag === 'string' ? args.tag : undefined;
+      return json({
+        operations: operations
+          .filter((o) => !tag || o.tags.includes(tag))
+          .map((o) => ({ name: o.tool.name, title: o.tool.title, method: o.method, path: o.path, tags: o.tags })),
+      });
+    }
+    const operation = typeof args.name === 'string' ? operations.find((o) => o.tool.name === args.name) : undefined;
+    if (name === 'describeOperation' || name === 'callOperation') {
+      if (!operation) {
+        const document = {
+          errors: [
+            {
+              status: '404',
+              code: 'not_found',
+              title: 'Not found',
+              detail: `No operation ${String(args.name)} for this key (see listOperations).`,
+              source: { parameter: 'name' },
+            },
+          ],
+        };
+        return { isError: true, content: [{ type: 'text', text: JSON.stringify(document) }], structuredContent: document };
+      }
+      if (name === 'describeOperation') return json({ ...operation.tool, method: operation.method, path: operation.path });
+      const callArgs = args.arguments && typeof args.arguments === 'object' ? (args.arguments as Record<string, unknown>) : {};
+      return callOperationTool(caller.ctx, operation, callArgs, caller.authorization);
+    }
+    throw unknownTool(name);
+  }
+}
+
+/** The protocol error for a tool that is not listed for the caller (MCP: unknown tools are protocol errors). */
+function unknownTool(name: string): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+}
+
+let endpoint: McpEndpoint | undefined;
+
+/** The endpoint of the bundled contract (generated/openapi.json), made on first use and kept. */
+export function mcpEndpoint(): McpEndpoint {
+  if (!endpoint) {
+    const generated = resolve(packageRoot, 'generated');
+    const served = loadServedContract(generated);
+    endpoint = new McpEndpoint(JSON.parse(readFileSync(resolve(generated, 'openapi.json'), 'utf8')) as OpenApiDocument, served);
+  }
+  return endpoint;
+}
