@@ -3489,6 +3489,15 @@ export interface components {
              *     failed for.
              */
             recipientCount: number | null;
+            /**
+             * @description Wallet messaging batches, in `getBatch` and `listBatches`: how many of the passes the batch
+             *     addresses are in a wallet (added to Apple Wallet or Google Wallet and not removed), which
+             *     is where a holder sees the message — a pass in no wallet keeps the message for when it is
+             *     added, but nobody is told. Before the batch has finished it is counted at the time of the
+             *     request (null while `validating`); once it has finished, it is the passes whose wallet the
+             *     message reached. Absent for pass batches and in other answers.
+             */
+            walletCount?: number | null;
             /** @description When the batch became `successful`, `completedWithErrors` or `failed`; null before and for a cancelled batch. */
             completedAt: components["schemas"]["Timestamp"] | null;
             progress?: components["schemas"]["BatchProgress"];

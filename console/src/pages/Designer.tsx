@@ -100,6 +100,33 @@ function previewDraft(draft: Draft): Draft {
   return Object.fromEntries(CREATE_MEMBERS.filter((member) => body[member] !== undefined).map((member) => [member, body[member]])) as Draft;
 }
 
+/** The members of the update body (PassTemplateUpdate) the designer edits; images go separately (only those replaced). */
+const UPDATE_MEMBERS = CREATE_MEMBERS.filter(
+  (member): member is Exclude<(typeof CREATE_MEMBERS)[number], 'applePassTypeIdentifier' | 'images'> =>
+    member !== 'applePassTypeIdentifier' && member !== 'images',
+);
+
+/**
+ * The PATCH body of an edit: the members of `body` whose value differs from the template as
+ * loaded (all of them when nothing was loaded), so members the form did not touch — and members
+ * it cannot show, such as `transitType` — are left as stored.
+ */
+function changedMembers(body: Draft, original: Draft | null): Schemas['PassTemplateUpdate'] {
+  const changed: Record<string, unknown> = {};
+  for (const member of UPDATE_MEMBERS) {
+    if (body[member] === undefined) continue;
+    if (original && JSON.stringify(body[member]) === JSON.stringify(original[member])) continue;
+    changed[member] = body[member];
+  }
+  return changed as Schemas['PassTemplateUpdate'];
+}
+
+/** A processed template's `processingWarnings` (contract PassTemplateProcessingWarning), if any. */
+function warningsOf(template: Schemas['PassTemplate'] | undefined): Schemas['PassTemplateProcessingWarning'][] {
+  const warnings = (template?.attributes as { processingWarnings?: Schemas['PassTemplateProcessingWarning'][] } | undefined)?.processingWarnings;
+  return warnings ?? [];
+}
+
 function Fieldset({ legend, children }: { legend: string; children: ReactNode }) {
   return (
     <fieldset className="card">
@@ -113,6 +140,8 @@ export default function Designer({ id }: { id: string | null }) {
   const queryClient = useQueryClient();
   const [draft, setDraft] = useState<Draft>(blank);
   const [changedImages, setChangedImages] = useState<ImageName[]>([]);
+  // The template as loaded (cleaned), to send only the members that changed (PATCH semantics: absent members stay).
+  const [original, setOriginal] = useState<Draft | null>(null);
   const [language, setLanguage] = useState('de');
   const template = useQuery({
     queryKey: ['template', id],
@@ -126,7 +155,9 @@ export default function Designer({ id }: { id: string | null }) {
   useEffect(() => {
     if (loaded && processingStatusOf(loaded) === 'processed') {
       const { images: _images, ...rest } = loaded.attributes as Schemas['PassTemplateAttributes'];
-      setDraft((d) => ({ ...d, ...(rest as Draft), images: (loaded.attributes as Schemas['PassTemplateAttributes']).images }));
+      const next = { ...draft, ...(rest as Draft), images: (loaded.attributes as Schemas['PassTemplateAttributes']).images };
+      setDraft(next);
+      setOriginal(cleaned(next));
     }
   }, [loaded?.id, loaded && processingStatusOf(loaded)]);
 
@@ -134,17 +165,18 @@ export default function Designer({ id }: { id: string | null }) {
     mutationFn: async () => {
       const body = cleaned(draft);
       if (id === null) return (await ok(api.POST('/api/v1/pass-templates', { body: { passTemplate: body } }))).id;
-      const { applePassTypeIdentifier: _a, images, ...update } = body;
+      const { images } = body;
       const changed = Object.fromEntries(changedImages.map((name) => [name, images?.[name] ?? null]));
       await ok(
         api.PATCH('/api/v1/pass-templates/{id}', {
           params: { path: { id } },
-          body: { passTemplate: { ...update, ...(changedImages.length ? { images: changed } : {}) } },
+          body: { passTemplate: { ...changedMembers(body, original), ...(changedImages.length ? { images: changed } : {}) } },
         }),
       );
       return id;
     },
     onSuccess: (saved) => {
+      setOriginal(cleaned(draft));
       queryClient.invalidateQueries({ queryKey: ['templates'] });
       queryClient.invalidateQueries({ queryKey: ['template', saved] });
       setChangedImages([]);
@@ -179,6 +211,15 @@ export default function Designer({ id }: { id: string | null }) {
       {status && (
         <div className="card status-line" role="status">
           Processing status: <Badge value={status} />
+          {warningsOf(loaded).length > 0 && (
+            <ul className="warnings" aria-label="Processing warnings">
+              {warningsOf(loaded).map((w) => (
+                <li key={w.pointer + w.code}>
+                  <code>{w.pointer}</code>: {w.detail}
+                </li>
+              ))}
+            </ul>
+          )}
           {status === 'failed' && (
             <ul className="field-error">
               {(loaded!.attributes as Schemas['FailedPassTemplateAttributes']).processingErrors.map((e) => (
