@@ -3334,7 +3334,9 @@ export interface components {
         /**
          * Format: binary
          * @description The rows, as a CSV file (RFC 4180: comma-separated, values with commas, quotes or line breaks in
-         *     double quotes, `""` for a quote), UTF-8 with or without a byte order mark, at most 10 MB
+         *     double quotes, `""` for a quote; files separated by `;` — what spreadsheets save where the
+         *     decimal separator is a comma, such as Excel in Germany or Poland — or by tabs are read too: the
+         *     delimiter is the one of `,`, `;` and tab that the header row uses most, outside quotes), UTF-8 with or without a byte order mark, at most 10 MB
          *     (10,485,760 bytes). The first row is the header: column names in any order, each at most once.
          *     One data row per pass; an empty cell means "not given" (on update: "unchanged"). Columns
          *     (PassEntry's CSV columns):
@@ -5428,6 +5430,14 @@ export interface components {
         /** @description Only passes carrying this group tag. */
         GroupTagFilter: components["schemas"]["GroupTag"];
         /**
+         * @description Only passes found by this text, as an operator types it in a search box: passes whose `extId`
+         *     starts with it, or one of whose field values (`passContent`) contains it, both ignoring case
+         *     (Unicode simple case folding as PostgreSQL's `ILIKE` applies it). `%` and `_` are matched as
+         *     themselves, not as wildcards. Combines with the other filters (all must hold). An addition of
+         *     this service; PassEntry's list has no search.
+         */
+        PassSearchFilter: string;
+        /**
          * @description The UUID of the pass template to issue the pass from. It must be processed: a template of
          *     another account or that does not exist answers `404`, one that is `processing` or `failed`
          *     answers `409`.
@@ -5892,6 +5902,14 @@ export interface operations {
                 extId?: components["parameters"]["ExtIdFilter"];
                 /** @description Only passes carrying this group tag. */
                 groupTag?: components["parameters"]["GroupTagFilter"];
+                /**
+                 * @description Only passes found by this text, as an operator types it in a search box: passes whose `extId`
+                 *     starts with it, or one of whose field values (`passContent`) contains it, both ignoring case
+                 *     (Unicode simple case folding as PostgreSQL's `ILIKE` applies it). `%` and `_` are matched as
+                 *     themselves, not as wildcards. Combines with the other filters (all must hold). An addition of
+                 *     this service; PassEntry's list has no search.
+                 */
+                search?: components["parameters"]["PassSearchFilter"];
             };
             header?: never;
             path?: never;

@@ -15,11 +15,12 @@
  * both databases (test/batches.sending.test.ts, test/passTemplates.*.test.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from './support/chromium.ts';
 import { createTemplate, issuePass, loyaltyTemplate, settledTemplate } from './support/passes.ts';
@@ -81,12 +82,12 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
   }
 
   /** Screenshots at 1366 px and 390 px (`<name>-1366.png`, `<name>-390.png`); at 390 px the page scrolls only vertically. */
-  async function screenshots(name: string): Promise<void> {
-    await page.screenshot({ path: resolve(artifacts, `${name}-1366.png`), fullPage: true });
+  async function screenshots(name: string, fullPage = true): Promise<void> {
+    await page.screenshot({ path: resolve(artifacts, `${name}-1366.png`), fullPage });
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForTimeout(100);
     expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await page.screenshot({ path: resolve(artifacts, `${name}-390.png`), fullPage: true });
+    await page.screenshot({ path: resolve(artifacts, `${name}-390.png`), fullPage });
     await page.setViewportSize({ width: 1366, height: 900 });
   }
 
@@ -159,7 +160,7 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
     await page.setViewportSize({ width: 1366, height: 900 });
     await page.getByLabel('Label colour').fill('#2a3b4c');
     await preview.getByText(/Text is hard to read on this background/).waitFor();
-    await screenshots('console-workday-designer');
+    await screenshots('console-workday-designer', false);
   }, 60_000);
 
   it('sends a message with %{points} after a confirmation naming its reach; each holder page shows the number', async () => {
@@ -205,4 +206,35 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
       await page.locator('[data-latest-message]').getByText(`You have ${points} points. See you soon!`).waitFor();
     }
   }, 90_000);
+
+  it('uploads a CSV separated by semicolons with non-Latin names, shows the batch in words and downloads the holders’ links', async () => {
+    await createTemplate(service, tenant.token, loyaltyTemplate({ name: 'CSV card' }));
+    const files = await mkdtemp(join(tmpdir(), 'console-workday-'));
+    const names = ['Łukasz Żółć', 'Дмитрий Шостакович', '山田 太郎'];
+    await writeFile(
+      join(files, 'members.csv'),
+      `ext_id;passfield_member\r\n${names.map((name, i) => `pl-${i + 1};${name}`).join('\r\n')}\r\n`,
+    );
+    await page.goto(`${origin}/console/#/batches`);
+    await page.getByRole('heading', { level: 1, name: 'Batches' }).waitFor();
+    await page.getByLabel('Template', { exact: true }).selectOption({ label: 'CSV card' });
+    await page.getByLabel('CSV file', { exact: true }).setInputFiles(join(files, 'members.csv'));
+    await page.getByLabel('Batch name (optional)').fill('Polish members');
+    await page.getByRole('button', { name: 'Upload' }).click();
+    const batch = page.locator('li.batch', { hasText: 'Polish members' });
+    await batch.getByText('Passes created from a CSV file').waitFor();
+    await batch.getByText('Done', { exact: true }).waitFor({ timeout: 30_000 });
+    await batch.getByText('All 3 rows were applied.').waitFor();
+    expect(await page.locator('.batch .badge').allTextContents()).not.toContain('completedWithErrors');
+    const [download] = await Promise.all([page.waitForEvent('download'), batch.getByRole('button', { name: /Download the results CSV/ }).click()]);
+    const csv = readFileSync((await download.path())!, 'utf8');
+    const lines = csv.trim().split(/\r?\n/);
+    expect(lines).toHaveLength(4);
+    expect(lines.slice(1).map((line) => line.split(',')[2])).toEqual(['pl-1', 'pl-2', 'pl-3']);
+    const stored = await service.api.get('/api/v1/passes?search=pl-').set(service.auth(tenant.token)).expect(200);
+    expect(stored.body.data.map((p: { attributes: Record<string, unknown> }) => JSON.stringify(p.attributes)).join()).toEqual(
+      expect.stringContaining(JSON.stringify(names[0])),
+    );
+    await checkPage('batches (CSV done)');
+  }, 60_000);
 });

@@ -193,7 +193,7 @@ function Messaging({ onCreated }: { onCreated: (id: string) => void }) {
           pointer={`${P}/message`}
           rows={2}
           required
-          hint="Placeholders such as %{points} (the pass’s balance), %{ext_id} or a field id like %{member} are filled per pass."
+          hint="Placeholders are filled per pass: %{points} (its balance) or any field id, such as %{member}."
           value={form.message}
           onChange={(e) => setForm({ ...form, message: e.target.value })}
         />
