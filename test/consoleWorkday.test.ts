@@ -211,10 +211,7 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
     await createTemplate(service, tenant.token, loyaltyTemplate({ name: 'CSV card' }));
     const files = await mkdtemp(join(tmpdir(), 'console-workday-'));
     const names = ['Łukasz Żółć', 'Дмитрий Шостакович', '山田 太郎'];
-    await writeFile(
-      join(files, 'members.csv'),
-      `ext_id;passfield_member\r\n${names.map((name, i) => `pl-${i + 1};${name}`).join('\r\n')}\r\n`,
-    );
+    await writeFile(join(files, 'members.csv'), `ext_id;passfield_member\r\n${names.map((name, i) => `pl-${i + 1};${name}`).join('\r\n')}\r\n`);
     await page.goto(`${origin}/console/#/batches`);
     await page.getByRole('heading', { level: 1, name: 'Batches' }).waitFor();
     await page.getByLabel('Template', { exact: true }).selectOption({ label: 'CSV card' });
