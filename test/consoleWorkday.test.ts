@@ -234,4 +234,38 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
     );
     await checkPage('batches (CSV done)');
   }, 60_000);
+
+  it('works as an account with one key, revoked when the operator goes back and when the tab is left', async () => {
+    const workKeys = async () =>
+      (
+        (await service.api.get(`/admin/v1/accounts/${tenant.accountId}/tokens?perPage=100`).set(service.adminAuth()).expect(200)).body.data as {
+          attributes: { name: string; revokedAt: string | null };
+        }[]
+      ).filter((t) => t.attributes.name.startsWith('Operator console'));
+    const live = async () => (await workKeys()).filter((t) => t.attributes.revokedAt === null).length;
+    await page.goto(`${origin}/console/`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key or administration token').fill(service.adminToken);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Accounts' }).waitFor();
+    for (const round of [1, 2]) {
+      await page.getByRole('button', { name: 'Work as Coffee Club Ltd' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Passes', exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: 'Passes' }).waitFor();
+      expect({ round, live: await live(), made: (await workKeys()).length }).toEqual({ round, live: 1, made: round });
+      await page.getByRole('button', { name: 'Back to administration' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Accounts' }).waitFor();
+      expect(await pollUntil(live, (n) => n === 0)).toBe(0);
+    }
+    // Leaving the tab while working as the account revokes its key; coming back finds administration.
+    await page.getByRole('button', { name: 'Work as Coffee Club Ltd' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    expect(await live()).toBe(1);
+    await page.goto('about:blank');
+    expect(await pollUntil(live, (n) => n === 0)).toBe(0);
+    await page.goto(`${origin}/console/`);
+    await page.getByRole('heading', { level: 1, name: 'Accounts' }).waitFor();
+    await checkPage('accounts (after working as)');
+  }, 60_000);
 });
