@@ -268,4 +268,34 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
     await page.getByRole('heading', { level: 1, name: 'Accounts' }).waitFor();
     await checkPage('accounts (after working as)');
   }, 60_000);
+
+  it('edits a pass’s field values under their labels, sending only the changed one', async () => {
+    const templateId = await createTemplate(service, tenant.token, loyaltyTemplate({ name: 'Values card' }));
+    const pass = await issuePass(service, tenant.token, templateId, { pass: { member: 'Ada Lovelace', tier: 'Gold' } }, { extId: 'values-1' });
+    const patches: unknown[] = [];
+    const listener = (request: import('playwright-core').Request) => {
+      if (request.method() === 'PATCH' && request.url().endsWith(`/api/v1/passes/${pass.id}`)) patches.push(request.postDataJSON());
+    };
+    page.on('request', listener);
+    await page.goto(`${origin}/console/#/passes/${pass.id}`);
+    await page.getByRole('heading', { level: 1, name: 'Pass values-1' }).waitFor();
+    // The values table names fields by their template labels, not their ids.
+    const values = page.locator('dl.values');
+    await values.locator('dt', { hasText: 'Member since' }).waitFor();
+    expect(await values.locator('dt').allTextContents()).toEqual(expect.arrayContaining(['Points', 'Member', 'Tier', 'Member since', 'Terms']));
+    expect(await values.locator('dt').allTextContents()).not.toContain('member');
+    const form = page.getByRole('form', { name: 'Field values' });
+    expect(await form.getByLabel('Member', { exact: true }).inputValue()).toBe('Ada Lovelace');
+    expect(await form.getByLabel('Points', { exact: true }).count()).toBe(0);
+    await form.getByLabel('Member', { exact: true }).fill('Ada King');
+    await form.getByRole('button', { name: 'Save values' }).click();
+    await form.getByRole('status').getByText('Saved.', { exact: false }).waitFor();
+    await values.locator('dd', { hasText: 'Ada King' }).waitFor();
+    page.off('request', listener);
+    expect(patches).toEqual([{ pass: { member: 'Ada King' } }]);
+    const stored = (await service.api.get(`/api/v1/passes/${pass.id}`).set(service.auth(tenant.token)).expect(200)).body.data.attributes;
+    expect(stored.passContent).toMatchObject({ member: 'Ada King', tier: 'Gold' });
+    await checkPage('pass (values saved)');
+    await screenshots('console-workday-pass', false);
+  }, 60_000);
 });
