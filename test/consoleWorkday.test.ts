@@ -179,7 +179,7 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
     await page.getByRole('heading', { level: 1, name: 'Batches' }).waitFor();
     const form = page.getByRole('form', { name: 'Wallet message' });
     // The hint names the placeholder syntax the service fills.
-    await form.getByText(/Placeholders such as %\{points\}/).waitFor();
+    await form.getByText(/%\{points\} \(its balance\)/).waitFor();
     expect(await form.getByText('{{points}}').count()).toBe(0);
     await form.getByLabel('Message', { exact: true }).fill('You have %{points} points. See you soon!');
     await form.getByLabel('Segment: group tag').fill('regulars');
@@ -267,6 +267,10 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
     await page.goto(`${origin}/console/`);
     await page.getByRole('heading', { level: 1, name: 'Accounts' }).waitFor();
     await checkPage('accounts (after working as)');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key or administration token').fill(tenant.token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
   }, 60_000);
 
   it('edits a pass’s field values under their labels, sending only the changed one', async () => {
