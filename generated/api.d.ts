@@ -2196,7 +2196,9 @@ export interface components {
          * @description Images of the pass (PassEntry API reference, the pass template resource). `icon` is required by Apple Wallet (a template without it
          *     fails processing); `logo` is required by Google Wallet for `loyalty` and `transit` templates.
          *     `banner` becomes the Apple strip image and the Google hero image. In an update, `null` removes
-         *     an image; responses leave unset images out.
+         *     an image; responses leave unset images out. The images sent as `data:` URLs count towards the
+         *     request body's limit (`BODY_LIMIT_BYTES`, 1 MB by default); a template body over it is answered
+         *     `413` with `source.pointer` `/passTemplate/images` and the bytes the images may have together.
          */
         PassTemplateImages: {
             banner?: components["schemas"]["ImageUrl"] | null;

@@ -302,4 +302,28 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
     await checkPage('pass (values saved)');
     await screenshots('console-workday-pass', false);
   }, 60_000);
+
+  it('shows the API’s 413 for a too-large image at the image field, naming the file, its size and the size allowed', async () => {
+    const files = await mkdtemp(join(tmpdir(), 'console-workday-'));
+    await writeFile(join(files, 'huge-logo.png'), Buffer.alloc(1536 * 1024, 7));
+    await page.goto(`${origin}/console/#/templates/new`);
+    await page.getByRole('heading', { level: 1, name: 'New template' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Huge logo card');
+    const logo = page.getByLabel('Logo', { exact: true });
+    await logo.setInputFiles(join(files, 'huge-logo.png'));
+    await page.getByAltText('Logo as uploaded').waitFor({ state: 'attached' });
+    await page.getByRole('button', { name: 'Create template' }).click();
+    await pollUntil(
+      () => logo.getAttribute('aria-invalid'),
+      (invalid) => invalid === 'true',
+    );
+    const errorId = ((await logo.getAttribute('aria-describedby')) ?? '').split(' ').find((ref) => ref.endsWith('-error'))!;
+    expect(await page.locator(`[id="${errorId}"]`).textContent()).toMatch(
+      /^huge-logo\.png has 1\.5 MB\. The template is [\d,]+ bytes; at most 1,048,576 bytes are accepted\. .*about 774,144 bytes: send smaller PNG images\.$/,
+    );
+    // Not a banner: the error is at its field only.
+    expect(await page.getByRole('alert').count()).toBe(0);
+    expect(page.url()).toMatch(/#\/templates\/new$/);
+    await checkPage('designer (image too large)');
+  }, 60_000);
 });
