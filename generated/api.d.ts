@@ -2307,7 +2307,9 @@ export interface components {
          * @description Images of the pass (PassEntry API reference, the pass template resource). `icon` is required by Apple Wallet (a template without it
          *     fails processing); `logo` is required by Google Wallet for `loyalty` and `transit` templates.
          *     `banner` becomes the Apple strip image and the Google hero image. In an update, `null` removes
-         *     an image; responses leave unset images out.
+         *     an image; responses leave unset images out. The images sent as `data:` URLs count towards the
+         *     request body's limit (`BODY_LIMIT_BYTES`, 1 MB by default); a template body over it is answered
+         *     `413` with `source.pointer` `/passTemplate/images` and the bytes the images may have together.
          */
         PassTemplateImages: {
             banner?: components["schemas"]["ImageUrl"] | null;
@@ -3445,7 +3447,9 @@ export interface components {
         /**
          * Format: binary
          * @description The rows, as a CSV file (RFC 4180: comma-separated, values with commas, quotes or line breaks in
-         *     double quotes, `""` for a quote), UTF-8 with or without a byte order mark, at most 10 MB
+         *     double quotes, `""` for a quote; files separated by `;` — what spreadsheets save where the
+         *     decimal separator is a comma, such as Excel in Germany or Poland — or by tabs are read too: the
+         *     delimiter is the one of `,`, `;` and tab that the header row uses most, outside quotes), UTF-8 with or without a byte order mark, at most 10 MB
          *     (10,485,760 bytes). The first row is the header: column names in any order, each at most once.
          *     One data row per pass; an empty cell means "not given" (on update: "unchanged"). Columns
          *     (PassEntry's CSV columns):
@@ -3600,6 +3604,15 @@ export interface components {
              *     failed for.
              */
             recipientCount: number | null;
+            /**
+             * @description Wallet messaging batches, in `getBatch` and `listBatches`: how many of the passes the batch
+             *     addresses are in a wallet (added to Apple Wallet or Google Wallet and not removed), which
+             *     is where a holder sees the message — a pass in no wallet keeps the message for when it is
+             *     added, but nobody is told. Before the batch has finished it is counted at the time of the
+             *     request (null while `validating`); once it has finished, it is the passes whose wallet the
+             *     message reached. Absent for pass batches and in other answers.
+             */
+            walletCount?: number | null;
             /** @description When the batch became `successful`, `completedWithErrors` or `failed`; null before and for a cancelled batch. */
             completedAt: components["schemas"]["Timestamp"] | null;
             progress?: components["schemas"]["BatchProgress"];
@@ -5682,6 +5695,14 @@ export interface components {
         /** @description Only passes carrying this group tag. */
         GroupTagFilter: components["schemas"]["GroupTag"];
         /**
+         * @description Only passes found by this text, as an operator types it in a search box: passes whose `extId`
+         *     starts with it, or one of whose field values (`passContent`) contains it, both ignoring case
+         *     (Unicode simple case folding as PostgreSQL's `ILIKE` applies it). `%` and `_` are matched as
+         *     themselves, not as wildcards. Combines with the other filters (all must hold). An addition of
+         *     this service; PassEntry's list has no search.
+         */
+        PassSearchFilter: string;
+        /**
          * @description The UUID of the pass template to issue the pass from. It must be processed: a template of
          *     another account or that does not exist answers `404`, one that is `processing` or `failed`
          *     answers `409`.
@@ -6177,6 +6198,14 @@ export interface operations {
                 extId?: components["parameters"]["ExtIdFilter"];
                 /** @description Only passes carrying this group tag. */
                 groupTag?: components["parameters"]["GroupTagFilter"];
+                /**
+                 * @description Only passes found by this text, as an operator types it in a search box: passes whose `extId`
+                 *     starts with it, or one of whose field values (`passContent`) contains it, both ignoring case
+                 *     (Unicode simple case folding as PostgreSQL's `ILIKE` applies it). `%` and `_` are matched as
+                 *     themselves, not as wildcards. Combines with the other filters (all must hold). An addition of
+                 *     this service; PassEntry's list has no search.
+                 */
+                search?: components["parameters"]["PassSearchFilter"];
             };
             header?: never;
             path?: never;

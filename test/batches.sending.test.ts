@@ -17,7 +17,7 @@ import {
   until,
   type WorkingBatchService,
 } from './support/batches.ts';
-import { createTemplate, loyaltyTemplate } from './support/passes.ts';
+import { createTemplate, loyaltyTemplate, setWalletState } from './support/passes.ts';
 import { TestClock, type TestService } from './support/testService.ts';
 
 const BASE = 'http://wallet.test';
@@ -69,7 +69,8 @@ describe('with the job workers running', () => {
       const attributes = await api.until(id, (s) => FINAL.includes(s));
       expect(attributes).toMatchObject({
         status: 'completedWithErrors',
-        statusDetail: '1 of 3 recipients could not be messaged; see errorsCsvUrl.',
+        statusDetail:
+          '1 of 3 recipients could not be messaged; see errorsCsvUrl. None of them is in a wallet: the passes keep it for when their holders add them.',
         recipientCount: 3,
         errorsCsvUrl: `${BASE}/api/v1/batches/${id}/errors.csv`,
       });
@@ -110,11 +111,22 @@ describe('with the job workers running', () => {
       await service.api.post(`/api/v1/passes/${gone.id}/nullify`).set(service.auth(tenant.token)).expect(200);
       const otherTemplate = await createTemplate(service, other.token, loyaltyTemplate());
       const foreign = await newPass({}, { groupTags: [tag] }, other.token, otherTemplate);
+      // One of the two is in a wallet (added, no device registered for pushes).
+      await setWalletState(service, onlyB.id, 'active');
       const id = await scheduled({ message: 'Hello %{member}', segments: [{ groupTag: tag }, { groupTag: `${tag}-b` }] });
-      expect((await api.get(id).expect(200)).body.data.attributes.recipientCount).toBe(2);
-      await api.sendNow(id).expect(200);
+      expect((await api.get(id).expect(200)).body.data.attributes).toMatchObject({ recipientCount: 2, walletCount: 1 });
+      const listed = (await service.api.get('/api/v1/batches?perPage=100').set(service.auth(tenant.token)).expect(200)).body.data;
+      expect(listed.find((b: { id: string }) => b.id === id).attributes.walletCount).toBe(1);
+      expect((await api.sendNow(id).expect(200)).body.data.attributes.walletCount).toBeUndefined();
       const attributes = await api.until(id, (s) => FINAL.includes(s));
-      expect(attributes).toMatchObject({ status: 'successful', statusDetail: 'All 2 recipients got the message.', recipientCount: 2, errorsCsvUrl: null });
+      // Sent to both; no wallet took a push (the wallet state has no device), which the detail says.
+      expect(attributes).toMatchObject({
+        status: 'successful',
+        statusDetail: 'All 2 recipients got the message. None of them is in a wallet: the passes keep it for when their holders add them.',
+        recipientCount: 2,
+        walletCount: 0,
+        errorsCsvUrl: null,
+      });
       expect((await deliveries(service, id)).map((d) => d.passId)).toEqual([both.id, onlyB.id].sort());
       expect((await api.pass(both.id)).attributes.latestMessage).toBe('Hello Guest');
       expect((await api.pass(untagged.id)).attributes.latestMessage).toBeNull();

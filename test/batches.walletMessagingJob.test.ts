@@ -129,7 +129,8 @@ describe('step by step (jobs queued, run by the test)', () => {
       expect(attributes).toMatchObject({
         status: 'completedWithErrors',
         recipientCount: 5,
-        statusDetail: '1 of 5 recipients could not be messaged; see errorsCsvUrl.',
+        statusDetail:
+          '1 of 5 recipients could not be messaged; see errorsCsvUrl. None of them is in a wallet: the passes keep it for when their holders add them.',
       });
       expect(csv).toContain(`${poisoned.id},${poisoned.id},`);
       expect(csv).toContain('The rendered message contains the NUL character U+0000');
@@ -185,7 +186,11 @@ describe('step by step (jobs queued, run by the test)', () => {
       restarted = await service.restart({ jobs: 'work', clock, persistent: true });
       service = restarted;
       const attributes = await api.until(id, (s) => FINAL.includes(s));
-      expect(attributes).toMatchObject({ status: 'successful', recipientCount: 5, statusDetail: 'All 5 recipients got the message.' });
+      expect(attributes).toMatchObject({
+        status: 'successful',
+        recipientCount: 5,
+        statusDetail: 'All 5 recipients got the message. None of them is in a wallet: the passes keep it for when their holders add them.',
+      });
       const all = await deliveries(service, id);
       expect(all.map((d) => d.passId)).toEqual(passes.map((p) => p.id).sort());
       // The first two were not messaged again: their delivery rows (their push completed since)

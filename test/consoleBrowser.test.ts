@@ -382,9 +382,9 @@ else if (!existsSync(chromiumPath)) {
     await page.locator('dd .badge-deactivated').waitFor();
   });
 
-  it('finds the pass by extId in the passes table', async () => {
+  it('finds the pass by extId prefix and by the holder’s name in the passes table', async () => {
     await nav('Passes');
-    await page.getByLabel('extId').fill('ada-1');
+    await page.getByLabel('Search').fill('ada-');
     await page.getByRole('link', { name: 'ada-1' }).waitFor();
     // The link is also in the unfiltered table, which shows until the filtered page arrives.
     expect(
@@ -393,8 +393,14 @@ else if (!existsSync(chromiumPath)) {
         (rows) => rows === 1,
       ),
     ).toBe(1);
-    await page.getByLabel('extId').fill('nobody');
+    await page.getByLabel('Search').fill('nobody');
     await page.getByText('No pass matches these filters.').waitFor();
+    await checkPage('passes (nothing found)');
+    // A name (the member field's value), in another case: found, and no pattern error shown.
+    await page.getByLabel('Search').fill('ada LOVELACE');
+    await page.getByRole('link', { name: 'ada-1' }).waitFor();
+    expect(await page.locator('tbody tr').count()).toBe(1);
+    expect(await page.locator('.field-error').count()).toBe(0);
     await checkPage('passes');
     await fitsPhone();
   });

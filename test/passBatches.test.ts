@@ -153,6 +153,27 @@ describe('CSV pass batches, with the job workers running', () => {
     expect(JSON.stringify(second.attributes)).toContain('line one\\nline two');
   });
 
+  it.each([
+    ['semicolons (Excel in Germany or Poland)', ';'],
+    ['tabs', '\t'],
+  ])('reads a file separated by %s, non-Latin names and a value holding a comma intact', async (_case, d) => {
+    const [a, b, c] = [ext(), ext(), ext()];
+    const names = ['Łukasz Żółć', 'Дмитрий Шостакович', '山田 太郎, Jr.'];
+    const csv = `\uFEFFext_id${d}group_tags${d}passfield_member${d}passfield_points\r\n${[a, b, c]
+      .map((id, i) => `${id}${d}"gold, soho"${d}${names[i]}${d}${i + 1}`)
+      .join('\r\n')}\r\n`;
+    const res = await upload(csv).expect(202);
+    const done = await finished(res.body.data.id);
+    expect(done.attributes).toMatchObject({ status: 'successful', progress: { total: 3, processed: 3, pending: 0 }, errorsCsvUrl: null });
+    const results = await csvOf(res.body.data.id, 'results');
+    expect(results.map((r) => r.ext_id)).toEqual([a, b, c]);
+    for (const [i, row] of results.entries()) {
+      const created = await pass(row.pass_id!);
+      expect(created.attributes).toMatchObject({ extId: [a, b, c][i], groupTags: ['gold', 'soho'] });
+      expect(JSON.stringify(created.attributes)).toContain(JSON.stringify(names[i]));
+    }
+  });
+
   it('refuses bad rows into the errors CSV (bad enum, unknown field id, duplicate and taken extIds, bad date) and creates the others', async () => {
     const taken = ext();
     await issuePass(service, tenant.token, templateId, { pass: {} }, { extId: taken });

@@ -82,6 +82,29 @@ describe('createPassTemplate', () => {
     }
   });
 
+  it('answers 413 at /passTemplate/images, naming the sizes allowed, for a template whose images are over the body limit', async () => {
+    const big = `data:image/png;base64,${Buffer.alloc(1024 * 1024, 7).toString('base64')}`;
+    for (const request of [
+      service.api.post('/api/v1/pass-templates'),
+      service.api.post('/api/v1/pass-templates/preview?platform=apple&side=front'),
+      service.api.patch('/api/v1/pass-templates/0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10'),
+    ]) {
+      const res = await request
+        .set(service.auth(tenant.token))
+        .send({ passTemplate: { name: 'Big', templateType: 'generic', images: { icon: ICON_PNG, logo: big } } })
+        .expect(413);
+      expect(res.body.errors).toEqual([
+        {
+          status: '413',
+          code: 'payload_too_large',
+          title: 'Request body too large',
+          detail: expect.stringMatching(/^The template is 1,398,\d{3} bytes; at most 1,048,576 bytes are accepted\. .* at most about 774,144 bytes: send smaller PNG images\.$/),
+          source: { pointer: '/passTemplate/images' },
+        },
+      ]);
+    }
+  });
+
   it('applies the documented defaults to what is left out', async () => {
     const data = await createProcessed(minimalTemplate());
     expect(data.attributes).toEqual({

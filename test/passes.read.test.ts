@@ -121,6 +121,57 @@ describe('listPasses', () => {
   });
 });
 
+describe('listPasses search', () => {
+  let searcher: { accountId: string; token: string };
+  const byName: Record<string, string> = {};
+
+  beforeAll(async () => {
+    searcher = await service.createAccount('Searcher');
+    const templateId = await createTemplate(service, searcher.token, loyaltyTemplate());
+    for (const [extId, member] of [
+      ['M-1001', 'Ada Lovelace'],
+      ['M-1002', 'Łukasz Kowalski'],
+      ['m-2001', 'Grace 100% Hopper'],
+      ['X_9', 'Charles Babbage'],
+    ]) {
+      byName[member!] = (await issuePass(service, searcher.token, templateId, { pass: { member } }, { extId: extId! })).id;
+    }
+  });
+
+  const search = async (text: string, more = '') =>
+    (
+      await service.api
+        .get(`/api/v1/passes?search=${encodeURIComponent(text)}${more}`)
+        .set(service.auth(searcher.token))
+        .expect(200)
+    ).body as { data: { id: string }[]; meta: { totalCount: number } };
+  const found = async (text: string, more = '') => (await search(text, more)).data.map((p) => p.id).sort();
+  const ids = (...members: string[]) => members.map((m) => byName[m]!).sort();
+
+  it('finds passes by an extId prefix and by part of a field value, ignoring case', async () => {
+    expect(await found('m-100')).toEqual(ids('Ada Lovelace', 'Łukasz Kowalski'));
+    expect(await found('M-')).toEqual(ids('Ada Lovelace', 'Łukasz Kowalski', 'Grace 100% Hopper'));
+    expect(await found('lovelace')).toEqual(ids('Ada Lovelace'));
+    expect(await found('ŁUKASZ')).toEqual(ids('Łukasz Kowalski'));
+    // Not a prefix of an extId, not in a value.
+    expect(await found('1001')).toEqual([]);
+    expect((await search('nobody')).meta.totalCount).toBe(0);
+  });
+
+  it('matches % and _ as themselves and combines with the other filters', async () => {
+    expect(await found('100%')).toEqual(ids('Grace 100% Hopper'));
+    expect(await found('X_')).toEqual(ids('Charles Babbage'));
+    expect(await found('M_')).toEqual([]);
+    expect(await found('a', '&extId=M-1001')).toEqual(ids('Ada Lovelace'));
+  });
+
+  it('shows only the caller’s passes and refuses an empty search', async () => {
+    const res = await service.api.get('/api/v1/passes?search=Lovelace').set(service.auth(tenant.token)).expect(200);
+    expect(res.body.data.filter((p: { id: string }) => p.id === byName['Ada Lovelace'])).toEqual([]);
+    expectError(await service.api.get('/api/v1/passes?search=').set(service.auth(searcher.token)), 400, 'validation_failed', { parameter: 'search' });
+  });
+});
+
 describe('getPass', () => {
   it('finds a pass by UUID (any case) and by extId', async () => {
     const pass = await issue({ pass: {} }, { extId: 'lookup-1' });

@@ -4,7 +4,7 @@
  * Kept in `sessionStorage` — gone when the tab closes, never in `localStorage`
  * (https://cheatsheetseries.owasp.org/cheatsheets/HTML5_Security_Cheat_Sheet.html#local-storage).
  */
-import { createContext, type ReactNode, useCallback, useContext, useMemo, useState } from 'react';
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, toApiError, setToken } from './api.ts';
 
@@ -15,6 +15,8 @@ export interface Session {
   /** With `kind: 'account'` reached from administration: the token to go back with. */
   adminToken?: string;
   accountName?: string;
+  /** With `adminToken`: the id of the API key "Work as" made for this console, revoked when the operator goes back, signs out or leaves. */
+  tokenId?: string;
 }
 
 const KEY = 'wps-console-session';
@@ -62,6 +64,20 @@ async function identify(token: string): Promise<Session> {
   throw toApiError(asAccount.response.status, asAccount.error);
 }
 
+/**
+ * Revokes the key "Work as" made (revokeApiToken with the administration token). `keepalive`
+ * lets the request outlive the page when it is sent as the page goes away
+ * (https://developer.mozilla.org/en-US/docs/Web/API/RequestInit#keepalive).
+ */
+function revokeWorkKey(session: Session | null): Promise<unknown> {
+  if (!session?.adminToken || !session.tokenId) return Promise.resolve();
+  return fetch(`/admin/v1/tokens/${encodeURIComponent(session.tokenId)}/revoke`, {
+    method: 'POST',
+    keepalive: true,
+    headers: { Authorization: `Bearer ${session.adminToken}` },
+  }).catch(() => undefined);
+}
+
 export function SessionProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
   const [session, setSession] = useState<Session | null>(() => {
@@ -82,6 +98,18 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   );
   setToken(session?.token ?? null, () => apply(null));
 
+  // Leaving the console (closing the tab, reloading, going elsewhere) ends "Work as": its key is
+  // revoked and the tab comes back to administration.
+  useEffect(() => {
+    if (!session?.tokenId || !session.adminToken) return;
+    const leave = () => {
+      void revokeWorkKey(session);
+      sessionStorage.setItem(KEY, JSON.stringify({ kind: 'admin', token: session.adminToken }));
+    };
+    window.addEventListener('pagehide', leave);
+    return () => window.removeEventListener('pagehide', leave);
+  }, [session]);
+
   const value = useMemo<SessionApi>(
     () => ({
       session,
@@ -90,18 +118,22 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       },
       async switchTo(accountId, accountName) {
         if (session?.kind !== 'admin') return;
+        // One key for this console's visit to the account, revoked when it ends.
         const res = await api.POST('/admin/v1/accounts/{accountId}/tokens', {
           params: { path: { accountId } },
-          body: { apiToken: { name: 'Operator console' } },
+          body: { apiToken: { name: 'Operator console (Work as)' } },
         });
         const token = res.data?.data.attributes.token;
         if (!token) throw toApiError(res.response.status, res.error);
-        apply({ kind: 'account', token, adminToken: session.token, accountName });
+        apply({ kind: 'account', token, adminToken: session.token, accountName, tokenId: res.data!.data.id });
       },
       backToAdministration() {
-        if (session?.adminToken) apply({ kind: 'admin', token: session.adminToken });
+        if (!session?.adminToken) return;
+        void revokeWorkKey(session);
+        apply({ kind: 'admin', token: session.adminToken });
       },
       signOut() {
+        void revokeWorkKey(session);
         apply(null);
       },
     }),

@@ -2,11 +2,14 @@
  * Reading an uploaded CSV file (stored on disk by the HTTP edge, src/http/csvUpload.ts):
  * {@link readCsv} streams it through a strict UTF-8 decoder (a BOM is dropped; bytes that are not
  * UTF-8 are an error) into csv-parse (RFC 4180 quoting, line breaks inside quotes), yielding one
- * row at a time: memory does not grow with the file.
+ * row at a time: memory does not grow with the file. The field delimiter is the one the header
+ * row uses — `,` (RFC 4180), `;` (what spreadsheets write where the decimal separator is a comma,
+ * such as Excel in Germany or Poland) or a tab — see {@link detectDelimiter}.
  *
  * @module csv/csvFile
  */
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { pipeline, Transform, type TransformCallback } from 'node:stream';
 import { parse } from 'csv-parse';
 import { ValidationError } from '../errors.ts';
@@ -90,8 +93,41 @@ class StrictUtf8 extends Transform {
   }
 }
 
+/** Field delimiters a CSV file may use, in the order that wins a tie. */
+export const CSV_DELIMITERS = [',', ';', '\t'] as const;
+
+/** Bytes of the file's start read to find its header row. */
+const HEADER_SAMPLE_BYTES = 64 * 1024;
+
 /**
- * Reads a stored CSV file row by row.
+ * The field delimiter of a CSV file: of `,`, `;` and tab, the one that occurs most often in its
+ * header row outside double quotes (`,` when none does, or on a tie). Header names are ids
+ * (`ext_id`, `passfield_member`), which hold none of the three, so the header decides reliably
+ * where data rows (a `;` inside a comma-separated value) would not.
+ * @param path The stored file.
+ */
+export async function detectDelimiter(path: string): Promise<(typeof CSV_DELIMITERS)[number]> {
+  const handle = await open(path, 'r');
+  let sample: string;
+  try {
+    const buffer = Buffer.alloc(HEADER_SAMPLE_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, HEADER_SAMPLE_BYTES, 0);
+    sample = new TextDecoder('utf-8').decode(buffer.subarray(0, bytesRead));
+  } finally {
+    await handle.close();
+  }
+  const counts = new Map<string, number>(CSV_DELIMITERS.map((d) => [d, 0]));
+  let quoted = false;
+  for (const char of sample) {
+    if (char === '"') quoted = !quoted;
+    else if (!quoted && (char === '\n' || char === '\r')) break;
+    else if (!quoted && counts.has(char)) counts.set(char, counts.get(char)! + 1);
+  }
+  return CSV_DELIMITERS.reduce((best, d) => (counts.get(d)! > counts.get(best)! ? d : best), CSV_DELIMITERS[0]);
+}
+
+/**
+ * Reads a stored CSV file row by row, its delimiter found by {@link detectDelimiter}.
  * @param field The form field, named by errors.
  * @param checkHeader Called with the header's column names (trimmed) before any row is read;
  *   throws what it refuses (a ValidationError naming `field`).
@@ -101,7 +137,8 @@ class StrictUtf8 extends Transform {
  */
 export async function* readCsv(file: UploadedFile, field: string, checkHeader: (columns: string[]) => void): AsyncGenerator<CsvRow> {
   const refuse = (why: string) => new ValidationError({ detail: `${field} is not a readable CSV file: ${why}.`, source: { pointer: `/${field}` } });
-  const parser = parse({ relax_column_count: true, relax_quotes: true, skip_empty_lines: true, info: true, max_record_size: UPLOAD_LIMIT_BYTES });
+  const delimiter = await detectDelimiter(file.path);
+  const parser = parse({ delimiter, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, info: true, max_record_size: UPLOAD_LIMIT_BYTES });
   pipeline(createReadStream(file.path), new StrictUtf8(), parser, () => {});
   let columns: string[] | undefined;
   try {

@@ -178,10 +178,10 @@ async function sendChunk(deps: BatchJobDependencies, batchId: string, chunkSize:
       await recordChunk(tx, batch, render(batch, passes), now);
       return 'sent';
     }
-    const { sent, failed, pushFailed, pending } = await deliveryCounts(tx, batchId);
+    const { sent, failed, pushFailed, pending, wallets } = await deliveryCounts(tx, batchId);
     // Pushes of the last chunk still to make: the caller makes them, then comes back to finish.
     if (pending) return 'sent';
-    const outcome = batchOutcome(sent - pushFailed, batch.errorCount + pushFailed);
+    const outcome = batchOutcome(sent - pushFailed, batch.errorCount + pushFailed, wallets);
     const finished = await transitionBatch(
       tx,
       null,

@@ -142,8 +142,32 @@ export function errorStatus(err: unknown, operationId: string | undefined): numb
   return classify(err, operationId)?.status ?? 500;
 }
 
+/**
+ * The operations whose body carries a template's images as `data:` URLs (createPassTemplate,
+ * updatePassTemplate, previewPassTemplate), by method and path: a body too large for them is
+ * refused before the contract's validator has named the operation.
+ */
+const TEMPLATE_BODY = /^(?:POST \/api\/v1\/pass-templates(?:\/preview)?|PATCH \/api\/v1\/pass-templates\/[^/]+)\/?$/;
+
+/**
+ * The 413 of a template body over the limit, pointing at `/passTemplate/images` (what makes a
+ * template body large): how many bytes the images may have together once base64 (4 bytes per 3,
+ * RFC 4648 §4) and the rest of the body take their share.
+ */
+function templateBodyTooLarge(limit: number, length: number | undefined): HttpError {
+  const forImages = Math.max(0, Math.floor(((limit - 16 * 1024) * 3) / 4));
+  return new HttpError(413, 'payload_too_large', 'Request body too large', [
+    {
+      detail:
+        `The template is ${length ? `${length.toLocaleString('en')} bytes` : 'larger than the limit'}; at most ${limit.toLocaleString('en')} bytes are accepted. ` +
+        `Images travel inside it as base64 data: URLs, so together they can have at most about ${forImages.toLocaleString('en')} bytes: send smaller PNG images.`,
+      source: { pointer: '/passTemplate/images' },
+    },
+  ]);
+}
+
 /** Maps an error of any origin to an {@link HttpError}, or null when unexpected. */
-function classify(err: unknown, operationId?: string): HttpError | null {
+function classify(err: unknown, operationId?: string, route?: string): HttpError | null {
   if (err instanceof HttpError) return err;
   if (err instanceof DomainError) return httpErrorOf(err);
   if (isDatabaseUnavailable(err)) return new ServiceUnavailableError('The database is unavailable; retry later.');
@@ -156,6 +180,10 @@ function classify(err: unknown, operationId?: string): HttpError | null {
   if (e?.code === 'P2025') return httpErrorOf(new NotFoundError('The resource does not exist.'));
   // body-parser
   if (e?.type === 'entity.too.large') {
+    const limit = Number(e['limit' as keyof HttpLikeError]);
+    if (route && TEMPLATE_BODY.test(route) && Number.isFinite(limit)) {
+      return templateBodyTooLarge(limit, Number(e['length' as keyof HttpLikeError]) || undefined);
+    }
     return new HttpError(413, 'payload_too_large', 'Request body too large', [
       { detail: `The request body is larger than the limit of ${e['limit' as keyof HttpLikeError] ?? 'the configured'} bytes.` },
     ]);
@@ -244,7 +272,7 @@ export function errorHandler(allowedMethods: (path: string) => string[] | undefi
     });
   };
   return (err, req, res, _next) => {
-    const known = classify(err, (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId);
+    const known = classify(err, (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId, `${req.method} ${req.path}`);
     if (!known) return internalError(req, res, err);
     if (known.status === 503) req.log?.warn({ err }, isTransactionContention(err) ? 'transaction contention' : 'database unavailable');
     else req.log?.info({ status: known.status, code: known.code, detail: known.message }, 'request refused');

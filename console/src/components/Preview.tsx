@@ -31,12 +31,36 @@ function request(source: PreviewSource, platform: Platform, side: Side): [string
   return [`/api/v1/passes/${encodeURIComponent(source.passId)}/preview?${query}`, { headers }];
 }
 
+/** The X-Preview-Warnings codes (openapi/components/headers/PreviewWarnings.yaml), in words. */
+const WARNING_WORDS: Record<string, string> = {
+  value_truncated: 'A value is cut short on the card',
+  image_missing: 'An image the card shows is missing',
+  contrast_low: 'Text is hard to read on this background (contrast under 4.5:1)',
+  fields_hidden: 'A field does not fit and is not shown',
+  barcode_invalid: 'The barcode cannot encode its value',
+  glyph_missing: 'Some characters have no font and show as boxes',
+};
+
+/**
+ * Parses an X-Preview-Warnings value, a Structured Field list of tokens with a `pointer`
+ * parameter (RFC 9651 §3.1), into `[code, pointer]` pairs.
+ */
+export function parsePreviewWarnings(header: string | null): [string, string][] {
+  if (!header) return [];
+  return header
+    .split(',')
+    .map((item) => /^\s*([a-z_][a-z0-9_*-]*)(?:.*?;\s*pointer="((?:[^"\\]|\\.)*)")?/.exec(item))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => [m[1]!, (m[2] ?? '').replace(/\\(.)/g, '$1')]);
+}
+
 export function Preview({ source }: { source: PreviewSource }) {
   const [platform, setPlatform] = useState<Platform>('apple');
   const [side, setSide] = useState<Side>('front');
   const [url, setUrl] = useState<string | null>(null);
   const [state, setState] = useState<'loading' | 'ready' | 'missing' | 'failed'>('loading');
   const [message, setMessage] = useState('');
+  const [warnings, setWarnings] = useState<[string, string][]>([]);
   const key = JSON.stringify(source);
   const delay = 'draft' in source ? 400 : 0;
   const id = useId();
@@ -47,6 +71,7 @@ export function Preview({ source }: { source: PreviewSource }) {
       const [path, init] = request(JSON.parse(key) as PreviewSource, platform, side);
       try {
         const res = await fetchWithAuth(path, { ...init, signal: abort.signal });
+        setWarnings(parsePreviewWarnings(res.headers.get('X-Preview-Warnings')));
         objectUrl = URL.createObjectURL(await res.blob());
         setUrl(objectUrl);
         setState('ready');
@@ -92,6 +117,21 @@ export function Preview({ source }: { source: PreviewSource }) {
         {state !== 'missing' && url && <img src={url} alt={`${platform === 'apple' ? 'Apple Wallet' : 'Google Wallet'} preview, ${side}`} data-state={state} />}
         {state === 'loading' && !url && <p className="muted">Drawing…</p>}
       </div>
+      {warnings.length > 0 && (
+        <ul className="warnings" aria-label="Preview warnings">
+          {warnings.map(([code, pointer]) => (
+            <li key={code + pointer}>
+              {WARNING_WORDS[code] ?? code}
+              {pointer && (
+                <>
+                  {' '}
+                  (<code>{pointer}</code>)
+                </>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
     </section>
   );
 }

@@ -111,7 +111,7 @@ export function Time({ at }: { at: string | null | undefined }) {
   return <time dateTime={at}>{new Date(at).toLocaleString()}</time>;
 }
 
-/** A status as a coloured badge (the text carries the meaning; colour only repeats it). */
-export function Badge({ value }: { value: string }) {
-  return <span className={`badge badge-${value}`}>{value}</span>;
+/** A status as a coloured badge (the text carries the meaning; colour only repeats it); `label` is its words when the value is an API enum. */
+export function Badge({ value, label }: { value: string; label?: string }) {
+  return <span className={`badge badge-${value}`}>{label ?? value}</span>;
 }

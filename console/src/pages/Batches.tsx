@@ -11,6 +11,36 @@ import { ErrorScope, Field, FormErrors, SelectField, TextField } from '../compon
 import { useTemplates, processingStatusOf } from './Templates.tsx';
 
 type Batch = Schemas['Batch'];
+
+/** The contract's BatchStatus values, in words. */
+const STATUS_WORDS: Record<Batch['attributes']['status'], string> = {
+  validating: 'Checking recipients',
+  processing: 'Processing',
+  scheduled: 'Scheduled',
+  sending: 'Sending',
+  successful: 'Done',
+  completedWithErrors: 'Done, with errors',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+};
+
+/** The contract's BatchType values, in words. */
+const TYPE_WORDS: Record<Batch['type'], string> = {
+  walletMessaging: 'Wallet message',
+  passCreation: 'Passes created from a CSV file',
+  passUpdate: 'Passes updated from a CSV file',
+};
+
+const plural = (n: number, one: string, many: string) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
+
+/** The reach of a wallet messaging batch: passes addressed and, of those, passes in a wallet (getBatch's walletCount). */
+function reach(b: Batch): string | null {
+  const { recipientCount, walletCount } = b.attributes;
+  if (recipientCount == null) return null;
+  const passes = plural(recipientCount, 'pass', 'passes');
+  if (walletCount == null) return passes;
+  return `${passes}, ${walletCount.toLocaleString()} in a wallet`;
+}
 const RUNNING = new Set(['validating', 'scheduled', 'sending', 'processing']);
 
 /** Downloads a CSV that needs the session's token (a plain link cannot send it). */
@@ -163,7 +193,7 @@ function Messaging({ onCreated }: { onCreated: (id: string) => void }) {
           pointer={`${P}/message`}
           rows={2}
           required
-          hint="Placeholders such as {{points}} are filled per pass."
+          hint="Placeholders are filled per pass: %{points} (its balance) or any field id, such as %{member}."
           value={form.message}
           onChange={(e) => setForm({ ...form, message: e.target.value })}
         />
@@ -227,13 +257,28 @@ export default function Batches() {
         <ul className="cards">
           {rows.map((b) => (
             <li key={b.id} className="card batch" data-batch={b.id}>
-              <span className="card-title">{b.attributes.name}</span> <span className="muted">{b.type}</span> <Badge value={b.attributes.status} />
+              <span className="card-title">{b.attributes.name}</span> <span className="muted">{TYPE_WORDS[b.type]}</span>{' '}
+              <Badge value={b.attributes.status} label={STATUS_WORDS[b.attributes.status]} />
               <div className="muted">
-                Scheduled <Time at={b.attributes.scheduledAt} />
-                {b.attributes.statusDetail && <> · {b.attributes.statusDetail}</>}
+                {b.attributes.completedAt ? (
+                  <>
+                    Finished <Time at={b.attributes.completedAt} />
+                  </>
+                ) : (
+                  <>
+                    Scheduled <Time at={b.attributes.scheduledAt} />
+                  </>
+                )}
+                {b.type === 'walletMessaging' && reach(b) && <> · {b.attributes.completedAt ? `Reached: ${reach(b)}` : `Reaches ${reach(b)}`}</>}
               </div>
+              {b.attributes.statusDetail && <p className="batch-detail">{b.attributes.statusDetail}</p>}
               <Progress batch={b} />
               <div className="actions">
+                {b.attributes.resultsCsvUrl && (b.attributes.progress?.processed ?? 0) > 0 && (
+                  <button type="button" className="secondary" onClick={() => download(b.attributes.resultsCsvUrl!, `${b.id}-results.csv`)}>
+                    Download the results CSV (holders’ links)
+                  </button>
+                )}
                 {b.attributes.errorsCsvUrl && (
                   <button type="button" className="secondary" onClick={() => download(b.attributes.errorsCsvUrl!, `${b.id}-errors.csv`)}>
                     Download the errors CSV
@@ -241,9 +286,19 @@ export default function Batches() {
                 )}
                 {b.type === 'walletMessaging' && b.attributes.status === 'scheduled' && (
                   <>
-                    <button type="button" className="secondary" onClick={() => act.mutate({ id: b.id, action: 'send-now' })}>
-                      Send now
-                    </button>
+                    <ConfirmButton
+                      label="Send now"
+                      question={`Send “${b.attributes.content ?? b.attributes.name}” now to ${
+                        b.attributes.recipientCount == null ? 'its passes' : plural(b.attributes.recipientCount, 'pass', 'passes')
+                      }? ${
+                        b.attributes.walletCount == null
+                          ? ''
+                          : b.attributes.walletCount === 0
+                            ? 'None of them is in a wallet: nobody will see it until they add their pass.'
+                            : `${plural(b.attributes.walletCount, 'of them is', 'of them are')} in a wallet and will show it.`
+                      }`}
+                      onConfirm={() => act.mutate({ id: b.id, action: 'send-now' })}
+                    />
                     <ConfirmButton
                       label="Cancel batch"
                       question={`Cancel “${b.attributes.name}”? Nothing will be sent.`}

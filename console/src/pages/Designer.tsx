@@ -7,7 +7,7 @@
  */
 import { type FormEvent, type ReactNode, useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ok, type Schemas } from '../api.ts';
+import { api, ApiError, ok, type Schemas } from '../api.ts';
 import { Badge, Loading, PageTitle } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors, SelectField } from '../components/forms.tsx';
 import { Preview } from '../components/Preview.tsx';
@@ -100,6 +100,52 @@ function previewDraft(draft: Draft): Draft {
   return Object.fromEntries(CREATE_MEMBERS.filter((member) => body[member] !== undefined).map((member) => [member, body[member]])) as Draft;
 }
 
+/** The members of the update body (PassTemplateUpdate) the designer edits; images go separately (only those replaced). */
+const UPDATE_MEMBERS = CREATE_MEMBERS.filter(
+  (member): member is Exclude<(typeof CREATE_MEMBERS)[number], 'applePassTypeIdentifier' | 'images'> =>
+    member !== 'applePassTypeIdentifier' && member !== 'images',
+);
+
+/**
+ * The PATCH body of an edit: the members of `body` whose value differs from the template as
+ * loaded (all of them when nothing was loaded), so members the form did not touch — and members
+ * it cannot show, such as `transitType` — are left as stored.
+ */
+function changedMembers(body: Draft, original: Draft | null): Schemas['PassTemplateUpdate'] {
+  const changed: Record<string, unknown> = {};
+  for (const member of UPDATE_MEMBERS) {
+    if (body[member] === undefined) continue;
+    if (original && JSON.stringify(body[member]) === JSON.stringify(original[member])) continue;
+    changed[member] = body[member];
+  }
+  return changed as Schemas['PassTemplateUpdate'];
+}
+
+/** A processed template's `processingWarnings` (contract PassTemplateProcessingWarning), if any. */
+function warningsOf(template: Schemas['PassTemplate'] | undefined): Schemas['PassTemplateProcessingWarning'][] {
+  const warnings = (template?.attributes as { processingWarnings?: Schemas['PassTemplateProcessingWarning'][] } | undefined)?.processingWarnings;
+  return warnings ?? [];
+}
+
+/**
+ * A save's error with the API's 413 for the images (`/passTemplate/images`: the body over the
+ * server's limit) placed at each image field that was sent, naming the file and its size.
+ */
+function atImageFields(error: unknown, sent: ImageName[], files: Partial<Record<ImageName, { name: string; size: number }>>): unknown {
+  if (!(error instanceof ApiError) || error.status !== 413 || !sent.length) return error;
+  const detail = error.at(`${P}/images`);
+  if (!detail) return error;
+  const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toLocaleString(undefined, { maximumFractionDigits: 1 })} MB`;
+  return new ApiError(
+    413,
+    sent.map((name) => ({
+      status: '413',
+      detail: `${files[name] ? `${files[name].name} has ${megabytes(files[name].size)}. ` : ''}${detail}`,
+      source: { pointer: `${P}/images/${name}` },
+    })),
+  );
+}
+
 function Fieldset({ legend, children }: { legend: string; children: ReactNode }) {
   return (
     <fieldset className="card">
@@ -113,6 +159,10 @@ export default function Designer({ id }: { id: string | null }) {
   const queryClient = useQueryClient();
   const [draft, setDraft] = useState<Draft>(blank);
   const [changedImages, setChangedImages] = useState<ImageName[]>([]);
+  // The files chosen for images, to name them in errors.
+  const [imageFiles, setImageFiles] = useState<Partial<Record<ImageName, { name: string; size: number }>>>({});
+  // The template as loaded (cleaned), to send only the members that changed (PATCH semantics: absent members stay).
+  const [original, setOriginal] = useState<Draft | null>(null);
   const [language, setLanguage] = useState('de');
   const template = useQuery({
     queryKey: ['template', id],
@@ -126,31 +176,42 @@ export default function Designer({ id }: { id: string | null }) {
   useEffect(() => {
     if (loaded && processingStatusOf(loaded) === 'processed') {
       const { images: _images, ...rest } = loaded.attributes as Schemas['PassTemplateAttributes'];
-      setDraft((d) => ({ ...d, ...(rest as Draft), images: (loaded.attributes as Schemas['PassTemplateAttributes']).images }));
+      const next = { ...draft, ...(rest as Draft), images: (loaded.attributes as Schemas['PassTemplateAttributes']).images };
+      setDraft(next);
+      setOriginal(cleaned(next));
     }
   }, [loaded?.id, loaded && processingStatusOf(loaded)]);
 
   const save = useMutation({
     mutationFn: async () => {
-      const body = cleaned(draft);
-      if (id === null) return (await ok(api.POST('/api/v1/pass-templates', { body: { passTemplate: body } }))).id;
-      const { applePassTypeIdentifier: _a, images, ...update } = body;
-      const changed = Object.fromEntries(changedImages.map((name) => [name, images?.[name] ?? null]));
-      await ok(
-        api.PATCH('/api/v1/pass-templates/{id}', {
-          params: { path: { id } },
-          body: { passTemplate: { ...update, ...(changedImages.length ? { images: changed } : {}) } },
-        }),
-      );
-      return id;
+      try {
+        return await saveDraft();
+      } catch (error) {
+        throw atImageFields(error, id === null ? (Object.keys(imageFiles) as ImageName[]) : changedImages, imageFiles);
+      }
     },
     onSuccess: (saved) => {
+      setOriginal(cleaned(draft));
       queryClient.invalidateQueries({ queryKey: ['templates'] });
       queryClient.invalidateQueries({ queryKey: ['template', saved] });
       setChangedImages([]);
       if (id === null) navigate(`/templates/${saved}`);
     },
   });
+  /** Creates the template, or sends the members changed since it was loaded (and the images replaced). */
+  async function saveDraft(): Promise<string> {
+    const body = cleaned(draft);
+    if (id === null) return (await ok(api.POST('/api/v1/pass-templates', { body: { passTemplate: body } }))).id;
+    const { images } = body;
+    const changed = Object.fromEntries(changedImages.map((name) => [name, images?.[name] ?? null]));
+    await ok(
+      api.PATCH('/api/v1/pass-templates/{id}', {
+        params: { path: { id } },
+        body: { passTemplate: { ...changedMembers(body, original), ...(changedImages.length ? { images: changed } : {}) } },
+      }),
+    );
+    return id;
+  }
 
   const set = (change: Partial<Draft>) => setDraft((d) => ({ ...d, ...change }));
   const setField = (section: Section, slot: Slot, change: Partial<TemplateField>) =>
@@ -163,6 +224,7 @@ export default function Designer({ id }: { id: string | null }) {
     if (!file) return;
     const url = await dataUrlOf(file);
     setDraft((d) => ({ ...d, images: { ...d.images, [name]: url } }));
+    setImageFiles((files) => ({ ...files, [name]: { name: file.name, size: file.size } }));
     setChangedImages((names) => [...new Set([...names, name])]);
   };
   const submit = (event: FormEvent) => {
@@ -179,6 +241,15 @@ export default function Designer({ id }: { id: string | null }) {
       {status && (
         <div className="card status-line" role="status">
           Processing status: <Badge value={status} />
+          {warningsOf(loaded).length > 0 && (
+            <ul className="warnings" aria-label="Processing warnings">
+              {warningsOf(loaded).map((w) => (
+                <li key={w.pointer + w.code}>
+                  <code>{w.pointer}</code>: {w.detail}
+                </li>
+              ))}
+            </ul>
+          )}
           {status === 'failed' && (
             <ul className="field-error">
               {(loaded!.attributes as Schemas['FailedPassTemplateAttributes']).processingErrors.map((e) => (
@@ -193,7 +264,7 @@ export default function Designer({ id }: { id: string | null }) {
       <div className="designer">
         <form onSubmit={submit} className="designer-form" aria-label="Template design">
           <ErrorScope error={save.error}>
-            <FormErrors error={save.error} shown={[]} />
+            <FormErrors error={save.error} shown={IMAGES.map(([name]) => `${P}/images/${name}`)} />
             <Fieldset legend="Basics">
               <Field label="Name" pointer={`${P}/name`} required value={draft.name} onChange={(e) => set({ name: e.target.value })} />
               <SelectField

@@ -8,7 +8,7 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import QRCode from 'qrcode';
-import { api, ok } from '../api.ts';
+import { api, ok, type Schemas } from '../api.ts';
 import { Badge, ConfirmButton, Empty, Loading, PageTitle, Time } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors, TextField } from '../components/forms.tsx';
 import { Preview } from '../components/Preview.tsx';
@@ -147,6 +147,74 @@ function MessageForm({ id }: { id: string }) {
             {notifications.status === 'queued' ? `Sent. ${notifications.message}` : `Saved, not delivered (${notifications.message}).`}
           </span>
         )}
+      </ErrorScope>
+    </form>
+  );
+}
+
+/** The loyalty field (its value is the balance, changed with the points form: updateLoyalty). */
+const LOYALTY_FIELD_ID = 'points';
+
+/** The labels of a template's fields by field id (TemplateField `id` → `label`), from every section. */
+function useFieldLabels(templateId: string | undefined): Record<string, string> {
+  const template = useQuery({
+    queryKey: ['template', templateId],
+    enabled: templateId !== undefined,
+    queryFn: () => ok(api.GET('/api/v1/pass-templates/{id}', { params: { path: { id: templateId! } } })),
+  });
+  const fields = (template.data?.data.attributes as { fields?: Schemas['PassTemplateFields'] } | undefined)?.fields;
+  const labels: Record<string, string> = {};
+  for (const area of Object.values(fields ?? {})) {
+    for (const field of Object.values((area ?? {}) as Record<string, Schemas['TemplateField'] | null>)) {
+      if (field?.id) labels[field.id] = field.label || field.id;
+    }
+  }
+  return labels;
+}
+
+/**
+ * The pass's field values, each under its template label, editable (updatePass `pass`: only the
+ * values changed are sent). The loyalty field is left to the points form.
+ */
+function FieldsForm({ id, content, labels }: { id: string; content: Record<string, string>; labels: Record<string, string> }) {
+  const refresh = useRefresh(id);
+  const [values, setValues] = useState(content);
+  const key = JSON.stringify(content);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reset when the stored values change
+  useEffect(() => setValues(content), [key]);
+  const changed = Object.fromEntries(Object.entries(values).filter(([field, value]) => value !== content[field]));
+  const save = useMutation({
+    mutationFn: () => ok(api.PATCH('/api/v1/passes/{id}', { params: { path: { id } }, body: { pass: changed as Schemas['PassInput'] } })),
+    onSuccess: refresh,
+  });
+  const editable = Object.keys(content).filter((field) => field !== LOYALTY_FIELD_ID);
+  if (!editable.length) return null;
+  return (
+    <form
+      className="card"
+      aria-labelledby="field-values"
+      onSubmit={(e) => {
+        e.preventDefault();
+        save.mutate();
+      }}
+    >
+      <h2 id="field-values">Field values</h2>
+      <ErrorScope error={save.error}>
+        <FormErrors error={save.error} shown={editable.map((field) => `/pass/${field}`)} />
+        {editable.map((field) => (
+          <Field
+            key={field}
+            label={labels[field] ?? field}
+            pointer={`/pass/${field}`}
+            hint={`Field id: ${field}`}
+            value={values[field] ?? ''}
+            onChange={(e) => setValues({ ...values, [field]: e.target.value })}
+          />
+        ))}
+        <button type="submit" disabled={!Object.keys(changed).length || save.isPending}>
+          Save values
+        </button>
+        {save.isSuccess && !Object.keys(changed).length && <span role="status"> Saved. The wallets holding the pass are being updated.</span>}
       </ErrorScope>
     </form>
   );
@@ -296,6 +364,7 @@ export default function PassPage({ id }: { id: string }) {
     onSuccess: refresh,
   });
   const a = pass.data?.data.attributes;
+  const labels = useFieldLabels(a?.passTemplateUuid);
   return (
     <>
       <PageTitle>{a ? `Pass ${a.extId ?? id}` : 'Pass'}</PageTitle>
@@ -327,7 +396,7 @@ export default function PassPage({ id }: { id: string }) {
                 <dd>{a.latestMessage ?? '—'}</dd>
                 {Object.entries(a.passContent).map(([key, value]) => (
                   <div key={key} className="value-row">
-                    <dt>{key}</dt>
+                    <dt>{labels[key] ?? key}</dt>
                     <dd>{value}</dd>
                   </div>
                 ))}
@@ -352,6 +421,7 @@ export default function PassPage({ id }: { id: string }) {
                 </div>
               )}
             </section>
+            {a.status !== 'nullified' && <FieldsForm id={id} content={a.passContent as Record<string, string>} labels={labels} />}
             {a.status !== 'nullified' && <PointsForm id={id} />}
             {a.status !== 'nullified' && <MessageForm id={id} />}
             <Timeline id={id} />

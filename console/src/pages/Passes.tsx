@@ -1,4 +1,4 @@
-/** The passes table: server-side paging, search by extId, filters by status, template and group tag (listPasses). */
+/** The passes table: server-side paging, search by extId prefix or field value (listPasses `search`), filters by status, template and group tag (listPasses). */
 import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, ok, type Schemas } from '../api.ts';
@@ -7,11 +7,11 @@ import { ErrorScope, Field, FormErrors, SelectField } from '../components/forms.
 import { href } from '../router.ts';
 import { useTemplates } from './Templates.tsx';
 
-type Filters = { extId: string; status: '' | Schemas['PassStatus']; passTemplate: string; groupTag: string };
+type Filters = { search: string; status: '' | Schemas['PassStatus']; passTemplate: string; groupTag: string };
 const STATUSES: Schemas['PassStatus'][] = ['issued', 'active', 'removed', 'deactivated', 'nullified'];
 
 export default function Passes() {
-  const [filters, setFilters] = useState<Filters>({ extId: '', status: '', passTemplate: '', groupTag: '' });
+  const [filters, setFilters] = useState<Filters>({ search: '', status: '', passTemplate: '', groupTag: '' });
   const [page, setPage] = useState(1);
   const templates = useTemplates();
   const query = useQuery({
@@ -24,7 +24,7 @@ export default function Passes() {
             query: {
               page,
               perPage: 25,
-              ...(filters.extId && { extId: filters.extId }),
+              ...(filters.search.trim() && { search: filters.search.trim().slice(0, 100) }),
               ...(filters.status && { status: filters.status }),
               ...(filters.passTemplate && { passTemplate: filters.passTemplate }),
               ...(filters.groupTag && { groupTag: filters.groupTag }),
@@ -53,7 +53,15 @@ export default function Passes() {
       <search>
         <form className="filters card" aria-label="Filter passes" onSubmit={(e) => e.preventDefault()}>
           <ErrorScope error={query.error}>
-            <Field label="extId" pointer="extId" type="search" value={filters.extId} onChange={(e) => set({ extId: e.target.value })} />
+            <Field
+              label="Search"
+              pointer="search"
+              type="search"
+              hint="The start of an extId, or part of a field value such as a name."
+              maxLength={100}
+              value={filters.search}
+              onChange={(e) => set({ search: e.target.value })}
+            />
             <SelectField label="Status" pointer="status" value={filters.status} onChange={(e) => set({ status: e.target.value as Filters['status'] })}>
               <option value="">Any</option>
               {STATUSES.map((s) => (
@@ -72,12 +80,12 @@ export default function Passes() {
           </ErrorScope>
         </form>
       </search>
-      <FormErrors error={query.error} shown={['extId', 'status', 'passTemplate', 'groupTag']} />
+      <FormErrors error={query.error} shown={['search', 'status', 'passTemplate', 'groupTag']} />
       {query.isPending && <Loading what="Loading passes" />}
       {query.data &&
         rows.length === 0 &&
         (filtered ? (
-          <Empty title="No pass matches these filters.">Clear a filter, or search for another extId.</Empty>
+          <Empty title="No pass matches these filters.">Clear a filter, or search for something else.</Empty>
         ) : (
           <Empty title="No pass yet.">
             <a href={href('/issue')}>Issue a pass</a> from a template, or upload a CSV in <a href={href('/batches')}>Batches</a>.

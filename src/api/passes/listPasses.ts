@@ -10,7 +10,7 @@ export const PASSES_PER_PAGE = 25;
 /** `GET /api/v1/passes`: the caller's passes, newest first, filtered and paginated (PassEntry API reference: pagination). */
 export const listPasses: OperationHandler<'listPasses'> = async ({ query, url, ctx }) => {
   const page = pageRequest(query, PASSES_PER_PAGE);
-  const filters = { templateId: query.passTemplate, status: query.status, extId: query.extId, groupTag: query.groupTag };
+  const filters = { templateId: query.passTemplate, status: query.status, extId: query.extId, groupTag: query.groupTag, search: query.search };
   const { rows, total } = await selectPassPage(ctx.db.prisma, accountOf(ctx), filters, page);
   return {
     status: 200,

@@ -106,17 +106,26 @@ export interface BatchOutcome {
 
 /**
  * The final status of a batch (contract BatchStatus): `successful` when every recipient got the
- * message, `completedWithErrors` when some did, `failed` when none did.
+ * message, `completedWithErrors` when some did, `failed` when none did. The detail also says how
+ * many of the passes that got it are in a wallet (`wallets`), where a holder sees it: a pass in
+ * no wallet keeps the message for when it is added, but nobody is told.
  * @param sent Passes that got the message.
  * @param errors Recipients that did not (validation and sending errors).
+ * @param wallets Passes among `sent` whose wallet (Apple device or Google object) the message reached.
  */
-export function batchOutcome(sent: number, errors: number): BatchOutcome {
+export function batchOutcome(sent: number, errors: number, wallets = 0): BatchOutcome {
   if (sent === 0) {
     return {
       status: 'failed',
       statusDetail: errors === 0 ? 'No pass matched the batch.' : `None of the ${errors} recipients could be messaged; see errorsCsvUrl.`,
     };
   }
-  if (errors === 0) return { status: 'successful', statusDetail: `All ${sent} recipients got the message.` };
-  return { status: 'completedWithErrors', statusDetail: `${errors} of ${sent + errors} recipients could not be messaged; see errorsCsvUrl.` };
+  const reached =
+    wallets === 0
+      ? ' None of them is in a wallet: the passes keep it for when their holders add them.'
+      : wallets === sent
+        ? ` ${sent === 1 ? 'It is' : `All ${sent} are`} in a wallet, which showed it.`
+        : ` ${wallets} of ${sent} ${wallets === 1 ? 'is' : 'are'} in a wallet, which showed it; the others keep it for when they are added.`;
+  if (errors === 0) return { status: 'successful', statusDetail: `All ${sent} recipients got the message.${reached}` };
+  return { status: 'completedWithErrors', statusDetail: `${errors} of ${sent + errors} recipients could not be messaged; see errorsCsvUrl.${reached}` };
 }

@@ -255,11 +255,15 @@ export async function recordDeliveries(tx: PrismaExecutor, batch: BatchRow, deli
  * none of the pass's wallets and `pending` are still to be pushed; messages that could not be
  * stored (`failed`).
  */
-export async function deliveryCounts(tx: PrismaExecutor, batchId: string): Promise<{ sent: number; failed: number; pushFailed: number; pending: number }> {
-  const row = await queryRow<{ sent: number; failed: number; pushFailed: number; pending: number }>(
+export async function deliveryCounts(
+  tx: PrismaExecutor,
+  batchId: string,
+): Promise<{ sent: number; failed: number; pushFailed: number; pending: number; wallets: number }> {
+  const row = await queryRow<{ sent: number; failed: number; pushFailed: number; pending: number; wallets: number }>(
     tx,
     Prisma.sql`
     SELECT count(*) FILTER (WHERE status = 'sent')::int AS sent, count(*) FILTER (WHERE status = 'failed')::int AS failed,
+           count(*) FILTER (WHERE status = 'sent' AND devices > 0)::int AS wallets,
            count(*) FILTER (WHERE status = 'sent' AND push_error IS NOT NULL)::int AS push_failed,
            count(*) FILTER (WHERE status = 'sent' AND pushed_at IS NULL)::int AS pending
       FROM batch_deliveries WHERE batch_id = ${batchId}::uuid`,
@@ -343,4 +347,53 @@ export function selectBatchesInFlight(prisma: PrismaExecutor, now: Date): Promis
     where: { type: 'walletMessaging', OR: [{ status: { in: ['validating', 'sending'] } }, { status: 'scheduled', scheduledAt: { lte: now } }] },
     select: { id: true },
   });
+}
+
+const FINISHED: BatchStatus[] = ['successful', 'completedWithErrors', 'failed'];
+
+/**
+ * The contract's `walletCount` of wallet messaging batches, by batch id (BatchAttributes): for a
+ * finished batch, its deliveries that reached a device or Google object; before, its recipients'
+ * passes (listed, or in its segments) that are in a wallet now (`added_at` set, `removed_at`
+ * not); null while `validating` or when cancelled; pass batches are left out.
+ * One query per kind of batch, whatever the number of batches.
+ */
+export async function selectWalletCounts(prisma: PrismaExecutor, batches: BatchRow[]): Promise<Map<string, number | null>> {
+  const counts = new Map<string, number | null>();
+  const messaging = batches.filter((b) => b.type === 'walletMessaging');
+  const finished = messaging.filter((b) => FINISHED.includes(b.status)).map((b) => b.id);
+  const listed = messaging.filter((b) => !FINISHED.includes(b.status) && !b.segmentTags.length && (b.status === 'scheduled' || b.status === 'sending'));
+  const segments = messaging.filter((b) => !FINISHED.includes(b.status) && b.segmentTags.length && (b.status === 'scheduled' || b.status === 'sending'));
+  for (const b of messaging) counts.set(b.id, null);
+  if (finished.length) {
+    const rows = await queryRows<{ batchId: string; count: number }>(
+      prisma,
+      Prisma.sql`
+      SELECT batch_id::text AS batch_id, count(*) FILTER (WHERE status = 'sent' AND devices > 0)::int AS count
+        FROM batch_deliveries WHERE batch_id = ANY(${finished}::uuid[]) GROUP BY batch_id`,
+    );
+    for (const id of finished) counts.set(id, 0);
+    for (const r of rows) counts.set(r.batchId, r.count);
+  }
+  if (listed.length) {
+    const ids = listed.map((b) => b.id);
+    const rows = await queryRows<{ batchId: string; count: number }>(
+      prisma,
+      Prisma.sql`
+      SELECT r.batch_id::text AS batch_id, count(DISTINCT p.id)::int AS count
+        FROM batch_recipients r JOIN passes p ON p.id = r.pass_id
+       WHERE r.batch_id = ANY(${ids}::uuid[]) AND r.error IS NULL AND p.added_at IS NOT NULL AND p.removed_at IS NULL AND p.status <> 'nullified'
+       GROUP BY r.batch_id`,
+    );
+    for (const id of ids) counts.set(id, 0);
+    for (const r of rows) counts.set(r.batchId, r.count);
+  }
+  for (const b of segments) {
+    const [row] = await prisma.$queryRaw<{ count: number }[]>`
+      SELECT count(*)::int AS count FROM passes
+       WHERE account_id = ${b.accountId}::uuid AND group_tags && ${b.segmentTags}::varchar[] AND status <> 'nullified'
+         AND added_at IS NOT NULL AND removed_at IS NULL`;
+    counts.set(b.id, row!.count);
+  }
+  return counts;
 }

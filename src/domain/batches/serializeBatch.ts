@@ -17,9 +17,10 @@ export function batchUrl(baseUrl: string, id: string): string {
 /**
  * Serialises a batch. `errorsCsvUrl` is set once the batch has an error. Pass batches
  * (`passCreation`, `passUpdate`) add `progress` and `resultsCsvUrl`, and relate to their template
- * (creation) instead of an entity.
+ * (creation) instead of an entity. `walletCount` (getBatch, listBatches; see selectWalletCounts)
+ * is added when given.
  */
-export function serializeBatch(row: BatchRow, baseUrl: string): BatchResource {
+export function serializeBatch(row: BatchRow, baseUrl: string, walletCount?: number | null): BatchResource {
   const passBatch = row.type !== 'walletMessaging';
   const total = row.rowCount ?? 0;
   return {
@@ -33,6 +34,7 @@ export function serializeBatch(row: BatchRow, baseUrl: string): BatchResource {
       content: row.content,
       scheduledAt: toTimestamp(row.scheduledAt),
       recipientCount: row.recipientCount,
+      ...(walletCount !== undefined ? { walletCount } : {}),
       completedAt: toNullableTimestamp(row.completedAt),
       ...(passBatch
         ? {

@@ -279,12 +279,38 @@ export interface PassFilters {
   status?: PassStatus;
   extId?: string;
   groupTag?: string;
+  /** The contract's `search` (PassSearchFilter): an extId prefix or a part of a field value, ignoring case. */
+  search?: string;
+}
+
+/** `text` as a literal inside a LIKE pattern (https://www.postgresql.org/docs/current/functions-matching.html#FUNCTIONS-LIKE): `\`, `%` and `_` escaped. */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/**
+ * The ids of an account's passes found by `search` (PassSearchFilter): `ext_id` starting with it or
+ * a field value of `content` (a `json` object of strings) containing it, case ignored (`ILIKE`).
+ */
+async function selectSearchedPassIds(prisma: PrismaExecutor, accountId: string, search: string): Promise<string[]> {
+  const literal = likeLiteral(search);
+  const rows = await queryRows<{ id: string }>(
+    prisma,
+    Prisma.sql`
+    SELECT p.id::text AS id FROM passes p
+     WHERE p.account_id = ${accountId}::uuid
+       AND (p.ext_id ILIKE ${`${literal}%`}
+            OR EXISTS (SELECT 1 FROM json_each_text(CASE WHEN json_typeof(p.content) = 'object' THEN p.content ELSE '{}'::json END) AS v(key, value)
+                        WHERE v.value ILIKE ${`%${literal}%`}))`,
+  );
+  return rows.map((r) => r.id);
 }
 
 /** A page of an account's passes, newest first, and the total count. */
 export async function selectPassPage(prisma: PrismaExecutor, accountId: string, filters: PassFilters, page: PageRequest) {
   const where: Prisma.PassWhereInput = {
     accountId,
+    ...(filters.search ? { id: { in: await selectSearchedPassIds(prisma, accountId, filters.search) } } : {}),
     ...(filters.templateId ? { templateId: filters.templateId } : {}),
     ...(filters.status ? { status: filters.status } : {}),
     ...(filters.extId ? { extId: filters.extId } : {}),
