@@ -12,6 +12,7 @@
  *
  * @module wallet/google/walletObject
  */
+import { createHash } from 'node:crypto';
 import type { GoogleWalletArtefact } from './walletClass.ts';
 import { googleResourceId, withIssuer, type ClassIssuerData, type GoogleResource } from './walletClass.ts';
 
@@ -87,4 +88,31 @@ export function issuerObject(
   }
   if (pass.expiresAt) body.validTimeInterval = { end: { date: pass.expiresAt.toISOString() } };
   return { resource: objectTypeOf(artefact.classType), id, body };
+}
+
+/** SHA-256 (hex) of a JSON value with its object members in sorted order (the same value, the same hash). */
+export function jsonHash(value: unknown): string {
+  const canonical = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(canonical)
+      : v && typeof v === 'object' && !(v instanceof Date)
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+          )
+        : v;
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(value)))
+    .digest('hex');
+}
+
+/**
+ * SHA-256 of a pass's own values an object is rendered from (fields, barcode, NFC, balance,
+ * status, expiry; not the template's design), at `now` (the state depends on it): unchanged when
+ * only the design changed.
+ */
+export function passDataHash(pass: GooglePassData, now: Date): string {
+  const { id, extId, templateId, status, content, barcode, nfc, balance, expiresAt } = pass;
+  return jsonHash({ id, extId, templateId, status, content, barcode, nfc, balance, expiresAt, state: googleObjectState(pass, now) });
 }
