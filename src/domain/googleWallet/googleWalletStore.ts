@@ -272,3 +272,28 @@ export async function selectPassesWithObjects(prisma: PrismaExecutor, passIds: s
   );
   return rows.map((r) => r.passId);
 }
+
+/** The design versions the template's objects behind `version` were written with (null: before bodies were hashed). */
+export async function selectVersionsBehind(prisma: PrismaExecutor, templateId: string, version: number): Promise<number[]> {
+  const rows = await queryRows<{ designVersion: number }>(
+    prisma,
+    Prisma.sql`
+    SELECT DISTINCT o.design_version FROM google_wallet_objects o JOIN passes p ON p.id = o.pass_id
+     WHERE p.template_id = ${templateId}::uuid AND o.body_hash IS NOT NULL AND o.design_version < ${version}`,
+  );
+  return rows.map((r) => r.designVersion);
+}
+
+/** The Google artefact of a template version, rendered from its design snapshot; null when the version is not processed. */
+export async function selectVersionArtefact(prisma: PrismaExecutor, templateId: string, version: number): Promise<GoogleWalletArtefact | null> {
+  const row = await prisma.passTemplateVersion.findUnique({ where: { templateId_version: { templateId, version } }, select: { design: true, status: true } });
+  return row?.status === 'processed' ? renderGoogleWalletClass(templateId, row.design as unknown as TemplateDesign) : null;
+}
+
+/** Marks the template's objects written with `from` as written with `to` (whose objects render the same), in one statement. */
+export async function fastForwardObjects(prisma: PrismaExecutor, templateId: string, from: number, to: number): Promise<number> {
+  return prisma.$executeRaw`
+    UPDATE google_wallet_objects o SET design_version = ${to}
+      FROM passes p
+     WHERE p.id = o.pass_id AND p.template_id = ${templateId}::uuid AND o.body_hash IS NOT NULL AND o.design_version = ${from}`;
+}

@@ -116,3 +116,16 @@ export function passDataHash(pass: GooglePassData, now: Date): string {
   const { id, extId, templateId, status, content, barcode, nfc, balance, expiresAt } = pass;
   return jsonHash({ id, extId, templateId, status, content, barcode, nfc, balance, expiresAt, state: googleObjectState(pass, now) });
 }
+
+/**
+ * SHA-256 of what an artefact gives its objects (the class type, the per-object members, the
+ * text modules' ids and headers): two design versions with the same one render every object the
+ * same, so objects written with one need no rewrite for the other.
+ */
+export function objectDesignHash(artefact: GoogleWalletArtefact): string {
+  const modules = ((artefact.class.textModulesData as { id: string; header?: string }[] | undefined) ?? []).map((m) => ({
+    id: m.id,
+    header: m.header ?? null,
+  }));
+  return jsonHash({ classType: artefact.classType, objectTemplate: artefact.objectTemplate, modules });
+}
