@@ -83,7 +83,7 @@ async function processedTemplate(bench: Bench, passTemplate: Record<string, unkn
     (a) => a.processingStatus !== 'processing',
     60_000,
   );
-  if (attributes.processingStatus !== 'processed') throw new Error(`The bench template failed processing: ${JSON.stringify(attributes.processingErrors)}`);
+  if (attributes.processingStatus === 'failed') throw new Error(`The bench template failed processing: ${JSON.stringify(attributes.processingErrors)}`);
   return template.id as string;
 }
 
@@ -108,7 +108,7 @@ async function seedPassesWithObjects(bench: Bench, templateId: string, count: nu
       const values = content(i);
       passes.push({
         id: randomUUID(),
-        extId: `bench-${i}`,
+        extId: `bench-${templateId.slice(-8)}-${i}`,
         templateId,
         status: 'issued',
         content: values,

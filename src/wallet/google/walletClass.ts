@@ -84,9 +84,9 @@ export function localizedString(language: string, value: string, translations: R
   return { defaultValue: { language, value }, ...(translatedValues.length ? { translatedValues } : {}) };
 }
 
-const image = (uri: string) => ({ sourceUri: { uri } });
+const image = (uri: string): walletobjects_v1.Schema$Image => ({ sourceUri: { uri } });
 
-function textModule(placed: PlacedField, design: TemplateDesign): Record<string, unknown> {
+function textModule(placed: PlacedField, design: TemplateDesign): walletobjects_v1.Schema$TextModuleData {
   const { field } = placed;
   const translations = fieldTranslations([placed]);
   const localized = (member: 'label' | 'defaultValue', text: string) =>
@@ -98,7 +98,7 @@ function textModule(placed: PlacedField, design: TemplateDesign): Record<string,
   };
 }
 
-function appLinkData(design: TemplateDesign): Record<string, unknown> | undefined {
+function appLinkData(design: TemplateDesign): walletobjects_v1.Schema$AppLinkData | undefined {
   const { app, displayText } = design.appLinking.google;
   if (!app) return undefined;
   const packageName = new URL(app.playStoreUrl).searchParams.get('id');

@@ -13,6 +13,7 @@
  * @module wallet/google/walletObject
  */
 import { createHash } from 'node:crypto';
+import type { walletobjects_v1 } from '@googleapis/walletobjects';
 import type { GoogleWalletArtefact } from './walletClass.ts';
 import { googleResourceId, withIssuer, type ClassIssuerData, type GoogleResource } from './walletClass.ts';
 
@@ -74,14 +75,18 @@ export function issuerObject(
     state: googleObjectState(pass, now),
   };
   if (pass.status !== 'nullified') {
-    const modules = ((artefact.class.textModulesData as { id: string; header?: string }[] | undefined) ?? [])
+    const modules: walletobjects_v1.Schema$TextModuleData[] = ((artefact.class.textModulesData as { id: string; header?: string }[] | undefined) ?? [])
       .filter((m) => pass.content[m.id] !== undefined)
       .map((m) => ({ id: m.id, ...(m.header ? { header: m.header } : {}), body: pass.content[m.id] }));
     if (modules.length) body.textModulesData = modules;
     if (pass.barcode?.enabled) {
       const value = identifier(pass.barcode.source, pass, pass.barcode.value);
       const caption = pass.barcode.displayText === true ? value : typeof pass.barcode.displayText === 'string' ? pass.barcode.displayText : undefined;
-      body.barcode = { type: GOOGLE_BARCODE_TYPE[pass.barcode.type], value, ...(caption ? { alternateText: caption } : {}) };
+      body.barcode = {
+        type: GOOGLE_BARCODE_TYPE[pass.barcode.type],
+        value,
+        ...(caption ? { alternateText: caption } : {}),
+      } satisfies walletobjects_v1.Schema$Barcode;
     }
     if (pass.nfc?.enabled) body.smartTapRedemptionValue = identifier(pass.nfc.source, pass, pass.nfc.customValue);
     if (artefact.classType === 'loyaltyClass') body.loyaltyPoints = { balance: { int: pass.balance } };
