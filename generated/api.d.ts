@@ -2112,7 +2112,7 @@ export interface components {
          *       template's title, logo, banner or colour (Google's generic class has no logo or colour: the
          *       objects carry them), also rewrites every object of the template whose body it changes. Those
          *       objects are sent by a background job through Google's batch endpoint (`POST /batch`,
-         *       `multipart/mixed`, https://developers.google.com/wallet/generic/resources/batch-requests), 50
+         *       `multipart/mixed`, https://developers.google.com/wallet/generic/resources/batch-requests), 10
          *       to a request, within Google's quota of 20 calls per second per issuer (each object counts as
          *       one call): about 1 h 45 min for 100,000 passes. Until it is done the template's
          *       `processingWarnings` holds `google_objects_pending`, naming how many objects still show the
