@@ -2203,6 +2203,31 @@ export interface components {
          *     | `storeCard` | `storeCard` | `genericClass` (Google has no general store card) |
          *     | `loyalty` | `storeCard` | `loyaltyClass` |
          *     | `transit` | `boardingPass` | `transitClass` |
+         *
+         *     **What a redesign costs in Google Wallet.** The design lives in the Google class: colours,
+         *     logo, images, links, the texts shared by every pass (a field's `defaultValue`) and the layout
+         *     (`classTemplateInfo`: a card row per front area, the back fields as details items, each naming
+         *     the holder's value `object.textModulesData['<field id>']` and, when a pass has none, the shared
+         *     text `class.textModulesData['<field id>']`; Google's pass customization guide,
+         *     https://developers.google.com/wallet/retail/loyalty-cards/use-cases/pass-customization). A pass's
+         *     Google object carries only its holder's values (field values, barcode, points, state), and an
+         *     object whose body renders the same is not sent again. Google shows an item's label from the
+         *     `header` of the text module the reference finds
+         *     (https://developers.google.com/wallet/retail/loyalty-cards/resources/template, "Card
+         *     template": "the selected field's value and its label are both displayed"), so objects keep each
+         *     field's `label` as their modules' header. Hence:
+         *     - a change of colours, images, links, `centralTitle`, shared texts or field order of a
+         *       `loyalty`, `eventTicket` or `transit` template is **one class PATCH**, whatever the number of
+         *       passes;
+         *     - a change of a field's `label` (or its translations), or of a `generic` or `storeCard`
+         *       template's title, logo, banner or colour (Google's generic class has no logo or colour: the
+         *       objects carry them), also rewrites every object of the template whose body it changes. Those
+         *       objects are sent by a background job through Google's batch endpoint (`POST /batch`,
+         *       `multipart/mixed`, https://developers.google.com/wallet/generic/resources/batch-requests), 10
+         *       to a request, within Google's quota of 20 calls per second per issuer (each object counts as
+         *       one call): about 1 h 45 min for 100,000 passes. Until it is done the template's
+         *       `processingWarnings` holds `google_objects_pending`, naming how many objects still show the
+         *       previous design. A pass whose own values change meanwhile is written at once, in the new design.
          * @example storeCard
          * @enum {string}
          */
@@ -2575,7 +2600,10 @@ export interface components {
          *     or a field's `label` or `defaultValue` or one of their translations, has characters that no
          *     font of the previews has, such as private-use characters or emoji: the previews and the holder
          *     page draw them as empty boxes; the pointer names the member, e.g.
-         *     `/fields/central/one/localisation/ja/label`).
+         *     `/fields/central/one/localisation/ja/label`); `google_objects_pending` (pointer `""`; after a
+         *     redesign that changes what Google Wallet objects carry — see `TemplateType` — the detail
+         *     names how many of the template's Google objects still show the previous design while a
+         *     background job rewrites them within Google's quota; gone once none is left).
          */
         PassTemplateProcessingWarning: {
             /**

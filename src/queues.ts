@@ -10,7 +10,16 @@ import { webhookDeliveryJob } from './delivery/webhookDeliveryJob.ts';
 import { walletMessagingJob } from './delivery/walletMessagingJob.ts';
 import { passBatchJob } from './domain/batches/passBatchJob.ts';
 import { passTemplateProcessingJob } from './delivery/passTemplateProcessingJob.ts';
+import { googleObjectRewriteJob } from './delivery/googleObjectRewriteJob.ts';
 import { templateRefreshJob } from './domain/passTemplates/templateRefreshJob.ts';
 
 /** The job definitions, in no particular order. */
-export const queues = [passTemplateProcessingJob, templateRefreshJob, walletMessagingJob, passBatchJob, passChangedJob, webhookDeliveryJob] as const;
+export const queues = [
+  passTemplateProcessingJob,
+  templateRefreshJob,
+  walletMessagingJob,
+  passBatchJob,
+  passChangedJob,
+  webhookDeliveryJob,
+  googleObjectRewriteJob,
+] as const;

@@ -1,56 +1,52 @@
 /**
- * Benchmark: a template's new design reaching 10,000 passes in Google Wallet — the class patched,
- * then every pass's object written (inserted) by its `pass-changed` job — against a local
- * stand-in for the Google Wallet API and token endpoint (test/support/fakeGoogleWallet.ts), on
- * PostgreSQL, with the per-issuer rate limit on.
+ * Benchmark: the Google Wallet calls a template's redesign and its passes' changes cost, against
+ * a local stand-in for the Google Wallet API and token endpoint (test/support/fakeGoogleWallet.ts),
+ * on PostgreSQL, at Google's quota of 20 calls per second per issuer
+ * (https://developers.google.com/wallet/generic/resources/faq; src/delivery/googleRateLimit.ts
+ * paces the service at 16/s).
  *
  * The real server (`src/server.ts` with its in-process workers) runs on a throw-away PostgreSQL
- * database with `GOOGLE_WALLET_API_URL` and `GOOGLE_OAUTH_TOKEN_URL` pointing at the stand-in.
- * An account, its Google configuration (a fresh service account key) and a processed loyalty
- * template are made through the APIs; the passes are seeded with SQL. Then the template's design
- * changes (PATCH); measured until the stand-in has received every object. Reported: objects
- * written per second, the calls in the busiest second (sliding), and the token grants.
- * Checked: every object written once, no second above the budget.
+ * database with `GOOGLE_WALLET_API_URL` and `GOOGLE_OAUTH_TOKEN_URL` pointing at the stand-in. An
+ * account, its Google configuration and the templates are made through the APIs; the passes and
+ * their Google objects (as the service records them once written, with the SHA-256 of their
+ * bodies, computed here by the service's own renderer) are seeded with SQL.
  *
- * Two runs, each on its own server and database. The throughput run gives the issuer a budget of
- * 1,000/s (`BENCH_GOOGLE_RPS`) to measure what the service itself can sync. The quota run writes
- * 500 passes (`BENCH_QUOTA_PASSES`, 0 skips it) at Google's own quota, 20 calls/s per issuer
- * (src/delivery/googleRateLimit.ts paces them at 16/s), and prints the most calls the stand-in
- * received in any sliding second (stamped on arrival, as Google counts them), which must not be
- * above 20.
+ * 1. Redesign of a loyalty template with `BENCH_PASSES` passes (default 100,000): colours and a
+ *    shared text change (PATCH). Measured until the template's refresh and object-rewrite jobs are
+ *    done: the Google calls made. Target ≤ 3 (before: one class PATCH and one object PATCH per pass).
+ * 2. Points changes: `BENCH_POINTS_CHANGES` passes (default 200) each get two points changes
+ *    within the coalescing second (`PATCH /api/v1/loyalty/{id}`): the Google calls per pass
+ *    changed (one: unchanged from before).
+ * 3. Label change of a generic template with `BENCH_GENERIC_PASSES` passes (default 1,000): the
+ *    objects go through Google's batch endpoint; measured: inner calls, batch requests, time, and
+ *    the time 100,000 would take at the measured rate.
  *
- * Environment: BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/postgres),
- * BENCH_PASSES (default 10000), BENCH_GOOGLE_RPS (default 1000), BENCH_QUOTA_PASSES (default
- * 500). Exits 1 when an object is missing or written twice, or a second exceeds the budget.
+ * Exits 1 when a target is missed or a sliding second at the stand-in holds more than 20 calls.
  *
  * @module scripts/bench/googleWalletSync
  */
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { startFakeGoogleWallet } from '../../test/support/fakeGoogleWallet.ts';
+import { startFakeGoogleWallet, type FakeGoogleWallet } from '../../test/support/fakeGoogleWallet.ts';
+import { renderGoogleWalletClass } from '../../src/wallet/google/walletClass.ts';
+import { issuerObject, jsonHash, passDataHash, type GooglePassData } from '../../src/wallet/google/walletObject.ts';
+import type { TemplateDesign } from '../../src/wallet/templateDesign.ts';
 import { benchTemplate } from './support/benchTemplate.ts';
 import { freePort } from '../support/childProcess.ts';
 import { benchRequest as request, startBenchServer } from './support/benchServer.ts';
 import { createThrowAwayDatabase } from './support/throwAwayDatabase.ts';
 
-const PASSES = Number(process.env.BENCH_PASSES ?? 10_000);
-const RPS = Number(process.env.BENCH_GOOGLE_RPS ?? 1000);
-const QUOTA_PASSES = Number(process.env.BENCH_QUOTA_PASSES ?? 500);
+const PASSES = Number(process.env.BENCH_PASSES ?? 100_000);
+const POINTS_CHANGES = Number(process.env.BENCH_POINTS_CHANGES ?? 200);
+const GENERIC_PASSES = Number(process.env.BENCH_GENERIC_PASSES ?? 1000);
 /** Google Wallet's quota per issuer (https://developers.google.com/wallet/generic/resources/faq). */
 const GOOGLE_QUOTA = 20;
 const PG_SERVER = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const ISSUER_ID = '3388000000012345678';
+const ACCOUNT_NAME = 'Bench';
 const CLIENT_EMAIL = 'bench@wallet-pass-service.iam.gserviceaccount.com';
-const POLL_MS = 100;
-
-async function poll(url: string, token: string, done: (attributes: Record<string, any>) => boolean) {
-  for (;;) {
-    const { data } = await request(url, { token });
-    if (done(data.attributes)) return data.attributes as Record<string, any>;
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
-}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The most timestamps (ms) within any one second. */
 function busiestSecond(times: number[]): number {
@@ -63,15 +59,113 @@ function busiestSecond(times: number[]): number {
   return most;
 }
 
-/**
- * Syncs `passes` passes of a redesigned template to the stand-in at `rps` calls/s per issuer, on
- * a fresh server and database; prints the figures; answers whether every object was written once
- * and no sliding second at the stand-in held more than `rps` calls.
- */
-async function syncRun(passes: number, rps: number): Promise<boolean> {
-  const database = await createThrowAwayDatabase(PG_SERVER);
-  const dropDatabase = database.drop;
+async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || performance.now() > deadline) return value;
+    await sleep(100);
+  }
+}
 
+interface Bench {
+  base: string;
+  token: string;
+  db: pg.Client;
+  fake: FakeGoogleWallet;
+}
+
+/** Creates a template through the API and waits until it is processed; answers its id. */
+async function processedTemplate(bench: Bench, passTemplate: Record<string, unknown>): Promise<string> {
+  const template = await request(`${bench.base}/api/v1/pass-templates`, { method: 'POST', token: bench.token, body: { passTemplate } });
+  const attributes = await poll(
+    async () => (await request(template.meta.links.self, { token: bench.token })).data.attributes,
+    (a) => a.processingStatus !== 'processing',
+    60_000,
+  );
+  if (attributes.processingStatus === 'failed') throw new Error(`The bench template failed processing: ${JSON.stringify(attributes.processingErrors)}`);
+  return template.id as string;
+}
+
+/**
+ * Seeds `count` passes of a template and their Google objects as the service records them once
+ * written: with the SHA-256 of their bodies as the service renders them (`exactBodies`), else with
+ * a body hash that matches no body (objects the next design rewrites).
+ */
+async function seedPassesWithObjects(bench: Bench, templateId: string, count: number, content: (i: number) => Record<string, string>, exactBodies: boolean) {
+  const { db } = bench;
+  const [{ account_id: accountId, design }] = (
+    await db.query(
+      `SELECT t.account_id::text, v.design FROM pass_templates t JOIN pass_template_versions v ON v.template_id = t.id WHERE t.id = $1 ORDER BY v.version DESC LIMIT 1`,
+      [templateId],
+    )
+  ).rows;
+  const artefact = renderGoogleWalletClass(templateId, design as TemplateDesign);
+  const now = new Date();
+  for (let from = 0; from < count; from += 10_000) {
+    const passes: GooglePassData[] = [];
+    for (let i = from; i < Math.min(count, from + 10_000); i++) {
+      const values = content(i);
+      passes.push({
+        id: randomUUID(),
+        extId: `bench-${templateId.slice(-8)}-${i}`,
+        templateId,
+        status: 'issued',
+        content: values,
+        barcode: { enabled: true, type: 'qr', source: 'uuid' },
+        nfc: null,
+        balance: Number(values.points ?? 0),
+        expiresAt: null,
+      });
+    }
+    await db.query(
+      `INSERT INTO passes (id, account_id, template_id, ext_id, status, content, barcode, locations, beacons, group_tags, balance, created_at, updated_at)
+       SELECT u.id, $1, $2, u.ext_id, 'issued', u.content, '{"enabled":true,"type":"qr","source":"uuid"}'::jsonb, '[]', '[]', ARRAY['bench']::varchar[], u.balance, now(), now()
+         FROM UNNEST($3::uuid[], $4::text[], $5::jsonb[], $6::int[]) AS u(id, ext_id, content, balance)`,
+      [accountId, templateId, passes.map((p) => p.id), passes.map((p) => p.extId), passes.map((p) => JSON.stringify(p.content)), passes.map((p) => p.balance)],
+    );
+    const bodies = passes.map((p) => issuerObject(artefact, p, { issuerId: ISSUER_ID, issuerName: ACCOUNT_NAME, imageUrl: () => null }, now));
+    await db.query(
+      `INSERT INTO google_wallet_objects (pass_id, account_id, object_id, object_type, inserted_at, synced_at, notified_at, body_hash, data_hash, design_version)
+       SELECT u.pass_id, $1, u.object_id, $2, now(), now(), '{}', u.body_hash, u.data_hash, 1
+         FROM UNNEST($3::uuid[], $4::text[], $5::text[], $6::text[]) AS u(pass_id, object_id, body_hash, data_hash)`,
+      [
+        accountId,
+        bodies[0]!.resource,
+        passes.map((p) => p.id),
+        bodies.map((b) => b.id),
+        bodies.map((b) => (exactBodies ? jsonHash(b.body) : '0'.repeat(64))),
+        passes.map((p) => passDataHash(p, now)),
+      ],
+    );
+    for (const body of bodies) bench.fake.resources.set(body.id, { ...body.body, kind: `walletobjects#${body.resource}` });
+  }
+}
+
+/** Waits until the template's refresh and object-rewrite jobs created after `since` are done, and Google has been quiet for 2 s. */
+async function settled(bench: Bench, templateId: string, since: Date): Promise<void> {
+  await poll(
+    async () =>
+      (
+        await bench.db.query(
+          `SELECT count(*) FILTER (WHERE state <> 'completed')::int AS open, count(*) FILTER (WHERE name = 'pass-template-refresh' AND state = 'completed')::int AS refreshed
+             FROM pgboss.job WHERE name IN ('pass-template-refresh', 'google-object-rewrite') AND data->>'templateId' = $1 AND created_on > $2`,
+          [templateId, since],
+        )
+      ).rows[0] as { open: number; refreshed: number },
+    (r) => r.open === 0 && r.refreshed > 0,
+    30 * 60_000,
+  );
+  let last = bench.fake.calls.length;
+  for (;;) {
+    await sleep(2000);
+    if (bench.fake.calls.length === last) return;
+    last = bench.fake.calls.length;
+  }
+}
+
+async function main(): Promise<boolean> {
+  const database = await createThrowAwayDatabase(PG_SERVER);
   const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const fake = await startFakeGoogleWallet({ publicKey: keys.publicKey, clientEmail: CLIENT_EMAIL });
   const port = await freePort();
@@ -82,15 +176,17 @@ async function syncRun(passes: number, rps: number): Promise<boolean> {
     SECRETS_KEY: randomBytes(32).toString('hex'),
     GOOGLE_WALLET_API_URL: fake.apiUrl,
     GOOGLE_OAUTH_TOKEN_URL: fake.tokenUrl,
-    GOOGLE_WALLET_REQUESTS_PER_SECOND: String(rps),
+    GOOGLE_WALLET_REQUESTS_PER_SECOND: String(GOOGLE_QUOTA),
   }).catch(async (error: unknown) => {
-    await dropDatabase();
+    await database.drop();
     throw error;
   });
   const db = new pg.Client({ connectionString: database.url });
+  await db.connect();
+  let met = true;
   try {
     const { base, adminToken } = server;
-    const account = await request(`${base}/admin/v1/accounts`, { method: 'POST', token: adminToken, body: { account: { name: 'Bench' } } });
+    const account = await request(`${base}/admin/v1/accounts`, { method: 'POST', token: adminToken, body: { account: { name: ACCOUNT_NAME } } });
     const accountId = account.data.id as string;
     const token = account.included[0].attributes.token as string;
     const serviceAccountKey = JSON.stringify({
@@ -104,67 +200,89 @@ async function syncRun(passes: number, rps: number): Promise<boolean> {
       token: adminToken,
       body: { googleConfiguration: { issuerId: ISSUER_ID, serviceAccountKey } },
     });
-    const template = await request(`${base}/api/v1/pass-templates`, {
-      method: 'POST',
-      token,
-      body: {
-        passTemplate: benchTemplate({ barcode: { enabled: true, type: 'qr', source: 'uuid' } }),
-      },
-    });
-    const processed = await poll(template.meta.links.self, token, (a) => a.processingStatus !== 'processing');
-    if (processed.processingStatus === 'failed') throw new Error(`The bench template failed processing: ${JSON.stringify(processed.processingErrors)}`);
+    const bench: Bench = { base, token, db, fake };
 
-    await db.connect();
-    const seeded = performance.now();
-    await db.query(
-      `INSERT INTO passes (id, account_id, template_id, ext_id, status, content, barcode, locations, beacons, group_tags, balance, created_at, updated_at)
-       SELECT gen_random_uuid(), $1, $2, 'bench-' || i, 'issued', jsonb_build_object('member', 'Member ' || i, 'points', (i % 1000)::text),
-              '{"enabled":true,"type":"qr","source":"uuid"}'::jsonb, '[]', '[]', ARRAY['bench']::varchar[], i % 1000, now(), now()
-         FROM generate_series(1, $3::int) AS i`,
-      [accountId, template.id, passes],
-    );
-    console.log(`Seeded ${passes} passes in ${((performance.now() - seeded) / 1000).toFixed(1)} s.`);
-
-    fake.reset();
-    const started = performance.now();
-    await request(`${base}/api/v1/pass-templates/${template.id}`, {
+    // 1. Redesign of a loyalty template.
+    const loyalty = await processedTemplate(bench, benchTemplate({ barcode: { enabled: true, type: 'qr', source: 'uuid' } }));
+    let started = performance.now();
+    await seedPassesWithObjects(bench, loyalty, PASSES, (i) => ({ member: `Member ${i}`, points: String(i % 1000) }), true);
+    console.log(`Seeded ${PASSES} loyalty passes with their Google objects in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+    await sleep(3000);
+    fake.forgetCalls();
+    const since = new Date();
+    started = performance.now();
+    await request(`${base}/api/v1/pass-templates/${loyalty}`, {
       method: 'PATCH',
       token,
-      body: { passTemplate: { colors: { background: '#AA0000', label: '#FFFFFF', text: '#FFFFFF' } } },
+      body: {
+        passTemplate: { colors: { background: '#AA0000', label: '#FFFFFF', text: '#FFFFFF' }, fields: { central: { one: { defaultValue: 'Friend' } } } },
+      },
     });
-    const objects = () => fake.calls.filter((c) => c.method === 'POST' && c.path === '/loyaltyObject');
-    const deadline = started + Math.max(120, (passes / (rps * 0.8)) * 3) * 1000;
-    let firstObjectAt: number | null = null;
-    while (objects().length < passes && performance.now() < deadline) {
-      if (firstObjectAt === null && objects().length) firstObjectAt = performance.now();
-      await new Promise((r) => setTimeout(r, 50));
+    await settled(bench, loyalty, since);
+    const redesignCalls = fake.calls.length;
+    console.log(
+      `1. Redesign (colours, a shared text) of a loyalty template with ${PASSES} passes in Google Wallet, PostgreSQL, stand-in API, quota ${GOOGLE_QUOTA} calls/s:`,
+    );
+    console.log(
+      `   Google calls ${redesignCalls} (${fake.calls.map((c) => `${c.method} ${c.path.split('/')[1]}`).join(', ') || 'none'}), batch requests ${fake.batches.length}; done in ${((performance.now() - started) / 1000).toFixed(1)} s (refresh of the passes included) — target ≤ 3: ${redesignCalls <= 3 ? 'met' : 'MISSED'}`,
+    );
+    met &&= redesignCalls <= 3;
+
+    // 2. Points changes, two per pass within the coalescing second.
+    const { rows } = await db.query(`SELECT id::text FROM passes WHERE template_id = $1 ORDER BY id LIMIT $2`, [loyalty, POINTS_CHANGES]);
+    fake.forgetCalls();
+    started = performance.now();
+    for (const { id } of rows) {
+      await request(`${base}/api/v1/loyalty/${id}`, { method: 'PATCH', token, body: { balance: 5 } });
+      await request(`${base}/api/v1/loyalty/${id}`, { method: 'PATCH', token, body: { balance: 7 } });
     }
+    const objectCalls = () => fake.calls.filter((c) => c.path.startsWith('/loyaltyObject/'));
+    await poll(
+      async () => objectCalls().length,
+      (n) => n >= rows.length,
+      10 * 60_000,
+    );
+    await sleep(3000);
+    const perPass = objectCalls().length / rows.length;
+    console.log(
+      `2. Points changes: ${rows.length * 2} changes to ${rows.length} passes (two each within a second): ${objectCalls().length} object calls, ${perPass.toFixed(2)} per pass changed, in ${((performance.now() - started) / 1000).toFixed(1)} s — one per pass (coalesced) as before: ${perPass === 1 ? 'met' : 'MISSED'}`,
+    );
+    met &&= perPass === 1;
+
+    // 3. Label change of a generic template: objects through the batch endpoint.
+    const generic = await processedTemplate(
+      bench,
+      benchTemplate({ templateType: 'generic', fields: { central: { one: { id: 'member', label: 'Member', defaultValue: 'Guest' } } } }),
+    );
+    await seedPassesWithObjects(bench, generic, GENERIC_PASSES, (i) => ({ member: `Member ${i}` }), false);
+    await sleep(2000);
+    fake.forgetCalls();
+    const genericSince = new Date();
+    started = performance.now();
+    await request(`${base}/api/v1/pass-templates/${generic}`, {
+      method: 'PATCH',
+      token,
+      body: { passTemplate: { fields: { central: { one: { label: 'Holder' } } } } },
+    });
+    await settled(bench, generic, genericSince);
     const seconds = (performance.now() - started) / 1000;
-    const written = objects();
-    const unique = new Set(written.map((c) => c.body.id)).size;
+    const inner = fake.calls.filter((c) => c.batch !== undefined).length;
+    const rate = inner / seconds;
+    console.log(`3. Label change of a generic template with ${GENERIC_PASSES} passes, quota ${GOOGLE_QUOTA} calls/s:`);
+    console.log(
+      `   Google calls ${fake.calls.length} (${inner} objects inside ${fake.batches.length} batch requests, ${fake.calls.length - inner} alone) in ${seconds.toFixed(1)} s: ${rate.toFixed(1)} objects/s; 100,000 passes: 100,000 calls in ${Math.ceil(100_000 / 10)} batch requests, ≈ ${(100_000 / rate / 60).toFixed(0)} min at this rate`,
+    );
+    met &&= inner === GENERIC_PASSES;
     const busiest = busiestSecond(fake.calls.map((c) => c.at));
-    const classPatched = fake.calls.some((c) => c.method === 'PATCH' && c.path.startsWith('/loyaltyClass/'));
-    console.log(`Template redesign reaching ${passes} passes in Google Wallet, PostgreSQL, stand-in API, quota ${rps} calls/s per issuer:`);
-    console.log(
-      `  PATCH → ${unique} objects written in ${seconds.toFixed(1)} s: ${Math.round(unique / seconds)} objects/s overall` +
-        (firstObjectAt
-          ? `, ${Math.round(unique / ((performance.now() - firstObjectAt) / 1000))} objects/s once writing (after processing and the refresh)`
-          : ''),
-    );
-    console.log(
-      `  calls ${fake.calls.length} (class patched: ${classPatched}), busiest sliding second at the stand-in ${busiest} calls (quota ${rps}), token grants ${fake.tokenRequests.length}`,
-    );
-    const met = unique === passes && written.length === passes && busiest <= rps && classPatched;
-    console.log(`  check: every object written once and no sliding second above the quota — ${met ? 'met' : 'MISSED'}`);
+    console.log(`   busiest sliding second at the stand-in ${busiest} calls (quota ${GOOGLE_QUOTA}): ${busiest <= GOOGLE_QUOTA ? 'met' : 'MISSED'}`);
+    met &&= busiest <= GOOGLE_QUOTA;
     return met;
   } finally {
     await db.end().catch(() => undefined);
     await server.stop();
     await fake.close();
-    await dropDatabase();
+    await database.drop();
   }
 }
 
-let met = await syncRun(PASSES, RPS);
-if (QUOTA_PASSES > 0) met = (await syncRun(QUOTA_PASSES, GOOGLE_QUOTA)) && met;
-process.exitCode = met ? 0 : 1;
+process.exitCode = (await main()) ? 0 : 1;

@@ -10,6 +10,15 @@
  * (`delivery_attempts`, channel `googleWallet`, target the Google id); 429, 5xx and no answer
  * come back as `retry` for the caller's back-off, other 4xx as `rejected` (recorded, not retried).
  *
+ * Nothing is sent that Google holds already: the SHA-256 of each class and object body last
+ * written is recorded, and a body that renders the same is not written again. The design lives in
+ * the class (src/wallet/google/walletClass.ts), so a redesign is one class PATCH; an object whose
+ * body a redesign changes (a label, or a generic template's title, logo or colour, which Google
+ * keeps on generic objects) while the pass's own values did not is left to the template's
+ * `google-object-rewrite` job (src/delivery/googleObjectRewriteJob.ts), which sends such objects
+ * through Google's batch endpoint within the issuer's quota; a pass whose values changed is written
+ * at once, with the new design.
+ *
  * Messages (pass `latestMessage`, PassEntry's update `message`) are added once each with
  * `addMessage`: `TEXT_AND_NOTIFY` while the object has notified fewer than 3 times in 24 hours
  * (Google's limit), else `TEXT`, and `TEXT` again when Google answers QuotaExceededException.
@@ -27,7 +36,7 @@ import type { PrismaExecutor } from '../db/database.ts';
 import type { SecretCipher } from '../security/secrets.ts';
 import { classifyGoogleResponse, type GoogleOutcome, type GoogleResponse, type GoogleWalletClient } from '../wallet/google/client.ts';
 import { issuerClass, type GoogleResource } from '../wallet/google/walletClass.ts';
-import { issuerObject, objectTypeOf } from '../wallet/google/walletObject.ts';
+import { issuerObject, jsonHash, objectTypeOf, passDataHash } from '../wallet/google/walletObject.ts';
 import type { AttemptContext } from './applePush.ts';
 import { recordAttempts, type AttemptRecord } from '../domain/deliveryAttempts/deliveryAttemptStore.ts';
 import {
@@ -75,7 +84,7 @@ export function googleCallbackUrl(config: Pick<Config, 'publicBaseUrl' | 'google
 const IMAGE_FILE = { logo: 'logo@3x.png', banner: 'strip@3x.png' } as const;
 
 /** The public URL of a template image: its processed file under `PUBLIC_BASE_URL`, else its own https URL, else none. */
-function imageUrlOf(deps: GoogleDependencies, version: ProcessedClassVersion): (member: 'logo' | 'banner') => string | null {
+export function templateImageUrl(deps: GoogleDependencies, version: ProcessedClassVersion): (member: 'logo' | 'banner') => string | null {
   return (member) => {
     const file = IMAGE_FILE[member];
     if (deps.config.publicBaseUrl && version.imageNames.includes(file))
@@ -174,26 +183,33 @@ async function writeClass(
 ): Promise<GoogleSyncResult> {
   const { templateId } = version;
   const callbackUrl = googleCallbackUrl(deps.config);
-  if (version.syncedVersion !== null && version.syncedVersion >= version.version && version.syncedCallbackUrl === callbackUrl)
-    return { outcome: 'nothingToDo', reason: null };
-  const resource = issuerClass(version.artefact, {
+  const data = {
     issuerId: issuer.issuerId,
     issuerName: issuer.issuerName,
     templateId,
-    imageUrl: imageUrlOf(deps, version),
+    imageUrl: templateImageUrl(deps, version),
     smartTap: issuer.smartTap,
     callbackUrl,
-    clearCallback: version.syncedCallbackUrl !== null,
-  });
-  const { response } = await upsert(deps, issuer, resource, 'Class', version.syncedVersion !== null, target);
-  const outcome = classifyGoogleResponse(response.status);
-  if (outcome === 'delivered') {
-    await recordClassSynced(
+  };
+  // The hash leaves out `callbackOptions: null`, sent once to clear a URL the class had.
+  const bodyHash = jsonHash(issuerClass(version.artefact, data).body);
+  const record = (classId: string, classType: string) =>
+    recordClassSynced(
       deps.db.prisma,
-      { templateId, accountId: version.accountId, classId: resource.id, classType: resource.resource, version: version.version, callbackUrl },
+      { templateId, accountId: version.accountId, classId, classType, version: version.version, callbackUrl, bodyHash },
       deps.clock.now(),
     );
+  if (version.syncedVersion !== null && version.syncedBodyHash === bodyHash) {
+    if (version.syncedVersion >= version.version) return { outcome: 'nothingToDo', reason: null };
+    // A new version whose class renders the same (e.g. only Apple's design changed): nothing to send.
+    const resource = issuerClass(version.artefact, data);
+    await record(resource.id, resource.resource);
+    return { outcome: 'nothingToDo', reason: null };
   }
+  const resource = issuerClass(version.artefact, { ...data, clearCallback: version.syncedCallbackUrl !== null });
+  const { response } = await upsert(deps, issuer, resource, 'Class', version.syncedVersion !== null, target);
+  const outcome = classifyGoogleResponse(response.status);
+  if (outcome === 'delivered') await record(resource.id, resource.resource);
   return { outcome, reason: response.reason };
 }
 
@@ -216,33 +232,49 @@ export async function syncGooglePass(deps: GoogleDependencies, passId: string, c
   const classResult = await writeClass(deps, issuer, version, target);
   if (classResult.outcome === 'retry' || classResult.outcome === 'rejected') return classResult;
   const now = deps.clock.now();
-  const resource = issuerObject(version.artefact, pass, { issuerId: issuer.issuerId, issuerName: issuer.issuerName, imageUrl: imageUrlOf(deps, version) }, now);
-  const { response, inserted } = await upsert(deps, issuer, resource, 'Object', pass.object !== null, target);
-  const outcome = classifyGoogleResponse(response.status);
-  if (outcome !== 'delivered') return { outcome, reason: response.reason };
-  // A message given before the object existed is part of the pass, not news: only later ones are added.
-  const firstWrite = pass.object === null && inserted;
-  await recordObjectSynced(
-    prisma,
-    {
-      passId,
-      accountId: pass.accountId,
-      objectId: resource.id,
-      objectType: resource.resource,
-      lastMessage: firstWrite ? pass.latestMessage : (pass.object?.lastMessage ?? null),
-    },
+  const resource = issuerObject(
+    version.artefact,
+    pass,
+    { issuerId: issuer.issuerId, issuerName: issuer.issuerName, imageUrl: templateImageUrl(deps, version) },
     now,
   );
-  if (!firstWrite && pass.latestMessage && pass.latestMessage !== pass.object?.lastMessage) {
+  const written = { bodyHash: jsonHash(resource.body), dataHash: passDataHash(pass, now), designVersion: version.version };
+  const known = pass.object;
+  // Google holds this body already; or only the design changed, which the template's rewrite job sends in batches.
+  const unchanged = known?.bodyHash === written.bodyHash;
+  const designOnly = known !== null && known.bodyHash !== null && known.dataHash === written.dataHash && (known.designVersion ?? 0) < version.version;
+  let objectExisted = known !== null;
+  if (!unchanged && !designOnly) {
+    const { response, inserted } = await upsert(deps, issuer, resource, 'Object', known !== null, target);
+    const outcome = classifyGoogleResponse(response.status);
+    if (outcome !== 'delivered') return { outcome, reason: response.reason };
+    // A message given before the object existed is part of the pass, not news: only later ones are added.
+    const firstWrite = known === null && inserted;
+    await recordObjectSynced(
+      prisma,
+      {
+        passId,
+        accountId: pass.accountId,
+        objectId: resource.id,
+        objectType: resource.resource,
+        lastMessage: firstWrite ? pass.latestMessage : (known?.lastMessage ?? null),
+        ...written,
+      },
+      now,
+    );
+    if (firstWrite) return { outcome, reason: null };
+    objectExisted = true;
+  }
+  if (objectExisted && pass.latestMessage && pass.latestMessage !== known?.lastMessage) {
     return addGoogleMessage(
       deps,
       issuer,
-      { passId, objectType: resource.resource, objectId: resource.id, notifiedAt: pass.object?.notifiedAt ?? [] },
+      { passId, objectType: resource.resource, objectId: resource.id, notifiedAt: known?.notifiedAt ?? [] },
       { header: pass.notificationHeader, body: pass.latestMessage },
       target,
     );
   }
-  return { outcome, reason: null };
+  return { outcome: unchanged || designOnly ? 'nothingToDo' : 'delivered', reason: null };
 }
 
 /** Google's limit of notifying messages per object per 24 hours. */

@@ -1,7 +1,8 @@
 /**
  * The `pass-template-processing` job: processes one design version of a template
  * (src/domain/passTemplates/processPassTemplate.ts) and then, with Google credentials, writes the
- * template's Google Wallet class (src/delivery/googleSync.ts).
+ * template's Google Wallet class (src/delivery/googleSync.ts), then, when the template has Google
+ * objects the new design leaves behind, queues their rewrite (src/delivery/googleObjectRewriteJob.ts).
  *
  * @module delivery/passTemplateProcessingJob
  */
@@ -11,6 +12,8 @@ import { recordVersionOutcome, selectProcessingVersions, selectTemplateGoogleAcc
 import { recordTemplateProcessed } from '../domain/passTemplates/passTemplateWebhooks.ts';
 import { defineJob, RetryLater, type JobScope } from '../jobs/jobDefinition.ts';
 import { syncGoogleClass } from './googleSync.ts';
+import { googleObjectRewriteJob } from './googleObjectRewriteJob.ts';
+import { countObjectsBehind } from '../domain/googleWallet/googleWalletStore.ts';
 
 /**
  * Writes the template's newest processed design to its Google Wallet class when the account has
@@ -26,6 +29,11 @@ async function writeGoogleClass(runtime: JobScope<Runtime>, templateId: string):
   if (result.outcome === 'retry')
     throw new RetryLater(`The Google Wallet class of template ${templateId} must be written again (${result.reason ?? 'no answer'}).`);
   if (result.outcome === 'rejected') runtime.log.warn({ templateId, reason: result.reason }, "Google Wallet refused the template's class");
+  if (result.outcome === 'delivered' || result.outcome === 'nothingToDo') {
+    const latest = await runtime.db.prisma.googleWalletClass.findUnique({ where: { templateId }, select: { version: true } });
+    if (latest && (await countObjectsBehind(runtime.db.prisma, templateId, latest.version)).behind)
+      await runtime.jobs.enqueue(googleObjectRewriteJob, { templateId }, { singletonKey: templateId });
+  }
   return result.outcome;
 }
 

@@ -8,7 +8,11 @@
  * an existing id, get/patch/update answer 404 for a missing one, patch merges top-level members,
  * addMessage appends to `messages` and refuses a fourth TEXT_AND_NOTIFY per object within 24 h
  * (429 QuotaExceededException, https://developers.google.com/wallet/generic/use-cases/trigger-push-notifications).
- * `failNext` programs answers (429, 5xx, 400) for the next API calls.
+ * `failNext` programs answers (429, 5xx, 400) for the next API calls. The batch endpoint
+ * (`POST /batch`, `multipart/mixed` of `application/http` parts,
+ * https://developers.google.com/wallet/generic/resources/batch-requests) answers each inner call as
+ * if it came alone: inner calls are in `calls` (with `batch`, the batch request's number, from 1),
+ * the batch requests themselves in `batches`.
  */
 import { randomBytes, type KeyObject } from 'node:crypto';
 import type { RequestListener } from 'node:http';
@@ -22,6 +26,8 @@ export interface GoogleCall {
   path: string;
   body: any;
   at: number;
+  /** The number of the batch request that carried it (1 for the first), if one did. */
+  batch?: number;
 }
 
 export interface FakeGoogleWallet {
@@ -32,6 +38,8 @@ export interface FakeGoogleWallet {
   /** Every API call, in order (token requests are in `tokenRequests`). */
   calls: GoogleCall[];
   tokenRequests: GoogleCall[];
+  /** The batch requests (`POST /batch`), each with the number of calls it carried. */
+  batches: { at: number; calls: number }[];
   /** Stored resources by id (classes and objects). */
   resources: Map<string, Record<string, any>>;
   /** Answers the next API calls with these statuses (and a Google error body), in order. */
@@ -40,6 +48,8 @@ export interface FakeGoogleWallet {
   revokeTokens(): void;
   /** Forgets calls, resources and programmed answers. */
   reset(): void;
+  /** Forgets the calls and batch requests received so far (keeps resources). */
+  forgetCalls(): void;
   close(): Promise<void>;
 }
 
@@ -68,11 +78,50 @@ export interface FakeGoogleWalletOptions {
 /** Starts the stand-in. */
 export async function startFakeGoogleWallet(options: FakeGoogleWalletOptions): Promise<FakeGoogleWallet> {
   const calls: GoogleCall[] = [];
+  const batches: { at: number; calls: number }[] = [];
   const tokenRequests: GoogleCall[] = [];
   const resources = new Map<string, Record<string, any>>();
   const tokens = new Set<string>();
   let programmed: number[] = [];
   const notifications = new Map<string, number[]>();
+
+  /** Answers one API call (alone or inside a batch) with Google's semantics. */
+  const dispatch = (method: string, path: string, body: any): { status: number; body: unknown } => {
+    const ok = (status: number, answer: unknown) => ({ status, body: answer });
+    const fail = (status: number, message: string) => ({
+      status,
+      body: { error: { code: status, message, status: ERROR_STATUS[status] ?? 'FAILED_PRECONDITION' } },
+    });
+    const match = /^\/([A-Za-z]+)(?:\/([^/]+))?(\/addMessage)?$/.exec(path);
+    if (!match) return fail(404, 'No such method.');
+    const [, resource, rawId, addMessage] = match;
+    const id = rawId ? decodeURIComponent(rawId) : undefined;
+    if (method === 'POST' && !id) {
+      if (!body?.id) return fail(400, 'id is required.');
+      if (resources.has(body.id)) return fail(409, `Resource ${body.id} already exists.`);
+      resources.set(body.id, { ...body, kind: `walletobjects#${resource}` });
+      return ok(200, resources.get(body.id));
+    }
+    const existing = id ? resources.get(id) : undefined;
+    if (!existing) return fail(404, `Resource ${id} not found.`);
+    if (method === 'GET') return ok(200, existing);
+    if (method === 'PATCH') return ok(200, Object.assign(existing, body));
+    if (method === 'PUT') {
+      resources.set(id!, { ...body, kind: existing.kind });
+      return ok(200, resources.get(id!));
+    }
+    if (method === 'POST' && addMessage) {
+      const message = body?.message;
+      if (message?.messageType === 'TEXT_AND_NOTIFY') {
+        const recent = (notifications.get(id!) ?? []).filter((t) => t > Date.now() - 24 * 3600 * 1000);
+        if (recent.length >= 3) return fail(429, 'QuotaExceededException: the object has had 3 notifications in the last 24 hours.');
+        notifications.set(id!, [...recent, Date.now()]);
+      }
+      existing.messages = [...(existing.messages ?? []), message];
+      return ok(200, { resource: existing });
+    }
+    return fail(400, 'Unsupported call.');
+  };
 
   const handler: RequestListener = (req, res) => {
     const chunks: Buffer[] = [];
@@ -102,43 +151,47 @@ export async function startFakeGoogleWallet(options: FakeGoogleWalletOptions): P
           tokens.add(token);
           return send(200, { access_token: token, expires_in: 3599, token_type: 'Bearer' });
         }
+        const bearerOf = () => /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+        if (req.url === '/batch' && req.method === 'POST') {
+          const bearer = bearerOf();
+          if (!bearer || !tokens.has(bearer)) return error(401, 'Request had invalid authentication credentials.');
+          const boundary = /boundary="?([^";]+)"?/.exec(req.headers['content-type'] ?? '')?.[1];
+          if (!boundary) return error(400, 'A batch request must be multipart/mixed with a boundary.');
+          const inner = text
+            .split(`--${boundary}`)
+            .slice(1)
+            .filter((part) => !part.startsWith('--'))
+            .map((part) => {
+              // The part's own headers, a blank line, then the HTTP request.
+              const http = part.includes('\r\n\r\n') ? part.slice(part.indexOf('\r\n\r\n') + 4) : '';
+              const [requestLine = '', ...rest] = http.split('\r\n');
+              const [method = '', target = ''] = requestLine.split(' ');
+              const json = rest.join('\r\n').split('\r\n\r\n').slice(1).join('\r\n\r\n').trim();
+              return { method, path: target.replace(/^\/walletobjects\/v1/, ''), body: json ? JSON.parse(json) : null };
+            });
+          batches.push({ at: Date.now(), calls: inner.length });
+          const out = `batch_${randomBytes(6).toString('hex')}`;
+          const parts = inner.map((call, i) => {
+            calls.push({ ...call, at: Date.now(), batch: batches.length });
+            const next = programmed.shift();
+            const answer = next
+              ? { status: next, body: { error: { code: next, message: `Programmed answer ${next}.`, status: ERROR_STATUS[next] } } }
+              : dispatch(call.method, call.path, call.body);
+            return `--${out}\r\nContent-Type: application/http\r\nContent-ID: <response-item${i + 1}>\r\n\r\nHTTP/1.1 ${answer.status} X\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n${JSON.stringify(answer.body)}\r\n`;
+          });
+          res.writeHead(200, { 'Content-Type': `multipart/mixed; boundary=${out}` }).end(`${parts.join('')}--${out}--\r\n`);
+          return;
+        }
         const path = (req.url ?? '').replace(/^\/walletobjects\/v1/, '');
         const body = text ? JSON.parse(text) : null;
         calls.push({ method: req.method!, path, body, at: Date.now() });
         if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
-        const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+        const bearer = bearerOf();
         if (!bearer || !tokens.has(bearer)) return error(401, 'Request had invalid authentication credentials.');
         const next = programmed.shift();
         if (next) return error(next, `Programmed answer ${next}.`);
-        const match = /^\/([A-Za-z]+)(?:\/([^/]+))?(\/addMessage)?$/.exec(path);
-        if (!match) return error(404, 'No such method.');
-        const [, resource, rawId, addMessage] = match;
-        const id = rawId ? decodeURIComponent(rawId) : undefined;
-        if (req.method === 'POST' && !id) {
-          if (!body?.id) return error(400, 'id is required.');
-          if (resources.has(body.id)) return error(409, `Resource ${body.id} already exists.`);
-          resources.set(body.id, { ...body, kind: `walletobjects#${resource}` });
-          return send(200, resources.get(body.id));
-        }
-        const existing = id ? resources.get(id) : undefined;
-        if (!existing) return error(404, `Resource ${id} not found.`);
-        if (req.method === 'GET') return send(200, existing);
-        if (req.method === 'PATCH') return send(200, Object.assign(existing, body));
-        if (req.method === 'PUT') {
-          resources.set(id!, { ...body, kind: existing.kind });
-          return send(200, resources.get(id!));
-        }
-        if (req.method === 'POST' && addMessage) {
-          const message = body?.message;
-          if (message?.messageType === 'TEXT_AND_NOTIFY') {
-            const recent = (notifications.get(id!) ?? []).filter((t) => t > Date.now() - 24 * 3600 * 1000);
-            if (recent.length >= 3) return error(429, 'QuotaExceededException: the object has had 3 notifications in the last 24 hours.');
-            notifications.set(id!, [...recent, Date.now()]);
-          }
-          existing.messages = [...(existing.messages ?? []), message];
-          return send(200, { resource: existing });
-        }
-        return error(400, 'Unsupported call.');
+        const answer = dispatch(req.method!, path, body);
+        return send(answer.status, answer.body);
       })().catch((e: Error) => res.writeHead(500).end(JSON.stringify({ error: { code: 500, message: e.message, status: 'INTERNAL' } })));
     });
   };
@@ -149,14 +202,20 @@ export async function startFakeGoogleWallet(options: FakeGoogleWalletOptions): P
     apiUrl: `${origin}/walletobjects/v1`,
     tokenUrl,
     calls,
+    batches,
     tokenRequests,
     resources,
     failNext: (...statuses) => {
       programmed.push(...statuses);
     },
     revokeTokens: () => tokens.clear(),
+    forgetCalls() {
+      calls.length = 0;
+      batches.length = 0;
+    },
     reset() {
       calls.length = 0;
+      batches.length = 0;
       tokenRequests.length = 0;
       resources.clear();
       notifications.clear();

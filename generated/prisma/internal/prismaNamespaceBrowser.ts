@@ -569,7 +569,8 @@ export const GoogleWalletClassScalarFieldEnum = {
   classType: 'classType',
   version: 'version',
   syncedAt: 'syncedAt',
-  callbackUrl: 'callbackUrl'
+  callbackUrl: 'callbackUrl',
+  bodyHash: 'bodyHash'
 } as const
 
 export type GoogleWalletClassScalarFieldEnum = (typeof GoogleWalletClassScalarFieldEnum)[keyof typeof GoogleWalletClassScalarFieldEnum]
@@ -584,7 +585,10 @@ export const GoogleWalletObjectScalarFieldEnum = {
   syncedAt: 'syncedAt',
   lastMessage: 'lastMessage',
   notifiedAt: 'notifiedAt',
-  savedAt: 'savedAt'
+  savedAt: 'savedAt',
+  bodyHash: 'bodyHash',
+  dataHash: 'dataHash',
+  designVersion: 'designVersion'
 } as const
 
 export type GoogleWalletObjectScalarFieldEnum = (typeof GoogleWalletObjectScalarFieldEnum)[keyof typeof GoogleWalletObjectScalarFieldEnum]

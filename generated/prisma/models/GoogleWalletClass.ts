@@ -43,6 +43,7 @@ export type GoogleWalletClassMinAggregateOutputType = {
   version: number | null
   syncedAt: Date | null
   callbackUrl: string | null
+  bodyHash: string | null
 }
 
 export type GoogleWalletClassMaxAggregateOutputType = {
@@ -53,6 +54,7 @@ export type GoogleWalletClassMaxAggregateOutputType = {
   version: number | null
   syncedAt: Date | null
   callbackUrl: string | null
+  bodyHash: string | null
 }
 
 export type GoogleWalletClassCountAggregateOutputType = {
@@ -63,6 +65,7 @@ export type GoogleWalletClassCountAggregateOutputType = {
   version: number
   syncedAt: number
   callbackUrl: number
+  bodyHash: number
   _all: number
 }
 
@@ -83,6 +86,7 @@ export type GoogleWalletClassMinAggregateInputType = {
   version?: true
   syncedAt?: true
   callbackUrl?: true
+  bodyHash?: true
 }
 
 export type GoogleWalletClassMaxAggregateInputType = {
@@ -93,6 +97,7 @@ export type GoogleWalletClassMaxAggregateInputType = {
   version?: true
   syncedAt?: true
   callbackUrl?: true
+  bodyHash?: true
 }
 
 export type GoogleWalletClassCountAggregateInputType = {
@@ -103,6 +108,7 @@ export type GoogleWalletClassCountAggregateInputType = {
   version?: true
   syncedAt?: true
   callbackUrl?: true
+  bodyHash?: true
   _all?: true
 }
 
@@ -200,6 +206,7 @@ export type GoogleWalletClassGroupByOutputType = {
   version: number
   syncedAt: Date
   callbackUrl: string | null
+  bodyHash: string | null
   _count: GoogleWalletClassCountAggregateOutputType | null
   _avg: GoogleWalletClassAvgAggregateOutputType | null
   _sum: GoogleWalletClassSumAggregateOutputType | null
@@ -233,6 +240,7 @@ export type GoogleWalletClassWhereInput = {
   version?: Prisma.IntFilter<"GoogleWalletClass"> | number
   syncedAt?: Prisma.DateTimeFilter<"GoogleWalletClass"> | Date | string
   callbackUrl?: Prisma.StringNullableFilter<"GoogleWalletClass"> | string | null
+  bodyHash?: Prisma.StringNullableFilter<"GoogleWalletClass"> | string | null
   template?: Prisma.XOR<Prisma.PassTemplateScalarRelationFilter, Prisma.PassTemplateWhereInput>
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
 }
@@ -245,6 +253,7 @@ export type GoogleWalletClassOrderByWithRelationInput = {
   version?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
   callbackUrl?: Prisma.SortOrderInput | Prisma.SortOrder
+  bodyHash?: Prisma.SortOrderInput | Prisma.SortOrder
   template?: Prisma.PassTemplateOrderByWithRelationInput
   account?: Prisma.AccountOrderByWithRelationInput
 }
@@ -260,6 +269,7 @@ export type GoogleWalletClassWhereUniqueInput = Prisma.AtLeast<{
   version?: Prisma.IntFilter<"GoogleWalletClass"> | number
   syncedAt?: Prisma.DateTimeFilter<"GoogleWalletClass"> | Date | string
   callbackUrl?: Prisma.StringNullableFilter<"GoogleWalletClass"> | string | null
+  bodyHash?: Prisma.StringNullableFilter<"GoogleWalletClass"> | string | null
   template?: Prisma.XOR<Prisma.PassTemplateScalarRelationFilter, Prisma.PassTemplateWhereInput>
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
 }, "templateId">
@@ -272,6 +282,7 @@ export type GoogleWalletClassOrderByWithAggregationInput = {
   version?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
   callbackUrl?: Prisma.SortOrderInput | Prisma.SortOrder
+  bodyHash?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.GoogleWalletClassCountOrderByAggregateInput
   _avg?: Prisma.GoogleWalletClassAvgOrderByAggregateInput
   _max?: Prisma.GoogleWalletClassMaxOrderByAggregateInput
@@ -290,6 +301,7 @@ export type GoogleWalletClassScalarWhereWithAggregatesInput = {
   version?: Prisma.IntWithAggregatesFilter<"GoogleWalletClass"> | number
   syncedAt?: Prisma.DateTimeWithAggregatesFilter<"GoogleWalletClass"> | Date | string
   callbackUrl?: Prisma.StringNullableWithAggregatesFilter<"GoogleWalletClass"> | string | null
+  bodyHash?: Prisma.StringNullableWithAggregatesFilter<"GoogleWalletClass"> | string | null
 }
 
 export type GoogleWalletClassCreateInput = {
@@ -298,6 +310,7 @@ export type GoogleWalletClassCreateInput = {
   version: number
   syncedAt: Date | string
   callbackUrl?: string | null
+  bodyHash?: string | null
   template: Prisma.PassTemplateCreateNestedOneWithoutGoogleWalletClassInput
   account: Prisma.AccountCreateNestedOneWithoutGoogleWalletClassesInput
 }
@@ -310,6 +323,7 @@ export type GoogleWalletClassUncheckedCreateInput = {
   version: number
   syncedAt: Date | string
   callbackUrl?: string | null
+  bodyHash?: string | null
 }
 
 export type GoogleWalletClassUpdateInput = {
@@ -318,6 +332,7 @@ export type GoogleWalletClassUpdateInput = {
   version?: Prisma.IntFieldUpdateOperationsInput | number
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   template?: Prisma.PassTemplateUpdateOneRequiredWithoutGoogleWalletClassNestedInput
   account?: Prisma.AccountUpdateOneRequiredWithoutGoogleWalletClassesNestedInput
 }
@@ -330,6 +345,7 @@ export type GoogleWalletClassUncheckedUpdateInput = {
   version?: Prisma.IntFieldUpdateOperationsInput | number
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type GoogleWalletClassCreateManyInput = {
@@ -340,6 +356,7 @@ export type GoogleWalletClassCreateManyInput = {
   version: number
   syncedAt: Date | string
   callbackUrl?: string | null
+  bodyHash?: string | null
 }
 
 export type GoogleWalletClassUpdateManyMutationInput = {
@@ -348,6 +365,7 @@ export type GoogleWalletClassUpdateManyMutationInput = {
   version?: Prisma.IntFieldUpdateOperationsInput | number
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type GoogleWalletClassUncheckedUpdateManyInput = {
@@ -358,6 +376,7 @@ export type GoogleWalletClassUncheckedUpdateManyInput = {
   version?: Prisma.IntFieldUpdateOperationsInput | number
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type GoogleWalletClassListRelationFilter = {
@@ -383,6 +402,7 @@ export type GoogleWalletClassCountOrderByAggregateInput = {
   version?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
   callbackUrl?: Prisma.SortOrder
+  bodyHash?: Prisma.SortOrder
 }
 
 export type GoogleWalletClassAvgOrderByAggregateInput = {
@@ -397,6 +417,7 @@ export type GoogleWalletClassMaxOrderByAggregateInput = {
   version?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
   callbackUrl?: Prisma.SortOrder
+  bodyHash?: Prisma.SortOrder
 }
 
 export type GoogleWalletClassMinOrderByAggregateInput = {
@@ -407,6 +428,7 @@ export type GoogleWalletClassMinOrderByAggregateInput = {
   version?: Prisma.SortOrder
   syncedAt?: Prisma.SortOrder
   callbackUrl?: Prisma.SortOrder
+  bodyHash?: Prisma.SortOrder
 }
 
 export type GoogleWalletClassSumOrderByAggregateInput = {
@@ -493,6 +515,7 @@ export type GoogleWalletClassCreateWithoutAccountInput = {
   version: number
   syncedAt: Date | string
   callbackUrl?: string | null
+  bodyHash?: string | null
   template: Prisma.PassTemplateCreateNestedOneWithoutGoogleWalletClassInput
 }
 
@@ -503,6 +526,7 @@ export type GoogleWalletClassUncheckedCreateWithoutAccountInput = {
   version: number
   syncedAt: Date | string
   callbackUrl?: string | null
+  bodyHash?: string | null
 }
 
 export type GoogleWalletClassCreateOrConnectWithoutAccountInput = {
@@ -542,6 +566,7 @@ export type GoogleWalletClassScalarWhereInput = {
   version?: Prisma.IntFilter<"GoogleWalletClass"> | number
   syncedAt?: Prisma.DateTimeFilter<"GoogleWalletClass"> | Date | string
   callbackUrl?: Prisma.StringNullableFilter<"GoogleWalletClass"> | string | null
+  bodyHash?: Prisma.StringNullableFilter<"GoogleWalletClass"> | string | null
 }
 
 export type GoogleWalletClassCreateWithoutTemplateInput = {
@@ -550,6 +575,7 @@ export type GoogleWalletClassCreateWithoutTemplateInput = {
   version: number
   syncedAt: Date | string
   callbackUrl?: string | null
+  bodyHash?: string | null
   account: Prisma.AccountCreateNestedOneWithoutGoogleWalletClassesInput
 }
 
@@ -560,6 +586,7 @@ export type GoogleWalletClassUncheckedCreateWithoutTemplateInput = {
   version: number
   syncedAt: Date | string
   callbackUrl?: string | null
+  bodyHash?: string | null
 }
 
 export type GoogleWalletClassCreateOrConnectWithoutTemplateInput = {
@@ -584,6 +611,7 @@ export type GoogleWalletClassUpdateWithoutTemplateInput = {
   version?: Prisma.IntFieldUpdateOperationsInput | number
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account?: Prisma.AccountUpdateOneRequiredWithoutGoogleWalletClassesNestedInput
 }
 
@@ -594,6 +622,7 @@ export type GoogleWalletClassUncheckedUpdateWithoutTemplateInput = {
   version?: Prisma.IntFieldUpdateOperationsInput | number
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type GoogleWalletClassCreateManyAccountInput = {
@@ -603,6 +632,7 @@ export type GoogleWalletClassCreateManyAccountInput = {
   version: number
   syncedAt: Date | string
   callbackUrl?: string | null
+  bodyHash?: string | null
 }
 
 export type GoogleWalletClassUpdateWithoutAccountInput = {
@@ -611,6 +641,7 @@ export type GoogleWalletClassUpdateWithoutAccountInput = {
   version?: Prisma.IntFieldUpdateOperationsInput | number
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   template?: Prisma.PassTemplateUpdateOneRequiredWithoutGoogleWalletClassNestedInput
 }
 
@@ -621,6 +652,7 @@ export type GoogleWalletClassUncheckedUpdateWithoutAccountInput = {
   version?: Prisma.IntFieldUpdateOperationsInput | number
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type GoogleWalletClassUncheckedUpdateManyWithoutAccountInput = {
@@ -630,6 +662,7 @@ export type GoogleWalletClassUncheckedUpdateManyWithoutAccountInput = {
   version?: Prisma.IntFieldUpdateOperationsInput | number
   syncedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   callbackUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 
@@ -642,6 +675,7 @@ export type GoogleWalletClassSelect<ExtArgs extends runtime.Types.Extensions.Int
   version?: boolean
   syncedAt?: boolean
   callbackUrl?: boolean
+  bodyHash?: boolean
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["googleWalletClass"]>
@@ -654,6 +688,7 @@ export type GoogleWalletClassSelectCreateManyAndReturn<ExtArgs extends runtime.T
   version?: boolean
   syncedAt?: boolean
   callbackUrl?: boolean
+  bodyHash?: boolean
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["googleWalletClass"]>
@@ -666,6 +701,7 @@ export type GoogleWalletClassSelectUpdateManyAndReturn<ExtArgs extends runtime.T
   version?: boolean
   syncedAt?: boolean
   callbackUrl?: boolean
+  bodyHash?: boolean
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["googleWalletClass"]>
@@ -678,9 +714,10 @@ export type GoogleWalletClassSelectScalar = {
   version?: boolean
   syncedAt?: boolean
   callbackUrl?: boolean
+  bodyHash?: boolean
 }
 
-export type GoogleWalletClassOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"templateId" | "accountId" | "classId" | "classType" | "version" | "syncedAt" | "callbackUrl", ExtArgs["result"]["googleWalletClass"]>
+export type GoogleWalletClassOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"templateId" | "accountId" | "classId" | "classType" | "version" | "syncedAt" | "callbackUrl" | "bodyHash", ExtArgs["result"]["googleWalletClass"]>
 export type GoogleWalletClassInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   template?: boolean | Prisma.PassTemplateDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
@@ -720,6 +757,11 @@ export type $GoogleWalletClassPayload<ExtArgs extends runtime.Types.Extensions.I
      * The `callbackOptions.url` the class was last written with; null: none (callbacks off).
      */
     callbackUrl: string | null
+    /**
+     * SHA-256 (hex) of the class body last written: a class that renders the same is not sent
+     * again; null for a class written before bodies were hashed (rewritten once, with the layout).
+     */
+    bodyHash: string | null
   }, ExtArgs["result"]["googleWalletClass"]>
   composites: {}
 }
@@ -1152,6 +1194,7 @@ export interface GoogleWalletClassFieldRefs {
   readonly version: Prisma.FieldRef<"GoogleWalletClass", 'Int'>
   readonly syncedAt: Prisma.FieldRef<"GoogleWalletClass", 'DateTime'>
   readonly callbackUrl: Prisma.FieldRef<"GoogleWalletClass", 'String'>
+  readonly bodyHash: Prisma.FieldRef<"GoogleWalletClass", 'String'>
 }
     
 

@@ -20,8 +20,18 @@ export type GoogleWalletObjectModel = runtime.Types.Result.DefaultSelection<Pris
 
 export type AggregateGoogleWalletObject = {
   _count: GoogleWalletObjectCountAggregateOutputType | null
+  _avg: GoogleWalletObjectAvgAggregateOutputType | null
+  _sum: GoogleWalletObjectSumAggregateOutputType | null
   _min: GoogleWalletObjectMinAggregateOutputType | null
   _max: GoogleWalletObjectMaxAggregateOutputType | null
+}
+
+export type GoogleWalletObjectAvgAggregateOutputType = {
+  designVersion: number | null
+}
+
+export type GoogleWalletObjectSumAggregateOutputType = {
+  designVersion: number | null
 }
 
 export type GoogleWalletObjectMinAggregateOutputType = {
@@ -33,6 +43,9 @@ export type GoogleWalletObjectMinAggregateOutputType = {
   syncedAt: Date | null
   lastMessage: string | null
   savedAt: Date | null
+  bodyHash: string | null
+  dataHash: string | null
+  designVersion: number | null
 }
 
 export type GoogleWalletObjectMaxAggregateOutputType = {
@@ -44,6 +57,9 @@ export type GoogleWalletObjectMaxAggregateOutputType = {
   syncedAt: Date | null
   lastMessage: string | null
   savedAt: Date | null
+  bodyHash: string | null
+  dataHash: string | null
+  designVersion: number | null
 }
 
 export type GoogleWalletObjectCountAggregateOutputType = {
@@ -56,9 +72,20 @@ export type GoogleWalletObjectCountAggregateOutputType = {
   lastMessage: number
   notifiedAt: number
   savedAt: number
+  bodyHash: number
+  dataHash: number
+  designVersion: number
   _all: number
 }
 
+
+export type GoogleWalletObjectAvgAggregateInputType = {
+  designVersion?: true
+}
+
+export type GoogleWalletObjectSumAggregateInputType = {
+  designVersion?: true
+}
 
 export type GoogleWalletObjectMinAggregateInputType = {
   passId?: true
@@ -69,6 +96,9 @@ export type GoogleWalletObjectMinAggregateInputType = {
   syncedAt?: true
   lastMessage?: true
   savedAt?: true
+  bodyHash?: true
+  dataHash?: true
+  designVersion?: true
 }
 
 export type GoogleWalletObjectMaxAggregateInputType = {
@@ -80,6 +110,9 @@ export type GoogleWalletObjectMaxAggregateInputType = {
   syncedAt?: true
   lastMessage?: true
   savedAt?: true
+  bodyHash?: true
+  dataHash?: true
+  designVersion?: true
 }
 
 export type GoogleWalletObjectCountAggregateInputType = {
@@ -92,6 +125,9 @@ export type GoogleWalletObjectCountAggregateInputType = {
   lastMessage?: true
   notifiedAt?: true
   savedAt?: true
+  bodyHash?: true
+  dataHash?: true
+  designVersion?: true
   _all?: true
 }
 
@@ -133,6 +169,18 @@ export type GoogleWalletObjectAggregateArgs<ExtArgs extends runtime.Types.Extens
   /**
    * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
    * 
+   * Select which fields to average
+  **/
+  _avg?: GoogleWalletObjectAvgAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
+   * Select which fields to sum
+  **/
+  _sum?: GoogleWalletObjectSumAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
    * Select which fields to find the minimum value
   **/
   _min?: GoogleWalletObjectMinAggregateInputType
@@ -163,6 +211,8 @@ export type GoogleWalletObjectGroupByArgs<ExtArgs extends runtime.Types.Extensio
   take?: number
   skip?: number
   _count?: GoogleWalletObjectCountAggregateInputType | true
+  _avg?: GoogleWalletObjectAvgAggregateInputType
+  _sum?: GoogleWalletObjectSumAggregateInputType
   _min?: GoogleWalletObjectMinAggregateInputType
   _max?: GoogleWalletObjectMaxAggregateInputType
 }
@@ -177,7 +227,12 @@ export type GoogleWalletObjectGroupByOutputType = {
   lastMessage: string | null
   notifiedAt: Date[]
   savedAt: Date | null
+  bodyHash: string | null
+  dataHash: string | null
+  designVersion: number | null
   _count: GoogleWalletObjectCountAggregateOutputType | null
+  _avg: GoogleWalletObjectAvgAggregateOutputType | null
+  _sum: GoogleWalletObjectSumAggregateOutputType | null
   _min: GoogleWalletObjectMinAggregateOutputType | null
   _max: GoogleWalletObjectMaxAggregateOutputType | null
 }
@@ -210,6 +265,9 @@ export type GoogleWalletObjectWhereInput = {
   lastMessage?: Prisma.StringNullableFilter<"GoogleWalletObject"> | string | null
   notifiedAt?: Prisma.DateTimeNullableListFilter<"GoogleWalletObject">
   savedAt?: Prisma.DateTimeNullableFilter<"GoogleWalletObject"> | Date | string | null
+  bodyHash?: Prisma.StringNullableFilter<"GoogleWalletObject"> | string | null
+  dataHash?: Prisma.StringNullableFilter<"GoogleWalletObject"> | string | null
+  designVersion?: Prisma.IntNullableFilter<"GoogleWalletObject"> | number | null
   pass?: Prisma.XOR<Prisma.PassScalarRelationFilter, Prisma.PassWhereInput>
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
 }
@@ -224,6 +282,9 @@ export type GoogleWalletObjectOrderByWithRelationInput = {
   lastMessage?: Prisma.SortOrderInput | Prisma.SortOrder
   notifiedAt?: Prisma.SortOrder
   savedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  bodyHash?: Prisma.SortOrderInput | Prisma.SortOrder
+  dataHash?: Prisma.SortOrderInput | Prisma.SortOrder
+  designVersion?: Prisma.SortOrderInput | Prisma.SortOrder
   pass?: Prisma.PassOrderByWithRelationInput
   account?: Prisma.AccountOrderByWithRelationInput
 }
@@ -241,6 +302,9 @@ export type GoogleWalletObjectWhereUniqueInput = Prisma.AtLeast<{
   lastMessage?: Prisma.StringNullableFilter<"GoogleWalletObject"> | string | null
   notifiedAt?: Prisma.DateTimeNullableListFilter<"GoogleWalletObject">
   savedAt?: Prisma.DateTimeNullableFilter<"GoogleWalletObject"> | Date | string | null
+  bodyHash?: Prisma.StringNullableFilter<"GoogleWalletObject"> | string | null
+  dataHash?: Prisma.StringNullableFilter<"GoogleWalletObject"> | string | null
+  designVersion?: Prisma.IntNullableFilter<"GoogleWalletObject"> | number | null
   pass?: Prisma.XOR<Prisma.PassScalarRelationFilter, Prisma.PassWhereInput>
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
 }, "passId">
@@ -255,9 +319,14 @@ export type GoogleWalletObjectOrderByWithAggregationInput = {
   lastMessage?: Prisma.SortOrderInput | Prisma.SortOrder
   notifiedAt?: Prisma.SortOrder
   savedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  bodyHash?: Prisma.SortOrderInput | Prisma.SortOrder
+  dataHash?: Prisma.SortOrderInput | Prisma.SortOrder
+  designVersion?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.GoogleWalletObjectCountOrderByAggregateInput
+  _avg?: Prisma.GoogleWalletObjectAvgOrderByAggregateInput
   _max?: Prisma.GoogleWalletObjectMaxOrderByAggregateInput
   _min?: Prisma.GoogleWalletObjectMinOrderByAggregateInput
+  _sum?: Prisma.GoogleWalletObjectSumOrderByAggregateInput
 }
 
 export type GoogleWalletObjectScalarWhereWithAggregatesInput = {
@@ -273,6 +342,9 @@ export type GoogleWalletObjectScalarWhereWithAggregatesInput = {
   lastMessage?: Prisma.StringNullableWithAggregatesFilter<"GoogleWalletObject"> | string | null
   notifiedAt?: Prisma.DateTimeNullableListFilter<"GoogleWalletObject">
   savedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"GoogleWalletObject"> | Date | string | null
+  bodyHash?: Prisma.StringNullableWithAggregatesFilter<"GoogleWalletObject"> | string | null
+  dataHash?: Prisma.StringNullableWithAggregatesFilter<"GoogleWalletObject"> | string | null
+  designVersion?: Prisma.IntNullableWithAggregatesFilter<"GoogleWalletObject"> | number | null
 }
 
 export type GoogleWalletObjectCreateInput = {
@@ -283,6 +355,9 @@ export type GoogleWalletObjectCreateInput = {
   lastMessage?: string | null
   notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
   savedAt?: Date | string | null
+  bodyHash?: string | null
+  dataHash?: string | null
+  designVersion?: number | null
   pass: Prisma.PassCreateNestedOneWithoutGoogleWalletObjectInput
   account: Prisma.AccountCreateNestedOneWithoutGoogleWalletObjectsInput
 }
@@ -297,6 +372,9 @@ export type GoogleWalletObjectUncheckedCreateInput = {
   lastMessage?: string | null
   notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
   savedAt?: Date | string | null
+  bodyHash?: string | null
+  dataHash?: string | null
+  designVersion?: number | null
 }
 
 export type GoogleWalletObjectUpdateInput = {
@@ -307,6 +385,9 @@ export type GoogleWalletObjectUpdateInput = {
   lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
   savedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  dataHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  designVersion?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   pass?: Prisma.PassUpdateOneRequiredWithoutGoogleWalletObjectNestedInput
   account?: Prisma.AccountUpdateOneRequiredWithoutGoogleWalletObjectsNestedInput
 }
@@ -321,6 +402,9 @@ export type GoogleWalletObjectUncheckedUpdateInput = {
   lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
   savedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  dataHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  designVersion?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 export type GoogleWalletObjectCreateManyInput = {
@@ -333,6 +417,9 @@ export type GoogleWalletObjectCreateManyInput = {
   lastMessage?: string | null
   notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
   savedAt?: Date | string | null
+  bodyHash?: string | null
+  dataHash?: string | null
+  designVersion?: number | null
 }
 
 export type GoogleWalletObjectUpdateManyMutationInput = {
@@ -343,6 +430,9 @@ export type GoogleWalletObjectUpdateManyMutationInput = {
   lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
   savedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  dataHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  designVersion?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 export type GoogleWalletObjectUncheckedUpdateManyInput = {
@@ -355,6 +445,9 @@ export type GoogleWalletObjectUncheckedUpdateManyInput = {
   lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
   savedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  dataHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  designVersion?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 export type GoogleWalletObjectListRelationFilter = {
@@ -390,6 +483,13 @@ export type GoogleWalletObjectCountOrderByAggregateInput = {
   lastMessage?: Prisma.SortOrder
   notifiedAt?: Prisma.SortOrder
   savedAt?: Prisma.SortOrder
+  bodyHash?: Prisma.SortOrder
+  dataHash?: Prisma.SortOrder
+  designVersion?: Prisma.SortOrder
+}
+
+export type GoogleWalletObjectAvgOrderByAggregateInput = {
+  designVersion?: Prisma.SortOrder
 }
 
 export type GoogleWalletObjectMaxOrderByAggregateInput = {
@@ -401,6 +501,9 @@ export type GoogleWalletObjectMaxOrderByAggregateInput = {
   syncedAt?: Prisma.SortOrder
   lastMessage?: Prisma.SortOrder
   savedAt?: Prisma.SortOrder
+  bodyHash?: Prisma.SortOrder
+  dataHash?: Prisma.SortOrder
+  designVersion?: Prisma.SortOrder
 }
 
 export type GoogleWalletObjectMinOrderByAggregateInput = {
@@ -412,6 +515,13 @@ export type GoogleWalletObjectMinOrderByAggregateInput = {
   syncedAt?: Prisma.SortOrder
   lastMessage?: Prisma.SortOrder
   savedAt?: Prisma.SortOrder
+  bodyHash?: Prisma.SortOrder
+  dataHash?: Prisma.SortOrder
+  designVersion?: Prisma.SortOrder
+}
+
+export type GoogleWalletObjectSumOrderByAggregateInput = {
+  designVersion?: Prisma.SortOrder
 }
 
 export type GoogleWalletObjectCreateNestedManyWithoutAccountInput = {
@@ -505,6 +615,9 @@ export type GoogleWalletObjectCreateWithoutAccountInput = {
   lastMessage?: string | null
   notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
   savedAt?: Date | string | null
+  bodyHash?: string | null
+  dataHash?: string | null
+  designVersion?: number | null
   pass: Prisma.PassCreateNestedOneWithoutGoogleWalletObjectInput
 }
 
@@ -517,6 +630,9 @@ export type GoogleWalletObjectUncheckedCreateWithoutAccountInput = {
   lastMessage?: string | null
   notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
   savedAt?: Date | string | null
+  bodyHash?: string | null
+  dataHash?: string | null
+  designVersion?: number | null
 }
 
 export type GoogleWalletObjectCreateOrConnectWithoutAccountInput = {
@@ -558,6 +674,9 @@ export type GoogleWalletObjectScalarWhereInput = {
   lastMessage?: Prisma.StringNullableFilter<"GoogleWalletObject"> | string | null
   notifiedAt?: Prisma.DateTimeNullableListFilter<"GoogleWalletObject">
   savedAt?: Prisma.DateTimeNullableFilter<"GoogleWalletObject"> | Date | string | null
+  bodyHash?: Prisma.StringNullableFilter<"GoogleWalletObject"> | string | null
+  dataHash?: Prisma.StringNullableFilter<"GoogleWalletObject"> | string | null
+  designVersion?: Prisma.IntNullableFilter<"GoogleWalletObject"> | number | null
 }
 
 export type GoogleWalletObjectCreateWithoutPassInput = {
@@ -568,6 +687,9 @@ export type GoogleWalletObjectCreateWithoutPassInput = {
   lastMessage?: string | null
   notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
   savedAt?: Date | string | null
+  bodyHash?: string | null
+  dataHash?: string | null
+  designVersion?: number | null
   account: Prisma.AccountCreateNestedOneWithoutGoogleWalletObjectsInput
 }
 
@@ -580,6 +702,9 @@ export type GoogleWalletObjectUncheckedCreateWithoutPassInput = {
   lastMessage?: string | null
   notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
   savedAt?: Date | string | null
+  bodyHash?: string | null
+  dataHash?: string | null
+  designVersion?: number | null
 }
 
 export type GoogleWalletObjectCreateOrConnectWithoutPassInput = {
@@ -606,6 +731,9 @@ export type GoogleWalletObjectUpdateWithoutPassInput = {
   lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
   savedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  dataHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  designVersion?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   account?: Prisma.AccountUpdateOneRequiredWithoutGoogleWalletObjectsNestedInput
 }
 
@@ -618,6 +746,9 @@ export type GoogleWalletObjectUncheckedUpdateWithoutPassInput = {
   lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
   savedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  dataHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  designVersion?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 export type GoogleWalletObjectCreateManyAccountInput = {
@@ -629,6 +760,9 @@ export type GoogleWalletObjectCreateManyAccountInput = {
   lastMessage?: string | null
   notifiedAt?: Prisma.GoogleWalletObjectCreatenotifiedAtInput | Date[] | string[]
   savedAt?: Date | string | null
+  bodyHash?: string | null
+  dataHash?: string | null
+  designVersion?: number | null
 }
 
 export type GoogleWalletObjectUpdateWithoutAccountInput = {
@@ -639,6 +773,9 @@ export type GoogleWalletObjectUpdateWithoutAccountInput = {
   lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
   savedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  dataHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  designVersion?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   pass?: Prisma.PassUpdateOneRequiredWithoutGoogleWalletObjectNestedInput
 }
 
@@ -651,6 +788,9 @@ export type GoogleWalletObjectUncheckedUpdateWithoutAccountInput = {
   lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
   savedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  dataHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  designVersion?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 export type GoogleWalletObjectUncheckedUpdateManyWithoutAccountInput = {
@@ -662,6 +802,9 @@ export type GoogleWalletObjectUncheckedUpdateManyWithoutAccountInput = {
   lastMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   notifiedAt?: Prisma.GoogleWalletObjectUpdatenotifiedAtInput | Date[] | string[]
   savedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  bodyHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  dataHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  designVersion?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 
@@ -676,6 +819,9 @@ export type GoogleWalletObjectSelect<ExtArgs extends runtime.Types.Extensions.In
   lastMessage?: boolean
   notifiedAt?: boolean
   savedAt?: boolean
+  bodyHash?: boolean
+  dataHash?: boolean
+  designVersion?: boolean
   pass?: boolean | Prisma.PassDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["googleWalletObject"]>
@@ -690,6 +836,9 @@ export type GoogleWalletObjectSelectCreateManyAndReturn<ExtArgs extends runtime.
   lastMessage?: boolean
   notifiedAt?: boolean
   savedAt?: boolean
+  bodyHash?: boolean
+  dataHash?: boolean
+  designVersion?: boolean
   pass?: boolean | Prisma.PassDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["googleWalletObject"]>
@@ -704,6 +853,9 @@ export type GoogleWalletObjectSelectUpdateManyAndReturn<ExtArgs extends runtime.
   lastMessage?: boolean
   notifiedAt?: boolean
   savedAt?: boolean
+  bodyHash?: boolean
+  dataHash?: boolean
+  designVersion?: boolean
   pass?: boolean | Prisma.PassDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["googleWalletObject"]>
@@ -718,9 +870,12 @@ export type GoogleWalletObjectSelectScalar = {
   lastMessage?: boolean
   notifiedAt?: boolean
   savedAt?: boolean
+  bodyHash?: boolean
+  dataHash?: boolean
+  designVersion?: boolean
 }
 
-export type GoogleWalletObjectOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"passId" | "accountId" | "objectId" | "objectType" | "insertedAt" | "syncedAt" | "lastMessage" | "notifiedAt" | "savedAt", ExtArgs["result"]["googleWalletObject"]>
+export type GoogleWalletObjectOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"passId" | "accountId" | "objectId" | "objectType" | "insertedAt" | "syncedAt" | "lastMessage" | "notifiedAt" | "savedAt" | "bodyHash" | "dataHash" | "designVersion", ExtArgs["result"]["googleWalletObject"]>
 export type GoogleWalletObjectInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   pass?: boolean | Prisma.PassDefaultArgs<ExtArgs>
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
@@ -767,6 +922,21 @@ export type $GoogleWalletObjectPayload<ExtArgs extends runtime.Types.Extensions.
      * no Google Wallet (never saved as far as callbacks told, or deleted since).
      */
     savedAt: Date | null
+    /**
+     * SHA-256 (hex) of the object body last written to Google: a body that renders the same is not
+     * sent again. Null for an object written before bodies were hashed (rewritten once by the
+     * `google-object-rewrite` job, src/delivery/googleObjectRewriteJob.ts).
+     */
+    bodyHash: string | null
+    /**
+     * SHA-256 (hex) of the pass's own values the body was rendered from (fields, barcode, NFC,
+     * balance, state): unchanged while only the template's design changed.
+     */
+    dataHash: string | null
+    /**
+     * The template design version the body was rendered with.
+     */
+    designVersion: number | null
   }, ExtArgs["result"]["googleWalletObject"]>
   composites: {}
 }
@@ -1201,6 +1371,9 @@ export interface GoogleWalletObjectFieldRefs {
   readonly lastMessage: Prisma.FieldRef<"GoogleWalletObject", 'String'>
   readonly notifiedAt: Prisma.FieldRef<"GoogleWalletObject", 'DateTime[]'>
   readonly savedAt: Prisma.FieldRef<"GoogleWalletObject", 'DateTime'>
+  readonly bodyHash: Prisma.FieldRef<"GoogleWalletObject", 'String'>
+  readonly dataHash: Prisma.FieldRef<"GoogleWalletObject", 'String'>
+  readonly designVersion: Prisma.FieldRef<"GoogleWalletObject", 'Int'>
 }
     
 

@@ -14,8 +14,11 @@ export const MINIMUM_CONTRAST_RATIO = 4.5;
 
 /** A processing warning (contract `PassTemplateProcessingWarning`). */
 export interface ProcessingWarning {
-  /** `low_contrast` (this module) or `glyph_missing` (src/domain/passTemplates/glyphCoverage.ts). */
-  code: 'low_contrast' | 'glyph_missing';
+  /**
+   * `low_contrast` (this module), `glyph_missing` (src/domain/passTemplates/glyphCoverage.ts) or
+   * `google_objects_pending` (src/delivery/googleObjectRewriteJob.ts).
+   */
+  code: 'low_contrast' | 'glyph_missing' | 'google_objects_pending';
   detail: string;
   /** JSON Pointer (RFC 6901) to the member at fault within the template's attributes. */
   pointer: string;

@@ -245,3 +245,19 @@ export function selectTemplateGoogleAccount(prisma: PrismaExecutor, templateId: 
         FROM pass_templates t WHERE t.id = ${templateId}::uuid`,
   );
 }
+
+/**
+ * Replaces the warning with code `code` in a template's `processingWarnings` by `warning` (none:
+ * removed), keeping the others (progress of work after processing, e.g. the Google Wallet
+ * objects still to rewrite: src/delivery/googleObjectRewriteJob.ts).
+ */
+export async function recordGoogleObjectsProgress(prisma: PrismaExecutor, templateId: string, code: string, warning: ProcessingWarning | null): Promise<void> {
+  const added = JSON.stringify(warning ? [warning] : []);
+  await prisma.$executeRaw`
+    UPDATE pass_templates
+       SET processing_warnings = NULLIF(
+             COALESCE((SELECT jsonb_agg(w) FROM jsonb_array_elements(COALESCE(processing_warnings, '[]'::jsonb)) AS w WHERE w->>'code' <> ${code}), '[]'::jsonb)
+               || ${added}::jsonb,
+             '[]'::jsonb)
+     WHERE id = ${templateId}::uuid AND processing_status = 'processed'`;
+}

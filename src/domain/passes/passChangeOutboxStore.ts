@@ -22,6 +22,11 @@ export interface PassChangeRoute {
   event: PassEventType | null;
   /** The wallets that hold the pass hear of it. */
   push: boolean;
+  /**
+   * Only Apple devices hear of it: Google Wallet gets it otherwise (a redesign reaches Google
+   * through the template's class and the `google-object-rewrite` job, src/delivery/googleObjectRewriteJob.ts).
+   */
+  appleOnly?: boolean;
   /** The entity it happened at, or null. */
   entityId: string | null;
   /** When it happened. */
@@ -37,11 +42,12 @@ export interface PassChangeRoute {
  */
 export function passChangeSql(route: PassChangeRoute): Prisma.Sql {
   const { event, push, entityId } = route;
+  const google = route.appleOnly ? Prisma.sql`false` : Prisma.sql`EXISTS (SELECT 1 FROM google_configurations g WHERE g.account_id = c.account_id)`;
   const subscriptions = event ? subscriptionIdsSql(route.accountId, event, entityId) : Prisma.sql`'{}'::text[]`;
   return Prisma.sql`
     routed AS (
       SELECT c.*, (SELECT count(*)::int FROM apple_registrations r WHERE r.pass_id = c.id) AS devices,
-             EXISTS (SELECT 1 FROM google_configurations g WHERE g.account_id = c.account_id) AS google,
+             ${google} AS google,
              ${subscriptions} AS subscription_ids
         FROM changed c),
     outbox AS (

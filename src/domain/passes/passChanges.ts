@@ -34,7 +34,9 @@ export type { PassEventType };
  * - `nullified`: voided: `passUpdated`, pushed;
  * - `scanned`: a scan or logged scan (`entityId`: its reader's entity): `passScanned`, pushed
  *   when it changed the balance;
- * - `redesigned`: its template's new design reached it: pushed, no event;
+ * - `redesigned`: its template's new design reached it: pushed to its Apple devices, no event
+ *   (Google Wallet gets a redesign through the template's class, and the objects it changes through
+ *   the `google-object-rewrite` job, src/delivery/googleObjectRewriteJob.ts);
  * - `installed` / `removed`: added to or removed from its last wallet (an iPhone registered or
  *   unregistered, saved or deleted in Google Wallet): `passInstalled` / `passRemoved`.
  */
@@ -73,6 +75,7 @@ function routing(change: PassChange): PassChangeRoute {
     accountId: change.accountId,
     event,
     push: push || (change.kind === 'scanned' && change.balanceChanged === true),
+    appleOnly: change.kind === 'redesigned',
     entityId: change.entityId ?? null,
     at: change.at,
   };

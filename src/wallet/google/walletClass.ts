@@ -15,8 +15,25 @@
  *   (https://developers.google.com/wallet/generic/use-cases/use-callbacks-for-saves-and-deletions;
  *   https://developers.google.com/wallet/reference/rest/v1/CallbackOptions). Pure.
  *
+ * Where each thing lives (Google, "Pass customization",
+ * https://developers.google.com/wallet/retail/loyalty-cards/use-cases/pass-customization, and the
+ * loyalty template reference, https://developers.google.com/wallet/retail/loyalty-cards/resources/template):
+ * the layout is the class's `classTemplateInfo` — `cardTemplateOverride.cardRowTemplateInfos`
+ * (header, central and details fields, up to 3 rows of up to 3 items) and
+ * `detailsTemplateOverride` (the back fields) — whose items name a field with
+ * `FieldReference.fieldPath`: the holder's value `object.textModulesData['<id>']` first, the
+ * template's shared text `class.textModulesData['<id>']` when the object has none (a field
+ * selector shows the first reference that has a value). Colours, logo, images, links and shared
+ * texts are class members; objects carry the holder's values only. Google shows an item's label
+ * from the `header` of the text module the reference finds, so objects keep the field's label as
+ * their modules' `header`: a change of colours, images, links, layout or shared texts is one class
+ * PATCH, while a change of labels also changes every object (sent by the
+ * `google-object-rewrite` job through Google's batch endpoint). Bodies type-check against the
+ * API's own types (`@googleapis/walletobjects`, `walletobjects_v1.Schema$…`).
+ *
  * @module wallet/google/walletClass
  */
+import type { walletobjects_v1 } from '@googleapis/walletobjects';
 import {
   barcodeMessage,
   fieldTranslations,
@@ -67,9 +84,9 @@ export function localizedString(language: string, value: string, translations: R
   return { defaultValue: { language, value }, ...(translatedValues.length ? { translatedValues } : {}) };
 }
 
-const image = (uri: string) => ({ sourceUri: { uri } });
+const image = (uri: string): walletobjects_v1.Schema$Image => ({ sourceUri: { uri } });
 
-function textModule(placed: PlacedField, design: TemplateDesign): Record<string, unknown> {
+function textModule(placed: PlacedField, design: TemplateDesign): walletobjects_v1.Schema$TextModuleData {
   const { field } = placed;
   const translations = fieldTranslations([placed]);
   const localized = (member: 'label' | 'defaultValue', text: string) =>
@@ -81,13 +98,47 @@ function textModule(placed: PlacedField, design: TemplateDesign): Record<string,
   };
 }
 
-function appLinkData(design: TemplateDesign): Record<string, unknown> | undefined {
+function appLinkData(design: TemplateDesign): walletobjects_v1.Schema$AppLinkData | undefined {
   const { app, displayText } = design.appLinking.google;
   if (!app) return undefined;
   const packageName = new URL(app.playStoreUrl).searchParams.get('id');
   return {
     androidAppLinkInfo: { appTarget: { packageName } },
     ...(displayText ? { displayText: localizedString(design.defaultLanguage, displayText.text) } : {}),
+  };
+}
+
+/** The field selector of a template field: the holder's value, else the class's shared text. */
+function fieldSelector(id: string): walletobjects_v1.Schema$TemplateItem {
+  return { firstValue: { fields: [{ fieldPath: `object.textModulesData['${id}']` }, { fieldPath: `class.textModulesData['${id}']` }] } };
+}
+
+/** A card row of up to 3 fields (`oneItem`, `twoItems`, `threeItems`). */
+function cardRow(ids: string[]): walletobjects_v1.Schema$CardRowTemplateInfo {
+  const [a, b, c] = ids.map(fieldSelector);
+  if (c) return { threeItems: { startItem: a, middleItem: b, endItem: c } };
+  if (b) return { twoItems: { startItem: a, endItem: b } };
+  return { oneItem: { item: a } };
+}
+
+/**
+ * The layout of a design's fields for Google (`ClassTemplateInfo`,
+ * https://developers.google.com/wallet/reference/rest/v1/ClassTemplateInfo): a card row for each
+ * front area in use (header, central — less the generic header's field, shown as the object's
+ * `header` — and details; at most 3 fields each, as Google's rows hold), and the back fields as
+ * the details section's items. Undefined for a design without fields.
+ */
+export function classTemplateInfo(design: TemplateDesign): walletobjects_v1.Schema$ClassTemplateInfo | undefined {
+  const fields = placedFields(design);
+  const genericHeader = GOOGLE_CLASS_TYPE[design.templateType] === 'genericClass' ? fields.find((f) => f.area === 'central') : undefined;
+  const front = (['header', 'central', 'details'] as const)
+    .map((area) => fields.flatMap((f) => (f.area === area && f !== genericHeader && f.field.id ? [f.field.id] : [])).slice(0, 3))
+    .filter((ids) => ids.length);
+  const back = fields.flatMap((f) => (f.area === 'back' && f.field.id ? [f.field.id] : []));
+  if (!front.length && !back.length) return undefined;
+  return {
+    ...(front.length ? { cardTemplateOverride: { cardRowTemplateInfos: front.map(cardRow) } } : {}),
+    ...(back.length ? { detailsTemplateOverride: { detailsItemInfos: back.map((id) => ({ item: fieldSelector(id) })) } } : {}),
   };
 }
 
@@ -130,6 +181,8 @@ export function renderGoogleWalletClass(templateId: string, design: TemplateDesi
     if (design.locations.length) cls.locations = design.locations.map((l) => ({ latitude: l.latitude, longitude: l.longitude }));
   }
   if (fields.length) cls.textModulesData = fields.map((f) => textModule(f, design));
+  const layout = classTemplateInfo(design);
+  if (layout) cls.classTemplateInfo = layout;
   const links = appLinkData(design);
   if (links) cls.appLinkData = links;
   if (design.barcode.enabled) {

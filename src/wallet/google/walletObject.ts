@@ -12,6 +12,8 @@
  *
  * @module wallet/google/walletObject
  */
+import { createHash } from 'node:crypto';
+import type { walletobjects_v1 } from '@googleapis/walletobjects';
 import type { GoogleWalletArtefact } from './walletClass.ts';
 import { googleResourceId, withIssuer, type ClassIssuerData, type GoogleResource } from './walletClass.ts';
 
@@ -73,18 +75,62 @@ export function issuerObject(
     state: googleObjectState(pass, now),
   };
   if (pass.status !== 'nullified') {
-    const modules = ((artefact.class.textModulesData as { id: string; header?: string }[] | undefined) ?? [])
+    const modules: walletobjects_v1.Schema$TextModuleData[] = ((artefact.class.textModulesData as { id: string; header?: string }[] | undefined) ?? [])
       .filter((m) => pass.content[m.id] !== undefined)
       .map((m) => ({ id: m.id, ...(m.header ? { header: m.header } : {}), body: pass.content[m.id] }));
     if (modules.length) body.textModulesData = modules;
     if (pass.barcode?.enabled) {
       const value = identifier(pass.barcode.source, pass, pass.barcode.value);
       const caption = pass.barcode.displayText === true ? value : typeof pass.barcode.displayText === 'string' ? pass.barcode.displayText : undefined;
-      body.barcode = { type: GOOGLE_BARCODE_TYPE[pass.barcode.type], value, ...(caption ? { alternateText: caption } : {}) };
+      body.barcode = {
+        type: GOOGLE_BARCODE_TYPE[pass.barcode.type],
+        value,
+        ...(caption ? { alternateText: caption } : {}),
+      } satisfies walletobjects_v1.Schema$Barcode;
     }
     if (pass.nfc?.enabled) body.smartTapRedemptionValue = identifier(pass.nfc.source, pass, pass.nfc.customValue);
     if (artefact.classType === 'loyaltyClass') body.loyaltyPoints = { balance: { int: pass.balance } };
   }
   if (pass.expiresAt) body.validTimeInterval = { end: { date: pass.expiresAt.toISOString() } };
   return { resource: objectTypeOf(artefact.classType), id, body };
+}
+
+/** SHA-256 (hex) of a JSON value with its object members in sorted order (the same value, the same hash). */
+export function jsonHash(value: unknown): string {
+  const canonical = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(canonical)
+      : v && typeof v === 'object' && !(v instanceof Date)
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+          )
+        : v;
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(value)))
+    .digest('hex');
+}
+
+/**
+ * SHA-256 of a pass's own values an object is rendered from (fields, barcode, NFC, balance,
+ * status, expiry; not the template's design), at `now` (the state depends on it): unchanged when
+ * only the design changed.
+ */
+export function passDataHash(pass: GooglePassData, now: Date): string {
+  const { id, extId, templateId, status, content, barcode, nfc, balance, expiresAt } = pass;
+  return jsonHash({ id, extId, templateId, status, content, barcode, nfc, balance, expiresAt, state: googleObjectState(pass, now) });
+}
+
+/**
+ * SHA-256 of what an artefact gives its objects (the class type, the per-object members, the
+ * text modules' ids and headers): two design versions with the same one render every object the
+ * same, so objects written with one need no rewrite for the other.
+ */
+export function objectDesignHash(artefact: GoogleWalletArtefact): string {
+  const modules = ((artefact.class.textModulesData as { id: string; header?: string }[] | undefined) ?? []).map((m) => ({
+    id: m.id,
+    header: m.header ?? null,
+  }));
+  return jsonHash({ classType: artefact.classType, objectTemplate: artefact.objectTemplate, modules });
 }
