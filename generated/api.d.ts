@@ -1904,7 +1904,9 @@ export interface paths {
          *     limits, idempotency, tracing — authenticated with the same key: a call can do nothing the
          *     REST API would refuse. The result carries the response document as `structuredContent` and
          *     as JSON text; an error answer is a tool error (`isError: true`) carrying the JSON:API error
-         *     document, never a protocol error. A CSV answer is text, a PNG answer an image.
+         *     document, never a protocol error (while the database is unreachable, a tool that needs it is a
+         *     tool error carrying the `503` document; `/mcp` itself does not need the database). A CSV
+         *     answer is text, a PNG answer an image.
          *
          *     `tags` keeps the list to some tags (`?tags=passes,loyalty`); `tools=meta` replaces the tools
          *     by three, for agents with a small context: `listOperations`, `describeOperation` and
@@ -8990,7 +8992,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
-            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getHealth: {
