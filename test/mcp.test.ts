@@ -13,6 +13,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { loadApiDocument } from '../src/app.ts';
 import { documentOperations } from '../src/http/routes.ts';
+import { allowed, requiredScopes } from '../src/mcp/scopes.ts';
 import { operationTools } from '../src/mcp/tools.ts';
 import { listenWith, type Listening } from './support/listen.ts';
 import { createTemplate, loyaltyTemplate } from './support/passes.ts';
@@ -98,6 +99,52 @@ describe('MCP over Streamable HTTP', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('lists for a restricted key exactly the operations its scopes allow, and records its tool calls in the audit log as the mcp channel', async () => {
+    const { accountId } = await service.createAccount('Restricted agent');
+    const restricted = await service.api
+      .post(`/admin/v1/accounts/${accountId}/tokens`)
+      .set(service.adminAuth())
+      .send({ apiToken: { name: 'agent', kind: 'restricted', scopes: ['passes:read', 'passes:write'] } })
+      .expect(201);
+    const key = restricted.body.data.attributes.token as string;
+    const document = loadApiDocument();
+    const expected = documentOperations(document)
+      .filter((o) => o.path.startsWith('/api/v1/'))
+      .filter((o) =>
+        allowed(requiredScopes(document.paths[o.path]![o.method] as { security?: unknown }, document.security), new Set(['passes:read', 'passes:write'])),
+      )
+      .map((o) => o.operationId)
+      .sort();
+    expect(expected).toEqual(expect.arrayContaining(['getPass', 'listPasses', 'updateLoyalty']));
+    expect(expected).not.toContain('createPassTemplate');
+    const client = await httpClient(key);
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(expected);
+      // A tool outside its scopes does not exist for the key (as for an unlisted tool, a protocol error).
+      await expect(client.callTool({ name: 'createPassTemplate', arguments: { body: {} } })).rejects.toThrow(/Unknown tool: createPassTemplate/);
+      const missing = (await client.callTool({ name: 'updateLoyalty', arguments: { id: 'no-such-pass', body: { balance: 1 } } })) as ToolResult;
+      expect(missing.structuredContent).toMatchObject({ errors: [{ status: '404' }] });
+    } finally {
+      await client.close();
+    }
+    const events = await service.api
+      .get('/api/v1/audit-events?operation=updateLoyalty')
+      .set(
+        service.auth(
+          (
+            await service.api
+              .post(`/admin/v1/accounts/${accountId}/tokens`)
+              .set(service.adminAuth())
+              .send({ apiToken: { name: 'auditor' } })
+          ).body.data.attributes.token,
+        ),
+      )
+      .expect(200);
+    expect(events.body.data.map((e: { attributes: { channel: string; outcome: string } }) => [e.attributes.channel, e.attributes.outcome])).toEqual([
+      ['mcp', 'failure'],
+    ]);
   });
 
   it('keeps the list to the tags asked for, and offers three meta-tools with tools=meta', async () => {

@@ -22,6 +22,7 @@
  *
  * @module http/inProcessRequests
  */
+import { markRequestChannel } from './requestChannel.ts';
 import { type IncomingHttpHeaders, IncomingMessage, type OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { context, propagation } from '@opentelemetry/api';
 import type { Express } from 'express';
@@ -80,6 +81,8 @@ export function dispatchInProcess(app: Express, onBehalfOf: OnBehalfOf, request:
     destroyed: false,
   };
   const req = new IncomingMessage(socket as never);
+  // The audit log names the channel (src/http/requestChannel.ts): in-process requests are the MCP server's tool calls.
+  markRequestChannel(req, 'mcp');
   req.method = request.method;
   req.url = request.url;
   req.httpVersion = '1.1';

@@ -13,14 +13,18 @@ import type { RequestContext } from '../http/operation.ts';
 export type CallerScopes = ReadonlySet<string> | 'all';
 
 /**
- * The scopes of the caller of an MCP request. The one place the tools learn what a caller may
- * do: API keys carry no scopes yet, every key is a secret key of its account and may call every
- * `/api/v1` operation, so this is `'all'`. When keys carry scopes, this reads them from the
- * request's authenticated principal (`ctx`), and the tool list follows (the list is a function
- * of the contract and this value only, src/mcp/tools.ts).
+ * The scopes of the caller of an MCP request, from its authenticated principal
+ * (src/security/principal.ts): a secret key holds `'all'`; a restricted key the scopes it was
+ * given, so it sees exactly the operations they allow; a publishable key none (it is made for a
+ * web page that creates and downloads passes, not for an agent: its two operations stay HTTP).
+ * The tool list is a function of the contract and this value only (src/mcp/tools.ts).
  */
-export function callerScopes(_ctx: RequestContext): CallerScopes {
-  return 'all';
+export function callerScopes(ctx: RequestContext): CallerScopes {
+  const principal = ctx.principal;
+  if (!principal || principal.type !== 'api_key') return new Set();
+  if (principal.kind === 'secret') return 'all';
+  if (principal.kind === 'publishable') return new Set();
+  return principal.scopes;
 }
 
 /**
