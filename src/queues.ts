@@ -11,6 +11,15 @@ import { walletMessagingJob } from './delivery/walletMessagingJob.ts';
 import { passBatchJob } from './domain/batches/passBatchJob.ts';
 import { passTemplateProcessingJob } from './delivery/passTemplateProcessingJob.ts';
 import { templateRefreshJob } from './domain/passTemplates/templateRefreshJob.ts';
+import { auditRetentionJob } from './domain/audit/auditRetention.ts';
 
 /** The job definitions, in no particular order. */
-export const queues = [passTemplateProcessingJob, templateRefreshJob, walletMessagingJob, passBatchJob, passChangedJob, webhookDeliveryJob] as const;
+export const queues = [
+  passTemplateProcessingJob,
+  templateRefreshJob,
+  walletMessagingJob,
+  passBatchJob,
+  passChangedJob,
+  webhookDeliveryJob,
+  auditRetentionJob,
+] as const;

@@ -63,6 +63,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     webhookRetryWindowMs: 86_400_000,
     webhookTimeoutMs: 10_000,
     webhookDisableAfterFailures: 5,
+    auditRetentionDays: 400,
     passBatchChunkSize: 1000,
     webConcurrency: 1,
     databasePoolSize: 10,
