@@ -106,6 +106,8 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Deliveries failing in a row after which a subscription is disabled (`WEBHOOK_DISABLE_AFTER_FAILURES`, default 5). */
   webhookDisableAfterFailures: number;
+  /** Days audit events are kept (`AUDIT_RETENTION_DAYS`, default 400; src/domain/audit/auditRetention.ts). */
+  auditRetentionDays: number;
   /** Rows of a CSV pass batch per chunk transaction (`PASS_BATCH_CHUNK_SIZE`, default 1000; smaller shows progress in finer steps). */
   passBatchChunkSize: number;
   /**
@@ -239,6 +241,8 @@ export const GOOGLE_WALLET_CALLBACK_KEYS_URL = 'https://pay.google.com/gp/m/issu
 
 /** Default time budget of one outbound request, in ms (`OUTBOUND_TIMEOUT_MS`). */
 export const DEFAULT_OUTBOUND_TIMEOUT_MS = 5000;
+/** Days audit events are kept by default (src/domain/audit/auditRetention.ts). */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 400;
 
 /** Length of the secrets key, in bytes (AES-256). */
 export const SECRETS_KEY_BYTES = 32;
@@ -364,6 +368,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     outboundTimeoutMs,
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', outboundTimeoutMs, 100, 60_000),
     webhookDisableAfterFailures: integer(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 5, 1, 1000),
+    auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', DEFAULT_AUDIT_RETENTION_DAYS, 1, 100_000),
     passBatchChunkSize: integer(env, 'PASS_BATCH_CHUNK_SIZE', 1000, 1, 10_000),
     webConcurrency: webConcurrency(env, databaseUrl),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),

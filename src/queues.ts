@@ -12,6 +12,7 @@ import { passBatchJob } from './domain/batches/passBatchJob.ts';
 import { passTemplateProcessingJob } from './delivery/passTemplateProcessingJob.ts';
 import { googleObjectRewriteJob } from './delivery/googleObjectRewriteJob.ts';
 import { templateRefreshJob } from './domain/passTemplates/templateRefreshJob.ts';
+import { auditRetentionJob } from './domain/audit/auditRetention.ts';
 
 /** The job definitions, in no particular order. */
 export const queues = [
@@ -22,4 +23,5 @@ export const queues = [
   passChangedJob,
   webhookDeliveryJob,
   googleObjectRewriteJob,
+  auditRetentionJob,
 ] as const;

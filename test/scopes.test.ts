@@ -228,6 +228,34 @@ describe('the hash chain', () => {
     await expect(service.runtime.db.sql.$executeRaw`UPDATE audit_events SET outcome = 'success'`).rejects.toThrow(/append-only/);
     await expect(service.runtime.db.sql.$executeRaw`DELETE FROM audit_events`).rejects.toThrow(/append-only/);
   });
+
+  test('retention deletes the events past AUDIT_RETENTION_DAYS and the chains still verify from their anchor', async () => {
+    const { pruneAuditEvents } = await import('../src/domain/audit/auditRetention.ts');
+    const count = async () => Number((await service.runtime.db.sql.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM audit_events`)[0]!.n);
+    await service.createEntity(accountId, 'Old');
+    await service.createEntity(accountId, 'Older');
+    const before = await count();
+    const [middle] = await service.runtime.db.sql.$queryRaw<{ occurred_at: Date }[]>`
+      SELECT occurred_at FROM audit_events ORDER BY occurred_at OFFSET ${Math.floor(before / 2)} LIMIT 1`;
+    const deleted = await pruneAuditEvents(service.runtime.db, new Date(middle!.occurred_at.getTime() + 1 + 400 * 86_400_000), 400);
+    expect(deleted).toBeGreaterThan(0);
+    expect(await count()).toBe(before - deleted);
+    const { verifyAuditChainsOf } = await import('./support/auditChains.ts');
+    const verdicts = await verifyAuditChainsOf(service);
+    expect(verdicts.filter((v) => v.broken)).toEqual([]);
+    const heads = await service.runtime.db.sql.$queryRaw<{ account_id: string; anchor_seq: number; anchor_hash: Buffer }[]>`
+      SELECT account_id, anchor_seq::int AS anchor_seq, anchor_hash FROM audit_chain_heads WHERE anchor_seq > 0`;
+    expect(heads.length).toBeGreaterThan(0);
+    for (const head of heads) {
+      const [first] = await service.runtime.db.sql.$queryRaw<{ seq: number; prev_hash: Buffer }[]>`
+        SELECT seq::int AS seq, prev_hash FROM audit_events WHERE account_id = ${head.account_id}::uuid ORDER BY seq LIMIT 1`;
+      if (first)
+        expect({ seq: first.seq, prev: Buffer.from(first.prev_hash).toString('hex') }).toEqual({
+          seq: head.anchor_seq + 1,
+          prev: Buffer.from(head.anchor_hash).toString('hex'),
+        });
+    }
+  });
 });
 
 describe('restricted keys', () => {

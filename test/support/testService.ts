@@ -65,6 +65,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     outboundTimeoutMs: 10_000,
     webhookTimeoutMs: 10_000,
     webhookDisableAfterFailures: 5,
+    auditRetentionDays: 400,
     passBatchChunkSize: 1000,
     webConcurrency: 1,
     databasePoolSize: 10,

@@ -105,3 +105,26 @@ export function chainSlice(executor: SqlExecutor, accountId: string, fromSeq: nu
     Prisma.sql`SELECT ${COLUMNS} FROM audit_events WHERE account_id = ${accountId}::uuid AND seq >= ${fromSeq} ORDER BY seq LIMIT ${limit}`,
   );
 }
+
+/**
+ * Deletes, per account, the events that occurred before `cutoff`, first moving the chain head's
+ * anchor to the newest of them (src/domain/audit/auditRetention.ts). Runs in the caller's
+ * transaction, which it marks as the retention job's (`wps.audit_prune`, the only deletion the
+ * append-only trigger allows).
+ * @returns How many events were deleted.
+ */
+export async function pruneChainsBefore(tx: SqlExecutor, cutoff: Date): Promise<number> {
+  await tx.$executeRaw`SELECT set_config('wps.audit_prune', 'on', true)`;
+  const anchors = await queryRows<{ accountId: string; seq: number; hash: Buffer }>(
+    tx,
+    Prisma.sql`SELECT DISTINCT ON (account_id) account_id, seq::int AS seq, hash FROM audit_events
+      WHERE occurred_at < ${cutoff} ORDER BY account_id, seq DESC`,
+  );
+  let deleted = 0;
+  for (const anchor of anchors) {
+    await tx.$executeRaw`UPDATE audit_chain_heads SET anchor_hash = ${anchor.hash}::bytea, anchor_seq = ${anchor.seq}
+      WHERE account_id = ${anchor.accountId}::uuid AND anchor_seq < ${anchor.seq}`;
+    deleted += await tx.$executeRaw`DELETE FROM audit_events WHERE account_id = ${anchor.accountId}::uuid AND seq <= ${anchor.seq}`;
+  }
+  return deleted;
+}
