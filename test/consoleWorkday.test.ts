@@ -23,6 +23,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from './support/chromium.ts';
+import { setAppleConfiguration } from './support/appleCredentials.ts';
 import { createTemplate, issuePass, loyaltyTemplate, settledTemplate } from './support/passes.ts';
 import { pollUntil } from './support/poll.ts';
 import { testDatabaseKind } from './support/testDatabase.ts';
@@ -50,6 +51,7 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
     service = await startTestService({ jobs: 'work', passChangeRelayIntervalMs: 200 });
     tenant = await service.createAccount('Coffee Club Ltd');
     await service.createEntity(tenant.accountId, 'Soho');
+    await setAppleConfiguration(service, tenant.accountId);
     server = service.app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -333,6 +335,13 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
     await page.getByLabel('API key or administration token').fill(service.adminToken);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('link', { name: 'Coffee Club Ltd' }).click();
+    // The Apple certificate's expiry, and that the test certificates are not Apple's: passes would not open on iPhones.
+    const apple = (await service.api.get(`/admin/v1/accounts/${tenant.accountId}/apple-configurations`).set(service.adminAuth()).expect(200)).body.data[0]
+      .attributes;
+    await page.getByText('Certificate expires').waitFor();
+    expect(await page.locator('time', { hasText: new Date(apple.certificate.notAfter).getFullYear().toString() }).count()).toBeGreaterThan(0);
+    expect(apple.wwdrCertificate.isAppleWwdrG4).toBe(false);
+    await page.getByText('Development certificate: its passes open in tooling but not on iPhones.').waitFor();
     const entities = page.getByRole('form', { name: 'Create an entity' });
     await entities.getByLabel('Entity name').fill('Camden');
     await entities.getByRole('button', { name: 'Create entity' }).click();

@@ -142,6 +142,13 @@ function AppleConfiguration({ accountId }: { accountId: string }) {
           <li key={c.id}>
             <strong>{c.attributes.passTypeIdentifier}</strong> (team {c.attributes.teamIdentifier}){c.attributes.isDefault && ' · default'} · push{' '}
             {c.attributes.push.status}
+            <div className={c.attributes.certificate.expiresSoon ? 'field-error' : 'muted'}>
+              Certificate expires <Time at={c.attributes.certificate.notAfter} />
+              {c.attributes.certificate.expiresSoon && ' — soon: renew it in the Apple developer account'}
+            </div>
+            {!c.attributes.wwdrCertificate.isAppleWwdrG4 && (
+              <div className="warnings">Development certificate: its passes open in tooling but not on iPhones.</div>
+            )}
           </li>
         ))}
       </ul>
