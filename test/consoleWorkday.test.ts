@@ -23,6 +23,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from './support/chromium.ts';
+import { setAppleConfiguration } from './support/appleCredentials.ts';
 import { createTemplate, issuePass, loyaltyTemplate, settledTemplate } from './support/passes.ts';
 import { pollUntil } from './support/poll.ts';
 import { testDatabaseKind } from './support/testDatabase.ts';
@@ -50,6 +51,7 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
     service = await startTestService({ jobs: 'work', passChangeRelayIntervalMs: 200 });
     tenant = await service.createAccount('Coffee Club Ltd');
     await service.createEntity(tenant.accountId, 'Soho');
+    await setAppleConfiguration(service, tenant.accountId);
     server = service.app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -325,5 +327,56 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
     expect(await page.getByRole('alert').count()).toBe(0);
     expect(page.url()).toMatch(/#\/templates\/new$/);
     await checkPage('designer (image too large)');
+  }, 60_000);
+
+  it('creates an entity on the account page and a reader for it on the readers page', async () => {
+    await page.goto(`${origin}/console/`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key or administration token').fill(service.adminToken);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Coffee Club Ltd' }).click();
+    // The Apple certificate's expiry, and that the test certificates are not Apple's: passes would not open on iPhones.
+    const apple = (await service.api.get(`/admin/v1/accounts/${tenant.accountId}/apple-configurations`).set(service.adminAuth()).expect(200)).body.data[0]
+      .attributes;
+    await page.getByText('Certificate expires').waitFor();
+    expect(await page.locator('time', { hasText: new Date(apple.certificate.notAfter).getFullYear().toString() }).count()).toBeGreaterThan(0);
+    expect(apple.wwdrCertificate.isAppleWwdrG4).toBe(false);
+    await page.getByText('Development certificate: its passes open in tooling but not on iPhones.').waitFor();
+    const entities = page.getByRole('form', { name: 'Create an entity' });
+    await entities.getByLabel('Entity name').fill('Camden');
+    await entities.getByRole('button', { name: 'Create entity' }).click();
+    await page.locator('li', { hasText: 'Camden' }).waitFor();
+    await checkPage('account (entity created)');
+    const listed = await service.api.get('/api/v1/entities?perPage=100').set(service.auth(tenant.token)).expect(200);
+    const camden = listed.body.data.find((e: { attributes: { name: string } }) => e.attributes.name === 'Camden');
+    expect(camden).toBeDefined();
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Accounts' }).click();
+    await page.getByRole('button', { name: 'Work as Coffee Club Ltd' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Readers & scans' }).click();
+    await page.getByText('Add a reader to Camden').click();
+    const form = page.getByRole('form', { name: 'Add a reader to Camden' });
+    await form.getByLabel('Reader id').fill('till 1');
+    await form.getByLabel('Reader name').fill('Camden till');
+    await form.getByLabel('Reader password').fill('correct horse battery');
+    await form.getByLabel('May add points').check();
+    await form.getByRole('button', { name: 'Add reader' }).click();
+    // The API's refusal of the id is shown at its field.
+    await pollUntil(
+      () => form.getByLabel('Reader id').getAttribute('aria-invalid'),
+      (invalid) => invalid === 'true',
+    );
+    await checkPage('readers (reader refused)');
+    await form.getByLabel('Reader id').fill('camden-till-1');
+    await form.getByRole('button', { name: 'Add reader' }).click();
+    await page.getByText('camden-till-1', { exact: true }).waitFor();
+    const readers = await service.api.get(`/api/v1/entities/${camden.id}/readers`).set(service.auth(tenant.token)).expect(200);
+    expect(readers.body.data.map((r: { id: string; attributes: Record<string, unknown> }) => [r.id, r.attributes.name, r.attributes.addPointsEnabled])).toEqual(
+      [['camden-till-1', 'Camden till', true]],
+    );
+    await checkPage('readers (reader added)');
+    await page.getByRole('button', { name: 'Back to administration' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Accounts' }).waitFor();
   }, 60_000);
 });

@@ -142,6 +142,13 @@ function AppleConfiguration({ accountId }: { accountId: string }) {
           <li key={c.id}>
             <strong>{c.attributes.passTypeIdentifier}</strong> (team {c.attributes.teamIdentifier}){c.attributes.isDefault && ' · default'} · push{' '}
             {c.attributes.push.status}
+            <div className={c.attributes.certificate.expiresSoon ? 'field-error' : 'muted'}>
+              Certificate expires <Time at={c.attributes.certificate.notAfter} />
+              {c.attributes.certificate.expiresSoon && ' — soon: renew it in the Apple developer account'}
+            </div>
+            {!c.attributes.wwdrCertificate.isAppleWwdrG4 && (
+              <div className="warnings">Development certificate: its passes open in tooling but not on iPhones.</div>
+            )}
           </li>
         ))}
       </ul>
@@ -290,6 +297,53 @@ function GoogleConfiguration({ accountId }: { accountId: string }) {
   );
 }
 
+/** The account's entities (listAccountEntities) and a form that creates one (createEntity). */
+function Entities({ accountId }: { accountId: string }) {
+  const queryClient = useQueryClient();
+  const [name, setName] = useState('');
+  const list = useQuery({
+    queryKey: ['account-entities', accountId],
+    queryFn: () => ok(api.GET('/admin/v1/accounts/{accountId}/entities', { params: { path: { accountId }, query: { perPage: 100 } } })),
+  });
+  const create = useMutation({
+    mutationFn: () => ok(api.POST('/admin/v1/accounts/{accountId}/entities', { params: { path: { accountId } }, body: { entity: { name } } })),
+    onSuccess: () => {
+      setName('');
+      queryClient.invalidateQueries({ queryKey: ['account-entities', accountId] });
+    },
+  });
+  return (
+    <section className="card" aria-labelledby="entities">
+      <h2 id="entities">Entities</h2>
+      <FormErrors error={list.error} />
+      {list.data?.data.length === 0 && <Empty title="No entity.">Create one per shop or venue: readers and wallet messages belong to one.</Empty>}
+      <ul>
+        {list.data?.data.map((e) => (
+          <li key={e.id}>
+            <strong>{e.attributes.name}</strong> <code>{e.id}</code>
+          </li>
+        ))}
+      </ul>
+      <form
+        aria-label="Create an entity"
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          create.mutate();
+        }}
+      >
+        <ErrorScope error={create.error}>
+          <FormErrors error={create.error} shown={['/entity/name']} />
+          <Field label="Entity name" pointer="/entity/name" required value={name} onChange={(e) => setName(e.target.value)} />
+          <button type="submit" disabled={!name || create.isPending}>
+            Create entity
+          </button>
+          {create.isSuccess && <span role="status"> Created.</span>}
+        </ErrorScope>
+      </form>
+    </section>
+  );
+}
+
 export default function AccountPage({ id }: { id: string }) {
   return (
     <>
@@ -297,6 +351,7 @@ export default function AccountPage({ id }: { id: string }) {
       <p className="muted">{id}</p>
       <div className="two-columns">
         <Tokens accountId={id} />
+        <Entities accountId={id} />
         <AppleConfiguration accountId={id} />
         <GoogleConfiguration accountId={id} />
       </div>

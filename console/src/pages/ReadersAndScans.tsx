@@ -1,10 +1,84 @@
 /** Readers of each entity (listReaders) with the entity's reader configuration (getReaderConfiguration), and the latest scans (listScans). */
 import { useState } from 'react';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { api, ok } from '../api.ts';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ok, type Schemas } from '../api.ts';
 import { Badge, Empty, Loading, PageTitle, Pager, Time } from '../components/common.tsx';
-import { FormErrors } from '../components/forms.tsx';
+import { ErrorScope, Field, FormErrors, SelectField } from '../components/forms.tsx';
 import { href } from '../router.ts';
+
+const READER_TYPES: Schemas['ReaderInputType'][] = ['PartnerReader', 'VtapReader', 'PassentryReader', 'ServiceReader'];
+
+/** Adds a reader to an entity (createReader): its id, name, type and password, the flags as chosen. */
+function NewReader({ entityId, entityName }: { entityId: string; entityName: string }) {
+  const queryClient = useQueryClient();
+  const blank = { id: '', name: '', type: 'PartnerReader' as Schemas['ReaderInputType'], password: '', addPointsEnabled: false, redeemEnabled: false };
+  const [reader, setReader] = useState(blank);
+  const create = useMutation({
+    mutationFn: () => ok(api.POST('/api/v1/entities/{entity_id}/readers', { params: { path: { entity_id: entityId } }, body: { reader } })),
+    onSuccess: () => {
+      setReader(blank);
+      queryClient.invalidateQueries({ queryKey: ['readers', entityId] });
+    },
+  });
+  const P = '/reader';
+  return (
+    <details>
+      <summary>Add a reader to {entityName}</summary>
+      <form
+        aria-label={`Add a reader to ${entityName}`}
+        onSubmit={(e) => {
+          e.preventDefault();
+          create.mutate();
+        }}
+      >
+        <ErrorScope error={create.error}>
+          <FormErrors error={create.error} shown={[`${P}/id`, `${P}/name`, `${P}/type`, `${P}/password`]} />
+          <Field
+            label="Reader id"
+            pointer={`${P}/id`}
+            required
+            hint="Letters, digits, - and _ (the scanning app signs in with it)."
+            value={reader.id}
+            onChange={(e) => setReader({ ...reader, id: e.target.value })}
+          />
+          <Field label="Reader name" pointer={`${P}/name`} required value={reader.name} onChange={(e) => setReader({ ...reader, name: e.target.value })} />
+          <SelectField
+            label="Reader type"
+            pointer={`${P}/type`}
+            value={reader.type}
+            onChange={(e) => setReader({ ...reader, type: e.target.value as Schemas['ReaderInputType'] })}
+          >
+            {READER_TYPES.map((t) => (
+              <option key={t}>{t}</option>
+            ))}
+          </SelectField>
+          <Field
+            label="Reader password"
+            pointer={`${P}/password`}
+            type="password"
+            autoComplete="new-password"
+            required
+            hint="At least 8 characters."
+            value={reader.password}
+            onChange={(e) => setReader({ ...reader, password: e.target.value })}
+          />
+          <label className="check">
+            <input type="checkbox" checked={reader.addPointsEnabled} onChange={(e) => setReader({ ...reader, addPointsEnabled: e.target.checked })} /> May add
+            points
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={reader.redeemEnabled} onChange={(e) => setReader({ ...reader, redeemEnabled: e.target.checked })} /> May redeem
+            points
+          </label>
+          <button type="submit" disabled={!reader.id || !reader.name || !reader.password || create.isPending}>
+            Add reader
+          </button>
+          {create.isSuccess && <span role="status"> Added.</span>}
+        </ErrorScope>
+      </form>
+    </details>
+  );
+}
 
 function EntityReaders({ id, name }: { id: string; name: string }) {
   const [page, setPage] = useState(1);
@@ -24,7 +98,7 @@ function EntityReaders({ id, name }: { id: string; name: string }) {
       <h2 id={`entity-${id}`}>{name}</h2>
       <FormErrors error={readers.error ?? config.error} />
       {readers.data && rows.length === 0 && (
-        <Empty title="No reader yet.">The scanning app creates its reader with the API (createReader, with this entity's id); it then appears here.</Empty>
+        <Empty title="No reader yet.">Add one below, or let the scanning app create its reader with the API (createReader, with this entity's id).</Empty>
       )}
       <ul>
         {rows.map((r) => (
@@ -35,6 +109,7 @@ function EntityReaders({ id, name }: { id: string; name: string }) {
         ))}
       </ul>
       {readers.data && <Pager page={page} totalPages={readers.data.meta.totalPages} onPage={setPage} label={`${name} readers`} />}
+      <NewReader entityId={id} entityName={name} />
       {c && (
         <details>
           <summary>Reader configuration</summary>
