@@ -165,43 +165,47 @@ function shapedRequest(op: ContractOperation, hostile: boolean): fc.Arbitrary<Fu
 }
 
 describe('every operation, fuzzed from its schemas', () => {
-  test.each(operations.map((op) => [op.operationId, op] as const))('%s never answers 5xx, and answers every 4xx with a JSON:API error', async (_id, op) => {
-    await fc.assert(
-      fc.asyncProperty(requestArbitrary(op), async (request) => {
-        const search = new URLSearchParams(request.query).toString();
-        let req = service.api[op.method as 'get'](`${request.path}${search ? `?${search}` : ''}`);
-        if (request.credentials && op.auth === 'bearerAuth') req = req.set(service.auth(token));
-        if (request.credentials && op.auth === 'adminAuth') req = req.set(service.adminAuth());
-        if (request.credentials && op.auth === 'applePass') req = req.set(UNKNOWN_APPLE_PASS_AUTHORIZATION);
-        if (request.idempotencyKey) req = req.set('Idempotency-Key', request.idempotencyKey);
-        const res = request.body === undefined ? await req : await req.set('Content-Type', request.contentType).send(JSON.stringify(request.body));
-        const counts = answered.get(op.operationId) ?? new Map<number, number>();
-        answered.set(op.operationId, counts.set(res.status, (counts.get(res.status) ?? 0) + 1));
-        const context = `${op.method.toUpperCase()} ${request.path}?${search} [${request.contentType}] → ${res.status} ${(res.text ?? '').slice(0, 300)}`;
-        if (res.status >= 500) throw new Error(`5xx: ${context}`);
-        // A raw value with a `/` may make another path, or none (404, 405): that is not this
-        // operation — except where the contract keeps every value its own (x-unstorable-path-status).
-        const elsewhere = request.raw && op.unstorablePathStatus === undefined && res.status >= 400;
-        if (!elsewhere && !op.statuses.includes(res.status)) throw new Error(`a status the contract does not document for ${op.operationId}: ${context}`);
-        // The MCP transport answers what it cannot take with a JSON-RPC error object, as the
-        // protocol says (Streamable HTTP, https://modelcontextprotocol.io/specification/2025-11-25/basic/transports);
-        // what the app refuses before it (auth, validation) is a JSON:API error document.
-        const jsonRpcError = (res.body as { jsonrpc?: string; error?: { code?: unknown; message?: unknown } }).error;
-        if (op.operationId === 'sendMcpMessage' && res.status >= 400 && res.status < 500 && (res.body as { jsonrpc?: string }).jsonrpc === '2.0') {
-          if (!Number.isInteger(jsonRpcError?.code) || typeof jsonRpcError?.message !== 'string')
-            throw new Error(`4xx with a malformed JSON-RPC error: ${context}`);
-        } else if (res.status >= 400) {
-          if (!/^application\/json/.test(res.headers['content-type'] ?? '')) throw new Error(`4xx without JSON: ${context}`);
-          const errors = (res.body as { errors?: Record<string, unknown>[] }).errors;
-          if (!Array.isArray(errors) || errors.length === 0) throw new Error(`4xx without errors: ${context}`);
-          for (const error of errors) {
-            const ok = error.status === String(res.status) && ['code', 'title', 'detail'].every((member) => typeof error[member] === 'string');
-            if (!ok) throw new Error(`4xx with a malformed error object: ${context}`);
+  test.each(operations.map((op) => [op.operationId, op] as const))(
+    '%s never answers 5xx, and answers every 4xx with a JSON:API error',
+    async (_id, op) => {
+      await fc.assert(
+        fc.asyncProperty(requestArbitrary(op), async (request) => {
+          const search = new URLSearchParams(request.query).toString();
+          let req = service.api[op.method as 'get'](`${request.path}${search ? `?${search}` : ''}`);
+          if (request.credentials && op.auth === 'bearerAuth') req = req.set(service.auth(token));
+          if (request.credentials && op.auth === 'adminAuth') req = req.set(service.adminAuth());
+          if (request.credentials && op.auth === 'applePass') req = req.set(UNKNOWN_APPLE_PASS_AUTHORIZATION);
+          if (request.idempotencyKey) req = req.set('Idempotency-Key', request.idempotencyKey);
+          const res = request.body === undefined ? await req : await req.set('Content-Type', request.contentType).send(JSON.stringify(request.body));
+          const counts = answered.get(op.operationId) ?? new Map<number, number>();
+          answered.set(op.operationId, counts.set(res.status, (counts.get(res.status) ?? 0) + 1));
+          const context = `${op.method.toUpperCase()} ${request.path}?${search} [${request.contentType}] → ${res.status} ${(res.text ?? '').slice(0, 300)}`;
+          if (res.status >= 500) throw new Error(`5xx: ${context}`);
+          // A raw value with a `/` may make another path, or none (404, 405): that is not this
+          // operation — except where the contract keeps every value its own (x-unstorable-path-status).
+          const elsewhere = request.raw && op.unstorablePathStatus === undefined && res.status >= 400;
+          if (!elsewhere && !op.statuses.includes(res.status)) throw new Error(`a status the contract does not document for ${op.operationId}: ${context}`);
+          // The MCP transport answers what it cannot take with a JSON-RPC error object, as the
+          // protocol says (Streamable HTTP, https://modelcontextprotocol.io/specification/2025-11-25/basic/transports);
+          // what the app refuses before it (auth, validation) is a JSON:API error document.
+          const jsonRpcError = (res.body as { jsonrpc?: string; error?: { code?: unknown; message?: unknown } }).error;
+          if (op.operationId === 'sendMcpMessage' && res.status >= 400 && res.status < 500 && (res.body as { jsonrpc?: string }).jsonrpc === '2.0') {
+            if (!Number.isInteger(jsonRpcError?.code) || typeof jsonRpcError?.message !== 'string')
+              throw new Error(`4xx with a malformed JSON-RPC error: ${context}`);
+          } else if (res.status >= 400) {
+            if (!/^application\/json/.test(res.headers['content-type'] ?? '')) throw new Error(`4xx without JSON: ${context}`);
+            const errors = (res.body as { errors?: Record<string, unknown>[] }).errors;
+            if (!Array.isArray(errors) || errors.length === 0) throw new Error(`4xx without errors: ${context}`);
+            for (const error of errors) {
+              const ok = error.status === String(res.status) && ['code', 'title', 'detail'].every((member) => typeof error[member] === 'string');
+              if (!ok) throw new Error(`4xx with a malformed error object: ${context}`);
+            }
           }
-        }
-      }),
-      { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }), endOnFailure: true },
-    );
-    // A backup download (getDatabaseBackup) takes ~0.5 s: 150 runs of it need more than the suite's 60 s.
-  }, Math.max(60_000, RUNS * 1_500));
+        }),
+        { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }), endOnFailure: true },
+      );
+      // A backup download (getDatabaseBackup) takes ~0.5 s: 150 runs of it need more than the suite's 60 s.
+    },
+    Math.max(60_000, RUNS * 1_500),
+  );
 });

@@ -98,7 +98,9 @@ describe('createPassTemplate', () => {
           status: '413',
           code: 'payload_too_large',
           title: 'Request body too large',
-          detail: expect.stringMatching(/^The template is 1,398,\d{3} bytes; at most 1,048,576 bytes are accepted\. .* at most about 774,144 bytes: send smaller PNG images\.$/),
+          detail: expect.stringMatching(
+            /^The template is 1,398,\d{3} bytes; at most 1,048,576 bytes are accepted\. .* at most about 774,144 bytes: send smaller PNG images\.$/,
+          ),
           source: { pointer: '/passTemplate/images' },
         },
       ]);

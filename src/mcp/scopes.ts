@@ -21,7 +21,7 @@ export type CallerScopes = ReadonlySet<string> | 'all';
  */
 export function callerScopes(ctx: RequestContext): CallerScopes {
   const principal = ctx.principal;
-  if (!principal || principal.type !== 'api_key') return new Set();
+  if (principal?.type !== 'api_key') return new Set();
   if (principal.kind === 'secret') return 'all';
   if (principal.kind === 'publishable') return new Set();
   return principal.scopes;
