@@ -62,7 +62,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     webhookAllowPrivate: false,
     webhookRetryBaseMs: 30_000,
     webhookRetryWindowMs: 86_400_000,
-    outboundTimeoutMs: 10_000,
+    outboundTimeoutMs: 5000,
     webhookTimeoutMs: 10_000,
     webhookDisableAfterFailures: 5,
     auditRetentionDays: 400,
