@@ -204,6 +204,32 @@ describe('MCP over Streamable HTTP', () => {
     await post({ jsonrpc: '2.0', method: 'notifications/initialized' }).expect(202);
     const listed = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }).expect(200);
     expect(message(listed).result.tools).toHaveLength(operationTools(loadApiDocument()).length);
+    // tools/list and tools/call are answered without the SDK (src/mcp/mcpServer.ts answerDirectly):
+    // the same messages as the SDK's, which answers them when `_meta` holds anything but a progress token.
+    const viaSdk = { _meta: { 'example.com/trace': 'x' } };
+    expect(message(await post({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: viaSdk }).expect(200))).toEqual(message(listed));
+    const pass = await service.api
+      .post(`/api/v1/passes?passTemplate=${templateId}`)
+      .set(service.auth(token))
+      .send({ pass: { member: 'Grace Hopper' } })
+      .expect(200);
+    for (const name of ['getPass', 'getLoyalty']) {
+      const call = (params: object) =>
+        post({ jsonrpc: '2.0', id: 'call', method: 'tools/call', params: { name, arguments: { id: pass.body.data.id }, ...params } });
+      const direct = await call({}).expect(200);
+      expect(direct.headers['content-type']).toMatch(/^text\/event-stream/);
+      expect(message(direct).result.isError).toBeUndefined();
+      expect(message(direct)).toEqual(message(await call(viaSdk).expect(200)));
+    }
+    const missing = (params: object) =>
+      post({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'getPass', arguments: { id: '0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10' }, ...params } });
+    const refused = message(await missing({}).expect(200));
+    expect(refused.result).toMatchObject({ isError: true, structuredContent: { errors: [{ status: '404' }] } });
+    expect(refused).toEqual(message(await missing(viaSdk).expect(200)));
+    expect(message(await post({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'noSuchTool' } }).expect(200)).error).toMatchObject({
+      code: -32602,
+      message: 'Unknown tool: noSuchTool',
+    });
     await service.api.get('/mcp').set(service.auth(token)).expect(405);
   });
 

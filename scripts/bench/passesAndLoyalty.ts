@@ -56,7 +56,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -66,6 +66,7 @@ import autocannon from 'autocannon';
 import { loadTest, type LoadTestResult } from 'loadtest';
 import pg from 'pg';
 import { benchRequest, benchRuntimes, serverArguments, type BenchRuntime } from './support/benchServer.ts';
+import { cpuTimeMs } from './support/processCpu.ts';
 import { freePort, stopChild } from '../support/childProcess.ts';
 import { ICON_PNG, LOGO_PNG } from '../../test/support/images.ts';
 
@@ -240,35 +241,6 @@ interface Measurement {
   p50: number;
   p99: number;
   errors: number;
-}
-
-/**
- * CPU time (user + system) a process and its child processes have used so far, in ms, from
- * /proc/<pid>/stat (fields 14 and 15, in clock ticks of 10 ms); NaN where /proc is missing. Unlike req/s, CPU per request
- * hardly depends on what else the machine is running, so service/baseline compare fairly on a
- * busy box.
- */
-function cpuTimeMs(pid: number | undefined): number {
-  const own = statOf(pid);
-  if (!own) return Number.NaN;
-  // A service with WEB_CONCURRENCY > 1 serves from the primary's child processes.
-  let total = own.cpuMs;
-  for (const entry of readdirSync('/proc')) {
-    const child = /^\d+$/.test(entry) ? statOf(Number(entry)) : undefined;
-    if (child && child.ppid === pid) total += child.cpuMs;
-  }
-  return total;
-}
-
-/** A process's parent and CPU time (user + system, ms) from /proc/<pid>/stat; undefined when unreadable. */
-function statOf(pid: number | undefined): { ppid: number; cpuMs: number } | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(fields[1]), cpuMs: (Number(fields[11]) + Number(fields[12])) * 10 };
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -23,7 +23,6 @@ import {
   type GetPromptResult,
   type McpHttpHandler,
   type McpRequestContext,
-  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -35,7 +34,7 @@ import { loadServedContract, type ServedContract } from '../http/servedContract.
 import { packageRoot } from '../packageRoot.ts';
 import { callOperationTool } from './callTool.ts';
 import type { CallerScopes } from './scopes.ts';
-import { ToolCatalogue, type ToolMode } from './tools.ts';
+import { META_TOOLS, ToolCatalogue, type ToolMode } from './tools.ts';
 
 /** The contract as an MCP resource. */
 export const CONTRACT_RESOURCE_URI = 'openapi://wallet-pass-service/openapi.json';
@@ -89,27 +88,66 @@ export class McpEndpoint {
   }
 
   /**
-   * The answer to a 2025-era `tools/list`, without the SDK: the tool list, serialised once per
-   * caller's scopes, tags and mode (src/mcp/tools.ts), framed as the SDK's stateless legacy
-   * transport frames it — one server-sent event `message` holding the JSON-RPC response
-   * (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server).
-   * The SDK would serialise every schema again for every request (≈ 250 KB for a secret key).
+   * The answer to a 2025-era `tools/list` or `tools/call`, without the SDK — the two messages an
+   * agent sends over and over. The SDK's stateless legacy transport would make a `Server`, a
+   * transport and web streams for the request, validate the message and the result with its
+   * schemas, and (for `tools/list`) serialise every schema again (≈ 250 KB for a secret key):
+   * ≈ 1 ms of CPU per message (`npm run bench -- mcp`). The answer is the same JSON-RPC response,
+   * framed as that transport frames it: one server-sent event `message`
+   * (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server),
+   * sent with {@link EVENT_STREAM_HEADERS}. `tools/list` answers the tool list serialised once per
+   * caller's scopes, tags and mode (src/mcp/tools.ts); `tools/call` runs the tool as the SDK's
+   * handler does ({@link McpEndpoint.toolCall}), a thrown error becoming the JSON-RPC error the
+   * SDK would send.
    * @returns The event stream's text, or undefined when the message is anything else or is not
-   *   plainly a 2025-era request the transport would take (then the SDK answers it: its
-   *   refusals, the 2026-07-28 revision, a cursor).
+   *   plainly a 2025-era request the transport would take as it is (then the SDK answers it: its
+   *   refusals, an unknown tool, the 2026-07-28 revision, a cursor, other `params` or headers).
    */
-  legacyToolsList(message: unknown, headers: Record<string, string | string[] | undefined>, caller: McpCaller): string | undefined {
-    const { method, id, params } = (message ?? {}) as { method?: unknown; id?: unknown; params?: Record<string, unknown> };
-    if (method !== 'tools/list' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
-    if (params && (params.cursor !== undefined || (params._meta as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY] !== undefined))
-      return undefined;
-    const version = headers['mcp-protocol-version'];
-    if (version !== undefined && !(typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version))) return undefined;
-    if (headers['mcp-method'] !== undefined) return undefined;
-    const accept = headers.accept;
-    if (typeof accept !== 'string' || !accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
-    const tools = this.catalogue.listJson(caller.scopes, { tags: caller.tags, mode: caller.mode });
-    return `event: message\ndata: {"result":{"tools":${tools}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n\n`;
+  async answerDirectly(message: unknown, headers: Record<string, string | string[] | undefined>, caller: McpCaller): Promise<string | undefined> {
+    const request = plainLegacyRequest(message, headers);
+    if (!request) return undefined;
+    const { method, id, params } = request;
+    let result: string;
+    if (method === 'tools/list') {
+      if (Object.keys(params).some((key) => key !== '_meta')) return undefined;
+      result = `{"tools":${this.catalogue.listJson(caller.scopes, { tags: caller.tags, mode: caller.mode })}}`;
+    } else if (method === 'tools/call') {
+      const { name, arguments: args } = params;
+      if (Object.keys(params).some((key) => key !== 'name' && key !== 'arguments' && key !== '_meta') || typeof name !== 'string') return undefined;
+      if (args !== undefined && !isPlainObject(args)) return undefined;
+      const call = this.toolCall(caller, name, (args ?? {}) as Record<string, unknown>);
+      if (!call) return undefined;
+      try {
+        result = JSON.stringify(await call());
+      } catch (error) {
+        // As the SDK's Protocol answers a handler's error (`_onrequest`).
+        const { code, message: text, data } = error as { code?: unknown; message?: string; data?: unknown };
+        const response = {
+          jsonrpc: '2.0',
+          id,
+          error: {
+            code: Number.isSafeInteger(code) ? code : ProtocolErrorCode.InternalError,
+            message: text ?? 'Internal error',
+            ...(data !== undefined ? { data } : {}),
+          },
+        };
+        return `event: message\ndata: ${JSON.stringify(response)}\n\n`;
+      }
+    } else return undefined;
+    return `event: message\ndata: {"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n\n`;
+  }
+
+  /**
+   * The call of tool `name` with `args` for `caller`, or undefined when the caller has no such
+   * tool (an operation its scopes or tags leave out, or, in `meta` mode, anything but the three
+   * meta-tools): MCP answers an unknown tool with a protocol error (src/mcp/mcpServer.ts
+   * `unknownTool`).
+   */
+  toolCall(caller: McpCaller, name: string, args: Record<string, unknown>): (() => Promise<CallToolResult>) | undefined {
+    if (caller.mode === 'meta') return META_TOOL_NAMES.has(name) ? () => this.#callMeta(caller, name, args) : undefined;
+    const operation = this.catalogue.find(name, caller.scopes);
+    if (!operation || !this.catalogue.operations(caller.scopes, caller.tags).includes(operation)) return undefined;
+    return () => callOperationTool(caller.ctx, operation, args, caller.authorization);
   }
 
   /** A server instance for one request: its caller comes as the request's `authInfo.extra.caller`. */
@@ -125,11 +163,9 @@ export class McpEndpoint {
     server.setRequestHandler('tools/list', async () => ({ tools: catalogue.list(caller.scopes, { tags: caller.tags, mode: caller.mode }) }));
     server.setRequestHandler('tools/call', async (call) => {
       const { name } = call.params;
-      const args = (call.params.arguments ?? {}) as Record<string, unknown>;
-      if (caller.mode === 'meta') return this.#callMeta(caller, name, args);
-      const operation = catalogue.find(name, caller.scopes);
-      if (!operation || !catalogue.operations(caller.scopes, caller.tags).includes(operation)) throw unknownTool(name);
-      return callOperationTool(caller.ctx, operation, args, caller.authorization);
+      const run = this.toolCall(caller, name, (call.params.arguments ?? {}) as Record<string, unknown>);
+      if (!run) throw unknownTool(name);
+      return run();
     });
     server.setRequestHandler('resources/list', async () => ({
       resources: [
@@ -204,6 +240,50 @@ export class McpEndpoint {
     }
     throw unknownTool(name);
   }
+}
+
+/** The headers of the SDK's stateless 2025-era answer, one server-sent event (its `WebStandardStreamableHTTPServerTransport`). */
+export const EVENT_STREAM_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache, no-transform',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+};
+
+const META_TOOL_NAMES = new Set(META_TOOLS.map((tool) => tool.name));
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * `message` as a request of the 2025 revisions that the SDK's stateless legacy transport would
+ * take as it is, or undefined: a JSON-RPC request (`jsonrpc`, an integer or string `id`,
+ * `method`, object `params` if any, nothing else) whose `_meta` holds at most a `progressToken`,
+ * sent accepting JSON and server-sent events (as the transport requires,
+ * https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server),
+ * with no `Mcp-…` header but a supported `MCP-Protocol-Version` (a 2026-07-28 request names its
+ * revision in `_meta` and sends `Mcp-Method`).
+ */
+function plainLegacyRequest(
+  message: unknown,
+  headers: Record<string, string | string[] | undefined>,
+): { method: string; id: string | number; params: Record<string, unknown> } | undefined {
+  if (!isPlainObject(message)) return undefined;
+  const { jsonrpc, method, id, params, ...rest } = message;
+  if (jsonrpc !== '2.0' || typeof method !== 'string' || Object.keys(rest).length) return undefined;
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
+  if (params !== undefined && !isPlainObject(params)) return undefined;
+  const meta = params?._meta;
+  if (meta !== undefined && (!isPlainObject(meta) || Object.keys(meta).some((key) => key !== 'progressToken'))) return undefined;
+  for (const name in headers) {
+    if (!name.startsWith('mcp-')) continue;
+    const value = headers[name];
+    if (name !== 'mcp-protocol-version' || typeof value !== 'string' || !SUPPORTED_PROTOCOL_VERSIONS.includes(value)) return undefined;
+  }
+  const accept = headers.accept;
+  if (typeof accept !== 'string' || !accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+  return { method, id: id as string | number, params: params ?? {} };
 }
 
 /** The protocol error for a tool that is not listed for the caller (MCP: unknown tools are protocol errors). */

@@ -3,7 +3,8 @@
  * server in a child process on a fresh temporary DATA_DIR, wait until it listens, call it, and
  * stop it. `BENCH_RUNTIME` picks how the server runs: `tsx` (default: the TypeScript sources
  * through tsx's loader, as the tests run it) or `dist` (the compiled output of `npm run build`
- * with source maps, as `npm start` runs it).
+ * with source maps, as `npm start` runs it). `BENCH_SERVICE_NODE_ARGS` adds Node.js arguments to the
+ * server's (e.g. `--cpu-prof --cpu-prof-dir=/tmp/profiles` to profile it under a benchmark's load).
  *
  * @module scripts/bench/support/benchServer
  */
@@ -60,7 +61,8 @@ export interface BenchServer {
 export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'wps-bench-'));
   const adminToken = `wpa_${randomBytes(24).toString('base64url')}`;
-  const server = spawn(process.execPath, serverArguments(benchRuntimes()[0]!), {
+  const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const server = spawn(process.execPath, [...nodeArgs, ...serverArguments(benchRuntimes()[0]!)], {
     cwd: root,
     env: { ...process.env, DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: adminToken, DATABASE_URL: '', RATE_LIMIT_PER_SECOND: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../../http/operation.ts';
-import { mcpEndpoint } from '../../mcp/mcpServer.ts';
+import { EVENT_STREAM_HEADERS, mcpEndpoint } from '../../mcp/mcpServer.ts';
 import { callerScopes } from '../../mcp/scopes.ts';
 
 /** Request headers the MCP transport reads, besides every `Mcp-…` header (`Mcp-Protocol-Version`, 2026-07-28's `Mcp-Method`, `Mcp-Name`, `Mcp-Param-…`). */
@@ -11,7 +11,7 @@ const FORWARDED = new Set(['accept', 'content-type', 'last-event-id']);
  * the app has parsed and validated, is handed over parsed. The SDK's answer — a JSON-RPC
  * response as JSON or one server-sent event, `202` for a notification, or its JSON-RPC error
  * statuses — is sent as it is (JSON checked against the contract with `VALIDATE_RESPONSES`). A
- * 2025-era `tools/list` is answered from the kept tool list (`McpEndpoint.legacyToolsList`).
+ * 2025-era `tools/list` or `tools/call` is answered without the SDK (`McpEndpoint.answerDirectly`).
  */
 export const sendMcpMessage: OperationHandler<'sendMcpMessage'> = async ({ body, query, headers, ctx }) => {
   const endpoint = mcpEndpoint();
@@ -22,8 +22,8 @@ export const sendMcpMessage: OperationHandler<'sendMcpMessage'> = async ({ body,
     tags: query.tags ? query.tags.split(',') : undefined,
     mode: query.tools ?? 'operations',
   };
-  const toolsList = endpoint.legacyToolsList(body, headers, caller);
-  if (toolsList !== undefined) return { status: 200, body: toolsList, headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' } } as never;
+  const direct = await endpoint.answerDirectly(body, headers, caller);
+  if (direct !== undefined) return { status: 200, body: direct, headers: EVENT_STREAM_HEADERS } as never;
   const webHeaders = new Headers();
   for (const name in headers) {
     const value = headers[name];
