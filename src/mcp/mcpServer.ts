@@ -15,6 +15,7 @@
  *
  * @module mcp/mcpServer
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
@@ -103,38 +104,49 @@ export class McpEndpoint {
    *   plainly a 2025-era request the transport would take as it is (then the SDK answers it: its
    *   refusals, an unknown tool, the 2026-07-28 revision, a cursor, other `params` or headers).
    */
-  async answerDirectly(message: unknown, headers: Record<string, string | string[] | undefined>, caller: McpCaller): Promise<string | undefined> {
+  async answerDirectly(
+    message: unknown,
+    headers: Record<string, string | string[] | undefined>,
+    caller: McpCaller,
+  ): Promise<{ body: Buffer; headers: Record<string, string> } | undefined> {
     const request = plainLegacyRequest(message, headers);
     if (!request) return undefined;
     const { method, id, params } = request;
-    let result: string;
     if (method === 'tools/list') {
       if (Object.keys(params).some((key) => key !== '_meta')) return undefined;
-      result = `{"tools":${this.catalogue.listJson(caller.scopes, { tags: caller.tags, mode: caller.mode })}}`;
-    } else if (method === 'tools/call') {
-      const { name, arguments: args } = params;
-      if (Object.keys(params).some((key) => key !== 'name' && key !== 'arguments' && key !== '_meta') || typeof name !== 'string') return undefined;
-      if (args !== undefined && !isPlainObject(args)) return undefined;
-      const call = this.toolCall(caller, name, (args ?? {}) as Record<string, unknown>);
-      if (!call) return undefined;
-      try {
-        result = JSON.stringify(await call());
-      } catch (error) {
-        // As the SDK's Protocol answers a handler's error (`_onrequest`).
-        const { code, message: text, data } = error as { code?: unknown; message?: string; data?: unknown };
-        const response = {
-          jsonrpc: '2.0',
-          id,
-          error: {
-            code: Number.isSafeInteger(code) ? code : ProtocolErrorCode.InternalError,
-            message: text ?? 'Internal error',
-            ...(data !== undefined ? { data } : {}),
-          },
-        };
-        return `event: message\ndata: ${JSON.stringify(response)}\n\n`;
-      }
-    } else return undefined;
-    return `event: message\ndata: {"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n\n`;
+      const { bytes, digest } = this.catalogue.listBytes(caller.scopes, { tags: caller.tags, mode: caller.mode });
+      const head = 'event: message\ndata: {"result":{"tools":';
+      const tail = `},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n\n`;
+      const body = Buffer.concat([Buffer.from(head, 'utf8'), bytes, Buffer.from(tail, 'utf8')]);
+      // The list is kept as bytes with their digest: a weak ETag of them and of the framing,
+      // in the form Express gives one (W/"<length>-<SHA-1>"), instead of Express hashing ≈ 250 KB again.
+      const etag = `W/"${body.length.toString(16)}-${createHash('sha1').update(`${digest}${head}${tail}`).digest('base64').slice(0, 27)}"`;
+      return { body, headers: { ...EVENT_STREAM_HEADERS, ETag: etag } };
+    }
+    if (method !== 'tools/call') return undefined;
+    const { name, arguments: args } = params;
+    if (Object.keys(params).some((key) => key !== 'name' && key !== 'arguments' && key !== '_meta') || typeof name !== 'string') return undefined;
+    if (args !== undefined && !isPlainObject(args)) return undefined;
+    const call = this.toolCall(caller, name, (args ?? {}) as Record<string, unknown>);
+    if (!call) return undefined;
+    let response: Record<string, unknown>;
+    try {
+      response = { result: await call(), jsonrpc: '2.0', id };
+    } catch (error) {
+      // As the SDK's Protocol answers a handler's error (`_onrequest`).
+      const { code, message: text, data } = error as { code?: unknown; message?: string; data?: unknown };
+      response = {
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: Number.isSafeInteger(code) ? code : ProtocolErrorCode.InternalError,
+          message: text ?? 'Internal error',
+          ...(data !== undefined ? { data } : {}),
+        },
+      };
+    }
+    // Bytes, not a string: a response holding any non-Latin-1 character would be encoded twice.
+    return { body: Buffer.from(`event: message\ndata: ${JSON.stringify(response)}\n\n`, 'utf8'), headers: EVENT_STREAM_HEADERS };
   }
 
   /**
@@ -242,9 +254,14 @@ export class McpEndpoint {
   }
 }
 
-/** The headers of the SDK's stateless 2025-era answer, one server-sent event (its `WebStandardStreamableHTTPServerTransport`). */
+/**
+ * The headers of the SDK's stateless 2025-era answer, one server-sent event (its
+ * `WebStandardStreamableHTTPServerTransport`), with the charset Express adds when it sends the
+ * SDK's answer as text (server-sent events are always UTF-8,
+ * https://html.spec.whatwg.org/multipage/server-sent-events.html#parsing-an-event-stream).
+ */
 export const EVENT_STREAM_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Type': 'text/event-stream',
+  'Content-Type': 'text/event-stream; charset=utf-8',
   'Cache-Control': 'no-cache, no-transform',
   Connection: 'keep-alive',
   'X-Accel-Buffering': 'no',

@@ -20,6 +20,7 @@
  *
  * @module mcp/tools
  */
+import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/server';
 import { LRUCache } from 'lru-cache';
 import type { OpenApiDocument } from '../http/routes.ts';
@@ -185,6 +186,13 @@ export function operationTools(document: OpenApiDocument): OperationTool[] {
   return tools;
 }
 
+/** A kept tool list: its tools, their operations, and once asked for, its JSON bytes. */
+interface ListEntry {
+  tools: Tool[];
+  operations: OperationTool[];
+  bytes?: { bytes: Buffer; digest: string };
+}
+
 /** What a caller asks of the tool list. */
 export interface ToolListOptions {
   /** Only tools of these tags ({@link tagSlug} form); all when undefined. */
@@ -200,7 +208,7 @@ export class ToolCatalogue {
   readonly document: OpenApiDocument;
   readonly #operations: OperationTool[];
   readonly #byName: Map<string, OperationTool>;
-  readonly #lists = new LRUCache<string, { tools: Tool[]; operations: OperationTool[]; json?: string }>({ max: 256 });
+  readonly #lists = new LRUCache<string, ListEntry>({ max: 256 });
 
   constructor(document: OpenApiDocument) {
     this.document = document;
@@ -230,13 +238,17 @@ export class ToolCatalogue {
   }
 
   /**
-   * {@link list} as JSON text, serialised once per combination and kept, for answers that
-   * embed it without serialising the schemas again (src/mcp/mcpServer.ts).
+   * {@link list} as the UTF-8 bytes of its JSON text, with their SHA-1 digest (base64), made
+   * once per combination and kept, for answers that embed the list without serialising and
+   * encoding its schemas again (≈ 250 KB for a secret key; src/mcp/mcpServer.ts).
    */
-  listJson(scopes: CallerScopes, options: ToolListOptions): string {
+  listBytes(scopes: CallerScopes, options: ToolListOptions): { bytes: Buffer; digest: string } {
     const entry = this.#entry(scopes, options);
-    entry.json ??= JSON.stringify(entry.tools);
-    return entry.json;
+    if (!entry.bytes) {
+      const bytes = Buffer.from(JSON.stringify(entry.tools), 'utf8');
+      entry.bytes = { bytes, digest: createHash('sha1').update(bytes).digest('base64') };
+    }
+    return entry.bytes;
   }
 
   /** The operation tool named `name` if `scopes` allow it (whatever tags were asked for), else undefined. */
@@ -245,7 +257,7 @@ export class ToolCatalogue {
     return tool && allowed(tool.requirements, scopes) ? tool : undefined;
   }
 
-  #entry(scopes: CallerScopes, options: ToolListOptions): { tools: Tool[]; operations: OperationTool[]; json?: string } {
+  #entry(scopes: CallerScopes, options: ToolListOptions): ListEntry {
     const key = `${scopesKey(scopes)}|${options.mode}|${options.tags ? [...options.tags].sort().join(',') : '*'}`;
     let entry = this.#lists.get(key);
     if (!entry) {

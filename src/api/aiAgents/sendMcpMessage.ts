@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../../http/operation.ts';
-import { EVENT_STREAM_HEADERS, mcpEndpoint } from '../../mcp/mcpServer.ts';
+import { mcpEndpoint } from '../../mcp/mcpServer.ts';
 import { callerScopes } from '../../mcp/scopes.ts';
 
 /** Request headers the MCP transport reads, besides every `Mcp-…` header (`Mcp-Protocol-Version`, 2026-07-28's `Mcp-Method`, `Mcp-Name`, `Mcp-Param-…`). */
@@ -23,7 +23,7 @@ export const sendMcpMessage: OperationHandler<'sendMcpMessage'> = async ({ body,
     mode: query.tools ?? 'operations',
   };
   const direct = await endpoint.answerDirectly(body, headers, caller);
-  if (direct !== undefined) return { status: 200, body: direct, headers: EVENT_STREAM_HEADERS } as never;
+  if (direct !== undefined) return { status: 200, body: direct.body, headers: direct.headers } as never;
   const webHeaders = new Headers();
   for (const name in headers) {
     const value = headers[name];
