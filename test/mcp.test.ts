@@ -13,7 +13,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { loadApiDocument } from '../src/app.ts';
 import { documentOperations } from '../src/http/routes.ts';
-import { allowed, requiredScopes } from '../src/mcp/scopes.ts';
+import { requiredScopes } from '../src/http/authorize.ts';
+import { allowed } from '../src/mcp/scopes.ts';
 import { operationTools } from '../src/mcp/tools.ts';
 import { listenWith, type Listening } from './support/listen.ts';
 import { createTemplate, loyaltyTemplate } from './support/passes.ts';
@@ -112,9 +113,7 @@ describe('MCP over Streamable HTTP', () => {
     const document = loadApiDocument();
     const expected = documentOperations(document)
       .filter((o) => o.path.startsWith('/api/v1/'))
-      .filter((o) =>
-        allowed(requiredScopes(document.paths[o.path]![o.method] as { security?: unknown }, document.security), new Set(['passes:read', 'passes:write'])),
-      )
+      .filter((o) => allowed(requiredScopes(document, document.paths[o.path]![o.method] as { security?: unknown }), new Set(['passes:read', 'passes:write'])))
       .map((o) => o.operationId)
       .sort();
     expect(expected).toEqual(expect.arrayContaining(['getPass', 'listPasses', 'updateLoyalty']));
@@ -201,6 +200,16 @@ describe('MCP over Streamable HTTP', () => {
     }).expect(200);
     expect(message(initialized).result).toMatchObject({ protocolVersion: '2025-11-25', capabilities: { tools: {}, resources: {}, prompts: {} } });
     expect(initialized.headers['mcp-session-id']).toBeUndefined();
+    // The earlier 2025-era revisions the contract names are answered as asked.
+    for (const protocolVersion of ['2025-06-18', '2025-03-26', '2024-11-05']) {
+      const earlier = await post({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      });
+      expect(message(earlier).result.protocolVersion).toBe(protocolVersion);
+    }
     await post({ jsonrpc: '2.0', method: 'notifications/initialized' }).expect(202);
     const listed = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }).expect(200);
     expect(message(listed).result.tools).toHaveLength(operationTools(loadApiDocument()).length);
@@ -257,8 +266,16 @@ describe('MCP over Streamable HTTP', () => {
     }
   });
 
-  it('generates tools from the operations alone: schemas without $ref, outputs as objects', () => {
-    for (const { tool } of operationTools(loadApiDocument())) {
+  it('generates tools from the operations alone: schemas without $ref, outputs as objects; one bearer requirement per operation', () => {
+    const document = loadApiDocument();
+    // requiredScopes (src/http/authorize.ts) reads one bearerAuth requirement per operation.
+    const bearerRequirements = documentOperations(document).map(
+      (o) =>
+        ((document.paths[o.path]![o.method] as { security?: object[] }).security ?? (document.security as object[]) ?? []).filter((r) => 'bearerAuth' in r)
+          .length,
+    );
+    expect(Math.max(...bearerRequirements)).toBe(1);
+    for (const { tool } of operationTools(document)) {
       expect(tool.inputSchema.type).toBe('object');
       if (tool.outputSchema) expect(tool.outputSchema.type).toBe('object');
     }

@@ -45,7 +45,19 @@ interface Requirement {
   segments: string[];
 }
 
-/** The `bearerAuth` scopes of an operation (its own `security`, else the document's); undefined when not bearer-secured. */
+/**
+ * The scopes an API key needs for an operation: those its `bearerAuth` security requirement names,
+ * all of them (`security: [{ bearerAuth: ['passes:read'] }]`; the operation's own `security`, else
+ * the document's; OpenAPI 3.1 Security Requirement Object,
+ * https://spec.openapis.org/oas/v3.1.0#security-requirement-object). The one reader of them: this
+ * middleware refuses a key that lacks one, and the MCP server lists only the tools a key's scopes
+ * allow (src/mcp/tools.ts). The contract gives an operation at most one `bearerAuth` requirement
+ * (test/mcp.test.ts checks it); were there several, the first would count.
+ * @param document The contract (its root `security`).
+ * @param operation An Operation Object of it.
+ * @returns The scope names (`[]`: any key, no scope needed), or undefined when the operation is
+ *   not secured by `bearerAuth` (another scheme, or none).
+ */
 export function requiredScopes(document: OpenApiDocument, operation: Record<string, unknown>): string[] | undefined {
   const security = (operation.security ?? document.security ?? []) as Record<string, string[]>[];
   const bearer = security.find((requirement) => 'bearerAuth' in requirement);

@@ -1,9 +1,7 @@
 /**
- * Which tools a caller may see: the scopes an operation requires, read from its `security`
- * requirement in the contract (`security: [{ bearerAuth: ['passes:read'] }]`; OpenAPI 3.1,
- * https://spec.openapis.org/oas/v3.1.0#security-requirement-object: the listed names are the
- * scopes the requirement needs, all of them; any one requirement of the list is enough), and
- * the scopes the caller's key holds.
+ * Which tools a caller may see: the scopes the caller's key holds, against those an operation
+ * requires (read from the contract by src/http/authorize.ts `requiredScopes`, the reader the
+ * HTTP authorization uses).
  *
  * @module mcp/scopes
  */
@@ -28,20 +26,12 @@ export function callerScopes(ctx: RequestContext): CallerScopes {
 }
 
 /**
- * The requirements of an operation: each an array of the scopes it needs (`[]` for a bearer
- * requirement without scopes). Only `bearerAuth` requirements count: a tool is always called
- * with the caller's API key.
+ * Whether a caller holding `scopes` may call an operation that needs `required`
+ * (src/http/authorize.ts `requiredScopes`: undefined when no key may call it).
  */
-export function requiredScopes(operation: { security?: unknown }, documentSecurity: unknown): string[][] {
-  const security = (operation.security ?? documentSecurity ?? []) as Record<string, string[]>[];
-  return security.filter((requirement) => 'bearerAuth' in requirement).map((requirement) => [...(requirement.bearerAuth ?? [])]);
-}
-
-/** Whether `scopes` satisfy one of `requirements` (none: the operation is not callable with a key). */
-export function allowed(requirements: string[][], scopes: CallerScopes): boolean {
-  if (!requirements.length) return false;
-  if (scopes === 'all') return true;
-  return requirements.some((needed) => needed.every((scope) => scopes.has(scope)));
+export function allowed(required: readonly string[] | undefined, scopes: CallerScopes): boolean {
+  if (!required) return false;
+  return scopes === 'all' || required.every((scope) => scopes.has(scope));
 }
 
 /** A stable key of a scope set, for caches. */

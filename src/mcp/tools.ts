@@ -24,7 +24,8 @@ import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/server';
 import { LRUCache } from 'lru-cache';
 import type { OpenApiDocument } from '../http/routes.ts';
-import { allowed, type CallerScopes, requiredScopes, scopesKey } from './scopes.ts';
+import { requiredScopes } from '../http/authorize.ts';
+import { allowed, type CallerScopes, scopesKey } from './scopes.ts';
 import { type JsonSchema, MAX_OUTPUT_REF_DEPTH, resolveSchema } from './toolSchemas.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -41,8 +42,8 @@ export interface OperationTool {
   path: string;
   /** The operation's tags, as the `tags` filter names them (`pass-templates`). */
   tags: string[];
-  /** The scope requirements of the operation (src/mcp/scopes.ts). */
-  requirements: string[][];
+  /** The scopes a key needs to call the operation (src/http/authorize.ts `requiredScopes`). */
+  scopes: string[];
   pathParameters: string[];
   queryParameters: string[];
   /** Whether the operation takes `Idempotency-Key` (argument `idempotencyKey`). */
@@ -101,8 +102,8 @@ export function operationTools(document: OpenApiDocument): OperationTool[] {
     for (const method of METHODS) {
       const operation = item[method] as Record<string, unknown> | undefined;
       if (!operation?.operationId) continue;
-      const requirements = requiredScopes(operation, document.security);
-      if (!requirements.length) continue;
+      const scopes = requiredScopes(document, operation);
+      if (!scopes) continue;
       const name = operation.operationId as string;
       const parameters = [...((item.parameters as Parameter[]) ?? []), ...((operation.parameters as Parameter[]) ?? [])].map((p) => parameterOf(document, p));
       const properties: Record<string, JsonSchema> = {};
@@ -175,7 +176,7 @@ export function operationTools(document: OpenApiDocument): OperationTool[] {
         method: upper,
         path,
         tags: ((operation.tags as string[]) ?? []).map(tagSlug),
-        requirements,
+        scopes,
         pathParameters,
         queryParameters,
         idempotencyKey,
@@ -254,16 +255,14 @@ export class ToolCatalogue {
   /** The operation tool named `name` if `scopes` allow it (whatever tags were asked for), else undefined. */
   find(name: string, scopes: CallerScopes): OperationTool | undefined {
     const tool = this.#byName.get(name);
-    return tool && allowed(tool.requirements, scopes) ? tool : undefined;
+    return tool && allowed(tool.scopes, scopes) ? tool : undefined;
   }
 
   #entry(scopes: CallerScopes, options: ToolListOptions): ListEntry {
     const key = `${scopesKey(scopes)}|${options.mode}|${options.tags ? [...options.tags].sort().join(',') : '*'}`;
     let entry = this.#lists.get(key);
     if (!entry) {
-      const operations = this.#operations.filter(
-        (o) => allowed(o.requirements, scopes) && (!options.tags || o.tags.some((tag) => options.tags!.includes(tag))),
-      );
+      const operations = this.#operations.filter((o) => allowed(o.scopes, scopes) && (!options.tags || o.tags.some((tag) => options.tags!.includes(tag))));
       entry = { operations, tools: options.mode === 'meta' ? META_TOOLS : operations.map((o) => o.tool) };
       this.#lists.set(key, entry);
     }
