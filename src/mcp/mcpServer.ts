@@ -1,11 +1,15 @@
 /**
  * The Model Context Protocol server of the API (https://modelcontextprotocol.io/specification/2025-11-25),
- * served statelessly over Streamable HTTP at `/mcp` (src/api/mcp/sendMcpMessage.ts) with the
+ * served statelessly over Streamable HTTP at `/mcp` (src/api/aiAgents/sendMcpMessage.ts) with the
  * official SDK's `createMcpHandler` (`@modelcontextprotocol/server`): protocol revision
  * 2026-07-28 (per-request `_meta` envelope) and, through the SDK's stateless legacy leg, the
- * 2025 revisions with `initialize`. Each HTTP request gets a fresh low-level `Server` bound to
- * that request's caller (its `ctx`, `Authorization`, scopes, tag filter and mode), which is cheap:
- * the tool lists it answers are built once per scope set, tags and mode (src/mcp/tools.ts).
+ * 2025 revisions with `initialize`. A request the SDK answers gets a fresh low-level `Server`
+ * bound to that request's caller (its `ctx`, `Authorization`, scopes, tag filter and mode): the
+ * SDK's stateless legacy leg connects one server to one transport per request, so neither can be
+ * kept. The two messages an agent repeats, a plain 2025-era `tools/list` and `tools/call`, are
+ * answered without it, with the same response ({@link McpEndpoint.answerDirectly}); tool lists
+ * are built and serialised once per scope set, tags and mode (src/mcp/tools.ts). Bench:
+ * `npm run bench -- mcp`.
  *
  * What it offers:
  * - tools: one per `/api/v1` operation (or the three meta-tools), called through the app
