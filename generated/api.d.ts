@@ -1898,7 +1898,7 @@ export interface paths {
          *     output schemas), deeper ones are left open (`{}`), and examples are left out, so a tool
          *     stays small. Its
          *     `outputSchema` is the operation's JSON success response. Annotations: `readOnlyHint` for
-         *     GET, `destructiveHint` for nullify, delete, revoke and cancel, `idempotentHint` for PUT,
+         *     GET, `destructiveHint` for nullify, delete, revoke, cancel and deactivate, `idempotentHint` for PUT,
          *     PATCH and DELETE and for operations that take an `Idempotency-Key`. A tool call runs
          *     the operation through the same request pipeline as its HTTP request — validation, rate
          *     limits, idempotency, tracing — authenticated with the same key: a call can do nothing the

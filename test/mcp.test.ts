@@ -97,6 +97,11 @@ describe('MCP over Streamable HTTP', () => {
         .filter((o) => o.path.startsWith('/api/v1/'))
         .map((o) => o.operationId);
       expect(tools.map((t) => t.name).sort()).toEqual(api.sort());
+      const annotations = (name: string) => tools.find((t) => t.name === name)!.annotations;
+      expect(annotations('updatePass')).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+      expect(annotations('createPassTemplate')).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+      expect(annotations('cancelBatch')).toMatchObject({ destructiveHint: true });
+      expect(annotations('deleteWebhookSubscription')).toMatchObject({ destructiveHint: true, idempotentHint: true });
     } finally {
       await client.close();
     }

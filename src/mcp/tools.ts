@@ -9,7 +9,7 @@
  *   `idempotencyKey` for an operation that takes the `Idempotency-Key` header, and `body`: the
  *   JSON request body, or a `multipart/form-data` body's fields with each file as text;
  * - `outputSchema`: the JSON (or JSON:API) schema of the 2xx responses (several: `anyOf`);
- * - annotations: `readOnlyHint` for GET; `destructiveHint` for nullify, delete, revoke and cancel
+ * - annotations: `readOnlyHint` for GET; `destructiveHint` for nullify, delete, revoke, cancel and deactivate
  *   (and explicitly false for other writes, whose default is true); `idempotentHint` for PUT,
  *   PATCH and DELETE and for operations that take an `Idempotency-Key`.
  *
