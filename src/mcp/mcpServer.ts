@@ -260,14 +260,14 @@ export class McpEndpoint {
 
 /**
  * The headers of the SDK's stateless 2025-era answer, one server-sent event (its
- * `WebStandardStreamableHTTPServerTransport`), with the charset Express adds when it sends the
- * SDK's answer as text (server-sent events are always UTF-8,
- * https://html.spec.whatwg.org/multipage/server-sent-events.html#parsing-an-event-stream).
+ * `WebStandardStreamableHTTPServerTransport`), as src/api/aiAgents/sendMcpMessage.ts sends the
+ * SDK's: with the charset Express adds to text (server-sent events are always UTF-8,
+ * https://html.spec.whatwg.org/multipage/server-sent-events.html#parsing-an-event-stream), without
+ * its hop-by-hop `Connection` (Node.js manages the connection; RFC 9110 §7.6.1).
  */
 export const EVENT_STREAM_HEADERS: Readonly<Record<string, string>> = {
   'Content-Type': 'text/event-stream; charset=utf-8',
   'Cache-Control': 'no-cache, no-transform',
-  Connection: 'keep-alive',
   'X-Accel-Buffering': 'no',
 };
 

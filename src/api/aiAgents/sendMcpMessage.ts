@@ -5,6 +5,9 @@ import { callerScopes } from '../../mcp/scopes.ts';
 /** Request headers the MCP transport reads, besides every `Mcp-…` header (`Mcp-Protocol-Version`, 2026-07-28's `Mcp-Method`, `Mcp-Name`, `Mcp-Param-…`). */
 const FORWARDED = new Set(['accept', 'content-type', 'last-event-id']);
 
+/** Response headers of the SDK's answer left to Node.js (https://www.rfc-editor.org/rfc/rfc9110#section-7.6.1). */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade']);
+
 /**
  * `POST /mcp`: one Model Context Protocol message, answered by the SDK's stateless Streamable
  * HTTP handler (src/mcp/mcpServer.ts) for the key that authenticated the request; the body, which
@@ -36,7 +39,9 @@ export const sendMcpMessage: OperationHandler<'sendMcpMessage'> = async ({ body,
   });
   const responseHeaders: Record<string, string> = {};
   response.headers.forEach((value, name) => {
-    responseHeaders[name] = value;
+    // Hop-by-hop headers are the server's own (RFC 9110 §7.6.1): the SDK's `Connection: keep-alive`
+    // would override the `Connection: close` a shutting-down server answers with (src/server.ts).
+    if (!HOP_BY_HOP.has(name)) responseHeaders[name] = value;
   });
   const text = await response.text();
   // With VALIDATE_RESPONSES a JSON answer is handed over as a value, which the validator checks
