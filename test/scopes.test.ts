@@ -178,6 +178,21 @@ describe('audit events', () => {
     expect(await changesOf(password)).toEqual({ name: { before: 'Back door', after: 'Back gate' }, passwordHash: { before: '[secret]', after: '[secret]' } });
   });
 
+  test('a request the browser sends from the console is marked console; one from elsewhere api', async () => {
+    const entityId = await service.createEntity(accountId, 'Channels');
+    const create = (id: string, headers: Record<string, string>) =>
+      service.api
+        .post(`/api/v1/entities/${entityId}/readers`)
+        .set(service.auth(secretKey))
+        .set(headers)
+        .send({ reader: { id, name: id, type: 'PartnerReader', password: 'correct-horse-battery' } })
+        .expect(201);
+    const fromConsole = await create('console-till', { 'Sec-Fetch-Site': 'same-origin', Referer: 'http://wallet.test/console/' });
+    const fromSite = await create('site-till', { 'Sec-Fetch-Site': 'cross-site', Referer: 'https://shop.example/console/' });
+    expect((await eventsOf(fromConsole))[0]).toMatchObject({ channel: 'console' });
+    expect((await eventsOf(fromSite))[0]).toMatchObject({ channel: 'api' });
+  });
+
   test('no secret appears in any event: keys, tokens, webhook secrets, private keys are named, not shown', async () => {
     const created = await service.api
       .post(`/admin/v1/accounts/${accountId}/tokens`)
@@ -395,5 +410,43 @@ describe('publishable keys', () => {
     // Its own template: past authorization, the operation answers (here: the body is invalid).
     const own = await service.api.post(`/api/v1/passes?passTemplate=${template}`).set(service.auth(key)).set('Idempotency-Key', randomUUID()).send({});
     expect(own.status).not.toBe(403);
+  });
+
+  test('CORS: a preflight and a request from an origin the key names are answered, from another refused with no CORS header', async () => {
+    const template = randomUUID();
+    const res = await service.api
+      .post(`/admin/v1/accounts/${accountId}/tokens`)
+      .set(service.adminAuth())
+      .send({ apiToken: { kind: 'publishable', passTemplates: [template], allowedOrigins: ['https://signup.example'] } })
+      .expect(201);
+    const key = res.body.data.attributes.token as string;
+    const preflight = (origin: string) =>
+      service.api
+        .options('/api/v1/passes')
+        .set('Origin', origin)
+        .set('Access-Control-Request-Method', 'POST')
+        .set('Access-Control-Request-Headers', 'authorization, content-type, idempotency-key');
+    const allowed = await preflight('https://signup.example').expect(204);
+    expect(allowed.headers).toMatchObject({
+      'access-control-allow-origin': 'https://signup.example',
+      'access-control-allow-methods': 'POST',
+      'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key',
+    });
+    const refused = await preflight('https://elsewhere.example').expect(403);
+    expect(refused.headers['access-control-allow-origin']).toBeUndefined();
+    expect(refused.body.errors[0]).toMatchObject({ code: 'origin_not_allowed', source: { header: 'Origin' } });
+
+    const issue = (origin: string) =>
+      service.api.post(`/api/v1/passes?passTemplate=${template}`).set(service.auth(key)).set('Origin', origin).set('Idempotency-Key', randomUUID()).send({});
+    const elsewhere = await issue('https://elsewhere.example').expect(403);
+    expect(elsewhere.headers['access-control-allow-origin']).toBeUndefined();
+    expect(elsewhere.body.errors[0].code).toBe('origin_not_allowed');
+    // From its origin, even an error answer (here: the body is invalid) can be read by the page.
+    const own = await issue('https://signup.example');
+    expect(own.status).not.toBe(403);
+    expect(own.headers['access-control-allow-origin']).toBe('https://signup.example');
+    // A secret key's answers carry no CORS header: it does not belong in a page.
+    const secret = await service.api.get('/api/v1/passes').set(service.auth(secretKey)).set('Origin', 'https://signup.example').expect(200);
+    expect(secret.headers['access-control-allow-origin']).toBeUndefined();
   });
 });

@@ -73,7 +73,8 @@ export function auditRecordOf(req: Request): AuditRecord | undefined {
  * The target of a request: the resource type is the last collection its path names (`passes`,
  * `readers`, `webhook-subscriptions` …; an action segment such as `nullify` is not one), its id
  * the path parameter that follows it, else the id of what the write returned (a creation): its
- * `publicId` where it has one (the id the API shows), else its `id`.
+ * `publicId` where it has one (the id the API shows), else its `id`, else, for a write that
+ * returned the handler's answer, its document's `data.id`.
  */
 function targetOf(operation: AuditedOperation, path: string, written: unknown): { resourceType: string; resourceId: string | null } {
   const values = path.split('/');
@@ -88,9 +89,11 @@ function targetOf(operation: AuditedOperation, path: string, written: unknown): 
     } else if (i > 3 && resourceId === null) resourceType = `${resourceType}/${segment}`;
   }
   if (resourceId === null && written && typeof written === 'object') {
-    // The id the API shows: a row's `publicId` where it has one (readers), else its `id`.
+    // The id the API shows: a row's `publicId` where it has one (readers), else its `id`; or,
+    // when the transaction returned the handler's whole answer, the id of the document's `data`.
+    const answered = (written as { body?: { data?: { id?: unknown } } }).body?.data?.id;
     const { publicId, id } = written as { publicId?: unknown; id?: unknown };
-    resourceId = typeof publicId === 'string' ? publicId : typeof id === 'string' ? id : null;
+    resourceId = typeof publicId === 'string' ? publicId : typeof id === 'string' ? id : typeof answered === 'string' ? answered : null;
   }
   return { resourceType, resourceId };
 }
