@@ -2822,7 +2822,7 @@ export interface components {
             status: string;
             /**
              * @description Stable, machine-readable error code in snake_case. Clients branch on this, never on `title`
-             *     or `detail`. Codes in use: `validation_failed`, `invalid_json`, `invalid_multipart`, `unauthorized`, `insufficient_scope`, `not_found`,
+             *     or `detail`. Codes in use: `validation_failed`, `invalid_json`, `invalid_multipart`, `unauthorized`, `insufficient_scope`, `origin_not_allowed`, `not_found`,
              *     `method_not_allowed`, `conflict`, `payload_too_large`, `unsupported_media_type`,
              *     `idempotency_key_reused`, `webhook_subscription_limit`, `rate_limited`, `internal_error`,
              *     `service_unavailable`; for Google Wallet callbacks `callback_issuer_unknown`,
