@@ -56,6 +56,13 @@ export interface AppDependencies {
   adminToken: string | undefined;
   /** Defaults to `generated/openapi.json`. */
   apiDocument?: OpenApiDocument;
+  /**
+   * Middlewares left out, for `npm run bench -- passesAndLoyalty` only (never set by the server
+   * or the configuration): the scope check (src/http/authorize.ts) and the audit log
+   * (src/http/auditHook.ts), so that their cost is measured against the same service without
+   * them, back to back.
+   */
+  without?: { authorization?: boolean; audit?: boolean };
 }
 
 /**
@@ -280,9 +287,9 @@ export function createApp(deps: AppDependencies): Express {
   );
   // What the key may do, from the matched operation's security requirement (src/http/authorize.ts).
   // Every state-changing request leaves one audit event (src/http/auditHook.ts).
-  app.use(auditHook(document, contractPath));
+  if (!deps.without?.audit) app.use(auditHook(document, contractPath));
   app.use(publishable.requests);
-  app.use(authorize(document, contractPath));
+  if (!deps.without?.authorization) app.use(authorize(document, contractPath));
   app.use(...bodyReading(document, contractPath, config));
   // Uploaded files are streamed to temporary files (src/http/csvUpload.ts), removed when the response ends.
   app.use(removeUploads);
