@@ -175,6 +175,21 @@ export interface paths {
          *     (`400`, naming the member); an `extId` that a pass of the account that is not nullified
          *     already has (`409`). Send an `Idempotency-Key` to retry safely: concurrent retries with one
          *     key issue exactly one pass.
+         *
+         *     **From a web page, with a publishable key** (`wps_pk_…`, see `bearerAuth`): this is the one
+         *     operation such a key may call, for the templates it names (another template: `403
+         *     insufficient_scope`), and always with an `Idempotency-Key` (without it: `400` naming the
+         *     header), so that a page retrying after a lost answer issues one pass. The pass is then
+         *     downloaded from its `downloadUrl`, which needs no key. The browser's CORS preflight
+         *     (`OPTIONS` with `Origin` and `Access-Control-Request-Method: POST`; Fetch Standard,
+         *     https://fetch.spec.whatwg.org/#http-cors-protocol) is answered `204` with
+         *     `Access-Control-Allow-Origin`, `-Allow-Methods: POST`, `-Allow-Headers: Authorization,
+         *     Content-Type, Idempotency-Key` and `-Max-Age: 600` for an origin a live publishable key names,
+         *     else `403 origin_not_allowed` without CORS headers. The request itself, from an origin its key
+         *     names, is answered with `Access-Control-Allow-Origin` (errors too) and the headers a page reads
+         *     exposed; from another origin, `403 origin_not_allowed` without CORS headers. A publishable key
+         *     has its own rate limit per origin and client address (`PUBLISHABLE_RATE_LIMIT_PER_MINUTE`, 30
+         *     a minute by default, preflights included): past it, `429` with `Retry-After`.
          */
         post: operations["createPass"];
         delete?: never;
@@ -2807,7 +2822,7 @@ export interface components {
             status: string;
             /**
              * @description Stable, machine-readable error code in snake_case. Clients branch on this, never on `title`
-             *     or `detail`. Codes in use: `validation_failed`, `invalid_json`, `invalid_multipart`, `unauthorized`, `insufficient_scope`, `not_found`,
+             *     or `detail`. Codes in use: `validation_failed`, `invalid_json`, `invalid_multipart`, `unauthorized`, `insufficient_scope`, `origin_not_allowed`, `not_found`,
              *     `method_not_allowed`, `conflict`, `payload_too_large`, `unsupported_media_type`,
              *     `idempotency_key_reused`, `webhook_subscription_limit`, `rate_limited`, `internal_error`,
              *     `service_unavailable`; for Google Wallet callbacks `callback_issuer_unknown`,
@@ -5463,7 +5478,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDocument"];
             };
         };
-        /** @description A rate limit was reached: the limit for this operation and account (all its API keys together; 10 requests per second by default), or, for any authenticated operation, too many failed authentications from the client's address (20 per minute by default; then every request from that address is refused until the minute is over, with valid credentials too). Retry after `Retry-After` seconds (`x-rate-limit-retry-after` gives the same with decimals). */
+        /** @description A rate limit was reached: the limit for this operation and account (all its API keys together; 10 requests per second by default), or, for any authenticated operation, too many failed authentications from the client's address (20 per minute by default; then every request from that address is refused until the minute is over, with valid credentials too), or, for a publishable key, too many requests from one web origin and client address (30 per minute by default, preflights included). Retry after `Retry-After` seconds (`x-rate-limit-retry-after` gives the same with decimals). */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -5536,6 +5551,16 @@ export interface components {
         /** @description The request conflicts with the current state: a unique value is already taken, or the resource is not in a state that allows the action. `source` names the member at fault where there is one. */
         Conflict: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
+        /** @description The API key is valid but lacks a scope the operation's `security` requirement names, or is limited to other templates or entities (RFC 6750 §3.1, `insufficient_scope`; `WWW-Authenticate` names every scope the operation requires); or the request was made with a publishable key from a web origin (`Origin`) the key does not name (`origin_not_allowed`, without CORS headers, so the page cannot read it). */
+        InsufficientScopeOrOrigin: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WwwAuthenticateInsufficientScope"];
                 [name: string]: unknown;
             };
             content: {
@@ -5895,6 +5920,8 @@ export interface components {
         PreviewWarnings: string;
         /** @description `true` when this response is a stored one, replayed for a retry with the same `Idempotency-Key`; absent otherwise. */
         IdempotentReplayed: "true";
+        /** @description The web page's origin, on the answer to a request made with a publishable key (`wps_pk_…`) from an origin the key names (CORS, Fetch Standard, https://fetch.spec.whatwg.org/#http-access-control-allow-origin), errors included; absent on any other answer. */
+        AccessControlAllowOrigin: string;
         /** @description The next page of an export, `<url>; rel="next"` (RFC 8288); absent on the last page. */
         LinkNext: string;
         /** @description `no-store`: the response carries a secret, so no cache may keep it (RFC 9111 §5.2.2.5). */
@@ -6311,6 +6338,7 @@ export interface operations {
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6319,7 +6347,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrOrigin"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
