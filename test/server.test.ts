@@ -74,7 +74,7 @@ it('finishes an in-flight request and closes idle keep-alive connections on SIGT
   expect(await answered).toBe(201);
   expect(await server.exited).toBe(0);
   idleAgent.destroy();
-}, 60_000);
+}, 180_000);
 
 it('refuses to start with a bad setting, naming it', async () => {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env: { PATH: process.env.PATH, PORT: 'eighty' } });
@@ -83,7 +83,7 @@ it('refuses to start with a bad setting, naming it', async () => {
   const code = await new Promise((r) => child.once('exit', r));
   expect(code).toBe(2);
   expect(stderr).toContain('PORT must be an integer');
-}, 30_000);
+}, 180_000);
 
 (testDatabaseKind() === 'postgresql' ? it : it.skip)(
   'on PostgreSQL without ADMIN_TOKEN, disables the administration API',
@@ -101,7 +101,7 @@ it('refuses to start with a bad setting, naming it', async () => {
     expect(await stopServer(server)).toBe(0);
     await database.drop();
   },
-  60_000,
+  180_000,
 );
 
 const embeddedOnly = testDatabaseKind() === 'pglite' ? it : it.skip;
@@ -139,7 +139,7 @@ embeddedOnly(
     expect(names).toContain('Before the kill');
     expect(await stopServer(restarted)).toBe(0);
   },
-  120_000,
+  180_000,
 );
 
 it('stops with a clear message when the port is in use, before it opens the database', async () => {
@@ -162,19 +162,19 @@ it('stops with a clear message when the port is in use, before it opens the data
     expect(row!.exists).toBe(false);
     await database.drop();
   }
-}, 60_000);
+}, 180_000);
 
 it('refuses PostgreSQL without PUBLIC_BASE_URL, so that no link is built from a Host header', async () => {
   const { code, output } = await failedStart({ DATABASE_URL: 'postgresql://127.0.0.1:1/never', SECRETS_KEY: randomBytes(32).toString('base64') });
   expect(code).toBe(2);
   expect(output).toContain('PUBLIC_BASE_URL is required with DATABASE_URL');
-}, 30_000);
+}, 180_000);
 
 it('refuses WEB_CONCURRENCY above 1 on the embedded database, which one process owns', async () => {
   const { code, output } = await failedStart({ WEB_CONCURRENCY: '2', DATA_DIR: join(await mkdtemp(join(tmpdir(), 'wps-data-')), 'data') });
   expect(code).toBe(2);
   expect(output).toContain('WEB_CONCURRENCY=2 needs DATABASE_URL');
-}, 30_000);
+}, 180_000);
 
 (testDatabaseKind() === 'postgresql' ? it : it.skip)(
   'runs WEB_CONCURRENCY server processes on one port, replaces one that dies, and stops them all on SIGTERM',
@@ -220,7 +220,7 @@ it('refuses WEB_CONCURRENCY above 1 on the embedded database, which one process 
       await database.drop();
     }
   },
-  90_000,
+  180_000,
 );
 
 (testDatabaseKind() === 'postgresql' ? it : it.skip)(
