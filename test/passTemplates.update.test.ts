@@ -61,7 +61,7 @@ describe('updatePassTemplate', () => {
       data: {
         id: before.id,
         type: 'passTemplate',
-        attributes: { name: 'Coffee Club Card', templateType: 'loyalty', transitType: null, processingStatus: 'processing' },
+        attributes: { name: 'Coffee Club Card', templateType: 'loyalty', templateKind: 'loyalty', transitType: null, processingStatus: 'processing' },
       },
       meta: { message: expect.stringContaining('being processed'), links: { self } },
     });
