@@ -191,7 +191,7 @@ describe('createPassTemplate', () => {
   it.each([
     ['a colour that is not #RRGGBB', { colors: { background: '#12345' } }, '/passTemplate/colors/background'],
     ['a colour name', { colors: { text: 'white' } }, '/passTemplate/colors/text'],
-    ['an unknown templateType', { templateType: 'coupon' }, '/passTemplate/templateType'],
+    ['an unknown templateType', { templateType: 'boardingPass' }, '/passTemplate/templateType'],
     ['an unknown watermark position', { images: { watermark: { position: 'middle' } } }, '/passTemplate/images/watermark/position'],
     ['an unknown barcode type', { barcode: { type: 'ean13' } }, '/passTemplate/barcode/type'],
     ['a language that is not ISO 639-1', { defaultLanguage: 'english' }, '/passTemplate/defaultLanguage'],
