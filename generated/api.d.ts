@@ -2347,7 +2347,7 @@ export interface components {
          *     https://developers.google.com/wallet/reference/rest/v1/giftcardobject; Apple's field
          *     `currencyCode`, https://developer.apple.com/documentation/walletpasses/passfieldcontent). A pass's
          *     balance (`updateLoyalty`, `meta.loyalty.balance`) counts the currency's minor unit: 1250 in
-         *     `EUR` is €12.50, in `JPY` ¥1,250. A field with id `balance` shows it on Apple Wallet. Only
+         *     `EUR` is €12.50, in `JPY` ¥1,250. The field with id `points` (the loyalty field) shows it, as an amount in the currency (Apple `currencyCode`); Google shows `balance`. Only
          *     `giftCard` templates take it (`400` otherwise); a `giftCard` template without it counts in
          *     `USD`. Extension of this service.
          */
@@ -3299,7 +3299,7 @@ export interface components {
         /**
          * @description The kind of pass, from its template's `templateType` (PassEntry API reference, the pass resource; PassEntry uses Apple's style
          *     names): `generic` → `generic`, `eventTicket` → `eventTicket`, `storeCard` and `loyalty` →
-         *     `storeCard`, `transit` → `transit`. It follows the template when the template's type changes.
+         *     `storeCard`, `transit` → `transit`; of the kinds added since (`TemplateKind`), `coupon` → `generic` and `giftCard` → `storeCard` (the pass design's `templateKind` names the kind). It follows the template when the template's type changes.
          * @example storeCard
          * @enum {string}
          */
