@@ -5835,7 +5835,8 @@ export interface components {
          *     carries only those attributes. Names are those of PassEntry API reference, the pass template resource: `name`, `templateType`,
          *     `transitType`, `defaultLanguage`, `centralTitle`, `notificationHeader`, `description`,
          *     `colors`, `images`, `fields`, `appLinking`, `barcode`, `locations`, `beacons`,
-         *     `processingStatus`, plus `processingErrors` and `processingWarnings`. An unknown name is refused with 400 naming it.
+         *     `processingStatus`, plus `processingErrors`, `processingWarnings` and this service's
+         *     `templateKind`, `eventDetails`, `offerDetails` and `giftCardDetails`. An unknown name is refused with 400 naming it.
          *     Templates that are processing or failed are always returned whole: their few attributes are
          *     their variant.
          */
@@ -6076,7 +6077,8 @@ export interface operations {
                  *     carries only those attributes. Names are those of PassEntry API reference, the pass template resource: `name`, `templateType`,
                  *     `transitType`, `defaultLanguage`, `centralTitle`, `notificationHeader`, `description`,
                  *     `colors`, `images`, `fields`, `appLinking`, `barcode`, `locations`, `beacons`,
-                 *     `processingStatus`, plus `processingErrors` and `processingWarnings`. An unknown name is refused with 400 naming it.
+                 *     `processingStatus`, plus `processingErrors`, `processingWarnings` and this service's
+                 *     `templateKind`, `eventDetails`, `offerDetails` and `giftCardDetails`. An unknown name is refused with 400 naming it.
                  *     Templates that are processing or failed are always returned whole: their few attributes are
                  *     their variant.
                  */

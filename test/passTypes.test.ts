@@ -194,6 +194,9 @@ describe.each(KINDS)('$kind', (k) => {
     const templateId = await createTemplate(service, tenant.token, k.template);
     const template = (await service.api.get(`/api/v1/pass-templates/${templateId}`).set(auth()).expect(200)).body.data.attributes;
     expect(template).toMatchObject({ templateType: k.compatibleType, templateKind: k.kind });
+    // A sparse fieldset names the kind too; the list filter selects by kind.
+    const listed = await service.api.get(`/api/v1/pass-templates?templateType=${k.kind}&fields=templateKind`).set(auth()).expect(200);
+    expect(listed.body.data).toContainEqual(expect.objectContaining({ id: templateId, attributes: { templateKind: k.kind } }));
 
     const pass = await issuePass(service, tenant.token, templateId, { pass: {} }, k.extId ? { extId: k.extId } : {});
     const objectId = `${ISSUER_ID}.${pass.id}`;

@@ -19,12 +19,13 @@ type OptionalAttributes = 'processingWarnings' | 'eventDetails' | 'offerDetails'
 export type FullAttributes = Required<Omit<Schemas['PassTemplateAttributes'], OptionalAttributes>> &
   Pick<Schemas['PassTemplateAttributes'], Exclude<OptionalAttributes, 'processingWarnings'>>;
 
-/** Attribute names a sparse fieldset may name (PassEntry API reference: the pass template resource, plus `processingErrors` and `processingWarnings`). */
+/** Attribute names a sparse fieldset may name (PassEntry API reference: the pass template resource, plus `processingErrors`, `processingWarnings` and the extensions `templateKind`, `eventDetails`, `offerDetails`, `giftCardDetails`). */
 export const ATTRIBUTE_NAMES = [
   'name',
   'applePassTypeIdentifier',
   'description',
   'notificationHeader',
+  'templateKind',
   ...DESIGN_MEMBERS,
   'processingStatus',
   'processingErrors',
