@@ -2286,7 +2286,8 @@ export interface components {
          *     `preferredStyleSchemes: ["posterEventTicket", "eventTicket"]` (older devices show the classic
          *     event ticket), the semantic tags `eventName` (the template's `centralTitle`), `venueName`,
          *     `eventStartDate`, `eventEndDate` and `performerNames`, the `logo` image also as `eventLogo`,
-         *     and `relevantDates` from the start to the end (the deprecated `relevantDate` is not written)
+         *     and `relevantDates` from the start to the end, at most 24 hours, 4 hours without an end (the
+         *     deprecated `relevantDate` is not written)
          *     (Apple, "Pass", https://developer.apple.com/documentation/walletpasses/pass; "SemanticTags",
          *     https://developer.apple.com/documentation/walletpasses/semantictags; WWDC24 "What's new in
          *     Wallet and Apple Pass", https://developer.apple.com/videos/play/wwdc2024/10108/). Google's
@@ -3931,7 +3932,11 @@ export interface components {
         };
         /**
          * @description A loyalty balance in points, from −1,000,000,000 to 1,000,000,000. It may be negative (an
-         *     issuer may let holders go into debt).
+         *     issuer may let holders go into debt). On a pass of a `giftCard` template it is an amount in
+         *     the minor unit of the template's `giftCardDetails.currency` (1250 in EUR is €12.50), which
+         *     Google Wallet shows as the gift card's `balance` (`Money`,
+         *     https://developers.google.com/wallet/reference/rest/v1/Money) and Apple Wallet as the `points`
+         *     field's amount.
          * @example 120
          */
         LoyaltyBalance: number;

@@ -54,6 +54,8 @@ const STYLE: Record<TemplateType, string> = {
 
 /** How long an event without `endsAt` is relevant on the lock screen from its start (`relevantDates` needs an end). */
 const EVENT_RELEVANCE_MS = 4 * 3600_000;
+/** The longest `relevantDates` interval Wallet honours (at most 24 hours: Apple, "Pass.RelevantDates", https://developer.apple.com/documentation/walletpasses/pass/relevantdates-data.dictionary). */
+const MAX_RELEVANCE_MS = 24 * 3600_000;
 
 /**
  * The iOS 18 poster event ticket keys of an `eventTicket` design with `eventDetails` (Apple,
@@ -61,7 +63,8 @@ const EVENT_RELEVANCE_MS = 4 * 3600_000;
  * "SemanticTags": `eventName`, `venueName`, `eventStartDate`, `eventEndDate`, `performerNames`,
  * https://developer.apple.com/documentation/walletpasses/semantictags; WWDC24 session 10108).
  * `relevantDates` replaces the deprecated `relevantDate`; an event without an end is relevant
- * for 4 hours from its start. The poster's `eventLogo.png` is the template logo (templateImages).
+ * for 4 hours from its start, a longer one for its first 24 hours (the longest interval Apple
+ * takes). The poster's `eventLogo.png` is the template logo (templateImages).
  */
 function posterEventTicket(design: TemplateDesign): Record<string, unknown> {
   const event = design.eventDetails;
@@ -77,7 +80,7 @@ function posterEventTicket(design: TemplateDesign): Record<string, unknown> {
       ...(event.endsAt ? { eventEndDate: w3cDate(end) } : {}),
       ...(event.performerNames?.length ? { performerNames: event.performerNames } : {}),
     },
-    relevantDates: [{ startDate: w3cDate(start), endDate: w3cDate(end) }],
+    relevantDates: [{ startDate: w3cDate(start), endDate: w3cDate(new Date(Math.min(end.getTime(), start.getTime() + MAX_RELEVANCE_MS))) }],
   };
 }
 
