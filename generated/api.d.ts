@@ -175,6 +175,21 @@ export interface paths {
          *     (`400`, naming the member); an `extId` that a pass of the account that is not nullified
          *     already has (`409`). Send an `Idempotency-Key` to retry safely: concurrent retries with one
          *     key issue exactly one pass.
+         *
+         *     **From a web page, with a publishable key** (`wps_pk_…`, see `bearerAuth`): this is the one
+         *     operation such a key may call, for the templates it names (another template: `403
+         *     insufficient_scope`), and always with an `Idempotency-Key` (without it: `400` naming the
+         *     header), so that a page retrying after a lost answer issues one pass. The pass is then
+         *     downloaded from its `downloadUrl`, which needs no key. The browser's CORS preflight
+         *     (`OPTIONS` with `Origin` and `Access-Control-Request-Method: POST`; Fetch Standard,
+         *     https://fetch.spec.whatwg.org/#http-cors-protocol) is answered `204` with
+         *     `Access-Control-Allow-Origin`, `-Allow-Methods: POST`, `-Allow-Headers: Authorization,
+         *     Content-Type, Idempotency-Key` and `-Max-Age: 600` for an origin a live publishable key names,
+         *     else `403 origin_not_allowed` without CORS headers. The request itself, from an origin its key
+         *     names, is answered with `Access-Control-Allow-Origin` (errors too) and the headers a page reads
+         *     exposed; from another origin, `403 origin_not_allowed` without CORS headers. A publishable key
+         *     has its own rate limit per origin and client address (`PUBLISHABLE_RATE_LIMIT_PER_MINUTE`, 30
+         *     a minute by default, preflights included): past it, `429` with `Retry-After`.
          */
         post: operations["createPass"];
         delete?: never;
@@ -2194,6 +2209,41 @@ export interface webhooks {
 export interface components {
     schemas: {
         /**
+         * @description The kind of pass a template issues, as requests name it: every `TemplateType` value plus the
+         *     kinds added since (`coupon`, `giftCard`). Requests (`createPassTemplate`, `updatePassTemplate`,
+         *     the `templateType` filter of `listPassTemplates`) take any of them as `templateType`; responses
+         *     carry the kind as `templateKind`, and keep `templateType` within its first five values so that
+         *     clients written against them keep working — a `coupon` template answers `templateType: generic`
+         *     and a `giftCard` template `templateType: storeCard` (the Apple style or Google class closest
+         *     to it in those five). Extension of this service.
+         *
+         *     | templateKind | `templateType` in responses | Apple `pass.json` style | Google Wallet class |
+         *     |---|---|---|---|
+         *     | `generic`, `eventTicket`, `storeCard`, `loyalty`, `transit` | the same | as `TemplateType` says | as `TemplateType` says |
+         *     | `coupon` | `generic` | `coupon` | `offerClass` / `offerObject` (https://developers.google.com/wallet/reference/rest/v1/offerclass) |
+         *     | `giftCard` | `storeCard` | `storeCard` | `giftCardClass` / `giftCardObject` (https://developers.google.com/wallet/reference/rest/v1/giftcardclass) |
+         *
+         *     A `coupon` template takes `offerDetails` (Google's `redemptionChannel`, the offer's validity);
+         *     a `giftCard` template takes `giftCardDetails` (the balance's currency; the pass's balance is
+         *     changed with `updateLoyalty`, in the currency's minor unit, and shown by Google as `Money`,
+         *     https://developers.google.com/wallet/reference/rest/v1/Money); an `eventTicket` template takes
+         *     `eventDetails`, which makes its Apple passes iOS 18 poster event tickets.
+         * @example coupon
+         * @enum {string}
+         */
+        TemplateKind: "generic" | "eventTicket" | "storeCard" | "loyalty" | "transit" | "coupon" | "giftCard";
+        /**
+         * Format: uuid
+         * @description A UUID in its canonical lowercase 8-4-4-4-12 form. New ids are UUID version 7.
+         * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10
+         */
+        Uuid: string;
+        /**
+         * @description Name of the template, 1–100 characters. It is not shown on passes; it identifies the template to its owner.
+         * @example Coffee Club Card
+         */
+        PassTemplateName: string;
+        /**
          * @description The kind of pass the template issues (PassEntry API reference, the pass template resource; the spec shows `generic`, `eventTicket` and
          *     `storeCard`, the complete list is this one). It decides the Apple pass style and the Google
          *     Wallet class:
@@ -2230,21 +2280,100 @@ export interface components {
          *       one call): about 1 h 45 min for 100,000 passes. Until it is done the template's
          *       `processingWarnings` holds `google_objects_pending`, naming how many objects still show the
          *       previous design. A pass whose own values change meanwhile is written at once, in the new design.
+         *
+         *     **Kinds added since.** Requests also take `coupon` and `giftCard` here (`TemplateKind`);
+         *     responses keep this member within the five values above — `generic` for a `coupon` template,
+         *     `storeCard` for a `giftCard` template — and name the kind in `templateKind`.
          * @example storeCard
          * @enum {string}
          */
         TemplateType: "generic" | "eventTicket" | "storeCard" | "loyalty" | "transit";
         /**
-         * Format: uuid
-         * @description A UUID in its canonical lowercase 8-4-4-4-12 form. New ids are UUID version 7.
-         * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10
+         * Format: date-time
+         * @description A point in time given by the client: an RFC 3339 date-time with any offset and optional
+         *     fractions of a second, e.g. `2026-12-01T09:00:00Z` or `2026-12-01T10:00:00.5+01:00`.
+         *     Responses always use the `Timestamp` form (UTC, whole seconds).
+         * @example 2026-12-01T09:00:00Z
          */
-        Uuid: string;
+        DateTime: string;
         /**
-         * @description Name of the template, 1–100 characters. It is not shown on passes; it identifies the template to its owner.
-         * @example Coffee Club Card
+         * @description The event of an `eventTicket` template. With it, Apple passes are iOS 18 poster event tickets:
+         *     `preferredStyleSchemes: ["posterEventTicket", "eventTicket"]` (older devices show the classic
+         *     event ticket), the semantic tags `eventName` (the template's `centralTitle`), `venueName`,
+         *     `eventStartDate`, `eventEndDate` and `performerNames`, the `logo` image also as `eventLogo`,
+         *     and `relevantDates` from the start to the end, at most 24 hours, 4 hours without an end (the
+         *     deprecated `relevantDate` is not written)
+         *     (Apple, "Pass", https://developer.apple.com/documentation/walletpasses/pass; "SemanticTags",
+         *     https://developer.apple.com/documentation/walletpasses/semantictags; WWDC24 "What's new in
+         *     Wallet and Apple Pass", https://developer.apple.com/videos/play/wwdc2024/10108/). Google's
+         *     `eventTicketClass` gets the same data: `venue.name`, `venue.address` and `dateTime.start`/`end`
+         *     (https://developers.google.com/wallet/reference/rest/v1/eventticketclass). Only `eventTicket`
+         *     templates take it (`400` otherwise). `null` in an update removes it. Extension of this service.
          */
-        PassTemplateName: string;
+        PassTemplateEventDetails: {
+            /**
+             * @description The venue, Apple's `venueName`, Google's `venue.name`.
+             * @example Royal Albert Hall
+             */
+            venueName: string;
+            /**
+             * @description The venue's address (lines separated by `\n`), Google's `venue.address` (required by Google when a venue is given; the venue name when absent).
+             * @example Kensington Gore
+             *     London SW7 2AP
+             */
+            venueAddress?: string;
+            startsAt: components["schemas"]["DateTime"];
+            endsAt?: components["schemas"]["DateTime"];
+            /**
+             * @description The performers, Apple's `performerNames` (live performances).
+             * @example [
+             *       "The Example Quartet"
+             *     ]
+             */
+            performerNames?: string[];
+        };
+        /**
+         * @description What a `coupon` template's offer is (Google Wallet `offerClass`,
+         *     https://developers.google.com/wallet/reference/rest/v1/offerclass: `redemptionChannel` and
+         *     `provider` are required there; Apple's `coupon` style,
+         *     https://developer.apple.com/documentation/walletpasses/pass). `validFrom` and `validUntil` bound
+         *     the offer for every pass: Google's object `validTimeInterval`
+         *     (https://developers.google.com/wallet/reference/rest/v1/offerobject), Apple's `expirationDate`
+         *     and `relevantDates` (a pass's own `expiresAt` comes first). Only `coupon` templates take it
+         *     (`400` otherwise). `null` in an update removes it. Extension of this service.
+         */
+        PassTemplateOfferDetails: {
+            /**
+             * @description Where the offer is redeemed: Google's `INSTORE`, `ONLINE`, `BOTH` and `TEMPORARY_PRICE_REDUCTION` (a price reduced at the till without a code).
+             * @example inStore
+             * @enum {string}
+             */
+            redemptionChannel: "inStore" | "online" | "both" | "temporaryPriceReduction";
+            /**
+             * @description The offer's provider, Google's `provider` (the merchant or aggregator); the account's name when absent.
+             * @example Coffee Club
+             */
+            provider?: string;
+            validFrom?: components["schemas"]["DateTime"];
+            validUntil?: components["schemas"]["DateTime"];
+        };
+        /**
+         * @description The currency of a `giftCard` template's balances (Google Wallet `giftCardObject.balance`, a
+         *     `Money` of micros and `currencyCode`,
+         *     https://developers.google.com/wallet/reference/rest/v1/giftcardobject; Apple's field
+         *     `currencyCode`, https://developer.apple.com/documentation/walletpasses/passfieldcontent). A pass's
+         *     balance (`updateLoyalty`, `meta.loyalty.balance`) counts the currency's minor unit: 1250 in
+         *     `EUR` is €12.50, in `JPY` ¥1,250. The field with id `points` (the loyalty field) shows it, as an amount in the currency (Apple `currencyCode`); Google shows `balance`. Only
+         *     `giftCard` templates take it (`400` otherwise); a `giftCard` template without it counts in
+         *     `USD`. Extension of this service.
+         */
+        PassTemplateGiftCardDetails: {
+            /**
+             * @description An ISO 4217 currency code.
+             * @example EUR
+             */
+            currency: string;
+        };
         /**
          * @description The vehicle of a `transit` template (PassEntry API reference, the pass template resource shows `airplane`). Apple `transitType`:
          *     `airplane` → `PKTransitTypeAir`, `bus` → `PKTransitTypeBus`, `train` → `PKTransitTypeTrain`,
@@ -2502,6 +2631,20 @@ export interface components {
          */
         BarcodeType: "qr" | "code128" | "aztec" | "pdf417";
         /**
+         * @description A barcode symbology that Apple Wallet shows from iOS 27 and Google Wallet shows too (Apple
+         *     `PKBarcodeFormatEAN13`, `PKBarcodeFormatCode39`, `PKBarcodeFormatCodabar`,
+         *     `PKBarcodeFormatI2of5`, https://developer.apple.com/documentation/walletpasses/pass/barcodes-data.dictionary;
+         *     Google `EAN_13`, `CODE_39`, `CODABAR`, `ITF_14`,
+         *     https://developers.google.com/wallet/reference/rest/v1/BarcodeType). What each encodes is what
+         *     both wallets can draw: `ean13` 13 digits, `itf` 14 digits (Google's ITF-14), `code39` digits,
+         *     capital letters, space and `-.$/+%`, `codabar` digits and `-$:/.+`. Other symbologies of one
+         *     wallet only (Google's EAN-8, UPC-A, Data Matrix) are not offered: the other wallet could not
+         *     show them.
+         * @example ean13
+         * @enum {string}
+         */
+        PreferredBarcodeType: "ean13" | "code39" | "codabar" | "itf";
+        /**
          * @description What a pass's barcode or NFC message encodes: `uuid` the pass UUID, `extId` the pass's
          *     external id, `custom` a fixed value given with it.
          * @example uuid
@@ -2518,6 +2661,8 @@ export interface components {
             /** @description Whether passes show the barcode. */
             enabled?: boolean;
             type?: components["schemas"]["BarcodeType"];
+            /** @description A symbology shown in place of `type` where the wallet can: Apple devices from iOS 27 and Google Wallet show it, older Apple devices `type` (Apple uses the first format of `barcodes` it supports, so `type` follows as the fallback; keep it `qr`). What the barcode encodes must fit the symbology (see `PreferredBarcodeType`): a `uuid` source never does, and a `custom` value that does not is refused with `400` naming `barcode/value`; a pass whose `extId` does not fit is refused when it is created or updated. `null` in an update removes it. Extension of this service. */
+            preferredType?: components["schemas"]["PreferredBarcodeType"] | null;
             source?: components["schemas"]["PassIdentifierSource"];
             /**
              * @description The encoded text when `source` is `custom`; `null` in an update removes it.
@@ -2634,6 +2779,10 @@ export interface components {
         PassTemplateAttributes: {
             name?: components["schemas"]["PassTemplateName"];
             templateType?: components["schemas"]["TemplateType"];
+            templateKind?: components["schemas"]["TemplateKind"];
+            eventDetails?: components["schemas"]["PassTemplateEventDetails"];
+            offerDetails?: components["schemas"]["PassTemplateOfferDetails"];
+            giftCardDetails?: components["schemas"]["PassTemplateGiftCardDetails"];
             transitType?: components["schemas"]["TransitType"] | null;
             defaultLanguage?: components["schemas"]["LanguageCode"];
             centralTitle?: components["schemas"]["CentralTitle"] | null;
@@ -2659,6 +2808,7 @@ export interface components {
         ProcessingPassTemplateAttributes: {
             name: components["schemas"]["PassTemplateName"];
             templateType: components["schemas"]["TemplateType"];
+            templateKind?: components["schemas"]["TemplateKind"];
             transitType: components["schemas"]["TransitType"] | null;
             /**
              * @description The template is being processed; check `meta.links.self` again later.
@@ -2702,6 +2852,7 @@ export interface components {
         FailedPassTemplateAttributes: {
             name: components["schemas"]["PassTemplateName"];
             templateType: components["schemas"]["TemplateType"];
+            templateKind?: components["schemas"]["TemplateKind"];
             transitType: components["schemas"]["TransitType"] | null;
             /**
              * @description Processing of the latest design failed; `processingErrors` says why.
@@ -2807,7 +2958,7 @@ export interface components {
             status: string;
             /**
              * @description Stable, machine-readable error code in snake_case. Clients branch on this, never on `title`
-             *     or `detail`. Codes in use: `validation_failed`, `invalid_json`, `invalid_multipart`, `unauthorized`, `insufficient_scope`, `not_found`,
+             *     or `detail`. Codes in use: `validation_failed`, `invalid_json`, `invalid_multipart`, `unauthorized`, `insufficient_scope`, `origin_not_allowed`, `not_found`,
              *     `method_not_allowed`, `conflict`, `payload_too_large`, `unsupported_media_type`,
              *     `idempotency_key_reused`, `webhook_subscription_limit`, `rate_limited`, `internal_error`,
              *     `service_unavailable`; for Google Wallet callbacks `callback_issuer_unknown`,
@@ -2850,7 +3001,12 @@ export interface components {
          */
         PassTemplateCreate: {
             name: components["schemas"]["PassTemplateName"];
-            templateType: components["schemas"]["TemplateType"];
+            templateType: components["schemas"]["TemplateKind"];
+            /** @description The kind, as responses answer it (`TemplateKind`); when given it decides the kind, and `templateType` must then be the kind itself or the value responses give for it (a `coupon` with `generic`, a `giftCard` with `storeCard`), else `400`. So a template read with `GET` is accepted back unchanged. Extension of this service. */
+            templateKind?: components["schemas"]["TemplateKind"];
+            eventDetails?: components["schemas"]["PassTemplateEventDetails"] | null;
+            offerDetails?: components["schemas"]["PassTemplateOfferDetails"] | null;
+            giftCardDetails?: components["schemas"]["PassTemplateGiftCardDetails"] | null;
             defaultLanguage?: components["schemas"]["LanguageCode"];
             centralTitle?: components["schemas"]["CentralTitle"] | null;
             /** @description The Apple pass type its passes are signed for: one of the account's Apple configurations (set by the operator, Set the Apple configuration of a pass type); `null` for the account's default, its oldest configuration. Set when the template is created (passes already in wallets cannot change pass type). Extension of this service. */
@@ -2979,7 +3135,12 @@ export interface components {
          */
         PassTemplateUpdate: {
             name?: components["schemas"]["PassTemplateName"];
-            templateType?: components["schemas"]["TemplateType"];
+            templateType?: components["schemas"]["TemplateKind"];
+            /** @description The kind, as responses answer it (`TemplateKind`); when given it decides the kind, and `templateType` must then be the kind itself or the value responses give for it (a `coupon` with `generic`, a `giftCard` with `storeCard`), else `400`. So a template read with `GET` is accepted back unchanged. Extension of this service. */
+            templateKind?: components["schemas"]["TemplateKind"];
+            eventDetails?: components["schemas"]["PassTemplateEventDetails"] | null;
+            offerDetails?: components["schemas"]["PassTemplateOfferDetails"] | null;
+            giftCardDetails?: components["schemas"]["PassTemplateGiftCardDetails"] | null;
             /**
              * @description A value of `TransitType`, or `null` for "not set" (see above). Written as a nullable enum rather than a `oneOf`, so that clients generated from the contract keep a plain string.
              * @example train
@@ -3154,7 +3315,7 @@ export interface components {
         /**
          * @description The kind of pass, from its template's `templateType` (PassEntry API reference, the pass resource; PassEntry uses Apple's style
          *     names): `generic` → `generic`, `eventTicket` → `eventTicket`, `storeCard` and `loyalty` →
-         *     `storeCard`, `transit` → `transit`. It follows the template when the template's type changes.
+         *     `storeCard`, `transit` → `transit`; of the kinds added since (`TemplateKind`), `coupon` → `generic` and `giftCard` → `storeCard` (the pass design's `templateKind` names the kind). It follows the template when the template's type changes.
          * @example storeCard
          * @enum {string}
          */
@@ -3235,6 +3396,7 @@ export interface components {
          */
         PassDesign: {
             templateType: components["schemas"]["TemplateType"];
+            templateKind?: components["schemas"]["TemplateKind"];
             transitType: components["schemas"]["TransitType"] | null;
             defaultLanguage: components["schemas"]["LanguageCode"];
             centralTitle: components["schemas"]["CentralTitle"] | null;
@@ -3709,14 +3871,6 @@ export interface components {
             links: components["schemas"]["BatchLinks"];
         };
         /**
-         * Format: date-time
-         * @description A point in time given by the client: an RFC 3339 date-time with any offset and optional
-         *     fractions of a second, e.g. `2026-12-01T09:00:00Z` or `2026-12-01T10:00:00.5+01:00`.
-         *     Responses always use the `Timestamp` form (UTC, whole seconds).
-         * @example 2026-12-01T09:00:00Z
-         */
-        DateTime: string;
-        /**
          * @description The form of `createPassUpdateBatch` (`multipart/form-data`): the CSV file (with a `pass_id`
          *     column) and when to apply it. The fields may come in any order.
          */
@@ -3793,7 +3947,11 @@ export interface components {
         };
         /**
          * @description A loyalty balance in points, from −1,000,000,000 to 1,000,000,000. It may be negative (an
-         *     issuer may let holders go into debt).
+         *     issuer may let holders go into debt). On a pass of a `giftCard` template it is an amount in
+         *     the minor unit of the template's `giftCardDetails.currency` (1250 in EUR is €12.50), which
+         *     Google Wallet shows as the gift card's `balance` (`Money`,
+         *     https://developers.google.com/wallet/reference/rest/v1/Money) and Apple Wallet as the `points`
+         *     field's amount.
          * @example 120
          */
         LoyaltyBalance: number;
@@ -5463,7 +5621,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDocument"];
             };
         };
-        /** @description A rate limit was reached: the limit for this operation and account (all its API keys together; 10 requests per second by default), or, for any authenticated operation, too many failed authentications from the client's address (20 per minute by default; then every request from that address is refused until the minute is over, with valid credentials too). Retry after `Retry-After` seconds (`x-rate-limit-retry-after` gives the same with decimals). */
+        /** @description A rate limit was reached: the limit for this operation and account (all its API keys together; 10 requests per second by default), or, for any authenticated operation, too many failed authentications from the client's address (20 per minute by default; then every request from that address is refused until the minute is over, with valid credentials too), or, for a publishable key, too many requests from one web origin and client address (30 per minute by default, preflights included). Retry after `Retry-After` seconds (`x-rate-limit-retry-after` gives the same with decimals). */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -5536,6 +5694,16 @@ export interface components {
         /** @description The request conflicts with the current state: a unique value is already taken, or the resource is not in a state that allows the action. `source` names the member at fault where there is one. */
         Conflict: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
+        /** @description The API key is valid but lacks a scope the operation's `security` requirement names, or is limited to other templates or entities (RFC 6750 §3.1, `insufficient_scope`; `WWW-Authenticate` names every scope the operation requires); or the request was made with a publishable key from a web origin (`Origin`) the key does not name (`origin_not_allowed`, without CORS headers, so the page cannot read it). */
+        InsufficientScopeOrOrigin: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WwwAuthenticateInsufficientScope"];
                 [name: string]: unknown;
             };
             content: {
@@ -5690,14 +5858,15 @@ export interface components {
         Page: number;
         /** @description Templates per page, 1–100, default 10 (PassEntry API reference, List pass templates; limits). */
         PassTemplatesPerPage: number;
-        /** @description Only templates of this type (PassEntry API reference, List pass templates). */
-        TemplateTypeFilter: components["schemas"]["TemplateType"];
+        /** @description Only templates of this kind (PassEntry API reference, List pass templates; `templateKind` in responses): `coupon` and `giftCard` select those kinds; `generic` and `storeCard` do not include them. */
+        TemplateTypeFilter: components["schemas"]["TemplateKind"];
         /**
          * @description A sparse fieldset (PassEntry API reference, List pass templates): comma-separated attribute names; each processed template then
          *     carries only those attributes. Names are those of PassEntry API reference, the pass template resource: `name`, `templateType`,
          *     `transitType`, `defaultLanguage`, `centralTitle`, `notificationHeader`, `description`,
          *     `colors`, `images`, `fields`, `appLinking`, `barcode`, `locations`, `beacons`,
-         *     `processingStatus`, plus `processingErrors` and `processingWarnings`. An unknown name is refused with 400 naming it.
+         *     `processingStatus`, plus `processingErrors`, `processingWarnings` and this service's
+         *     `templateKind`, `eventDetails`, `offerDetails` and `giftCardDetails`. An unknown name is refused with 400 naming it.
          *     Templates that are processing or failed are always returned whole: their few attributes are
          *     their variant.
          */
@@ -5895,6 +6064,8 @@ export interface components {
         PreviewWarnings: string;
         /** @description `true` when this response is a stored one, replayed for a retry with the same `Idempotency-Key`; absent otherwise. */
         IdempotentReplayed: "true";
+        /** @description The web page's origin, on the answer to a request made with a publishable key (`wps_pk_…`) from an origin the key names (CORS, Fetch Standard, https://fetch.spec.whatwg.org/#http-access-control-allow-origin), errors included; absent on any other answer. */
+        AccessControlAllowOrigin: string;
         /** @description The next page of an export, `<url>; rel="next"` (RFC 8288); absent on the last page. */
         LinkNext: string;
         /** @description `no-store`: the response carries a secret, so no cache may keep it (RFC 9111 §5.2.2.5). */
@@ -5931,14 +6102,15 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Templates per page, 1–100, default 10 (PassEntry API reference, List pass templates; limits). */
                 perPage?: components["parameters"]["PassTemplatesPerPage"];
-                /** @description Only templates of this type (PassEntry API reference, List pass templates). */
+                /** @description Only templates of this kind (PassEntry API reference, List pass templates; `templateKind` in responses): `coupon` and `giftCard` select those kinds; `generic` and `storeCard` do not include them. */
                 templateType?: components["parameters"]["TemplateTypeFilter"];
                 /**
                  * @description A sparse fieldset (PassEntry API reference, List pass templates): comma-separated attribute names; each processed template then
                  *     carries only those attributes. Names are those of PassEntry API reference, the pass template resource: `name`, `templateType`,
                  *     `transitType`, `defaultLanguage`, `centralTitle`, `notificationHeader`, `description`,
                  *     `colors`, `images`, `fields`, `appLinking`, `barcode`, `locations`, `beacons`,
-                 *     `processingStatus`, plus `processingErrors` and `processingWarnings`. An unknown name is refused with 400 naming it.
+                 *     `processingStatus`, plus `processingErrors`, `processingWarnings` and this service's
+                 *     `templateKind`, `eventDetails`, `offerDetails` and `giftCardDetails`. An unknown name is refused with 400 naming it.
                  *     Templates that are processing or failed are always returned whole: their few attributes are
                  *     their variant.
                  */
@@ -6311,6 +6483,7 @@ export interface operations {
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6319,7 +6492,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrOrigin"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];

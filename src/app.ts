@@ -24,6 +24,7 @@ import { traceRequests } from './http/requestTracing.ts';
 import { tracingEnabled } from './telemetry/tracing.ts';
 import { errorHandler } from './http/errorHandler.ts';
 import { authenticatedWith, authenticateFirst, schemeOf } from './http/authenticate.ts';
+import { publishableKeys } from './http/publishableKeys.ts';
 import { authorize } from './http/authorize.ts';
 import { auditFailures, auditHook } from './http/auditHook.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
@@ -55,6 +56,13 @@ export interface AppDependencies {
   adminToken: string | undefined;
   /** Defaults to `generated/openapi.json`. */
   apiDocument?: OpenApiDocument;
+  /**
+   * Middlewares left out, for `npm run bench -- passesAndLoyalty` only (never set by the server
+   * or the configuration): the scope check (src/http/authorize.ts) and the audit log
+   * (src/http/auditHook.ts), so that their cost is measured against the same service without
+   * them, back to back.
+   */
+  without?: { authorization?: boolean; audit?: boolean };
 }
 
 /**
@@ -263,6 +271,9 @@ export function createApp(deps: AppDependencies): Express {
 
   // A `/` inside an Apple web-service path parameter is part of the value (src/http/opaquePathParameters.ts).
   app.use(opaquePathParameters(document, contractPath));
+  // Publishable keys in web pages: CORS for their origins and a rate limit per origin and address (src/http/publishableKeys.ts).
+  const publishable = publishableKeys({ db, clock, match: contractPath, perMinute: config.publishableRateLimitPerMinute });
+  app.use(publishable.preflight);
   app.use(
     authenticateFirst({
       document,
@@ -276,8 +287,9 @@ export function createApp(deps: AppDependencies): Express {
   );
   // What the key may do, from the matched operation's security requirement (src/http/authorize.ts).
   // Every state-changing request leaves one audit event (src/http/auditHook.ts).
-  app.use(auditHook(document, contractPath));
-  app.use(authorize(document, contractPath));
+  if (!deps.without?.audit) app.use(auditHook(document, contractPath));
+  app.use(publishable.requests);
+  if (!deps.without?.authorization) app.use(authorize(document, contractPath));
   app.use(...bodyReading(document, contractPath, config));
   // Uploaded files are streamed to temporary files (src/http/csvUpload.ts), removed when the response ends.
   app.use(removeUploads);

@@ -33,6 +33,12 @@ export interface Config {
   validateResponses: boolean;
   /** Requests per second per operation and account, all its API keys together (`RATE_LIMIT_PER_SECOND`, default 10; 0 = off). */
   rateLimitPerSecond: number;
+  /**
+   * Requests per minute a publishable key may make from one web origin and client address,
+   * preflights included (`PUBLISHABLE_RATE_LIMIT_PER_MINUTE`, default 30; 0 = off;
+   * src/http/publishableKeys.ts).
+   */
+  publishableRateLimitPerMinute: number;
   /** Largest JSON request body accepted, in bytes (`BODY_LIMIT_BYTES`, default 1 MiB). */
   bodyLimitBytes: number;
   /** How long shutdown waits for in-flight requests, in ms (`SHUTDOWN_TIMEOUT_MS`, default 10000). */
@@ -350,6 +356,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     logLevel,
     validateResponses: boolean(env, 'VALIDATE_RESPONSES', false),
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 10, 0, 1_000_000),
+    publishableRateLimitPerMinute: integer(env, 'PUBLISHABLE_RATE_LIMIT_PER_MINUTE', 30, 0, 1_000_000),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     headersTimeoutMs,

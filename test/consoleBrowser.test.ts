@@ -266,6 +266,9 @@ else if (!existsSync(chromiumPath)) {
 
   it('shows the API error of a bad template next to its field', async () => {
     await page.goto(`${origin}/console/#/templates/new`);
+    // A kind's own members appear with the kind (a coupon's offer: Google's redemption channel).
+    await page.getByLabel('Type', { exact: true }).selectOption('coupon');
+    await page.getByRole('group', { name: 'Offer' }).getByLabel('Redemption channel').waitFor();
     await page.getByLabel('Name', { exact: true }).fill('x'.repeat(300));
     await page.getByRole('button', { name: 'Create template' }).click();
     const error = page.locator('.field.invalid .field-error').first();

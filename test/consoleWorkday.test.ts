@@ -1,7 +1,7 @@
 /**
  * The operator console through a working day, in a real headless Chromium (issue "a console an
  * operator can work in all day"): editing a saved template of every type in the designer and
- * saving it (only the changed members are sent; `transitType` is kept); the warnings the API
+ * saving it (only the changed members are sent; `transitType` is kept; audited as the console's); the warnings the API
  * computes (`X-Preview-Warnings` of the live preview, the template's `processingWarnings`) shown
  * in the designer; a wallet message written with `%{points}`, sent now behind a confirmation
  * that names how many passes and wallets it reaches, its result in words (how many passes were
@@ -136,6 +136,11 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
       expect(stored).toMatchObject({ templateType, name: `${templateType} card`, transitType: templateType === 'transit' ? 'train' : null });
     }
     expect(patches).toEqual(types.map((templateType) => ({ passTemplate: { centralTitle: `Coffee Club ${templateType}` } })));
+    // The console's changes are audited as its own (src/http/requestChannel.ts); the test's own API call as the API's.
+    const channels = await service.runtime.db.sql.$queryRaw<{ resource_id: string; channel: string; changes: Record<string, unknown> }[]>`
+      SELECT resource_id, channel, changes FROM audit_events WHERE operation_id = 'updatePassTemplate' ORDER BY seq`;
+    expect(channels.map(({ resource_id, channel }) => [resource_id, channel])).toEqual([[ids[4], 'api'], ...ids.map((id) => [id, 'console'])]);
+    expect(channels[1]!.changes).toMatchObject({ centralTitle: { before: 'Coffee Club', after: 'Coffee Club generic' } });
     await checkPage('designer (edited)');
   }, 120_000);
 

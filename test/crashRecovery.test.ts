@@ -12,7 +12,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, pgliteDirOf, type Database } from '../src/db/database.ts';
-import { createTestDatabase, testDatabaseKind, type TestDatabase } from './support/testDatabase.ts';
+import { createTestDatabase, testDatabaseKind, type TestDatabase, migratedDataDir } from './support/testDatabase.ts';
 import { call, startServer, stopServer, type Started } from './support/serverProcess.ts';
 import { loyaltyTemplate } from './support/passes.ts';
 
@@ -29,7 +29,7 @@ interface Deployment {
 }
 
 async function deployment(): Promise<Deployment> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'wps-crash-'));
+  const dataDir = testDatabaseKind() === 'pglite' ? await migratedDataDir() : await mkdtemp(join(tmpdir(), 'wps-crash-'));
   const adminToken = `wpa_${randomBytes(24).toString('base64url')}`;
   const base = { DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, RATE_LIMIT_PER_SECOND: '0', LOG_LEVEL: 'info' };
   if (testDatabaseKind() === 'pglite') {
@@ -47,7 +47,7 @@ async function deployment(): Promise<Deployment> {
       drop: async () => undefined,
     };
   }
-  const database: TestDatabase = await createTestDatabase();
+  const database: TestDatabase = await createTestDatabase({ migrated: true });
   return {
     env: { ...base, DATABASE_URL: database.url!, SECRETS_KEY: randomBytes(32).toString('base64'), PUBLIC_BASE_URL: 'http://wallet.test' },
     adminToken,

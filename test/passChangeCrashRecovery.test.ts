@@ -57,7 +57,7 @@ const servers: Started[] = [];
 
 beforeAll(async () => {
   if (!onPostgresql) return;
-  database = await createTestDatabase();
+  database = await createTestDatabase({ migrated: true });
   fake = await startFakeApns();
   receiver = await startWebhookReceiver();
   const dataDir = await mkdtemp(join(tmpdir(), 'wps-pass-change-crash-'));

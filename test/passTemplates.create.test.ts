@@ -42,7 +42,7 @@ describe('createPassTemplate', () => {
     expect(res.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       type: 'passTemplate',
-      attributes: { name: 'Coffee Club Card', templateType: 'loyalty', transitType: null, processingStatus: 'processing' },
+      attributes: { name: 'Coffee Club Card', templateType: 'loyalty', templateKind: 'loyalty', transitType: null, processingStatus: 'processing' },
       meta: { message: expect.stringContaining('being processed'), links: { self } },
     });
     expect(res.headers.location).toBe(self);
@@ -112,6 +112,7 @@ describe('createPassTemplate', () => {
     expect(data.attributes).toEqual({
       name: 'Minimal',
       templateType: 'generic',
+      templateKind: 'generic',
       applePassTypeIdentifier: null,
       transitType: null,
       defaultLanguage: 'en',
@@ -163,6 +164,7 @@ describe('createPassTemplate', () => {
       attributes: {
         name: 'Coffee Club Card',
         templateType: 'loyalty',
+        templateKind: 'loyalty',
         transitType: null,
         processingStatus: 'failed',
         processingErrors: [
@@ -189,7 +191,7 @@ describe('createPassTemplate', () => {
   it.each([
     ['a colour that is not #RRGGBB', { colors: { background: '#12345' } }, '/passTemplate/colors/background'],
     ['a colour name', { colors: { text: 'white' } }, '/passTemplate/colors/text'],
-    ['an unknown templateType', { templateType: 'coupon' }, '/passTemplate/templateType'],
+    ['an unknown templateType', { templateType: 'boardingPass' }, '/passTemplate/templateType'],
     ['an unknown watermark position', { images: { watermark: { position: 'middle' } } }, '/passTemplate/images/watermark/position'],
     ['an unknown barcode type', { barcode: { type: 'ean13' } }, '/passTemplate/barcode/type'],
     ['a language that is not ISO 639-1', { defaultLanguage: 'english' }, '/passTemplate/defaultLanguage'],

@@ -194,7 +194,7 @@ describe('restart recovery', () => {
       expect(await show(id, account.token, first)).toEqual({
         id,
         type: 'passTemplate',
-        attributes: { name: 'Coffee Club Card', templateType: 'loyalty', transitType: null, processingStatus: 'processing' },
+        attributes: { name: 'Coffee Club Card', templateType: 'loyalty', templateKind: 'loyalty', transitType: null, processingStatus: 'processing' },
       });
       await first.api.get(`/api/v1/pass_templates/${id}`).set(first.auth(account.token)).expect(200);
       // Two concurrent runs of the same job: one records the outcome, the other finds it recorded.

@@ -132,7 +132,7 @@ describe('listPassTemplates', () => {
     ['perPage=101', 'perPage'],
     ['perPage=ten', 'perPage'],
     ['page=0', 'page'],
-    ['templateType=coupon', 'templateType'],
+    ['templateType=boardingPass', 'templateType'],
     ['sort=name', 'sort'],
   ])('refuses %s with 400 naming the parameter', async (query, parameter) => {
     expectValidationError(await list(`?${query}`), { parameter });

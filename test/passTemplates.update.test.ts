@@ -61,7 +61,7 @@ describe('updatePassTemplate', () => {
       data: {
         id: before.id,
         type: 'passTemplate',
-        attributes: { name: 'Coffee Club Card', templateType: 'loyalty', transitType: null, processingStatus: 'processing' },
+        attributes: { name: 'Coffee Club Card', templateType: 'loyalty', templateKind: 'loyalty', transitType: null, processingStatus: 'processing' },
       },
       meta: { message: expect.stringContaining('being processed'), links: { self } },
     });
@@ -138,7 +138,9 @@ describe('updatePassTemplate', () => {
     expect((await settled(before.id)).attributes).toMatchObject({ templateType: 'transit', transitType: 'train' });
     const back = await patch(before.id, { templateType: 'storeCard' }).expect(202);
     expect(back.body.data.attributes).toMatchObject({ templateType: 'storeCard', transitType: null });
-    expect(untouched((await settled(before.id)).attributes, 'templateType', 'transitType')).toBe(untouched(before.attributes, 'templateType', 'transitType'));
+    expect(untouched((await settled(before.id)).attributes, 'templateType', 'templateKind', 'transitType')).toBe(
+      untouched(before.attributes, 'templateType', 'templateKind', 'transitType'),
+    );
   });
 
   it('takes transitType null as "not set": no change on other templates, the default other on transit ones', async () => {
@@ -161,6 +163,7 @@ describe('updatePassTemplate', () => {
     expect(failed.attributes).toEqual({
       name: 'Coffee Club Card',
       templateType: 'loyalty',
+      templateKind: 'loyalty',
       transitType: null,
       processingStatus: 'failed',
       processingErrors: [expect.objectContaining({ code: 'logo_missing', pointer: '/images/logo' })],
@@ -176,7 +179,7 @@ describe('updatePassTemplate', () => {
   it.each([
     ['an empty passTemplate', {}, '/passTemplate'],
     ['a bad colour', { colors: { label: '#GGGGGG' } }, '/passTemplate/colors/label'],
-    ['an unknown templateType', { templateType: 'coupon' }, '/passTemplate/templateType'],
+    ['an unknown templateType', { templateType: 'boardingPass' }, '/passTemplate/templateType'],
     ['an unknown transitType', { transitType: 'rocket' }, '/passTemplate/transitType'],
     ['11 beacons', { beacons: Array.from({ length: 11 }, () => ({ proximityUuid: 'f7826da6-4fa2-4e98-8024-bc5b71e0893e' })) }, '/passTemplate/beacons'],
     ['an unknown member', { colour: '#FFFFFF' }, '/passTemplate/colour'],

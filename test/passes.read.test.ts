@@ -208,6 +208,7 @@ describe('getPass', () => {
     const template = loyaltyTemplate();
     expect(res.body.data.attributes.passDesign).toEqual({
       templateType: 'loyalty',
+      templateKind: 'loyalty',
       transitType: null,
       defaultLanguage: 'en',
       centralTitle: 'Coffee Club',

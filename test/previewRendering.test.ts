@@ -1,6 +1,7 @@
 /**
  * The pure preview renderer (src/wallet/preview/) where the API cannot reach it: the Apple
- * `coupon` style (no template type emits it yet) and a boarding pass with a transit type other
+ * `coupon` style with an auxiliary field (no template area fills that row; coupon templates,
+ * test/passTypes.test.ts, draw through the API) and a boarding pass with a transit type other
  * than `other` (create starts transit templates at `other`), compared with their committed
  * references; the rules behind the warnings — Wallet's field limits, WCAG contrast and
  * truncation with Inter's metrics —; and the fonts: which one draws a character (the CJK font

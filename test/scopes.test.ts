@@ -1,12 +1,14 @@
 /**
  * Scopes and audit events, generated from the contract (generated/openapi.json): every `/api/v1`
  * operation × a key lacking one of its scopes → 403 `insufficient_scope`; × a key with exactly
- * its scopes → not 403; every state-changing operation leaves exactly one audit event; no secret
- * appears in any event. One in-process service for the file.
+ * its scopes → not 403; every state-changing operation leaves exactly one audit event, whose
+ * changes are its target's members before → after; no secret appears in any event. One in-process
+ * service for the file.
  */
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import { contractOperations, validRequest, type ContractOperation } from './support/contractOperations.ts';
+import { createTemplate, issuePass, plainTemplate } from './support/passes.ts';
 import { startTestService, type TestService } from './support/testService.ts';
 import { SCOPES } from '../src/security/principal.ts';
 
@@ -20,7 +22,8 @@ const scoped = operations.filter((op) => op.auth === 'bearerAuth' && op.scopes.l
 const keysByScopes = new Map<string, string>();
 
 beforeAll(async () => {
-  service = await startTestService();
+  // Job workers process the templates the before → after tests issue passes from.
+  service = await startTestService({ jobs: 'work' });
   ({ accountId, token: secretKey } = await service.createAccount('Scopes'));
 });
 afterAll(() => service.close());
@@ -127,26 +130,90 @@ describe('audit events', () => {
     expect(JSON.stringify(event)).not.toContain('correct-horse-battery');
   });
 
+  test('pass update, loyalty, template update and nullify record exactly the members they changed, before → after', async () => {
+    const templateId = await createTemplate(service, secretKey, plainTemplate());
+    const pass = await issuePass(service, secretKey, templateId, { pass: { guest: 'Ada' } }, { extId: 'audited-pass' });
+    const changesOf = async (res: Response) => {
+      const events = await eventsOf(res);
+      expect(events).toHaveLength(1);
+      return events[0]!.changes;
+    };
+
+    const updated = await service.api
+      .patch('/api/v1/passes/audited-pass')
+      .set(service.auth(secretKey))
+      .send({ groupTags: ['vip'], pass: { guest: 'Grace' } })
+      .expect(200);
+    expect(await changesOf(updated)).toEqual({ 'content.guest': { before: 'Ada', after: 'Grace' }, groupTags: { before: [], after: ['vip'] } });
+
+    const loyalty = await service.api.patch(`/api/v1/loyalty/${pass.id}`).set(service.auth(secretKey)).send({ balance: 5, message: 'Welcome' }).expect(200);
+    expect(await changesOf(loyalty)).toEqual({ balance: { before: 0, after: 5 }, latestMessage: { before: null, after: 'Welcome' } });
+
+    const renamed = await service.api
+      .patch(`/api/v1/pass-templates/${templateId}`)
+      .set(service.auth(secretKey))
+      .send({ passTemplate: { name: 'Event pass 2027' } })
+      .expect(200);
+    expect(await changesOf(renamed)).toEqual({ name: { before: 'Event pass', after: 'Event pass 2027' } });
+
+    const nullified = await service.api.post(`/api/v1/passes/${pass.id}/nullify`).set(service.auth(secretKey)).expect(200);
+    expect(await changesOf(nullified)).toMatchObject({
+      status: { before: 'issued', after: 'nullified' },
+      nullifiedAt: { before: null, after: expect.any(String) },
+      'content.guest': { before: 'Grace' },
+    });
+
+    // A reader's new password: its stored hash is named, not shown.
+    const entityId = await service.createEntity(accountId, 'Audited passwords');
+    await service.api
+      .post(`/api/v1/entities/${entityId}/readers`)
+      .set(service.auth(secretKey))
+      .send({ reader: { id: 'back-door', name: 'Back door', type: 'PartnerReader', password: 'correct-horse-battery' } })
+      .expect(201);
+    const password = await service.api
+      .patch('/api/v1/readers/back-door')
+      .set(service.auth(secretKey))
+      .send({ reader: { name: 'Back gate', password: 'staple-battery-horse' } })
+      .expect(200);
+    expect(await changesOf(password)).toEqual({ name: { before: 'Back door', after: 'Back gate' }, passwordHash: { before: '[secret]', after: '[secret]' } });
+  });
+
+  test('a request the browser sends from the console is marked console; one from elsewhere api', async () => {
+    const entityId = await service.createEntity(accountId, 'Channels');
+    const create = (id: string, headers: Record<string, string>) =>
+      service.api
+        .post(`/api/v1/entities/${entityId}/readers`)
+        .set(service.auth(secretKey))
+        .set(headers)
+        .send({ reader: { id, name: id, type: 'PartnerReader', password: 'correct-horse-battery' } })
+        .expect(201);
+    const fromConsole = await create('console-till', { 'Sec-Fetch-Site': 'same-origin', Referer: 'http://wallet.test/console/' });
+    const fromSite = await create('site-till', { 'Sec-Fetch-Site': 'cross-site', Referer: 'https://shop.example/console/' });
+    expect((await eventsOf(fromConsole))[0]).toMatchObject({ channel: 'console' });
+    expect((await eventsOf(fromSite))[0]).toMatchObject({ channel: 'api' });
+  });
+
   test('no secret appears in any event: keys, tokens, webhook secrets, private keys are named, not shown', async () => {
     const created = await service.api
       .post(`/admin/v1/accounts/${accountId}/tokens`)
       .set(service.adminAuth())
       .send({ apiToken: { name: 'secret test' } })
       .expect(201);
+    // A public address literal: no name to resolve on a closed network.
     const hook = await service.api
       .post('/api/v1/webhook-subscriptions')
       .set(service.auth(secretKey))
-      .send({ webhookSubscription: { url: 'https://hooks.example.com/wallet', events: ['pass.created'] } });
+      .send({ webhookSubscription: { url: 'https://93.184.215.14/wallet', subscribedEvents: ['passCreated'] } })
+      .expect(201);
+    const rotated = await service.api.patch(`/api/v1/webhook-subscriptions/${hook.body.data.id}/rotate-secret`).set(service.auth(secretKey)).expect(200);
+    expect(await eventsOf(rotated)).toMatchObject([{ changes: { secretEncrypted: { before: '[secret]', after: '[secret]' } } }]);
     const everything = JSON.stringify(await service.runtime.db.sql.$queryRaw`SELECT * FROM audit_events`);
     expect(everything).not.toContain(created.body.data.attributes.token);
     expect(everything).not.toContain(secretKey);
     expect(everything).not.toContain(service.adminToken);
     expect(everything).not.toMatch(/wp[sa]_[A-Za-z0-9_-]{20,}/);
     expect(everything).not.toMatch(/BEGIN [A-Z ]*PRIVATE KEY/);
-    if (hook.status === 201) {
-      const secret = JSON.stringify(hook.body).match(/"(?:secret|signingSecret)":"([^"]+)"/)?.[1];
-      if (secret) expect(everything).not.toContain(secret);
-    }
+    for (const answer of [hook, rotated]) expect(everything).not.toContain(answer.body.data.attributes.secretKey);
     // A secret member is named: the Apple configuration's private key.
     const apple = await service.runtime.db.sql.$queryRaw<{ changes: Record<string, unknown> }[]>`
       SELECT changes FROM audit_events WHERE operation_id = 'setAppleConfiguration' LIMIT 1`;
@@ -343,5 +410,43 @@ describe('publishable keys', () => {
     // Its own template: past authorization, the operation answers (here: the body is invalid).
     const own = await service.api.post(`/api/v1/passes?passTemplate=${template}`).set(service.auth(key)).set('Idempotency-Key', randomUUID()).send({});
     expect(own.status).not.toBe(403);
+  });
+
+  test('CORS: a preflight and a request from an origin the key names are answered, from another refused with no CORS header', async () => {
+    const template = randomUUID();
+    const res = await service.api
+      .post(`/admin/v1/accounts/${accountId}/tokens`)
+      .set(service.adminAuth())
+      .send({ apiToken: { kind: 'publishable', passTemplates: [template], allowedOrigins: ['https://signup.example'] } })
+      .expect(201);
+    const key = res.body.data.attributes.token as string;
+    const preflight = (origin: string) =>
+      service.api
+        .options('/api/v1/passes')
+        .set('Origin', origin)
+        .set('Access-Control-Request-Method', 'POST')
+        .set('Access-Control-Request-Headers', 'authorization, content-type, idempotency-key');
+    const allowed = await preflight('https://signup.example').expect(204);
+    expect(allowed.headers).toMatchObject({
+      'access-control-allow-origin': 'https://signup.example',
+      'access-control-allow-methods': 'POST',
+      'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key',
+    });
+    const refused = await preflight('https://elsewhere.example').expect(403);
+    expect(refused.headers['access-control-allow-origin']).toBeUndefined();
+    expect(refused.body.errors[0]).toMatchObject({ code: 'origin_not_allowed', source: { header: 'Origin' } });
+
+    const issue = (origin: string) =>
+      service.api.post(`/api/v1/passes?passTemplate=${template}`).set(service.auth(key)).set('Origin', origin).set('Idempotency-Key', randomUUID()).send({});
+    const elsewhere = await issue('https://elsewhere.example').expect(403);
+    expect(elsewhere.headers['access-control-allow-origin']).toBeUndefined();
+    expect(elsewhere.body.errors[0].code).toBe('origin_not_allowed');
+    // From its origin, even an error answer (here: the body is invalid) can be read by the page.
+    const own = await issue('https://signup.example');
+    expect(own.status).not.toBe(403);
+    expect(own.headers['access-control-allow-origin']).toBe('https://signup.example');
+    // A secret key's answers carry no CORS header: it does not belong in a page.
+    const secret = await service.api.get('/api/v1/passes').set(service.auth(secretKey)).set('Origin', 'https://signup.example').expect(200);
+    expect(secret.headers['access-control-allow-origin']).toBeUndefined();
   });
 });

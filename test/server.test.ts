@@ -16,7 +16,7 @@ import http from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { testDatabaseKind, createTestDatabase } from './support/testDatabase.ts';
+import { testDatabaseKind, createTestDatabase, migratedDataDir } from './support/testDatabase.ts';
 import { failedStart, startServer, stopServer } from './support/serverProcess.ts';
 
 it('starts on the embedded default, writes a private admin token file once, and keeps data', async () => {
@@ -45,10 +45,10 @@ it('starts on the embedded default, writes a private admin token file once, and 
   const entities = await fetch(`${second.url}/api/v1/entities`, { headers: { Authorization: `Bearer ${apiKey}` } });
   expect(entities.status).toBe(200);
   expect(await stopServer(second)).toBe(0);
-}, 90_000);
+}, 180_000);
 
 it('finishes an in-flight request and closes idle keep-alive connections on SIGTERM', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'wps-data-'));
+  const dataDir = await migratedDataDir();
   const server = await startServer({ DATA_DIR: dataDir });
   const adminToken = (await readFile(join(dataDir, 'admin-token'), 'utf8')).trim();
   const idleAgent = new http.Agent({ keepAlive: true });
@@ -74,7 +74,7 @@ it('finishes an in-flight request and closes idle keep-alive connections on SIGT
   expect(await answered).toBe(201);
   expect(await server.exited).toBe(0);
   idleAgent.destroy();
-}, 60_000);
+}, 180_000);
 
 it('refuses to start with a bad setting, naming it', async () => {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env: { PATH: process.env.PATH, PORT: 'eighty' } });
@@ -83,12 +83,12 @@ it('refuses to start with a bad setting, naming it', async () => {
   const code = await new Promise((r) => child.once('exit', r));
   expect(code).toBe(2);
   expect(stderr).toContain('PORT must be an integer');
-}, 30_000);
+}, 180_000);
 
 (testDatabaseKind() === 'postgresql' ? it : it.skip)(
   'on PostgreSQL without ADMIN_TOKEN, disables the administration API',
   async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: true });
     const server = await startServer({
       DATABASE_URL: database.url!,
       PUBLIC_BASE_URL: 'https://wallet.example.com',
@@ -101,7 +101,7 @@ it('refuses to start with a bad setting, naming it', async () => {
     expect(await stopServer(server)).toBe(0);
     await database.drop();
   },
-  60_000,
+  180_000,
 );
 
 const embeddedOnly = testDatabaseKind() === 'pglite' ? it : it.skip;
@@ -109,7 +109,7 @@ const embeddedOnly = testDatabaseKind() === 'pglite' ? it : it.skip;
 embeddedOnly(
   'refuses a second server and db:migrate on a data directory in use, naming the holder; a kill -9 leaves no stale lock',
   async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'wps-data-'));
+    const dataDir = await migratedDataDir();
     const first = await startServer({ DATA_DIR: dataDir });
     const adminToken = (await readFile(join(dataDir, 'admin-token'), 'utf8')).trim();
     const created = await fetch(`${first.url}/admin/v1/accounts`, {
@@ -139,7 +139,7 @@ embeddedOnly(
     expect(names).toContain('Before the kill');
     expect(await stopServer(restarted)).toBe(0);
   },
-  120_000,
+  180_000,
 );
 
 it('stops with a clear message when the port is in use, before it opens the database', async () => {
@@ -162,24 +162,24 @@ it('stops with a clear message when the port is in use, before it opens the data
     expect(row!.exists).toBe(false);
     await database.drop();
   }
-}, 60_000);
+}, 180_000);
 
 it('refuses PostgreSQL without PUBLIC_BASE_URL, so that no link is built from a Host header', async () => {
   const { code, output } = await failedStart({ DATABASE_URL: 'postgresql://127.0.0.1:1/never', SECRETS_KEY: randomBytes(32).toString('base64') });
   expect(code).toBe(2);
   expect(output).toContain('PUBLIC_BASE_URL is required with DATABASE_URL');
-}, 30_000);
+}, 180_000);
 
 it('refuses WEB_CONCURRENCY above 1 on the embedded database, which one process owns', async () => {
   const { code, output } = await failedStart({ WEB_CONCURRENCY: '2', DATA_DIR: join(await mkdtemp(join(tmpdir(), 'wps-data-')), 'data') });
   expect(code).toBe(2);
   expect(output).toContain('WEB_CONCURRENCY=2 needs DATABASE_URL');
-}, 30_000);
+}, 180_000);
 
 (testDatabaseKind() === 'postgresql' ? it : it.skip)(
   'runs WEB_CONCURRENCY server processes on one port, replaces one that dies, and stops them all on SIGTERM',
   async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: true });
     const server = await startServer({
       DATABASE_URL: database.url!,
       PUBLIC_BASE_URL: 'https://wallet.example.com',
@@ -220,13 +220,13 @@ it('refuses WEB_CONCURRENCY above 1 on the embedded database, which one process 
       await database.drop();
     }
   },
-  90_000,
+  180_000,
 );
 
 (testDatabaseKind() === 'postgresql' ? it : it.skip)(
   'answers /metrics on the first scrape once /readyz says ready with WEB_CONCURRENCY=2',
   async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: true });
     const port = await new Promise<number>((resolve) => {
       const probe = createServer().listen(0, '127.0.0.1', () => {
         const { port: free } = probe.address() as AddressInfo;
@@ -287,10 +287,10 @@ it('finishes every shutdown on a Ctrl-C to its process group under load, exits 0
   // forwards the SIGINT it got to its child once more: the server gets two. The server runs as
   // `npm start` runs it (its script, by a shell that execs it so that the exit code is the
   // script's, with node_modules/.bin on the PATH), in a process group of its own.
-  const postgres = testDatabaseKind() === 'postgresql' ? await createTestDatabase() : undefined;
+  const postgres = testDatabaseKind() === 'postgresql' ? await createTestDatabase({ migrated: true }) : undefined;
   const env: Record<string, string> = postgres
     ? { DATABASE_URL: postgres.url!, PUBLIC_BASE_URL: 'https://wallet.example.com', SECRETS_KEY: randomBytes(32).toString('base64') }
-    : { DATA_DIR: await mkdtemp(join(tmpdir(), 'wps-data-')) };
+    : { DATA_DIR: await migratedDataDir() };
   const startScript = (JSON.parse(await readFile('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts.start!;
   const adminToken = 'wpa_ctrl-c-test-token';
   const admin = { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' };

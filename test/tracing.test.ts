@@ -23,7 +23,7 @@ import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './suppo
 import { pollUntil } from './support/poll.ts';
 import { addToIphone, issueApplePass } from './support/serverApplePass.ts';
 import { call, startServer, stopServer, type Started } from './support/serverProcess.ts';
-import { createTestDatabase, testDatabaseKind, type TestDatabase } from './support/testDatabase.ts';
+import { createTestDatabase, testDatabaseKind, type TestDatabase, migratedDataDir } from './support/testDatabase.ts';
 
 const adminToken = `wpa_${randomBytes(24).toString('base64url')}`;
 /** OTLP SpanKind numbers. */
@@ -39,10 +39,10 @@ let dataDir: string;
 let server: Started | undefined;
 
 beforeAll(async () => {
-  if (testDatabaseKind() === 'postgresql') database = await createTestDatabase();
+  if (testDatabaseKind() === 'postgresql') database = await createTestDatabase({ migrated: true });
   fake = await startFakeApns();
   collector = await startOtlpReceiver();
-  dataDir = await mkdtemp(join(tmpdir(), 'wps-tracing-'));
+  dataDir = database ? await mkdtemp(join(tmpdir(), 'wps-tracing-')) : await migratedDataDir();
   const caFile = join(dataDir, 'fake-apns-ca.pem');
   await writeFile(caFile, fake.ca);
   server = await startServer({

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, testDatabaseKind, type TestDatabase } from './support/testDatabase.ts';
+import { createTestDatabase, testDatabaseKind, type TestDatabase, migratedDataDir } from './support/testDatabase.ts';
 import { call, startServer, stopServer } from './support/serverProcess.ts';
 import { startWebhookReceiver, verifyWebhookSignature, type WebhookReceiver } from './support/webhookReceiver.ts';
 
@@ -23,10 +23,10 @@ const adminToken = `wpa_${randomBytes(24).toString('base64url')}`;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  const dataDir = await mkdtemp(join(tmpdir(), 'wps-webhook-crash-'));
+  const dataDir = testDatabaseKind() === 'pglite' ? await migratedDataDir() : await mkdtemp(join(tmpdir(), 'wps-webhook-crash-'));
   env = { DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, RATE_LIMIT_PER_SECOND: '0', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: String(RETRY_BASE_MS) };
   if (testDatabaseKind() === 'postgresql') {
-    database = await createTestDatabase();
+    database = await createTestDatabase({ migrated: true });
     env = { ...env, DATABASE_URL: database.url!, SECRETS_KEY: randomBytes(32).toString('base64'), PUBLIC_BASE_URL: 'http://wallet.test' };
   }
 });

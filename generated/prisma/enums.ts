@@ -31,7 +31,9 @@ export const PassTemplateType = {
   eventTicket: 'eventTicket',
   storeCard: 'storeCard',
   loyalty: 'loyalty',
-  transit: 'transit'
+  transit: 'transit',
+  coupon: 'coupon',
+  giftCard: 'giftCard'
 } as const
 
 export type PassTemplateType = (typeof PassTemplateType)[keyof typeof PassTemplateType]

@@ -44,12 +44,20 @@
  * targets were set against — and, shown for comparison, with named prepared statements as the
  * service's driver paths run them.
  *
+ * Then, on PostgreSQL, the scope check and the audit log (see {@link measureScopesAndAudit}): the
+ * service without them (this file's `without` mode) and with them, back to back, for the CPU the
+ * scope check adds to a GET, the PATCH capacity and p50 the audit event costs; and
+ * `GET /api/v1/audit-events` filtered by pass on a log of BENCH_AUDIT_EVENTS events (default
+ * 1,000,000, seeded with `generate_series`), its p95. BENCH_AUDIT_ROUNDS (default 2) rounds.
+ *
  * Targets (serving at scale): on PostgreSQL the service's GET reaches at least 50 % of the
  * baseline's requests per second (one process each); at half the baseline's capacity, p99 stays
  * under 15 ms for GET and PATCH; `WEB_CONCURRENCY=2` serves at least 1.6 times one process's GETs;
  * on PGlite under 50 connections the service's p99 stays within 3 times its baseline's for GET and
  * 5 times for PATCH, and at a steady half of the baseline's capacity its GET p99 stays within 2
- * times the baseline's under the same open loop (the embedded default's tail). Prints
+ * times the baseline's under the same open loop (the embedded default's tail). Least privilege
+ * and an audit log: the scope check adds ≤ 2 % CPU per GET; the audit event takes ≤ 10 % of PATCH
+ * capacity and < 1 ms at p50; the audit log filtered by pass answers in < 20 ms at p95 on 1,000,000 events. Prints
  * the machine's CPU count, a table and how far each target is, and exits 1 when one is missed.
  *
  * @module scripts/bench/passesAndLoyalty
@@ -104,6 +112,39 @@ interface Statement {
 interface Workload {
   get: Statement[];
   patch: Statement[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Without mode: `tsx passesAndLoyalty.ts without` — the service without the middlewares
+// BENCH_WITHOUT names (`authorization`, `audit`), for what the scope check and the audit log cost.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Serves the app as src/server.ts does (the same configuration from the environment, the same
+ * runtime, job workers and listener), built without the middlewares BENCH_WITHOUT names
+ * (`AppDependencies.without`, src/app.ts): the "before" of the scope check and audit figures.
+ */
+async function runWithout(): Promise<void> {
+  const { loadConfig } = await import('../../src/config.ts');
+  const { createLogger } = await import('../../src/logger.ts');
+  const { openRuntime, startJobs } = await import('../../src/runtime.ts');
+  const { resolveAdminToken } = await import('../../src/security/adminToken.ts');
+  const { createApp, warmUpApp } = await import('../../src/app.ts');
+  const { createHttpServer, listen, serveApp } = await import('../../src/http/listener.ts');
+  const without = (process.env.BENCH_WITHOUT ?? '').split(',');
+  const config = loadConfig(process.env);
+  const logger = createLogger(config.logLevel);
+  const runtime = await openRuntime(config, logger);
+  await startJobs(runtime, { work: true });
+  const app = createApp({
+    runtime,
+    adminToken: await resolveAdminToken(config, logger),
+    without: { authorization: without.includes('authorization'), audit: without.includes('audit') },
+  });
+  const server = createHttpServer(config);
+  serveApp(server, app);
+  await listen(server, config.port, config.host);
+  await warmUpApp(app);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -425,6 +466,192 @@ interface Row {
   cluster?: Measurement;
 }
 
+/** Rounds of {@link measureScopesAndAudit}: each measures the service without and with the scope check and the audit log, in turn. */
+const SCOPE_AUDIT_ROUNDS = Number(process.env.BENCH_AUDIT_ROUNDS ?? 2);
+/** Audit events in the log when `GET /api/v1/audit-events` filtered by pass is measured. */
+const AUDIT_EVENTS = Number(process.env.BENCH_AUDIT_EVENTS ?? 1_000_000);
+/** Targets (issue "least privilege and an audit log"): the scope check's share of a GET's CPU, the audit's of PATCH capacity, … */
+const SCOPE_CPU_TARGET = 0.02;
+const AUDIT_CAPACITY_TARGET = 0.1;
+/** … what it adds to PATCH's p50, in ms, and the p95 of the audit log filtered by pass, in ms. */
+const AUDIT_P50_TARGET_MS = 1;
+const AUDIT_LIST_P95_TARGET_MS = 20;
+
+/** The service without (`before`) and with (`after`) the scope check and the audit log, one round. */
+interface ScopesAndAuditRound {
+  /** GET /api/v1/passes/{id}, closed loop: CPU per request. */
+  get: { before: Measurement; after: Measurement };
+  /** PATCH /api/v1/loyalty/{id}, closed loop: capacity. */
+  patch: { before: Measurement; after: Measurement };
+  /** PATCH at half the lesser of the two capacities, open loop: p50. */
+  steadyPatch: { before: Measurement; after: Measurement };
+}
+
+/** What {@link measureScopesAndAudit} measured. */
+interface ScopesAndAudit {
+  rounds: ScopesAndAuditRound[];
+  /** Events in the log when the list was measured. */
+  events: number;
+  /** How long seeding them took, in s. */
+  seedSeconds: number;
+  /** GET /api/v1/audit-events?resource=passes&resourceId=…, open loop. */
+  list: { rate: number; p50: number; p95: number; p99: number; errors: number };
+}
+
+/**
+ * The cost of the scope check (src/http/authorize.ts) and of the audit log (src/http/auditHook.ts)
+ * on PostgreSQL: the service without both (this file's `without` mode: the same server but for
+ * those two middlewares) and with both, running side by side, each figure measured on one then
+ * the other, the order reversed every round ({@link SCOPE_AUDIT_ROUNDS} rounds) — GET CPU per request (GETs are not audited: the scope check's cost), PATCH capacity
+ * (closed loop) and PATCH p50 at half the lesser of the two capacities (open loop, a load both sustain). Then the audit log
+ * filled to {@link AUDIT_EVENTS} events in one `INSERT … SELECT … generate_series` (10,000 passes,
+ * 100 events each, over a year) and `GET /api/v1/audit-events` filtered by one pass under an
+ * open loop of 20 requests per second: its p95.
+ */
+async function measureScopesAndAudit(
+  settings: { dataDir: string; databaseUrl: string; adminToken: string; secretsKey: string },
+  fixture: Fixture,
+  databaseUrl: string,
+  started: (child: ChildProcess) => void,
+): Promise<ScopesAndAudit> {
+  const passPath = `/api/v1/passes/${fixture.passId}`;
+  const loyaltyPath = `/api/v1/loyalty/${fixture.passId}`;
+  // Both services run side by side (one idles while the other is measured) and each figure is
+  // taken from both in turn, the order reversed every round: drift in the machine's load then
+  // falls on both alike.
+  const without = await startBenchService({ ...settings, processes: 1, without: ['authorization', 'audit'] });
+  started(without.child);
+  const withBoth = await startBenchService({ ...settings, processes: 1 });
+  started(withBoth.child);
+  const rounds: ScopesAndAuditRound[] = [];
+  for (let round = 0; round < SCOPE_AUDIT_ROUNDS; round++) {
+    const order = round % 2 === 0 ? ([without, withBoth] as const) : ([withBoth, without] as const);
+    const both = async (run: (service: typeof without) => Promise<Measurement>) => {
+      const first = await run(order[0]);
+      const second = await run(order[1]);
+      return order[0] === without ? { before: first, after: second } : { before: second, after: first };
+    };
+    const get = await both((service) => measure(service.base + passPath, fixture.token, 'GET', service.child));
+    const patch = await both((service) => measure(service.base + loyaltyPath, fixture.token, 'PATCH', service.child));
+    // A load both sustain (half the lesser capacity): p50 then shows what a request costs, not a queue.
+    const rate = STEADY_LOAD_SHARE * Math.min(patch.before.rps, patch.after.rps);
+    const steadyPatch = await both((service) => measure(service.base + loyaltyPath, fixture.token, 'PATCH', service.child, rate));
+    rounds.push({ get, patch, steadyPatch });
+  }
+  await stopChild(without.child);
+  await stopChild(withBoth.child);
+
+  // The log filled with generate_series: 10,000 passes (the benchmark's among them), 100 events each.
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const seeding = performance.now();
+  try {
+    await client.query(
+      `INSERT INTO audit_events (id, account_id, seq, occurred_at, actor_type, actor_id, actor_name, actor_kind, channel, operation_id,
+         resource_type, resource_id, changes, request_id, client_address, user_agent, outcome, status, prev_hash, hash)
+       SELECT gen_random_uuid(), $1::uuid, -g, now() - g * interval '30 seconds', 'api_key', 'bench', 'Bench', 'secret', 'api',
+         CASE WHEN g % 2 = 0 THEN 'updatePass' ELSE 'nullifyPass' END, 'passes',
+         CASE WHEN g % 10000 = 0 THEN $2 ELSE md5((g % 10000)::text)::uuid::text END,
+         '{"status":{"before":"issued","after":"nullified"}}'::jsonb, 'bench-' || g, '127.0.0.1', 'bench', 'success', NULL,
+         '\\x00'::bytea, '\\x00'::bytea
+       FROM generate_series(1, $3::int) AS g`,
+      [fixture.accountId, fixture.passId, AUDIT_EVENTS],
+    );
+    await client.query('ANALYZE audit_events');
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  const seedSeconds = (performance.now() - seeding) / 1000;
+  const eventsCount = await (async () => {
+    const counter = new pg.Client({ connectionString: databaseUrl });
+    await counter.connect();
+    try {
+      return Number((await counter.query('SELECT count(*)::int AS n FROM audit_events')).rows[0].n);
+    } finally {
+      await counter.end();
+    }
+  })();
+
+  const service = await startBenchService({ ...settings, processes: 1 });
+  started(service.child);
+  const url = `${service.base}/api/v1/audit-events?resource=passes&resourceId=${fixture.passId}`;
+  const rate = 20;
+  const run = (seconds: number) =>
+    new Promise<LoadTestResult>(
+      (resolve, reject) =>
+        void loadTest(
+          {
+            url,
+            method: 'GET',
+            requestsPerSecond: rate,
+            maxSeconds: seconds,
+            agentKeepAlive: true,
+            quiet: true,
+            headers: { authorization: `Bearer ${fixture.token}` },
+          },
+          (error: Error | null, outcome: LoadTestResult) => (error ? reject(error) : resolve(outcome)),
+        ),
+    );
+  await run(WARMUP_S);
+  const listed = await run(DURATION_S);
+  await stopChild(service.child);
+  return {
+    rounds,
+    events: eventsCount,
+    seedSeconds,
+    list: { rate, p50: listed.percentiles[50]!, p95: listed.percentiles[95]!, p99: listed.percentiles[99]!, errors: listed.totalErrors },
+  };
+}
+
+/** The mean of a figure over the rounds. */
+function meanOf(rounds: ScopesAndAuditRound[], figure: (round: ScopesAndAuditRound) => number): number {
+  return rounds.reduce((sum, round) => sum + figure(round), 0) / rounds.length;
+}
+
+/** The report of {@link measureScopesAndAudit} and its target lines. */
+function scopesAndAuditReport(figures: ScopesAndAudit): { text: string; checks: (readonly [string, boolean])[] } {
+  const lines = [`PostgreSQL: the scope check and the audit log, without → with, ${figures.rounds.length} round(s) back to back`];
+  for (const [i, round] of figures.rounds.entries()) {
+    lines.push(
+      `  round ${i + 1}`,
+      `    GET   without ${fmt(round.get.before)}`,
+      `          with    ${fmt(round.get.after)}`,
+      `    PATCH without ${fmt(round.patch.before)}`,
+      `          with    ${fmt(round.patch.after)}`,
+      `    PATCH without ${fmt(round.steadyPatch.before)}   (open loop, offered ${(STEADY_LOAD_SHARE * Math.min(round.patch.before.rps, round.patch.after.rps)).toFixed(0)} req/s: half the lesser capacity)`,
+      `          with    ${fmt(round.steadyPatch.after)}`,
+    );
+  }
+  const { rounds } = figures;
+  const scopeShare = meanOf(rounds, (r) => r.get.after.cpuUsPerRequest) / meanOf(rounds, (r) => r.get.before.cpuUsPerRequest) - 1;
+  const capacityLoss = 1 - meanOf(rounds, (r) => r.patch.after.rps) / meanOf(rounds, (r) => r.patch.before.rps);
+  const p50Added = meanOf(rounds, (r) => r.steadyPatch.after.p50) - meanOf(rounds, (r) => r.steadyPatch.before.p50);
+  const { list } = figures;
+  lines.push(
+    `  audit log of ${figures.events.toLocaleString('en')} events (${AUDIT_EVENTS.toLocaleString('en')} seeded in ${figures.seedSeconds.toFixed(1)} s), ` +
+      `GET /api/v1/audit-events filtered by pass at ${list.rate} req/s: p50 ${list.p50} ms  p95 ${list.p95} ms  p99 ${list.p99} ms${list.errors ? `  (${list.errors} errors)` : ''}`,
+  );
+  return {
+    text: lines.join('\n'),
+    checks: [
+      check('PostgreSQL GET CPU per request the scope check adds', scopeShare * 100, SCOPE_CPU_TARGET * 100, ' %', false),
+      check('PostgreSQL PATCH capacity the audit log takes', capacityLoss * 100, AUDIT_CAPACITY_TARGET * 100, ' %', false),
+      check('PostgreSQL PATCH p50 the audit log adds', p50Added, AUDIT_P50_TARGET_MS, ' ms', false),
+      check(
+        `PostgreSQL GET /api/v1/audit-events by pass p95 on ${figures.events.toLocaleString('en')} events`,
+        list.p95,
+        AUDIT_LIST_P95_TARGET_MS,
+        ' ms',
+        false,
+      ),
+      [
+        'scope and audit runs without errors',
+        rounds.every((r) => Object.values(r).every((pair) => pair.before.errors + pair.after.errors === 0)) && list.errors === 0,
+      ],
+    ],
+  };
+}
+
 /** Starts the real server on the benchmark's database with `processes` server processes. */
 async function startBenchService(options: {
   dataDir: string;
@@ -433,10 +660,13 @@ async function startBenchService(options: {
   secretsKey: string;
   processes: number;
   runtime?: BenchRuntime;
+  /** Middlewares to leave out (`authorization`, `audit`): the service as this file's `without` mode serves it. */
+  without?: string[];
 }) {
   const port = await freePort();
   const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, ...serverArguments(options.runtime ?? benchRuntimes()[0]!)], {
+  const entry = options.without ? ['--import', 'tsx', thisFile, 'without'] : serverArguments(options.runtime ?? benchRuntimes()[0]!);
+  const child = spawn(process.execPath, [...nodeArgs, ...entry], {
     cwd: root,
     env: {
       ...process.env,
@@ -450,6 +680,7 @@ async function startBenchService(options: {
       VALIDATE_RESPONSES: 'false',
       LOG_LEVEL: 'warn',
       WEB_CONCURRENCY: String(options.processes),
+      ...(options.without ? { BENCH_WITHOUT: options.without.join(',') } : {}),
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -458,7 +689,7 @@ async function startBenchService(options: {
   return { child, base };
 }
 
-async function benchDatabase(kind: 'pglite' | 'postgresql'): Promise<Row[]> {
+async function benchDatabase(kind: 'pglite' | 'postgresql'): Promise<{ rows: Row[]; scopesAndAudit?: ScopesAndAudit }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'wps-bench-'));
   const dbName = `wps_bench_${randomBytes(6).toString('hex')}`;
   const dbUrl = new URL(PG_SERVER);
@@ -534,8 +765,11 @@ async function benchDatabase(kind: 'pglite' | 'postgresql'): Promise<Row[]> {
       cluster = await measure(two.base + passPath, fixture.token, 'GET', two.child);
       await stopChild(two.child);
     }
+    // 5. On PostgreSQL, the scope check and the audit log: the service without and with them, back to back.
+    const scopesAndAudit =
+      kind === 'postgresql' ? await measureScopesAndAudit(settings, fixture, dbUrl.toString(), (child) => children.push(child)) : undefined;
     const database = kind === 'postgresql' ? 'PostgreSQL' : 'PGlite (embedded)';
-    return [
+    const rows: Row[] = [
       {
         database,
         operation: 'GET /api/v1/passes/{id}',
@@ -556,6 +790,7 @@ async function benchDatabase(kind: 'pglite' | 'postgresql'): Promise<Row[]> {
         ...(preparedBaseline ? { preparedBaseline: preparedBaseline.patch } : {}),
       },
     ];
+    return { rows, scopesAndAudit };
   } finally {
     for (const child of children) await stopChild(child);
     if (kind === 'postgresql') {
@@ -725,10 +960,13 @@ async function main(): Promise<void> {
       `${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}).`,
   );
   const databases = (process.env.BENCH_DATABASES ?? 'pglite,postgresql').split(',');
-  const pglite = databases.includes('pglite') ? await benchDatabase('pglite') : [];
-  const postgres = databases.includes('postgresql') ? await benchDatabase('postgresql') : [];
+  const pglite = databases.includes('pglite') ? (await benchDatabase('pglite')).rows : [];
+  const postgresRun = databases.includes('postgresql') ? await benchDatabase('postgresql') : undefined;
+  const postgres = postgresRun?.rows ?? [];
   const rows = [...pglite, ...postgres];
   console.log(table(rows));
+  const scopesAndAudit = postgresRun?.scopesAndAudit && scopesAndAuditReport(postgresRun.scopesAndAudit);
+  if (scopesAndAudit) console.log(scopesAndAudit.text);
   const floor = await measureFloor('0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10', `wps_${'a'.repeat(43)}`);
   console.log(`Stack floor (Express 5 + helmet + pino-http + express-openapi-validator, GET, no database, no handler):\n    floor     ${fmt(floor)}`);
   const [pgGet, pgPatch] = postgres;
@@ -771,6 +1009,7 @@ async function main(): Promise<void> {
         ),
       );
   }
+  if (scopesAndAudit) checks.push(...scopesAndAudit.checks);
   checks.push(['no errors', rows.every((r) => [r.service, r.baseline, r.steady, r.cluster].every((m) => !m || m.errors === 0))]);
   for (const [name, ok] of checks) console.log(`  target: ${name} — ${ok ? 'met' : 'MISSED'}`);
   process.exitCode = checks.every(([, ok]) => ok) ? 0 : 1;
@@ -778,4 +1017,5 @@ async function main(): Promise<void> {
 
 if (process.argv[2] === 'baseline') await runBaseline();
 else if (process.argv[2] === 'floor') await runFloor();
+else if (process.argv[2] === 'without') await runWithout();
 else await main();

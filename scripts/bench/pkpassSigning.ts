@@ -70,6 +70,9 @@ const design: TemplateDesign = {
   barcode: { enabled: true, type: 'qr', source: 'uuid' },
   locations: [{ latitude: 51.5136, longitude: -0.1365, radius: 100, message: 'Your coffee is one minute away.' }],
   beacons: [{ proximityUuid: 'f7826da6-4fa2-4e98-8024-bc5b71e0893e', major: 1, minor: 7 }],
+  eventDetails: null,
+  offerDetails: null,
+  giftCardDetails: null,
 };
 
 /** p-th percentile of sorted values. */

@@ -46,3 +46,15 @@ export function selectApiTokensByPrefix(prisma: PrismaClient, prefix: string): P
 export async function touchApiToken(prisma: PrismaClient, id: string, now: Date): Promise<void> {
   await prisma.$executeRaw`UPDATE api_tokens SET last_used_at = ${now} WHERE id = ${id}::uuid`;
 }
+
+/**
+ * Whether a publishable key that is neither revoked nor expired names `origin` among its allowed
+ * origins (the CORS preflight of src/http/publishableKeys.ts, which carries no key).
+ */
+export async function isPublishableOrigin(prisma: PrismaClient, origin: string, now: Date): Promise<boolean> {
+  const rows = await prisma.$queryRaw<{ known: boolean }[]>(
+    Prisma.sql`SELECT EXISTS (SELECT 1 FROM api_tokens WHERE kind = 'publishable' AND revoked_at IS NULL
+      AND (expires_at IS NULL OR expires_at > ${now}) AND ${origin} = ANY (allowed_origins)) AS known`,
+  );
+  return rows[0]?.known === true;
+}

@@ -9,7 +9,10 @@
  * - the first write transaction of the handler that commits, and whose work returned something
  *   other than null (null: nothing found to change), appends the event inside it
  *   ({@link auditedWork}: the change and its event commit together), with the target the path
- *   names or, for a creation, the `id` of what the transaction returned;
+ *   names or, for a creation, the `id` of what the transaction returned, and the target's stored
+ *   members read in that transaction before and after the work: the changes as before → after
+ *   (src/domain/audit/auditSnapshotStore.ts; a creation, or a target without a stored row, records
+ *   the members its body set);
  * - a handler that answered without writing gets its event before the response
  *   ({@link finishAudit});
  * - a refused request (403, 400, 404, 409 …) gets a `failure` event with its status
@@ -22,7 +25,8 @@ import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { v7 as uuidv7 } from 'uuid';
 import { type PrismaExecutor, runSqlWrite, runWrite, type SqlExecutor } from '../db/database.ts';
 import type { SqlWriteScope, WriteScope } from './operation.ts';
-import { ADMINISTRATION_CHAIN, type AuditEventInput, changesOfBody } from '../domain/audit/auditEvent.ts';
+import { ADMINISTRATION_CHAIN, type AuditChange, type AuditEventInput, changesBetween, changesOfBody } from '../domain/audit/auditEvent.ts';
+import { hasSnapshot, readAuditSnapshot, type SnapshotTarget } from '../domain/audit/auditSnapshotStore.ts';
 import { appendAuditEvent } from '../domain/audit/auditStore.ts';
 import { errorStatus } from './errorHandler.ts';
 import { channelOf } from './requestChannel.ts';
@@ -69,7 +73,8 @@ export function auditRecordOf(req: Request): AuditRecord | undefined {
  * The target of a request: the resource type is the last collection its path names (`passes`,
  * `readers`, `webhook-subscriptions` …; an action segment such as `nullify` is not one), its id
  * the path parameter that follows it, else the id of what the write returned (a creation): its
- * `publicId` where it has one (the id the API shows), else its `id`.
+ * `publicId` where it has one (the id the API shows), else its `id`, else, for a write that
+ * returned the handler's answer, its document's `data.id`.
  */
 function targetOf(operation: AuditedOperation, path: string, written: unknown): { resourceType: string; resourceId: string | null } {
   const values = path.split('/');
@@ -84,19 +89,37 @@ function targetOf(operation: AuditedOperation, path: string, written: unknown): 
     } else if (i > 3 && resourceId === null) resourceType = `${resourceType}/${segment}`;
   }
   if (resourceId === null && written && typeof written === 'object') {
-    // The id the API shows: a row's `publicId` where it has one (readers), else its `id`.
+    // The id the API shows: a row's `publicId` where it has one (readers), else its `id`; or,
+    // when the transaction returned the handler's whole answer, the id of the document's `data`.
+    const answered = (written as { body?: { data?: { id?: unknown } } }).body?.data?.id;
     const { publicId, id } = written as { publicId?: unknown; id?: unknown };
-    resourceId = typeof publicId === 'string' ? publicId : typeof id === 'string' ? id : null;
+    resourceId = typeof publicId === 'string' ? publicId : typeof id === 'string' ? id : typeof answered === 'string' ? answered : null;
   }
   return { resourceType, resourceId };
 }
 
-/** The event of a record. */
-function eventOf(record: AuditRecord, written: unknown, outcome: 'success' | 'failure', status: number | null): AuditEventInput {
-  const { req } = record;
+/** The account an event of `req` belongs to: the key's, else the one an administration path names, else the administration chain. */
+function accountOfRequest(req: Request): string {
   const principal = req.ctx.principal!;
   const pathAccount = /^\/admin\/v1\/accounts\/([0-9a-f-]{36})(?:\/|$)/i.exec(req.path)?.[1];
-  const accountId = principal.type === 'api_key' ? principal.accountId : (pathAccount ?? ADMINISTRATION_CHAIN);
+  return principal.type === 'api_key' ? principal.accountId : (pathAccount ?? ADMINISTRATION_CHAIN);
+}
+
+/**
+ * The event of a record.
+ * @param changes The target's members before → after (src/domain/audit/auditSnapshotStore.ts);
+ *   when absent or empty, the members the body set.
+ */
+function eventOf(
+  record: AuditRecord,
+  written: unknown,
+  outcome: 'success' | 'failure',
+  status: number | null,
+  changes?: Record<string, AuditChange>,
+): AuditEventInput {
+  const { req } = record;
+  const principal = req.ctx.principal!;
+  const accountId = accountOfRequest(req);
   const { resourceType, resourceId } = targetOf(record.operation, req.path, written);
   return {
     id: uuidv7(),
@@ -110,7 +133,7 @@ function eventOf(record: AuditRecord, written: unknown, outcome: 'success' | 'fa
     operationId: record.operation.operationId,
     resourceType,
     resourceId,
-    changes: outcome === 'success' ? changesOfBody(req.body) : {},
+    changes: outcome === 'failure' ? {} : changes && Object.keys(changes).length ? changes : changesOfBody(req.body),
     requestId: req.ctx.requestId,
     clientAddress: req.ip ?? req.socket.remoteAddress ?? null,
     userAgent: req.get('user-agent')?.slice(0, 500) ?? null,
@@ -120,16 +143,37 @@ function eventOf(record: AuditRecord, written: unknown, outcome: 'success' | 'fa
 }
 
 /**
- * Wraps a handler's transaction work so that the first transaction to commit carries the event.
+ * Where the target of a record's request is stored, when its path names one of a resource type
+ * with a snapshot (src/domain/audit/auditSnapshotStore.ts): then its event records the members
+ * before → after. A creation (no id in the path) records the members the body set.
+ */
+function snapshotTargetOf(record: AuditRecord): SnapshotTarget | undefined {
+  const { resourceType, resourceId } = targetOf(record.operation, record.req.path, undefined);
+  if (!hasSnapshot(resourceType) || (resourceId === null && resourceType !== SINGLETON_RESOURCE)) return undefined;
+  const accountId = accountOfRequest(record.req);
+  return { resourceType, resourceId, accountId: accountId === ADMINISTRATION_CHAIN ? null : accountId };
+}
+
+/** The one resource of its kind per account, which its path names by the account only. */
+const SINGLETON_RESOURCE = 'google-configuration';
+
+/**
+ * Wraps a handler's transaction work so that the first transaction to commit carries the event,
+ * with its target's members read before and after the work in the same transaction.
  * A transaction retried on contention runs the work again and appends again (the first attempt
  * rolled back); the caller marks the record committed once the transaction committed.
  */
 export function auditedWork<E extends SqlExecutor, T>(record: AuditRecord, work: (tx: E) => Promise<T>): (tx: E) => Promise<T> {
   return async (tx) => {
+    const appending = !record.committed && record.appendedIn !== tx;
+    const target = appending ? snapshotTargetOf(record) : undefined;
+    const before = target && (await readAuditSnapshot(tx, target));
     const written = await work(tx);
     // null: the work found nothing to change (the handler then answers 404); its failure event follows.
-    if (written !== null && !record.committed && record.appendedIn !== tx) {
-      await appendAuditEvent(tx, eventOf(record, written, 'success', null));
+    if (written !== null && appending) {
+      const after = before && (await readAuditSnapshot(tx, target!, before.rowId));
+      const changes = before && after ? changesBetween(before.members, after.members) : undefined;
+      await appendAuditEvent(tx, eventOf(record, written, 'success', null, changes));
       record.appendedInTransaction = true;
       record.appendedIn = tx;
     }

@@ -13,7 +13,7 @@
  *   `entity_id`, the `id` of `/entities/{id}`); an operation that names none is refused, so a
  *   limited key never reads or changes what it was not given;
  * - a publishable key may only call `createPass`, for a template it names, with an
- *   `Idempotency-Key`.
+ *   `Idempotency-Key` (its origins and its rate limit: src/http/publishableKeys.ts).
  *
  * Runs after authentication and before the body is read, so a refused request costs no parsing.
  * The requirement of each operation is read once and kept (the request hot path).

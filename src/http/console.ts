@@ -6,6 +6,9 @@
  * - `Content-Security-Policy`: this server only (`'self'`), no inline script or style; images
  *   also from `data:` (uploaded template images, QR codes) and `blob:` (previews fetched with the
  *   session's token); no framing (https://developer.mozilla.org/en-US/docs/Web/HTTP/CSP).
+ * - `Referrer-Policy: same-origin`: the console's requests to this server carry its address, by
+ *   which their audit events are marked `console` (src/http/requestChannel.ts); other sites get
+ *   no `Referer` from it.
  * - Files under `/console/assets/` carry a content hash in their names (Vite's default), so they
  *   are cached for a year as `immutable` (RFC 8246); `index.html` is `no-cache`, revalidated on
  *   every visit, so a new build is picked up at once.
@@ -83,7 +86,8 @@ export function consoleRouter(dist = CONSOLE_DIST): Router {
   const index = resolve(dist, 'index.html');
   router.use('/console', (_req, res, next) => {
     res.setHeader('Content-Security-Policy', CONSOLE_CSP);
-    res.setHeader('Referrer-Policy', 'no-referrer');
+    // The console's API calls name it to this origin only (their audit channel, src/http/requestChannel.ts).
+    res.setHeader('Referrer-Policy', 'same-origin');
     next();
   });
   router.get('/console', (_req, res) => res.redirect(301, '/console/'));

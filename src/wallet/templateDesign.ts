@@ -10,7 +10,14 @@
 import type { components } from '../../generated/api.d.ts';
 
 type Schemas = components['schemas'];
-export type TemplateType = Schemas['TemplateType'];
+/** The kind of pass (the contract's `TemplateKind`: `TemplateType`'s five values, `coupon`, `giftCard`). */
+export type TemplateType = Schemas['TemplateKind'];
+/** The five kinds of the contract's `TemplateType`, what responses answer as `templateType`. */
+export type CompatibleTemplateType = Schemas['TemplateType'];
+export type EventDetails = Schemas['PassTemplateEventDetails'];
+export type OfferDetails = Schemas['PassTemplateOfferDetails'];
+export type GiftCardDetails = Schemas['PassTemplateGiftCardDetails'];
+export type PreferredBarcodeType = Schemas['PreferredBarcodeType'];
 export type TransitType = Schemas['TransitType'];
 export type TemplateColors = Required<Schemas['PassTemplateColors']>;
 export type TemplateImages = Schemas['PassTemplateImages'];
@@ -44,6 +51,33 @@ export interface TemplateDesign {
   barcode: TemplateBarcode;
   locations: TemplateLocation[];
   beacons: TemplateBeacon[];
+  /** The event of an `eventTicket` template (Apple poster event ticket, Google `eventTicketClass` venue and dates); null: none. */
+  eventDetails: EventDetails | null;
+  /** The offer of a `coupon` template; null: none (Google's redemption channel then `BOTH`). */
+  offerDetails: OfferDetails | null;
+  /** The currency of a `giftCard` template's balances; null: none (`USD`). */
+  giftCardDetails: GiftCardDetails | null;
+}
+
+/**
+ * What responses answer as `templateType` for a kind (the contract's TemplateKind table): the
+ * kind itself for the first five, `generic` for `coupon`, `storeCard` for `giftCard`.
+ */
+export function compatibleTemplateType(kind: TemplateType): CompatibleTemplateType {
+  return kind === 'coupon' ? 'generic' : kind === 'giftCard' ? 'storeCard' : kind;
+}
+
+/** The currency of a gift card's balances (ISO 4217), `USD` when the template names none. */
+export function giftCardCurrency(design: Pick<TemplateDesign, 'giftCardDetails'>): string {
+  return design.giftCardDetails?.currency ?? 'USD';
+}
+
+/**
+ * Digits after the decimal point of a currency's minor unit (ISO 4217, as `Intl.NumberFormat`
+ * knows it: 2 for EUR, 0 for JPY, 3 for KWD): a balance of 1250 in EUR is 12.50.
+ */
+export function currencyDigits(currency: string): number {
+  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
 }
 
 /** A slot in use, with its JSON Pointer within the template attributes. */

@@ -18,7 +18,7 @@ import { outboundRequest, OutboundRequestError, type DestinationPolicy, type Res
 import type { TemplateDesign } from './templateDesign.ts';
 
 /** The Apple bundle image a template image becomes, by pass style. */
-export type AppleImageRole = 'icon' | 'logo' | 'strip';
+export type AppleImageRole = 'icon' | 'logo' | 'strip' | 'eventLogo';
 
 /** How one role is drawn: its box in points and whether the image fills it (cropped) or fits in it. */
 interface RoleBox {
@@ -108,16 +108,22 @@ export async function loadImage(reference: string, options: ImageFetchOptions): 
 /**
  * The bundle images a design has, by the template member they come from (`icon`, `logo`,
  * `banner`), with their role and box. The banner becomes the strip of store cards (loyalty,
- * storeCard) and event tickets only.
+ * storeCard, giftCard), coupons and event tickets only; a poster event ticket's logo is also its
+ * `eventLogo` (126 × 30 points).
  */
 export function appleImageRoles(
-  design: Pick<TemplateDesign, 'templateType' | 'images'>,
+  design: Pick<TemplateDesign, 'templateType' | 'images' | 'eventDetails'>,
 ): { member: 'icon' | 'logo' | 'banner'; role: AppleImageRole; box: RoleBox }[] {
   const roles: { member: 'icon' | 'logo' | 'banner'; role: AppleImageRole; box: RoleBox }[] = [];
   if (design.images.icon) roles.push({ member: 'icon', role: 'icon', box: { width: 29, height: 29, fit: 'cover' } });
   if (design.images.logo) roles.push({ member: 'logo', role: 'logo', box: { width: 160, height: 50, fit: 'inside' } });
   const { templateType } = design;
-  if (design.images.banner && (templateType === 'loyalty' || templateType === 'storeCard' || templateType === 'eventTicket')) {
+  // A poster event ticket shows its logo as eventLogo (Apple, "Pass", iOS 18; WWDC24 session 10108).
+  if (design.images.logo && templateType === 'eventTicket' && design.eventDetails) {
+    roles.push({ member: 'logo', role: 'eventLogo', box: { width: 126, height: 30, fit: 'inside' } });
+  }
+  const storeCard = templateType === 'loyalty' || templateType === 'storeCard' || templateType === 'giftCard';
+  if (design.images.banner && (storeCard || templateType === 'eventTicket' || templateType === 'coupon')) {
     roles.push({ member: 'banner', role: 'strip', box: { width: 375, height: templateType === 'eventTicket' ? 98 : 144, fit: 'cover' } });
   }
   return roles;

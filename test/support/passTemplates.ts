@@ -71,7 +71,7 @@ export function minimalTemplate(overrides: Record<string, unknown> = {}) {
 }
 
 /** The attributes a processed template shows for `fullTemplate()`. */
-export const fullAttributes = () => ({ ...fullTemplate(), transitType: null, applePassTypeIdentifier: null });
+export const fullAttributes = () => ({ ...fullTemplate(), templateKind: 'loyalty', transitType: null, applePassTypeIdentifier: null });
 
 /** Expects a 400 `validation_failed` answer whose errors include one with this source. */
 export function expectValidationError(res: Response, source: { pointer: string } | { parameter: string }) {

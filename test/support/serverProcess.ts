@@ -25,7 +25,7 @@ export async function failedStart(env: Record<string, string>): Promise<{ code: 
 /**
  * Starts `src/server.ts` with `PORT=0` (unless `env` sets it) and the given environment; resolves
  * once it logs its URL.
- * @param options.timeoutMs How long to wait for it (default 60 s).
+ * @param options.timeoutMs How long to wait for it (default 120 s: a start on a fresh embedded database, on a two-core machine running two test files and their servers, took over 60 s).
  * @throws Error with its output when it exits first or does not start in time (a loaded machine
  *   takes a while to migrate PGlite and compile the validators); the process is killed then.
  */
@@ -42,7 +42,7 @@ export function startServer(env: Record<string, string>, options: { timeoutMs?: 
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`server did not start:\n${output}`));
-    }, options.timeoutMs ?? 60_000);
+    }, options.timeoutMs ?? 120_000);
     const onData = () => {
       const match = /"url":"(http:\/\/[^"]+)","docs"/.exec(output);
       if (match) {

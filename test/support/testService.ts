@@ -47,6 +47,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     logLevel: 'info',
     validateResponses: true,
     rateLimitPerSecond: 0,
+    publishableRateLimitPerMinute: 0,
     bodyLimitBytes: 1024 * 1024,
     shutdownTimeoutMs: 1000,
     headersTimeoutMs: 10_000,

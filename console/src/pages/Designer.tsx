@@ -26,7 +26,9 @@ const SECTIONS: [Section, string, Slot[]][] = [
   ['details', 'Details fields', ['one', 'two', 'three']],
   ['back', 'Back fields', ['one', 'two', 'three', 'four', 'five']],
 ];
-const TYPES: Schemas['TemplateType'][] = ['generic', 'loyalty', 'storeCard', 'eventTicket', 'transit'];
+const TYPES: Schemas['TemplateKind'][] = ['generic', 'loyalty', 'storeCard', 'eventTicket', 'transit', 'coupon', 'giftCard'];
+const PREFERRED_BARCODES: Schemas['PreferredBarcodeType'][] = ['ean13', 'code39', 'codabar', 'itf'];
+const REDEMPTION_CHANNELS: Schemas['PassTemplateOfferDetails']['redemptionChannel'][] = ['inStore', 'online', 'both', 'temporaryPriceReduction'];
 const IMAGES: [ImageName, string][] = [
   ['logo', 'Logo'],
   ['icon', 'Icon'],
@@ -85,6 +87,10 @@ const CREATE_MEMBERS = [
   'barcode',
   'locations',
   'beacons',
+  'templateKind',
+  'eventDetails',
+  'offerDetails',
+  'giftCardDetails',
 ] as const satisfies readonly (keyof Draft)[];
 /** `true` only while every member of the create body is listed above. */
 const CREATE_MEMBERS_COMPLETE: [Exclude<keyof Draft, (typeof CREATE_MEMBERS)[number]>] extends [never] ? true : never = true;
@@ -155,6 +161,104 @@ function Fieldset({ legend, children }: { legend: string; children: ReactNode })
   );
 }
 
+/**
+ * The members of the chosen kind (the contract's TemplateKind): the event of an event ticket
+ * (poster event tickets on iOS 18, Google's venue and dates), the offer of a coupon (Google's
+ * redemption channel, validity) and the currency of a gift card. Dates are RFC 3339 text.
+ */
+function KindDetails({ draft, set }: { draft: Draft; set: (change: Partial<Draft>) => void }) {
+  const text = (value: string) => value || undefined;
+  if (draft.templateType === 'eventTicket') {
+    const event = draft.eventDetails ?? { venueName: '', startsAt: '' };
+    const setEvent = (change: Partial<Schemas['PassTemplateEventDetails']>) => set({ eventDetails: { ...event, ...change } });
+    return (
+      <fieldset className="kind-details" aria-label="Event">
+        <legend>Event (poster event ticket)</legend>
+        <Field label="Venue" pointer={`${P}/eventDetails/venueName`} value={event.venueName} onChange={(e) => setEvent({ venueName: e.target.value })} />
+        <Field
+          label="Venue address"
+          pointer={`${P}/eventDetails/venueAddress`}
+          value={event.venueAddress ?? ''}
+          onChange={(e) => setEvent({ venueAddress: text(e.target.value) })}
+        />
+        <Field
+          label="Starts at"
+          pointer={`${P}/eventDetails/startsAt`}
+          placeholder="2027-03-01T19:30:00Z"
+          value={event.startsAt}
+          onChange={(e) => setEvent({ startsAt: e.target.value })}
+        />
+        <Field label="Ends at" pointer={`${P}/eventDetails/endsAt`} value={event.endsAt ?? ''} onChange={(e) => setEvent({ endsAt: text(e.target.value) })} />
+        <Field
+          label="Performers"
+          pointer={`${P}/eventDetails/performerNames`}
+          hint="Separated by commas."
+          value={(event.performerNames ?? []).join(', ')}
+          onChange={(e) => {
+            const names = e.target.value
+              .split(',')
+              .map((n) => n.trim())
+              .filter(Boolean);
+            setEvent({ performerNames: names.length ? names : undefined });
+          }}
+        />
+      </fieldset>
+    );
+  }
+  if (draft.templateType === 'coupon') {
+    const offer = draft.offerDetails ?? { redemptionChannel: 'both' as const };
+    const setOffer = (change: Partial<Schemas['PassTemplateOfferDetails']>) => set({ offerDetails: { ...offer, ...change } });
+    return (
+      <fieldset className="kind-details" aria-label="Offer">
+        <legend>Offer</legend>
+        <SelectField
+          label="Redemption channel"
+          pointer={`${P}/offerDetails/redemptionChannel`}
+          value={offer.redemptionChannel}
+          onChange={(e) => setOffer({ redemptionChannel: e.target.value as Schemas['PassTemplateOfferDetails']['redemptionChannel'] })}
+        >
+          {REDEMPTION_CHANNELS.map((c) => (
+            <option key={c}>{c}</option>
+          ))}
+        </SelectField>
+        <Field
+          label="Provider"
+          pointer={`${P}/offerDetails/provider`}
+          value={offer.provider ?? ''}
+          onChange={(e) => setOffer({ provider: text(e.target.value) })}
+        />
+        <Field
+          label="Valid from"
+          pointer={`${P}/offerDetails/validFrom`}
+          value={offer.validFrom ?? ''}
+          onChange={(e) => setOffer({ validFrom: text(e.target.value) })}
+        />
+        <Field
+          label="Valid until"
+          pointer={`${P}/offerDetails/validUntil`}
+          value={offer.validUntil ?? ''}
+          onChange={(e) => setOffer({ validUntil: text(e.target.value) })}
+        />
+      </fieldset>
+    );
+  }
+  if (draft.templateType === 'giftCard') {
+    return (
+      <fieldset className="kind-details" aria-label="Gift card">
+        <legend>Gift card</legend>
+        <Field
+          label="Currency"
+          pointer={`${P}/giftCardDetails/currency`}
+          hint="ISO 4217, e.g. EUR; balances count its minor unit (cents). The field with id points shows the balance."
+          value={draft.giftCardDetails?.currency ?? ''}
+          onChange={(e) => set({ giftCardDetails: e.target.value ? { currency: e.target.value.toUpperCase() } : null })}
+        />
+      </fieldset>
+    );
+  }
+  return null;
+}
+
 export default function Designer({ id }: { id: string | null }) {
   const queryClient = useQueryClient();
   const [draft, setDraft] = useState<Draft>(blank);
@@ -176,7 +280,14 @@ export default function Designer({ id }: { id: string | null }) {
   useEffect(() => {
     if (loaded && processingStatusOf(loaded) === 'processed') {
       const { images: _images, ...rest } = loaded.attributes as Schemas['PassTemplateAttributes'];
-      const next = { ...draft, ...(rest as Draft), images: (loaded.attributes as Schemas['PassTemplateAttributes']).images };
+      // The kind (templateKind) is what the form edits as the type; responses keep templateType within its first five values.
+      const { templateKind, ...attributes } = rest;
+      const next = {
+        ...draft,
+        ...(attributes as Draft),
+        templateType: templateKind ?? attributes.templateType ?? draft.templateType,
+        images: (loaded.attributes as Schemas['PassTemplateAttributes']).images,
+      };
       setDraft(next);
       setOriginal(cleaned(next));
     }
@@ -271,12 +382,16 @@ export default function Designer({ id }: { id: string | null }) {
                 label="Type"
                 pointer={`${P}/templateType`}
                 value={draft.templateType}
-                onChange={(e) => set({ templateType: e.target.value as Draft['templateType'] })}
+                onChange={(e) =>
+                  // Another kind's own members go (the server drops them too when a template changes kind).
+                  set({ templateType: e.target.value as Draft['templateType'], eventDetails: undefined, offerDetails: undefined, giftCardDetails: undefined })
+                }
               >
                 {TYPES.map((t) => (
                   <option key={t}>{t}</option>
                 ))}
               </SelectField>
+              <KindDetails draft={draft} set={set} />
               <Field
                 label="Central title"
                 pointer={`${P}/centralTitle`}
@@ -395,6 +510,20 @@ export default function Designer({ id }: { id: string | null }) {
                 onChange={(e) => set({ barcode: { ...draft.barcode, type: e.target.value as Schemas['BarcodeType'] } })}
               >
                 {['qr', 'code128', 'aztec', 'pdf417'].map((t) => (
+                  <option key={t}>{t}</option>
+                ))}
+              </SelectField>
+              <SelectField
+                label="Preferred symbology (iOS 27, Google)"
+                pointer={`${P}/barcode/preferredType`}
+                hint="Shown where the wallet can; older iPhones show the type above. EAN-13 and ITF take digits only."
+                value={draft.barcode?.preferredType ?? ''}
+                onChange={(e) =>
+                  set({ barcode: { ...draft.barcode, preferredType: (e.target.value || null) as Schemas['PassTemplateBarcode']['preferredType'] } })
+                }
+              >
+                <option value="">none</option>
+                {PREFERRED_BARCODES.map((t) => (
                   <option key={t}>{t}</option>
                 ))}
               </SelectField>

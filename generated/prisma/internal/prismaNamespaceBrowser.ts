@@ -219,7 +219,8 @@ export const PassTemplateScalarFieldEnum = {
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
   applePassTypeIdentifier: 'applePassTypeIdentifier',
-  processingWarnings: 'processingWarnings'
+  processingWarnings: 'processingWarnings',
+  typeDetails: 'typeDetails'
 } as const
 
 export type PassTemplateScalarFieldEnum = (typeof PassTemplateScalarFieldEnum)[keyof typeof PassTemplateScalarFieldEnum]

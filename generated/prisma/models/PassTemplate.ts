@@ -95,6 +95,7 @@ export type PassTemplateCountAggregateOutputType = {
   updatedAt: number
   applePassTypeIdentifier: number
   processingWarnings: number
+  typeDetails: number
   _all: number
 }
 
@@ -165,6 +166,7 @@ export type PassTemplateCountAggregateInputType = {
   updatedAt?: true
   applePassTypeIdentifier?: true
   processingWarnings?: true
+  typeDetails?: true
   _all?: true
 }
 
@@ -278,6 +280,7 @@ export type PassTemplateGroupByOutputType = {
   updatedAt: Date
   applePassTypeIdentifier: string | null
   processingWarnings: runtime.JsonValue | null
+  typeDetails: runtime.JsonValue | null
   _count: PassTemplateCountAggregateOutputType | null
   _avg: PassTemplateAvgAggregateOutputType | null
   _sum: PassTemplateSumAggregateOutputType | null
@@ -327,6 +330,7 @@ export type PassTemplateWhereInput = {
   updatedAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   applePassTypeIdentifier?: Prisma.StringNullableFilter<"PassTemplate"> | string | null
   processingWarnings?: Prisma.JsonNullableFilter<"PassTemplate">
+  typeDetails?: Prisma.JsonNullableFilter<"PassTemplate">
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
   versions?: Prisma.PassTemplateVersionListRelationFilter
   passes?: Prisma.PassListRelationFilter
@@ -358,6 +362,7 @@ export type PassTemplateOrderByWithRelationInput = {
   updatedAt?: Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrderInput | Prisma.SortOrder
   processingWarnings?: Prisma.SortOrderInput | Prisma.SortOrder
+  typeDetails?: Prisma.SortOrderInput | Prisma.SortOrder
   account?: Prisma.AccountOrderByWithRelationInput
   versions?: Prisma.PassTemplateVersionOrderByRelationAggregateInput
   passes?: Prisma.PassOrderByRelationAggregateInput
@@ -392,6 +397,7 @@ export type PassTemplateWhereUniqueInput = Prisma.AtLeast<{
   updatedAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   applePassTypeIdentifier?: Prisma.StringNullableFilter<"PassTemplate"> | string | null
   processingWarnings?: Prisma.JsonNullableFilter<"PassTemplate">
+  typeDetails?: Prisma.JsonNullableFilter<"PassTemplate">
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
   versions?: Prisma.PassTemplateVersionListRelationFilter
   passes?: Prisma.PassListRelationFilter
@@ -423,6 +429,7 @@ export type PassTemplateOrderByWithAggregationInput = {
   updatedAt?: Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrderInput | Prisma.SortOrder
   processingWarnings?: Prisma.SortOrderInput | Prisma.SortOrder
+  typeDetails?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.PassTemplateCountOrderByAggregateInput
   _avg?: Prisma.PassTemplateAvgOrderByAggregateInput
   _max?: Prisma.PassTemplateMaxOrderByAggregateInput
@@ -457,6 +464,7 @@ export type PassTemplateScalarWhereWithAggregatesInput = {
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"PassTemplate"> | Date | string
   applePassTypeIdentifier?: Prisma.StringNullableWithAggregatesFilter<"PassTemplate"> | string | null
   processingWarnings?: Prisma.JsonNullableWithAggregatesFilter<"PassTemplate">
+  typeDetails?: Prisma.JsonNullableWithAggregatesFilter<"PassTemplate">
 }
 
 export type PassTemplateCreateInput = {
@@ -482,6 +490,7 @@ export type PassTemplateCreateInput = {
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
@@ -513,6 +522,7 @@ export type PassTemplateUncheckedCreateInput = {
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
@@ -542,6 +552,7 @@ export type PassTemplateUpdateInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
@@ -573,6 +584,7 @@ export type PassTemplateUncheckedUpdateInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
@@ -603,6 +615,7 @@ export type PassTemplateCreateManyInput = {
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PassTemplateUpdateManyMutationInput = {
@@ -628,6 +641,7 @@ export type PassTemplateUpdateManyMutationInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PassTemplateUncheckedUpdateManyInput = {
@@ -654,6 +668,7 @@ export type PassTemplateUncheckedUpdateManyInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PassTemplateListRelationFilter = {
@@ -690,6 +705,7 @@ export type PassTemplateCountOrderByAggregateInput = {
   updatedAt?: Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrder
   processingWarnings?: Prisma.SortOrder
+  typeDetails?: Prisma.SortOrder
 }
 
 export type PassTemplateAvgOrderByAggregateInput = {
@@ -879,6 +895,7 @@ export type PassTemplateCreateWithoutAccountInput = {
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchCreateNestedManyWithoutTemplateInput
@@ -908,6 +925,7 @@ export type PassTemplateUncheckedCreateWithoutAccountInput = {
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
@@ -967,6 +985,7 @@ export type PassTemplateScalarWhereInput = {
   updatedAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   applePassTypeIdentifier?: Prisma.StringNullableFilter<"PassTemplate"> | string | null
   processingWarnings?: Prisma.JsonNullableFilter<"PassTemplate">
+  typeDetails?: Prisma.JsonNullableFilter<"PassTemplate">
 }
 
 export type PassTemplateCreateWithoutVersionsInput = {
@@ -992,6 +1011,7 @@ export type PassTemplateCreateWithoutVersionsInput = {
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchCreateNestedManyWithoutTemplateInput
@@ -1022,6 +1042,7 @@ export type PassTemplateUncheckedCreateWithoutVersionsInput = {
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedCreateNestedOneWithoutTemplateInput
@@ -1066,6 +1087,7 @@ export type PassTemplateUpdateWithoutVersionsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUpdateManyWithoutTemplateNestedInput
@@ -1096,6 +1118,7 @@ export type PassTemplateUncheckedUpdateWithoutVersionsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedUpdateOneWithoutTemplateNestedInput
@@ -1124,6 +1147,7 @@ export type PassTemplateCreateWithoutPassesInput = {
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchCreateNestedManyWithoutTemplateInput
@@ -1154,6 +1178,7 @@ export type PassTemplateUncheckedCreateWithoutPassesInput = {
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedCreateNestedOneWithoutTemplateInput
@@ -1198,6 +1223,7 @@ export type PassTemplateUpdateWithoutPassesInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUpdateManyWithoutTemplateNestedInput
@@ -1228,6 +1254,7 @@ export type PassTemplateUncheckedUpdateWithoutPassesInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedUpdateOneWithoutTemplateNestedInput
@@ -1256,6 +1283,7 @@ export type PassTemplateCreateWithoutBatchesInput = {
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
@@ -1286,6 +1314,7 @@ export type PassTemplateUncheckedCreateWithoutBatchesInput = {
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedCreateNestedOneWithoutTemplateInput
@@ -1330,6 +1359,7 @@ export type PassTemplateUpdateWithoutBatchesInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
@@ -1360,6 +1390,7 @@ export type PassTemplateUncheckedUpdateWithoutBatchesInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedUpdateOneWithoutTemplateNestedInput
@@ -1388,6 +1419,7 @@ export type PassTemplateCreateWithoutGoogleWalletClassInput = {
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
@@ -1418,6 +1450,7 @@ export type PassTemplateUncheckedCreateWithoutGoogleWalletClassInput = {
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
@@ -1462,6 +1495,7 @@ export type PassTemplateUpdateWithoutGoogleWalletClassInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
@@ -1492,6 +1526,7 @@ export type PassTemplateUncheckedUpdateWithoutGoogleWalletClassInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
@@ -1520,6 +1555,7 @@ export type PassTemplateCreateManyAccountInput = {
   updatedAt?: Date | string
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PassTemplateUpdateWithoutAccountInput = {
@@ -1545,6 +1581,7 @@ export type PassTemplateUpdateWithoutAccountInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUpdateManyWithoutTemplateNestedInput
@@ -1574,6 +1611,7 @@ export type PassTemplateUncheckedUpdateWithoutAccountInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
@@ -1603,6 +1641,7 @@ export type PassTemplateUncheckedUpdateManyWithoutAccountInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 
@@ -1678,6 +1717,7 @@ export type PassTemplateSelect<ExtArgs extends runtime.Types.Extensions.Internal
   updatedAt?: boolean
   applePassTypeIdentifier?: boolean
   processingWarnings?: boolean
+  typeDetails?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.PassTemplate$versionsArgs<ExtArgs>
   passes?: boolean | Prisma.PassTemplate$passesArgs<ExtArgs>
@@ -1710,6 +1750,7 @@ export type PassTemplateSelectCreateManyAndReturn<ExtArgs extends runtime.Types.
   updatedAt?: boolean
   applePassTypeIdentifier?: boolean
   processingWarnings?: boolean
+  typeDetails?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["passTemplate"]>
 
@@ -1737,6 +1778,7 @@ export type PassTemplateSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.
   updatedAt?: boolean
   applePassTypeIdentifier?: boolean
   processingWarnings?: boolean
+  typeDetails?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["passTemplate"]>
 
@@ -1764,9 +1806,10 @@ export type PassTemplateSelectScalar = {
   updatedAt?: boolean
   applePassTypeIdentifier?: boolean
   processingWarnings?: boolean
+  typeDetails?: boolean
 }
 
-export type PassTemplateOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "name" | "description" | "templateType" | "transitType" | "defaultLanguage" | "centralTitle" | "notificationHeader" | "colors" | "images" | "fields" | "appLinking" | "barcode" | "locations" | "beacons" | "designVersion" | "processingStatus" | "processingErrors" | "createdAt" | "updatedAt" | "applePassTypeIdentifier" | "processingWarnings", ExtArgs["result"]["passTemplate"]>
+export type PassTemplateOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "name" | "description" | "templateType" | "transitType" | "defaultLanguage" | "centralTitle" | "notificationHeader" | "colors" | "images" | "fields" | "appLinking" | "barcode" | "locations" | "beacons" | "designVersion" | "processingStatus" | "processingErrors" | "createdAt" | "updatedAt" | "applePassTypeIdentifier" | "processingWarnings" | "typeDetails", ExtArgs["result"]["passTemplate"]>
 export type PassTemplateInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.PassTemplate$versionsArgs<ExtArgs>
@@ -1838,6 +1881,11 @@ export type $PassTemplatePayload<ExtArgs extends runtime.Types.Extensions.Intern
      * where its migration adds it.
      */
     processingWarnings: runtime.JsonValue | null
+    /**
+     * The kind's own design members (`eventDetails`, `offerDetails`, `giftCardDetails` of the
+     * contract's PassTemplateAttributes) that are set; null: none. Last, where its migration adds it.
+     */
+    typeDetails: runtime.JsonValue | null
   }, ExtArgs["result"]["passTemplate"]>
   composites: {}
 }
@@ -2289,6 +2337,7 @@ export interface PassTemplateFieldRefs {
   readonly updatedAt: Prisma.FieldRef<"PassTemplate", 'DateTime'>
   readonly applePassTypeIdentifier: Prisma.FieldRef<"PassTemplate", 'String'>
   readonly processingWarnings: Prisma.FieldRef<"PassTemplate", 'Json'>
+  readonly typeDetails: Prisma.FieldRef<"PassTemplate", 'Json'>
 }
     
 

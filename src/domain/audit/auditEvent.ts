@@ -10,9 +10,15 @@
  * and its head (a hash chain, as in RFC 6962's tamper-evident logs,
  * https://www.rfc-editor.org/rfc/rfc6962#section-2.1).
  *
+ * The changes of an event are its target's members before → after, read from the database in
+ * the request's transaction ({@link changesBetween}); where the target has no stored row to read
+ * (src/domain/audit/auditSnapshotStore.ts) or nothing in it changed, the members the request
+ * body set ({@link changesOfBody}).
+ *
  * Secrets never enter an event: a member whose name says it holds a secret (keys, tokens,
- * secrets, passwords, certificates, private keys, any name ending in `key`) is named with the
- * value `[secret]`, and so is any string that looks like an API key or a PEM block.
+ * secrets, passwords, certificates, private keys, sealed and hashed columns, any name ending in
+ * `key`) is named with the value `[secret]`, and so is any string that looks like an API key or a
+ * PEM block.
  *
  * @module domain/audit/auditEvent
  */
@@ -99,8 +105,12 @@ export function eventHash(prevHash: Buffer, event: AuditEventInput): Buffer {
   return createHash('sha256').update(prevHash).update(canonicalEvent(event), 'utf8').digest();
 }
 
-/** Member names that hold secrets: named in an event, never shown. */
-const SECRET_NAME = /secret|password|passphrase|token|keys?$|private|certificate|p12|pkcs|credential|authorization|cookie/i;
+/**
+ * Member names that hold secrets: named in an event, never shown. Beside the request members
+ * (`password`, `privateKey`, `certificate` …), the stored columns that hold them: sealed
+ * (`…Encrypted`) and hashed (`…Hash`) ones.
+ */
+const SECRET_NAME = /secret|password|passphrase|token|keys?$|private|certificate|p12|pkcs|credential|authorization|cookie|encrypted|sealed|hash$/i;
 /** Strings that are secrets whatever member holds them: API keys, administration tokens, PEM blocks. */
 const API_KEY_VALUE = /wp[sa]_[A-Za-z0-9_-]{20,}|-----BEGIN [A-Z ]+-----/;
 
@@ -136,4 +146,53 @@ export function changesOfBody(body: unknown): Record<string, AuditChange> {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** How deep {@link changesBetween} names the members of changed objects (`content.points`); deeper, an object is one member. */
+const DIFF_DEPTH = 3;
+
+/**
+ * The members that differ between two snapshots of a target, each as `{ before, after }`
+ * (`before` absent when the target was created, `after` absent when it was deleted). A member
+ * holding an object on both sides is compared member by member, named with dots
+ * (`content.points`, `readerConfiguration.validationType`), down to {@link DIFF_DEPTH} levels; arrays
+ * and deeper objects are one value. A secret member (see the module comment) that changed is named
+ * with `[secret]` on each side that held a value (null stays null).
+ * @param before The target's members before the change, or null when it had no row.
+ * @param after Its members after the change, or null when it has no row any more.
+ * @returns The changed members; empty when nothing changed.
+ */
+export function changesBetween(before: Record<string, unknown> | null, after: Record<string, unknown> | null): Record<string, AuditChange> {
+  const changes: Record<string, AuditChange> = {};
+  diffInto(changes, '', before, after, before !== null, after !== null, 1);
+  return changes;
+}
+
+function diffInto(
+  changes: Record<string, AuditChange>,
+  prefix: string,
+  before: Record<string, unknown> | null,
+  after: Record<string, unknown> | null,
+  hadBefore: boolean,
+  hasAfter: boolean,
+  depth: number,
+): void {
+  const names = new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})]);
+  for (const name of names) {
+    const was = before?.[name];
+    const is = after?.[name];
+    if (canonicalJson(was) === canonicalJson(is)) continue;
+    const path = `${prefix}${name}`;
+    if (SECRET_NAME.test(name)) {
+      const shown = (value: unknown) => (value === undefined || value === null ? null : SECRET_PLACEHOLDER);
+      changes[path] = { ...(hadBefore ? { before: shown(was) } : {}), ...(hasAfter ? { after: shown(is) } : {}) };
+    } else if (depth < DIFF_DEPTH && isPlainObject(was) && isPlainObject(is)) {
+      diffInto(changes, `${path}.`, was, is, hadBefore, hasAfter, depth + 1);
+    } else {
+      changes[path] = {
+        ...(hadBefore ? { before: withoutSecrets(was ?? null, name) } : {}),
+        ...(hasAfter ? { after: withoutSecrets(is ?? null, name) } : {}),
+      };
+    }
+  }
 }

@@ -11,7 +11,7 @@ import { Prisma, type PassTemplate, type PassTemplateVersion } from '../../../ge
 import { pageWindow, type PageRequest } from '../../db/pagination.ts';
 import { queryRow } from '../../db/rows.ts';
 import type { TemplateDesign, TemplateType } from '../../wallet/templateDesign.ts';
-import { designOf, type TemplateContent } from './templateContent.ts';
+import { designOf, TYPE_DETAIL_MEMBERS, type TemplateContent } from './templateContent.ts';
 import type { ProcessingError } from './validateDesign.ts';
 import type { ProcessingWarning } from './colorContrast.ts';
 import type { BundleImage } from '../../wallet/templateImages.ts';
@@ -39,11 +39,19 @@ function contentColumns(content: TemplateContent) {
     barcode: json(content.barcode),
     locations: json(content.locations),
     beacons: json(content.beacons),
+    typeDetails: typeDetailsColumn(content),
   };
+}
+
+/** The kind's own members that are set, as the `type_details` column holds them (null: none). */
+function typeDetailsColumn(content: TemplateContent): Prisma.InputJsonValue | typeof Prisma.DbNull {
+  const details = Object.fromEntries(TYPE_DETAIL_MEMBERS.flatMap((key) => (content[key] ? [[key, content[key]]] : [])));
+  return Object.keys(details).length ? json(details) : Prisma.DbNull;
 }
 
 /** The content of a stored template. */
 export function contentOf(row: PassTemplateRow): TemplateContent {
+  const details = (row.typeDetails ?? {}) as Partial<Pick<TemplateContent, (typeof TYPE_DETAIL_MEMBERS)[number]>>;
   return {
     name: row.name,
     applePassTypeIdentifier: row.applePassTypeIdentifier,
@@ -60,6 +68,9 @@ export function contentOf(row: PassTemplateRow): TemplateContent {
     barcode: row.barcode as unknown as TemplateContent['barcode'],
     locations: row.locations as unknown as TemplateContent['locations'],
     beacons: row.beacons as unknown as TemplateContent['beacons'],
+    eventDetails: details.eventDetails ?? null,
+    offerDetails: details.offerDetails ?? null,
+    giftCardDetails: details.giftCardDetails ?? null,
   };
 }
 

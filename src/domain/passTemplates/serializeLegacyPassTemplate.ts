@@ -8,7 +8,7 @@
  * @module domain/passTemplates/serializeLegacyPassTemplate
  */
 import type { components } from '../../../generated/api.d.ts';
-import type { FieldArea, TemplateField } from '../../wallet/templateDesign.ts';
+import { compatibleTemplateType, type FieldArea, type TemplateField } from '../../wallet/templateDesign.ts';
 import { contentOf, type PassTemplateRow } from './passTemplateStore.ts';
 
 type Schemas = components['schemas'];
@@ -68,7 +68,7 @@ export function serializeLegacyPassTemplate(row: PassTemplateRow): LegacyPassTem
       textColor: content.colors.text,
       name: content.name,
       description: content.description,
-      templateType: content.templateType,
+      templateType: compatibleTemplateType(content.templateType),
       header: group(LEGACY_GROUPS.header) as Schemas['LegacyHeaderGroup'],
       primary: group(LEGACY_GROUPS.primary) as Schemas['LegacyPrimaryGroup'],
       secondary: group(LEGACY_GROUPS.secondary) as Schemas['LegacySecondaryGroup'],

@@ -8,21 +8,24 @@
  */
 import type { components } from '../../../generated/api.d.ts';
 import { ValidationError } from '../../errors.ts';
-import { FIELD_AREAS, type FieldArea, type TemplateField } from '../../wallet/templateDesign.ts';
+import { compatibleTemplateType, FIELD_AREAS, type FieldArea, type TemplateField } from '../../wallet/templateDesign.ts';
 import { DESIGN_MEMBERS, type TemplateContent } from './templateContent.ts';
 import { contentOf, processingErrorsOf, processingWarningsOf, type PassTemplateRow } from './passTemplateStore.ts';
 
 type Schemas = components['schemas'];
 export type PassTemplateResource = Schemas['PassTemplate'];
 export type ProcessingPassTemplateResource = Schemas['ProcessingPassTemplate'];
-export type FullAttributes = Required<Omit<Schemas['PassTemplateAttributes'], 'processingWarnings'>>;
+type OptionalAttributes = 'processingWarnings' | 'eventDetails' | 'offerDetails' | 'giftCardDetails';
+export type FullAttributes = Required<Omit<Schemas['PassTemplateAttributes'], OptionalAttributes>> &
+  Pick<Schemas['PassTemplateAttributes'], Exclude<OptionalAttributes, 'processingWarnings'>>;
 
-/** Attribute names a sparse fieldset may name (PassEntry API reference: the pass template resource, plus `processingErrors` and `processingWarnings`). */
+/** Attribute names a sparse fieldset may name (PassEntry API reference: the pass template resource, plus `processingErrors`, `processingWarnings` and the extensions `templateKind`, `eventDetails`, `offerDetails`, `giftCardDetails`). */
 export const ATTRIBUTE_NAMES = [
   'name',
   'applePassTypeIdentifier',
   'description',
   'notificationHeader',
+  'templateKind',
   ...DESIGN_MEMBERS,
   'processingStatus',
   'processingErrors',
@@ -81,7 +84,11 @@ export function fullAttributes(content: TemplateContent): FullAttributes {
   if (images.watermark) images.watermark = ordered(images.watermark, ['color', 'position']);
   return {
     name: content.name,
-    templateType: content.templateType,
+    templateType: compatibleTemplateType(content.templateType),
+    templateKind: content.templateType,
+    ...(content.eventDetails ? { eventDetails: ordered(content.eventDetails, ['venueName', 'venueAddress', 'startsAt', 'endsAt', 'performerNames']) } : {}),
+    ...(content.offerDetails ? { offerDetails: ordered(content.offerDetails, ['redemptionChannel', 'provider', 'validFrom', 'validUntil']) } : {}),
+    ...(content.giftCardDetails ? { giftCardDetails: content.giftCardDetails } : {}),
     applePassTypeIdentifier: content.applePassTypeIdentifier,
     transitType: content.transitType,
     defaultLanguage: content.defaultLanguage,
@@ -95,7 +102,7 @@ export function fullAttributes(content: TemplateContent): FullAttributes {
       apple: { appStoreUrl: content.appLinking.apple.appStoreUrl },
       google: ordered(content.appLinking.google, ['app', 'displayText']),
     },
-    barcode: ordered(content.barcode, ['enabled', 'type', 'source', 'value']),
+    barcode: ordered(content.barcode, ['enabled', 'type', 'preferredType', 'source', 'value']),
     locations: content.locations.map((l) => ordered(l, ['name', 'latitude', 'longitude', 'radius', 'message'])),
     beacons: content.beacons.map((b) => ordered(b, ['name', 'proximityUuid', 'major', 'minor', 'message'])),
   };
@@ -106,7 +113,13 @@ export function processingResource(row: PassTemplateRow): ProcessingPassTemplate
   return {
     id: row.id,
     type: 'passTemplate',
-    attributes: { name: row.name, templateType: row.templateType, transitType: row.transitType, processingStatus: 'processing' },
+    attributes: {
+      name: row.name,
+      templateType: compatibleTemplateType(row.templateType),
+      templateKind: row.templateType,
+      transitType: row.transitType,
+      processingStatus: 'processing',
+    },
   };
 }
 
@@ -118,9 +131,9 @@ export function processingResource(row: PassTemplateRow): ProcessingPassTemplate
 export function serializePassTemplate(row: PassTemplateRow, fieldset?: Set<AttributeName>): PassTemplateResource {
   if (row.processingStatus === 'processing') return processingResource(row);
   if (row.processingStatus === 'failed') {
-    const { name, templateType, transitType } = processingResource(row).attributes;
+    const { name, templateType, templateKind, transitType } = processingResource(row).attributes;
     const processingErrors = processingErrorsOf(row);
-    return { id: row.id, type: 'passTemplate', attributes: { name, templateType, transitType, processingStatus: 'failed', processingErrors } };
+    return { id: row.id, type: 'passTemplate', attributes: { name, templateType, templateKind, transitType, processingStatus: 'failed', processingErrors } };
   }
   const warnings = processingWarningsOf(row);
   const attributes: Schemas['PassTemplateAttributes'] = { ...fullAttributes(contentOf(row)), ...(warnings.length ? { processingWarnings: warnings } : {}) };

@@ -8,7 +8,8 @@
  */
 import { ValidationError } from '../../errors.ts';
 import type { components } from '../../../generated/api.d.ts';
-import type { TemplateDesign } from '../../wallet/templateDesign.ts';
+import { compatibleTemplateType, type TemplateDesign } from '../../wallet/templateDesign.ts';
+import { preferredBarcodeProblem } from '../../wallet/barcodeSymbology.ts';
 
 type Schemas = components['schemas'];
 export type PassTemplateCreate = Schemas['PassTemplateCreate'];
@@ -31,7 +32,14 @@ export const DESIGN_MEMBERS = [
   'barcode',
   'locations',
   'beacons',
+  'eventDetails',
+  'offerDetails',
+  'giftCardDetails',
 ] as const;
+
+/** The design members a kind has of its own, each taken by one kind only (the contract's TemplateKind). */
+export const TYPE_DETAIL_MEMBERS = ['eventDetails', 'offerDetails', 'giftCardDetails'] as const;
+const DETAIL_KIND = { eventDetails: 'eventTicket', offerDetails: 'coupon', giftCardDetails: 'giftCard' } as const;
 
 /** A template's whole content: its design and the members applied at once. */
 export interface TemplateContent extends TemplateDesign {
@@ -125,7 +133,52 @@ function toContent(merged: Record<string, unknown>): TemplateContent {
     barcode: withDefaults.barcode,
     locations: withDefaults.locations,
     beacons: withDefaults.beacons,
+    eventDetails: withDefaults.eventDetails ?? null,
+    offerDetails: withDefaults.offerDetails ?? null,
+    giftCardDetails: withDefaults.giftCardDetails ?? null,
   };
+}
+
+/**
+ * Reconciles `templateKind` with `templateType` in a request (the contract's PassTemplateCreate):
+ * `templateKind`, when given, decides; `templateType` must then be it or the value responses give
+ * for it. Removes `templateKind` from the input.
+ * @throws ValidationError (pointer `/passTemplate/templateKind`) when the two disagree.
+ */
+function reconcileKind(input: Record<string, unknown>): void {
+  const kind = input.templateKind as TemplateDesign['templateType'] | undefined;
+  delete input.templateKind;
+  if (kind === undefined) return;
+  const type = input.templateType as string | undefined;
+  if (type !== undefined && type !== kind && type !== compatibleTemplateType(kind)) {
+    throw new ValidationError({
+      detail: `templateKind ${kind} is answered as templateType ${compatibleTemplateType(kind)}; templateType ${type} names another kind.`,
+      source: { pointer: '/passTemplate/templateKind' },
+    });
+  }
+  input.templateType = kind;
+}
+
+/**
+ * The rules of a content that requests break (400), as opposed to processing errors: a kind's own
+ * member on another kind, and a preferred barcode symbology that cannot encode the barcode.
+ * @throws ValidationError naming the member (`/passTemplate/<member>`).
+ */
+function assertContentRules(content: TemplateContent): TemplateContent {
+  for (const member of TYPE_DETAIL_MEMBERS) {
+    if (content[member] && content.templateType !== DETAIL_KIND[member]) {
+      throw new ValidationError({
+        detail: `${member} applies to ${DETAIL_KIND[member]} templates only; this template is ${content.templateType}.`,
+        source: { pointer: `/passTemplate/${member}` },
+      });
+    }
+  }
+  const { barcode } = content;
+  if (barcode.preferredType) {
+    const problem = preferredBarcodeProblem(barcode.preferredType, barcode.source, barcode.source === 'custom' ? (barcode.value ?? '') : null);
+    if (problem) throw new ValidationError({ detail: problem.detail, source: { pointer: `/passTemplate/barcode/${problem.member}` } });
+  }
+  return content;
 }
 
 /** Drops members whose value is null (content keeps unset members absent, never null). */
@@ -138,7 +191,9 @@ function withoutNulls(content: TemplateContent): Record<string, unknown> {
  * @param input The validated `passTemplate` member of a create request.
  */
 export function newTemplateContent(input: PassTemplateCreate): TemplateContent {
-  return toContent(mergePatch({}, input) as Record<string, unknown>);
+  const merged = mergePatch({}, input) as Record<string, unknown>;
+  reconcileKind(merged);
+  return assertContentRules(toContent(merged));
 }
 
 /**
@@ -152,6 +207,7 @@ export function newTemplateContent(input: PassTemplateCreate): TemplateContent {
  */
 export function updatedTemplateContent(current: TemplateContent, patch: PassTemplateUpdate): TemplateContent {
   const merged = mergePatch(withoutNulls(current), patch) as Record<string, unknown>;
+  reconcileKind(merged);
   if (merged.templateType !== 'transit') {
     // `null` is "not set", what GET answers for such a template: accepted, a change of nothing.
     if (patch.transitType !== undefined && patch.transitType !== null) {
@@ -162,5 +218,9 @@ export function updatedTemplateContent(current: TemplateContent, patch: PassTemp
     }
     delete merged.transitType;
   }
-  return toContent(merged);
+  // A kind's own members go with the kind: a template that changes kind drops the old one's.
+  for (const member of TYPE_DETAIL_MEMBERS) {
+    if (merged.templateType !== DETAIL_KIND[member] && (patch as Record<string, unknown>)[member] === undefined) delete merged[member];
+  }
+  return assertContentRules(toContent(merged));
 }

@@ -140,7 +140,7 @@ export async function unsavedPreviewSource(
   const images: PreviewImages = {};
   for (const { role, url } of drawn) {
     if (role === 'strip') images.strip = images.hero = url;
-    else images[role] = url;
+    else if (role !== 'eventLogo') images[role] = url;
   }
   const account = await prisma.account.findUniqueOrThrow({ where: { id: accountId }, select: { name: true } });
   const tag = createHash('sha256')

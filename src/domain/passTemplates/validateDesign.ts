@@ -60,8 +60,9 @@ function requirementProblems(design: TemplateDesign): ProcessingError[] {
     const member = templateType === 'loyalty' ? 'programLogo' : 'logo';
     problems.push({ code: 'logo_missing', detail: `Google Wallet ${templateType} classes need a logo (${member}); set images.logo.`, pointer: '/images/logo' });
   }
-  if ((templateType === 'eventTicket' || templateType === 'loyalty') && !design.centralTitle) {
-    const member = templateType === 'loyalty' ? 'programName' : 'eventName';
+  // Google's offerClass requires a title (https://developers.google.com/wallet/reference/rest/v1/offerclass).
+  if ((templateType === 'eventTicket' || templateType === 'loyalty' || templateType === 'coupon') && !design.centralTitle) {
+    const member = templateType === 'loyalty' ? 'programName' : templateType === 'coupon' ? 'title' : 'eventName';
     problems.push({
       code: 'central_title_missing',
       detail: `Google Wallet ${templateType} classes need a title (${member}); set centralTitle.`,

@@ -9,7 +9,8 @@
  */
 import type { components } from '../../../generated/api.d.ts';
 import type { PrismaExecutor } from '../../db/database.ts';
-import { ConflictError } from '../../errors.ts';
+import { ConflictError, ValidationError } from '../../errors.ts';
+import { fitsSymbology, symbologyTakes } from '../../wallet/barcodeSymbology.ts';
 import { googleSaveLink, type SaveLinkDependencies as SigningDependencies } from '../googleWallet/googleSaveLink.ts';
 import { contentOf, selectAccountTemplate, templateNotFound } from '../passTemplates/passTemplateStore.ts';
 import { fullAttributes } from '../passTemplates/serializePassTemplate.ts';
@@ -89,9 +90,9 @@ export async function requireIssuingTemplate(tx: PrismaExecutor, accountId: stri
 export function issuingDesign(template: IssuingTemplate) {
   const design = contentOf(template);
   const { locations, beacons } = fullAttributes(design);
-  const { value, ...templateBarcode } = design.barcode;
+  const { value, preferredType, ...templateBarcode } = design.barcode;
   const barcode: BarcodeSettings = { ...templateBarcode, ...(value ? { value } : {}) };
-  return { fields: templateFieldSet(design), locations, beacons, barcode };
+  return { fields: templateFieldSet(design), locations, beacons, barcode, preferredBarcodeType: preferredType ?? null };
 }
 
 /**
@@ -102,6 +103,14 @@ export function issuingDesign(template: IssuingTemplate) {
 export function newPassOf(design: ReturnType<typeof issuingDesign>, request: IssueRequest): NewPass {
   const { accountId, templateId, extId, body, now } = request;
   const { fields } = design;
+  const preferred = design.preferredBarcodeType;
+  // The template's preferred symbology must be able to show the extId its barcode encodes (src/wallet/barcodeSymbology.ts).
+  if (preferred && design.barcode.enabled && design.barcode.source === 'extId' && extId && !fitsSymbology(preferred, extId)) {
+    throw new ValidationError({
+      detail: `The template's ${preferred} barcode encodes the pass's extId, and a ${preferred} barcode encodes ${symbologyTakes(preferred)}; "${extId}" does not fit.`,
+      source: { parameter: 'extId' },
+    });
+  }
   const values = fieldValues(body.pass, fields);
   const balance = startingBalance(values, fields);
   const content = { ...fields.defaults, ...values };

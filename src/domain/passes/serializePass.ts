@@ -26,6 +26,8 @@ const PASS_TYPE: Record<PassTemplateType, Schemas['PassType']> = {
   storeCard: 'storeCard',
   loyalty: 'storeCard',
   transit: 'transit',
+  coupon: 'generic',
+  giftCard: 'storeCard',
 };
 
 /** Extra content of a pass, as the `include…` parameters ask (PassEntry API reference: Show loyalty; Show a pass). */
@@ -57,10 +59,9 @@ export function passDownloadUrl(baseUrl: string, id: string): string {
 
 /** The `passDesign` of a pass: the design members of its template's attributes (contract `PassDesign`). */
 export function passDesignOf(template: PassTemplateRow): PassDesign {
-  const { templateType, transitType, defaultLanguage, centralTitle, notificationHeader, description, colors, images, fields, appLinking } = fullAttributes(
-    contentOf(template),
-  );
-  return { templateType, transitType, defaultLanguage, centralTitle, notificationHeader, description, colors, images, fields, appLinking };
+  const { templateType, templateKind, transitType, defaultLanguage, centralTitle, notificationHeader, description, colors, images, fields, appLinking } =
+    fullAttributes(contentOf(template));
+  return { templateType, templateKind, transitType, defaultLanguage, centralTitle, notificationHeader, description, colors, images, fields, appLinking };
 }
 
 function barcodeOf(row: PassRow): Schemas['PassBarcode'] {

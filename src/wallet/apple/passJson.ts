@@ -16,11 +16,15 @@
  *
  * @module wallet/apple/passJson
  */
+import { APPLE_PREFERRED_FORMAT, fitsSymbology } from '../barcodeSymbology.ts';
 import {
   barcodeMessage,
+  giftCardCurrency,
+  currencyDigits,
   fieldTranslations,
   placedFields,
   type PlacedField,
+  type PreferredBarcodeType,
   type TemplateDesign,
   type TemplateType,
   type TransitType,
@@ -44,7 +48,47 @@ const STYLE: Record<TemplateType, string> = {
   storeCard: 'storeCard',
   loyalty: 'storeCard',
   transit: 'boardingPass',
+  coupon: 'coupon',
+  giftCard: 'storeCard',
 };
+
+/** How long an event without `endsAt` is relevant on the lock screen from its start (`relevantDates` needs an end). */
+const EVENT_RELEVANCE_MS = 4 * 3600_000;
+/** The longest `relevantDates` interval Wallet honours (at most 24 hours: Apple, "Pass.RelevantDates", https://developer.apple.com/documentation/walletpasses/pass/relevantdates-data.dictionary). */
+const MAX_RELEVANCE_MS = 24 * 3600_000;
+
+/**
+ * The iOS 18 poster event ticket keys of an `eventTicket` design with `eventDetails` (Apple,
+ * "Pass": `preferredStyleSchemes`, `relevantDates`, https://developer.apple.com/documentation/walletpasses/pass;
+ * "SemanticTags": `eventName`, `venueName`, `eventStartDate`, `eventEndDate`, `performerNames`,
+ * https://developer.apple.com/documentation/walletpasses/semantictags; WWDC24 session 10108).
+ * `relevantDates` replaces the deprecated `relevantDate`; an event without an end is relevant
+ * for 4 hours from its start, a longer one for its first 24 hours (the longest interval Apple
+ * takes). The poster's `eventLogo.png` is the template logo (templateImages).
+ */
+function posterEventTicket(design: TemplateDesign): Record<string, unknown> {
+  const event = design.eventDetails;
+  if (design.templateType !== 'eventTicket' || !event) return {};
+  const start = new Date(event.startsAt);
+  const end = event.endsAt ? new Date(event.endsAt) : new Date(start.getTime() + EVENT_RELEVANCE_MS);
+  return {
+    preferredStyleSchemes: ['posterEventTicket', 'eventTicket'],
+    semantics: {
+      ...(design.centralTitle ? { eventName: design.centralTitle } : {}),
+      venueName: event.venueName,
+      eventStartDate: w3cDate(start),
+      ...(event.endsAt ? { eventEndDate: w3cDate(end) } : {}),
+      ...(event.performerNames?.length ? { performerNames: event.performerNames } : {}),
+    },
+    relevantDates: [{ startDate: w3cDate(start), endDate: w3cDate(new Date(Math.min(end.getTime(), start.getTime() + MAX_RELEVANCE_MS))) }],
+  };
+}
+
+/** A coupon's validity (`offerDetails`): `expirationDate` from `validUntil` (a pass's own expiry replaces it). */
+function couponValidity(design: TemplateDesign): Record<string, unknown> {
+  const until = design.templateType === 'coupon' ? design.offerDetails?.validUntil : undefined;
+  return until ? { expirationDate: w3cDate(new Date(until)) } : {};
+}
 
 /** `boardingPass.transitType` per transit type. */
 const TRANSIT_TYPE: Record<TransitType, string> = {
@@ -74,12 +118,18 @@ export function appleColor(hex: string): string {
   return `rgb(${(value >> 16) & 255}, ${(value >> 8) & 255}, ${value & 255})`;
 }
 
-function fieldDictionary({ field }: PlacedField): Record<string, string> {
+/** The loyalty field, whose value is the pass's balance (for a gift card, an amount in minor units). */
+const BALANCE_FIELD_KEY = 'points';
+
+function fieldDictionary({ field }: PlacedField, design: TemplateDesign): Record<string, string> {
+  const amount = design.templateType === 'giftCard' && field.id === BALANCE_FIELD_KEY;
   return {
     key: field.id ?? '',
     ...(field.label ? { label: field.label } : {}),
     value: field.defaultValue ?? '',
     ...(field.changeMessage ? { changeMessage: field.changeMessage } : {}),
+    // Apple shows a numeric value with currencyCode as an amount (PassFieldContent, https://developer.apple.com/documentation/walletpasses/passfieldcontent).
+    ...(amount ? { currencyCode: giftCardCurrency(design) } : {}),
   };
 }
 
@@ -101,7 +151,7 @@ export function renderApplePass(design: TemplateDesign): ApplePassArtefact {
   const structure: Record<string, unknown> = {};
   if (design.transitType) structure.transitType = TRANSIT_TYPE[design.transitType];
   for (const [area, key] of Object.entries(AREA_KEY)) {
-    structure[key] = fields.filter((f) => f.area === area).map(fieldDictionary);
+    structure[key] = fields.filter((f) => f.area === area).map((f) => fieldDictionary(f, design));
   }
   structure.auxiliaryFields = [];
 
@@ -112,9 +162,12 @@ export function renderApplePass(design: TemplateDesign): ApplePassArtefact {
     foregroundColor: appleColor(design.colors.text),
     labelColor: appleColor(design.colors.label),
     [STYLE[design.templateType]]: structure,
+    ...posterEventTicket(design),
+    ...couponValidity(design),
   };
   if (design.barcode.enabled) {
-    passJson.barcodes = [{ format: BARCODE_FORMAT[design.barcode.type], message: barcodeMessage(design.barcode), messageEncoding: 'iso-8859-1' }];
+    const formats = [...(design.barcode.preferredType ? [APPLE_PREFERRED_FORMAT[design.barcode.preferredType]] : []), BARCODE_FORMAT[design.barcode.type]];
+    passJson.barcodes = formats.map((format) => ({ format, message: barcodeMessage(design.barcode), messageEncoding: 'iso-8859-1' }));
   }
   if (design.locations.length) {
     passJson.locations = design.locations.map((l) => ({ latitude: l.latitude, longitude: l.longitude, ...(l.message ? { relevantText: l.message } : {}) }));
@@ -135,7 +188,13 @@ export function renderApplePass(design: TemplateDesign): ApplePassArtefact {
 }
 
 /** Barcode formats of `pass.json` (`Pass.Barcodes.format`). */
-export const APPLE_BARCODE_FORMATS = ['PKBarcodeFormatQR', 'PKBarcodeFormatPDF417', 'PKBarcodeFormatAztec', 'PKBarcodeFormatCode128'] as const;
+export const APPLE_BARCODE_FORMATS = [
+  'PKBarcodeFormatQR',
+  'PKBarcodeFormatPDF417',
+  'PKBarcodeFormatAztec',
+  'PKBarcodeFormatCode128',
+  ...Object.values(APPLE_PREFERRED_FORMAT),
+] as const;
 export type AppleBarcodeFormat = (typeof APPLE_BARCODE_FORMATS)[number];
 
 /** The style keys, exactly one of which a pass has. */
@@ -203,8 +262,10 @@ export function renderPassJson(skeleton: Record<string, unknown>, data: ApplePas
     for (const list of FIELD_LISTS) {
       const fields = (structure[list] as PassField[] | undefined) ?? [];
       structure[list] = fields.map((field) => {
-        const value = data.fieldValues[field.key];
+        const text = data.fieldValues[field.key];
         const changeMessage = data.changeMessages[field.key];
+        // A gift card's balance counts minor units; Apple shows the amount of a numeric value with currencyCode.
+        const value = typeof field.currencyCode === 'string' ? Number(text ?? field.value) / 10 ** currencyDigits(field.currencyCode) : text;
         return { ...field, ...(value === undefined ? {} : { value }), ...(changeMessage ? { changeMessage } : {}) };
       });
     }
@@ -219,18 +280,24 @@ export function renderPassJson(skeleton: Record<string, unknown>, data: ApplePas
     authenticationToken: data.authenticationToken,
   });
   if (data.webServiceURL) pass.webServiceURL = data.webServiceURL;
+  // The skeleton's first barcode names the preferred symbology when the template has one: newer
+  // devices show it, older ones the pass's own format, which follows (Apple uses the first it supports).
+  const skeletonFormat = ((pass.barcodes as { format?: string }[] | undefined) ?? [])[0]?.format;
+  const preferred = Object.values(APPLE_PREFERRED_FORMAT).find((format) => format === skeletonFormat);
   delete pass.barcodes;
   if (data.barcode) {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the ISO-8859-1 range, control characters included, is what messageEncoding iso-8859-1 can carry
     const latin1 = /^[\u0000-\u00ff]*$/.test(data.barcode.message);
-    pass.barcodes = [
-      {
-        format: data.barcode.format,
-        message: data.barcode.message,
-        messageEncoding: latin1 ? 'iso-8859-1' : 'utf-8',
-        ...(data.barcode.altText ? { altText: data.barcode.altText } : {}),
-      },
-    ];
+    const formats =
+      preferred && preferred !== data.barcode.format && fitsPreferred(preferred, data.barcode.message)
+        ? [preferred, data.barcode.format]
+        : [data.barcode.format];
+    pass.barcodes = formats.map((format) => ({
+      format,
+      message: data.barcode!.message,
+      messageEncoding: latin1 ? 'iso-8859-1' : 'utf-8',
+      ...(data.barcode!.altText ? { altText: data.barcode!.altText } : {}),
+    }));
   }
   if (data.nfc)
     pass.nfc = {
@@ -247,6 +314,12 @@ export function renderPassJson(skeleton: Record<string, unknown>, data: ApplePas
   if (data.expirationDate) pass.expirationDate = w3cDate(data.expirationDate);
   if (data.voided) pass.voided = true;
   return pass;
+}
+
+/** Whether a message fits a preferred symbology (a pass whose barcode does not shows its fallback only). */
+function fitsPreferred(format: string, message: string): boolean {
+  const type = (Object.entries(APPLE_PREFERRED_FORMAT) as [PreferredBarcodeType, string][]).find(([, f]) => f === format)?.[0];
+  return type !== undefined && fitsSymbology(type, message);
 }
 
 /** Options of {@link applePassProblems}. */

@@ -1,6 +1,6 @@
 /**
  * The Google Wallet class of a template (Google Wallet API v1 reference: `genericClass`,
- * `eventTicketClass`, `loyaltyClass`, `transitClass`, `LocalizedString`, `TextModuleData`,
+ * `eventTicketClass`, `loyaltyClass`, `transitClass`, `offerClass`, `giftCardClass`, `LocalizedString`, `TextModuleData`,
  * `AppLinkData`, `Image`, `LatLongPoint`), in two steps:
  *
  * - {@link renderGoogleWalletClass}: a template design → the class and the members its pass
@@ -37,8 +37,10 @@ import type { walletobjects_v1 } from '@googleapis/walletobjects';
 import {
   barcodeMessage,
   fieldTranslations,
+  giftCardCurrency,
   placedFields,
   type PlacedField,
+  type PreferredBarcodeType,
   type TemplateDesign,
   type TemplateType,
   type TransitType,
@@ -51,6 +53,8 @@ export const GOOGLE_CLASS_TYPE = {
   storeCard: 'genericClass',
   loyalty: 'loyaltyClass',
   transit: 'transitClass',
+  coupon: 'offerClass',
+  giftCard: 'giftCardClass',
 } as const satisfies Record<TemplateType, string>;
 
 export type GoogleClassType = (typeof GOOGLE_CLASS_TYPE)[TemplateType];
@@ -66,6 +70,10 @@ export interface GoogleWalletArtefact {
    * `logo`, `heroImage`, `hexBackgroundColor`).
    */
   objectTemplate: Record<string, unknown>;
+  /** Google's barcode type shown in place of the pass's when its value fits (`barcode.preferredType`); absent: none. */
+  preferredBarcodeType?: PreferredBarcodeType;
+  /** The currency of a gift card's balances (ISO 4217); absent for other classes. */
+  balanceCurrency?: string;
 }
 
 /** A Google `LocalizedString`. */
@@ -77,6 +85,59 @@ export interface LocalizedString {
 const TRANSIT_TYPE: Record<TransitType, string> = { airplane: 'OTHER', bus: 'BUS', train: 'RAIL', ferry: 'FERRY', other: 'OTHER' };
 
 const BARCODE_TYPE = { qr: 'QR_CODE', code128: 'CODE_128', aztec: 'AZTEC', pdf417: 'PDF_417' } as const;
+
+/** `offerClass.redemptionChannel` per `offerDetails.redemptionChannel` (https://developers.google.com/wallet/reference/rest/v1/offerclass#redemptionchannel). */
+const REDEMPTION_CHANNEL = { inStore: 'INSTORE', online: 'ONLINE', both: 'BOTH', temporaryPriceReduction: 'TEMPORARY_PRICE_REDUCTION' } as const;
+
+/**
+ * The members of an `offerClass` (https://developers.google.com/wallet/reference/rest/v1/offerclass):
+ * `title` (the template's `centralTitle`), `provider` (the offer's, else the issuer's name) and
+ * `redemptionChannel` (required by Google; `BOTH` when the template names none), the logo as
+ * `titleImage`.
+ */
+function offerMembers(design: TemplateDesign, title: LocalizedString | undefined): walletobjects_v1.Schema$OfferClass {
+  const offer = design.offerDetails;
+  return {
+    title: design.centralTitle ?? '',
+    ...(title ? { localizedTitle: title } : {}),
+    provider: offer?.provider ?? '{issuerName}',
+    redemptionChannel: REDEMPTION_CHANNEL[offer?.redemptionChannel ?? 'both'],
+    ...(design.images.logo ? { titleImage: image(design.images.logo) } : {}),
+  };
+}
+
+/**
+ * The members of a `giftCardClass` (https://developers.google.com/wallet/reference/rest/v1/giftcardclass):
+ * `merchantName` (the template's `centralTitle`, else the issuer's name) and the logo as
+ * `programLogo`. The balance is the object's (`Money`).
+ */
+function giftCardMembers(design: TemplateDesign, title: LocalizedString | undefined): walletobjects_v1.Schema$GiftCardClass {
+  return {
+    merchantName: design.centralTitle ?? '{issuerName}',
+    ...(title ? { localizedMerchantName: title } : {}),
+    ...(design.images.logo ? { programLogo: image(design.images.logo) } : {}),
+  };
+}
+
+/**
+ * The members of an `eventTicketClass` (https://developers.google.com/wallet/reference/rest/v1/eventticketclass):
+ * `eventName`, the logo, and with `eventDetails` the `venue` (name and address, both required by
+ * Google once a venue is given: the address falls back to the name) and `dateTime` (start, end).
+ */
+function eventTicketMembers(design: TemplateDesign, title: LocalizedString | undefined): walletobjects_v1.Schema$EventTicketClass {
+  const event = design.eventDetails;
+  const text = (value: string) => localizedString(design.defaultLanguage, value);
+  return {
+    ...(title ? { eventName: title } : {}),
+    ...(design.images.logo ? { logo: image(design.images.logo) } : {}),
+    ...(event
+      ? {
+          venue: { name: text(event.venueName), address: text(event.venueAddress ?? event.venueName) },
+          dateTime: { start: event.startsAt, ...(event.endsAt ? { end: event.endsAt } : {}) },
+        }
+      : {}),
+  };
+}
 
 /** Builds a `LocalizedString` from a default-language text and its translations (language → text). */
 export function localizedString(language: string, value: string, translations: Record<string, string> = {}): LocalizedString {
@@ -157,6 +218,7 @@ export function renderGoogleWalletClass(templateId: string, design: TemplateDesi
 
   const cls: Record<string, unknown> = { id: `{issuerId}.${templateId}` };
   const objectTemplate: Record<string, unknown> = {};
+  const artefactExtras: Pick<GoogleWalletArtefact, 'preferredBarcodeType' | 'balanceCurrency'> = {};
   if (generic) {
     if (title) objectTemplate.cardTitle = title;
     const central = fields.find((f) => f.area === 'central');
@@ -172,8 +234,14 @@ export function renderGoogleWalletClass(templateId: string, design: TemplateDesi
       cls.programName = design.centralTitle;
       cls.localizedProgramName = title;
       if (logo) cls.programLogo = image(logo);
+    } else if (classType === 'offerClass') {
+      Object.assign(cls, offerMembers(design, title));
+    } else if (classType === 'giftCardClass') {
+      Object.assign(cls, giftCardMembers(design, title));
+      artefactExtras.balanceCurrency = giftCardCurrency(design);
+    } else if (classType === 'eventTicketClass') {
+      Object.assign(cls, eventTicketMembers(design, title));
     } else {
-      if (classType === 'eventTicketClass') cls.eventName = title;
       if (design.transitType) cls.transitType = TRANSIT_TYPE[design.transitType];
       if (logo) cls.logo = image(logo);
     }
@@ -187,8 +255,17 @@ export function renderGoogleWalletClass(templateId: string, design: TemplateDesi
   if (links) cls.appLinkData = links;
   if (design.barcode.enabled) {
     objectTemplate.barcode = { type: BARCODE_TYPE[design.barcode.type], value: barcodeMessage(design.barcode) };
+    if (design.barcode.preferredType) artefactExtras.preferredBarcodeType = design.barcode.preferredType;
   }
-  return { classType, class: cls, objectTemplate };
+  // An offer's validity is every object's (offerobject `validTimeInterval`); a pass's own expiry replaces its end.
+  const offer = classType === 'offerClass' ? design.offerDetails : null;
+  if (offer?.validFrom || offer?.validUntil) {
+    objectTemplate.validTimeInterval = {
+      ...(offer.validFrom ? { start: { date: offer.validFrom } } : {}),
+      ...(offer.validUntil ? { end: { date: offer.validUntil } } : {}),
+    } satisfies walletobjects_v1.Schema$TimeInterval;
+  }
+  return { classType, class: cls, objectTemplate, ...artefactExtras };
 }
 
 /** A Google resource id: `<issuerId>.<suffix>`, the suffix limited to alphanumerics, `.`, `_` and `-` (Google, "genericobject.get"). */
@@ -223,7 +300,7 @@ export interface GoogleResource {
   body: Record<string, unknown>;
 }
 
-const IMAGE_MEMBERS: Record<string, 'logo' | 'banner'> = { programLogo: 'logo', logo: 'logo', heroImage: 'banner' };
+const IMAGE_MEMBERS: Record<string, 'logo' | 'banner'> = { programLogo: 'logo', logo: 'logo', titleImage: 'logo', heroImage: 'banner' };
 
 /** Replaces the placeholders of a rendered member and its image URLs (dropping images that have none). */
 export function withIssuer<T extends Record<string, unknown>>(rendered: T, data: Pick<ClassIssuerData, 'issuerId' | 'issuerName' | 'imageUrl'>): T {

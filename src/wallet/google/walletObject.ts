@@ -1,6 +1,8 @@
 /**
  * The Google Wallet object of a pass (Google Wallet API v1: `genericObject`, `loyaltyObject`,
- * `eventTicketObject`, `transitObject`; https://developers.google.com/wallet/reference/rest):
+ * `eventTicketObject`, `transitObject`, `offerObject`, `giftCardObject` — a gift card's
+ * `cardNumber` is the pass's extId, else its UUID, and its `balance` a `Money` of micros, the
+ * balance being counted in the currency's minor unit, https://developers.google.com/wallet/reference/rest/v1/Money; https://developers.google.com/wallet/reference/rest):
  * the class's per-pass members (src/wallet/google/walletClass.ts `objectTemplate`), the field
  * values as text modules (same ids as the class's), the barcode with its type and
  * `alternateText`, the loyalty points, the state, and `smartTapRedemptionValue` from the pass's
@@ -16,6 +18,8 @@ import { createHash } from 'node:crypto';
 import type { walletobjects_v1 } from '@googleapis/walletobjects';
 import type { GoogleWalletArtefact } from './walletClass.ts';
 import { googleResourceId, withIssuer, type ClassIssuerData, type GoogleResource } from './walletClass.ts';
+import { fitsSymbology, GOOGLE_PREFERRED_TYPE } from '../barcodeSymbology.ts';
+import { currencyDigits } from '../templateDesign.ts';
 
 /** The barcode types of Google Wallet per barcode type of the API. */
 export const GOOGLE_BARCODE_TYPE = { qr: 'QR_CODE', code128: 'CODE_128', aztec: 'AZTEC', pdf417: 'PDF_417' } as const;
@@ -82,16 +86,27 @@ export function issuerObject(
     if (pass.barcode?.enabled) {
       const value = identifier(pass.barcode.source, pass, pass.barcode.value);
       const caption = pass.barcode.displayText === true ? value : typeof pass.barcode.displayText === 'string' ? pass.barcode.displayText : undefined;
+      const preferred = artefact.preferredBarcodeType;
       body.barcode = {
-        type: GOOGLE_BARCODE_TYPE[pass.barcode.type],
+        type: preferred && fitsSymbology(preferred, value) ? GOOGLE_PREFERRED_TYPE[preferred] : GOOGLE_BARCODE_TYPE[pass.barcode.type],
         value,
         ...(caption ? { alternateText: caption } : {}),
       } satisfies walletobjects_v1.Schema$Barcode;
     }
     if (pass.nfc?.enabled) body.smartTapRedemptionValue = identifier(pass.nfc.source, pass, pass.nfc.customValue);
     if (artefact.classType === 'loyaltyClass') body.loyaltyPoints = { balance: { int: pass.balance } };
+    if (artefact.classType === 'giftCardClass') {
+      const currency = artefact.balanceCurrency ?? 'USD';
+      Object.assign(body, {
+        cardNumber: pass.extId ?? pass.id,
+        balance: { micros: String(pass.balance * 10 ** (6 - currencyDigits(currency))), currencyCode: currency },
+      } satisfies walletobjects_v1.Schema$GiftCardObject);
+    }
   }
-  if (pass.expiresAt) body.validTimeInterval = { end: { date: pass.expiresAt.toISOString() } };
+  if (pass.expiresAt) {
+    const interval = body.validTimeInterval as walletobjects_v1.Schema$TimeInterval | undefined;
+    body.validTimeInterval = { ...interval, end: { date: pass.expiresAt.toISOString() } } satisfies walletobjects_v1.Schema$TimeInterval;
+  }
   return { resource: objectTypeOf(artefact.classType), id, body };
 }
 
@@ -132,5 +147,13 @@ export function objectDesignHash(artefact: GoogleWalletArtefact): string {
     id: m.id,
     header: m.header ?? null,
   }));
-  return jsonHash({ classType: artefact.classType, objectTemplate: artefact.objectTemplate, modules });
+  // Members added later count only when set, so artefacts without them keep their hashes.
+  const { preferredBarcodeType, balanceCurrency } = artefact;
+  return jsonHash({
+    classType: artefact.classType,
+    objectTemplate: artefact.objectTemplate,
+    modules,
+    ...(preferredBarcodeType ? { preferredBarcodeType } : {}),
+    ...(balanceCurrency ? { balanceCurrency } : {}),
+  });
 }

@@ -9,16 +9,39 @@
  * @module wallet/preview/previewCard
  */
 import { GOOGLE_CLASS_TYPE } from '../google/walletClass.ts';
-import { barcodeMessage, placedFields, type PlacedField, type TemplateDesign, type TransitType } from '../templateDesign.ts';
+import { barcodeMessage, currencyDigits, giftCardCurrency, placedFields, type PlacedField, type TemplateDesign, type TransitType } from '../templateDesign.ts';
 
 /** The Apple `pass.json` styles (Apple, "Pass", https://developer.apple.com/documentation/walletpasses/pass). */
 export type AppleStyle = 'storeCard' | 'eventTicket' | 'generic' | 'coupon' | 'boardingPass';
-/** The Google Wallet card kinds the service sends (loyaltyClass, eventTicketClass, transitClass, genericClass). */
-export type GoogleCardType = 'loyalty' | 'eventTicket' | 'transit' | 'generic';
+/** The Google Wallet card kinds the service sends (loyaltyClass, eventTicketClass, transitClass, genericClass, offerClass, giftCardClass). */
+export type GoogleCardType = 'loyalty' | 'eventTicket' | 'transit' | 'generic' | 'offer' | 'giftCard';
 
 /** The Apple style per template type (the contract's TemplateType table; as renderApplePass). */
-const APPLE_STYLE = { generic: 'generic', eventTicket: 'eventTicket', storeCard: 'storeCard', loyalty: 'storeCard', transit: 'boardingPass' } as const;
-const GOOGLE_TYPE = { genericClass: 'generic', eventTicketClass: 'eventTicket', loyaltyClass: 'loyalty', transitClass: 'transit' } as const;
+const APPLE_STYLE = {
+  generic: 'generic',
+  eventTicket: 'eventTicket',
+  storeCard: 'storeCard',
+  loyalty: 'storeCard',
+  transit: 'boardingPass',
+  coupon: 'coupon',
+  giftCard: 'storeCard',
+} as const;
+const GOOGLE_TYPE = {
+  genericClass: 'generic',
+  eventTicketClass: 'eventTicket',
+  loyaltyClass: 'loyalty',
+  transitClass: 'transit',
+  offerClass: 'offer',
+  giftCardClass: 'giftCard',
+} as const;
+
+/** A gift card balance (minor units) as an amount, e.g. `€12.50` (the balance field of a gift card). */
+function amount(design: TemplateDesign, language: string, minorUnits: string): string {
+  const value = Number(minorUnits);
+  if (!Number.isFinite(value)) return minorUnits;
+  const currency = giftCardCurrency(design);
+  return new Intl.NumberFormat(language || design.defaultLanguage, { style: 'currency', currency }).format(value / 10 ** currencyDigits(currency));
+}
 
 /** A field as shown: its label and value in the preview's language. */
 export interface PreviewField {
@@ -127,6 +150,10 @@ export function previewCard(design: TemplateDesign, language: string, images: Pr
   const googleType = GOOGLE_TYPE[GOOGLE_CLASS_TYPE[design.templateType]];
   if (pass.points !== undefined && values[POINTS_FIELD_ID] !== undefined) values[POINTS_FIELD_ID] = String(pass.points);
   const fields = placedFields(design);
+  if (design.templateType === 'giftCard') {
+    const balance = values[POINTS_FIELD_ID] ?? fields.find((f) => f.field.id === POINTS_FIELD_ID)?.field.defaultValue ?? undefined;
+    if (balance !== undefined) values[POINTS_FIELD_ID] = amount(design, language, balance);
+  }
   const inArea = (area: PlacedField['area']) => fields.filter((f) => f.area === area).map((f) => shown(f, translated, values));
   const back = inArea('back');
   if (pass.latestMessage) back.push({ pointer: '/latestMessage', ...pass.latestMessage });
