@@ -9,7 +9,7 @@
  * `PKBarcodeFormatCode39`, `PKBarcodeFormatCodabar`, `PKBarcodeFormatI2of5`); Google Wallet
  * `BarcodeType` (https://developers.google.com/wallet/reference/rest/v1/BarcodeType: `EAN_13`,
  * `CODE_39`, `CODABAR`, `ITF_14`). What each symbology encodes: EAN-13 13 digits (GS1 General
- * Specifications §5.2), ITF-14 14 digits (ibid. §5.3; Apple's Interleaved 2 of 5 takes any even
+ * Specifications, section 5.2), ITF-14 14 digits (the same, section 5.3; Apple's Interleaved 2 of 5 takes any even
  * number of digits, so 14 is what both take), Code 39 digits, capital letters, space and
  * `-.$/+%` (ISO/IEC 16388), Codabar digits and `-$:/.+` (ANSI/AIM BC3; the start and stop
  * characters are added by the renderer).
