@@ -27,6 +27,11 @@ export default process.env.CONTRACT_COVERAGE === 'check'
       // is spent waiting on a database, a child server or a timer, so two in parallel nearly
       // halve the run (measured: 1,049 s → 565 s for both databases).
       maxWorkers: 2,
+      // A worker keeps what each test file's modules leave behind (ESM in vm contexts, WebAssembly
+      // memories of PGlite and resvg); after ≈ 60 files one ran out of heap and crashed. A worker
+      // whose heap is above this after a file is replaced by a fresh one before the next
+      // (https://jestjs.io/docs/configuration#workeridlememorylimit-numberstring).
+      workerIdleMemoryLimit: '1GB',
       // Global option: Jest ignores testTimeout inside `projects`, so hooks fell back to 5 s.
       // 60 s: on a loaded machine a fresh PGlite database with every migration took over 30 s.
       testTimeout: 60_000,
