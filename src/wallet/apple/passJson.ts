@@ -41,8 +41,11 @@ export interface ApplePassArtefact {
   strings: Record<string, Record<string, string>>;
 }
 
-/** `pass.json` style key per template type (the contract's TemplateType table). */
-const STYLE: Record<TemplateType, string> = {
+/**
+ * `pass.json` style key per template type (the contract's TemplateType table; Apple's pass styles:
+ * https://developer.apple.com/documentation/walletpasses/pass). The previews draw the same style.
+ */
+export const APPLE_PASS_STYLE = {
   generic: 'generic',
   eventTicket: 'eventTicket',
   storeCard: 'storeCard',
@@ -50,7 +53,7 @@ const STYLE: Record<TemplateType, string> = {
   transit: 'boardingPass',
   coupon: 'coupon',
   giftCard: 'storeCard',
-};
+} as const satisfies Record<TemplateType, string>;
 
 /** How long an event without `endsAt` is relevant on the lock screen from its start (`relevantDates` needs an end). */
 const EVENT_RELEVANCE_MS = 4 * 3600_000;
@@ -161,7 +164,7 @@ export function renderApplePass(design: TemplateDesign): ApplePassArtefact {
     backgroundColor: appleColor(design.colors.background),
     foregroundColor: appleColor(design.colors.text),
     labelColor: appleColor(design.colors.label),
-    [STYLE[design.templateType]]: structure,
+    [APPLE_PASS_STYLE[design.templateType]]: structure,
     ...posterEventTicket(design),
     ...couponValidity(design),
   };

@@ -8,6 +8,7 @@
  *
  * @module wallet/preview/previewCard
  */
+import { APPLE_PASS_STYLE } from '../apple/passJson.ts';
 import { GOOGLE_CLASS_TYPE } from '../google/walletClass.ts';
 import { barcodeMessage, currencyDigits, giftCardCurrency, placedFields, type PlacedField, type TemplateDesign, type TransitType } from '../templateDesign.ts';
 
@@ -16,16 +17,6 @@ export type AppleStyle = 'storeCard' | 'eventTicket' | 'generic' | 'coupon' | 'b
 /** The Google Wallet card kinds the service sends (loyaltyClass, eventTicketClass, transitClass, genericClass, offerClass, giftCardClass). */
 export type GoogleCardType = 'loyalty' | 'eventTicket' | 'transit' | 'generic' | 'offer' | 'giftCard';
 
-/** The Apple style per template type (the contract's TemplateType table; as renderApplePass). */
-const APPLE_STYLE = {
-  generic: 'generic',
-  eventTicket: 'eventTicket',
-  storeCard: 'storeCard',
-  loyalty: 'storeCard',
-  transit: 'boardingPass',
-  coupon: 'coupon',
-  giftCard: 'storeCard',
-} as const;
 const GOOGLE_TYPE = {
   genericClass: 'generic',
   eventTicketClass: 'eventTicket',
@@ -160,7 +151,7 @@ export function previewCard(design: TemplateDesign, language: string, images: Pr
   const defaultPoints = Number(fields.find((f) => f.field.id === POINTS_FIELD_ID)?.field.defaultValue ?? 0);
   return {
     language: language || design.defaultLanguage,
-    appleStyle: APPLE_STYLE[design.templateType],
+    appleStyle: APPLE_PASS_STYLE[design.templateType],
     transitType: design.transitType,
     googleType,
     title: design.centralTitle,
