@@ -164,6 +164,12 @@ describe('createApiToken, listApiTokens, revokeApiToken', () => {
       const pid = await listener();
       expect(pid).toBeDefined();
       await service.database.db.prisma.$queryRaw`SELECT pg_terminate_backend(${pid}::int)`;
+      // pg_terminate_backend only signals the backend: the listener learns of the loss a moment
+      // later, and then drops every cached key (no notification can be trusted to have arrived).
+      for (const lost = Date.now(); service.runtime.apiTokens.get(sha256Hex(token)) !== undefined; ) {
+        expect(Date.now() - lost).toBeLessThan(15_000);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       // A revocation while nobody listens: its notification is lost, but the cache was dropped.
       await service.database.db.prisma.$executeRaw`UPDATE api_tokens SET revoked_at = now() WHERE id = ${tokenId}::uuid`;
       await service.api.get('/api/v1/entities').set(service.auth(token)).expect(401);
