@@ -11,7 +11,7 @@
 import { createGoogleThrottle } from '../src/delivery/googleRateLimit.ts';
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { startFakeGoogleWallet, type FakeGoogleWallet, type GoogleCall } from './support/fakeGoogleWallet.ts';
-import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyFile, serviceAccountKeyPair } from './support/googleCredentials.ts';
+import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyPair, putGoogleConfiguration } from './support/googleCredentials.ts';
 import { createTemplate, expectError, issuePass, loyaltyTemplate, plainTemplate } from './support/passes.ts';
 import { pollUntil } from './support/poll.ts';
 import { binary } from './support/simulatedIphone.ts';
@@ -30,11 +30,7 @@ beforeAll(async () => {
     config: { googleWalletApiUrl: fake.apiUrl, googleOauthTokenUrl: fake.tokenUrl, googleSaveOrigins: ['https://shop.example.com'] },
   });
   tenant = await service.createAccount(ACCOUNT_NAME);
-  await service.api
-    .put(`/admin/v1/accounts/${tenant.accountId}/google-configuration`)
-    .set(service.adminAuth())
-    .send({ googleConfiguration: { issuerId: ISSUER_ID, serviceAccountKey: serviceAccountKeyFile() } })
-    .expect(201);
+  await putGoogleConfiguration(service, tenant.accountId);
   templateId = await createTemplate(service, tenant.token, loyaltyTemplate());
 });
 afterAll(async () => {

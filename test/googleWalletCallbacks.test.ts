@@ -11,7 +11,7 @@ import type { Clock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import { startFakeGoogleCallbacks, type CallbackOptions, type FakeGoogleCallbacks } from './support/fakeGoogleCallbacks.ts';
 import { startFakeGoogleWallet, type FakeGoogleWallet, type GoogleCall } from './support/fakeGoogleWallet.ts';
-import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyFile, serviceAccountKeyPair } from './support/googleCredentials.ts';
+import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyPair, putGoogleConfiguration } from './support/googleCredentials.ts';
 import { setAppleConfiguration } from './support/appleCredentials.ts';
 import { createTemplate, expectError, issuePass, loyaltyTemplate } from './support/passes.ts';
 import { binary, SimulatedIphone } from './support/simulatedIphone.ts';
@@ -52,11 +52,7 @@ beforeAll(async () => {
   hooks = await startWebhookReceiver();
   service = await startTestService({ jobs: 'work', clock, persistent: true, config: configWithCallbacks(true) });
   tenant = await service.createAccount('Coffee Club Ltd');
-  await service.api
-    .put(`/admin/v1/accounts/${tenant.accountId}/google-configuration`)
-    .set(service.adminAuth())
-    .send({ googleConfiguration: { issuerId: ISSUER_ID, serviceAccountKey: serviceAccountKeyFile() } })
-    .expect(201);
+  await putGoogleConfiguration(service, tenant.accountId);
   await setAppleConfiguration(service, tenant.accountId);
   await service.api
     .post('/api/v1/webhook-subscriptions')

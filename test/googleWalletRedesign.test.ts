@@ -9,7 +9,7 @@
  */
 import { googleObjectRewriteJob } from '../src/delivery/googleObjectRewriteJob.ts';
 import { startFakeGoogleWallet, type FakeGoogleWallet, type GoogleCall } from './support/fakeGoogleWallet.ts';
-import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyFile, serviceAccountKeyPair } from './support/googleCredentials.ts';
+import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyPair, putGoogleConfiguration } from './support/googleCredentials.ts';
 import { createTemplate, issuePass, loyaltyTemplate } from './support/passes.ts';
 import { pollUntil } from './support/poll.ts';
 import { startTestService, type TestService } from './support/testService.ts';
@@ -80,11 +80,7 @@ beforeAll(async () => {
     config: { googleWalletApiUrl: fake.apiUrl, googleOauthTokenUrl: fake.tokenUrl },
   });
   tenant = await service.createAccount('Coffee Club Ltd');
-  await service.api
-    .put(`/admin/v1/accounts/${tenant.accountId}/google-configuration`)
-    .set(service.adminAuth())
-    .send({ googleConfiguration: { issuerId: ISSUER_ID, serviceAccountKey: serviceAccountKeyFile() } })
-    .expect(201);
+  await putGoogleConfiguration(service, tenant.accountId);
   templateId = await createTemplate(service, tenant.token, loyaltyTemplate());
   passIds = [];
   for (let i = 0; i < PASSES; i++) passIds.push((await issuePass(service, tenant.token, templateId, { pass: { member: `Member ${i}` } })).id);

@@ -27,7 +27,7 @@ import jsQRModule from 'jsqr';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { startFakeGoogleWallet, type FakeGoogleWallet } from './support/fakeGoogleWallet.ts';
-import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyFile, serviceAccountKeyPair } from './support/googleCredentials.ts';
+import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyPair, putGoogleConfiguration } from './support/googleCredentials.ts';
 import { setAppleConfiguration, testCertificates } from './support/appleCredentials.ts';
 import { catalogue } from './support/holderPageCatalogues.ts';
 import { createTemplate, issuePass, loyaltyTemplate } from './support/passes.ts';
@@ -94,11 +94,7 @@ else if (!existsSync(chromiumPath)) {
     token = tenant.token;
     await service.createEntity(tenant.accountId);
     await setAppleConfiguration(service, tenant.accountId);
-    await service.api
-      .put(`/admin/v1/accounts/${tenant.accountId}/google-configuration`)
-      .set(service.adminAuth())
-      .send({ googleConfiguration: { issuerId: ISSUER_ID, serviceAccountKey: serviceAccountKeyFile() } })
-      .expect(201);
+    await putGoogleConfiguration(service, tenant.accountId);
     const design = loyaltyTemplate({
       images: { logo: LOGO_PNG, icon: ICON_PNG, banner: BANNER_PNG },
       fields: {

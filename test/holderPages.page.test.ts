@@ -17,7 +17,7 @@ import { decodeJwt } from 'jose';
 import jsQRModule from 'jsqr';
 import sharp from 'sharp';
 import { startFakeGoogleWallet, type FakeGoogleWallet } from './support/fakeGoogleWallet.ts';
-import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyFile, serviceAccountKeyPair } from './support/googleCredentials.ts';
+import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyPair, putGoogleConfiguration } from './support/googleCredentials.ts';
 import { inspectPkpass } from './support/pkpassInspection.ts';
 import { binary } from './support/simulatedIphone.ts';
 import { decodeBarcode } from './support/barcodeDecoding.ts';
@@ -94,11 +94,7 @@ describe('getHolderPassPage', () => {
     both = await badgeService.createAccount('Coffee Club Ltd');
     await badgeService.createEntity(both.accountId);
     await setAppleConfiguration(badgeService, both.accountId);
-    await badgeService.api
-      .put(`/admin/v1/accounts/${both.accountId}/google-configuration`)
-      .set(badgeService.adminAuth())
-      .send({ googleConfiguration: { issuerId: ISSUER_ID, serviceAccountKey: serviceAccountKeyFile() } })
-      .expect(201);
+    await putGoogleConfiguration(badgeService, both.accountId);
     bothTemplate = await createTemplate(badgeService, both.token, loyaltyTemplate());
   });
   afterAll(async () => {

@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { unzipSync } from 'fflate';
 import { setAppleConfiguration } from './support/appleCredentials.ts';
 import { startFakeGoogleWallet, type FakeGoogleWallet } from './support/fakeGoogleWallet.ts';
-import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyFile, serviceAccountKeyPair } from './support/googleCredentials.ts';
+import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyPair, putGoogleConfiguration } from './support/googleCredentials.ts';
 import { BROWSER_ACCEPT } from './support/holderPages.ts';
 import { ICON_PNG, LOGO_PNG } from './support/images.ts';
 import { createTemplate, issuePass } from './support/passes.ts';
@@ -40,11 +40,7 @@ beforeAll(async () => {
   });
   tenant = await service.createAccount('Coffee Club Ltd');
   await setAppleConfiguration(service, tenant.accountId);
-  await service.api
-    .put(`/admin/v1/accounts/${tenant.accountId}/google-configuration`)
-    .set(service.adminAuth())
-    .send({ googleConfiguration: { issuerId: ISSUER_ID, serviceAccountKey: serviceAccountKeyFile() } })
-    .expect(201);
+  await putGoogleConfiguration(service, tenant.accountId);
 });
 afterAll(async () => {
   await service.close();

@@ -18,7 +18,7 @@ import { SEALED_COLUMNS, countPendingSealedValues } from '../src/domain/secretRo
 import { SecretCipher } from '../src/security/secrets.ts';
 import { webhookSecretContext } from '../src/security/secretContexts.ts';
 import { setAppleConfiguration } from './support/appleCredentials.ts';
-import { serviceAccountKeyFile, ISSUER_ID } from './support/googleCredentials.ts';
+import { putGoogleConfiguration } from './support/googleCredentials.ts';
 import { createTemplate, issuePass, loyaltyTemplate } from './support/passes.ts';
 import { inspectPkpass } from './support/pkpassInspection.ts';
 import { testCertificates } from './support/appleCredentials.ts';
@@ -104,11 +104,7 @@ it('rotates every sealed secret in resumable batches, killed half-way and finish
   const entityId = await service.createEntity(accountId);
   const reader = (await service.api.get(`/api/v1/entities/${entityId}/readerConfiguration`).set(service.auth(token)).expect(200)).body.data.attributes;
   await setAppleConfiguration(service, accountId);
-  await service.api
-    .put(`/admin/v1/accounts/${accountId}/google-configuration`)
-    .set(service.adminAuth())
-    .send({ googleConfiguration: { issuerId: ISSUER_ID, serviceAccountKey: serviceAccountKeyFile() } })
-    .expect(201);
+  await putGoogleConfiguration(service, accountId);
   const hook = await service.api
     .post('/api/v1/webhook-subscriptions')
     .set(service.auth(token))

@@ -4,6 +4,7 @@
  * service signs with it.
  */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { TestService } from './testService.ts';
 
 export const ISSUER_ID = '3388000000022222222';
 export const CLIENT_EMAIL = 'wallet-test@wallet-pass-service.iam.gserviceaccount.com';
@@ -28,4 +29,16 @@ export function serviceAccountKeyFile(overrides: Record<string, unknown> = {}): 
     token_uri: 'https://oauth2.googleapis.com/token',
     ...overrides,
   });
+}
+
+/**
+ * Gives an account the test issuer and service account key through the administration API
+ * (`PUT /admin/v1/accounts/{id}/google-configuration`, 201 expected).
+ */
+export async function putGoogleConfiguration(service: TestService, accountId: string): Promise<void> {
+  await service.api
+    .put(`/admin/v1/accounts/${accountId}/google-configuration`)
+    .set(service.adminAuth())
+    .send({ googleConfiguration: { issuerId: ISSUER_ID, serviceAccountKey: serviceAccountKeyFile() } })
+    .expect(201);
 }
