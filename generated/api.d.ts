@@ -479,6 +479,12 @@ export interface paths {
          *     (JSON), `requestId`, `clientAddress`, `userAgent`, `outcome`, `status`, `prevHash`, `hash`),
          *     up to `limit` (at most 10,000) events per request with the next cursor in the `Link` header
          *     (`rel="next"`, RFC 8288).
+         *
+         *     Each event's `sequence`, `prevHash` and `hash` place it in the account's hash chain. They are
+         *     given just after the change commits, not inside its transaction (so that no change waits for
+         *     another to take the next place); this operation first seals whatever has committed, so every
+         *     event it answers has its place. Its `occurredAt` is the time of the change; its `sequence` the
+         *     order of sealing, which for changes committing at the same moment may differ from that time's.
          */
         get: operations["listAuditEvents"];
         put?: never;

@@ -56,6 +56,8 @@ export interface Runtime {
   readonly resolveHost: Resolver;
   /** The pass-change outbox relay (src/delivery/passChangeRelay.ts): relays this process's changes as they commit; started with the workers, also what is left in the outbox. */
   readonly passChangeRelay: BackgroundTask;
+  /** The audit log's sealer (src/domain/audit/auditSeal.ts): seals this process's audit events into their chains after they commit. */
+  readonly auditSealer: BackgroundTask;
   /** The lock of `DATA_DIR` held while the embedded database is open (src/db/dataDirLock.ts); released by {@link closeRuntime}. */
   readonly dataDirLock?: DataDirLock;
 }

@@ -24,6 +24,7 @@ import { createGoogleWalletClient, type GoogleWalletClient } from './wallet/goog
 import { createGoogleCallbackKeys } from './wallet/google/callbackKeys.ts';
 import { createGoogleThrottle } from './delivery/googleRateLimit.ts';
 import { createPassChangeRelay } from './delivery/passChangeRelay.ts';
+import { createAuditSealer } from './domain/audit/auditSeal.ts';
 import { systemResolver, type Resolver } from './net/outboundRequest.ts';
 
 /** What {@link assembleRuntime} builds a runtime from. */
@@ -79,6 +80,7 @@ export function assembleRuntime(parts: RuntimeParts): Runtime {
       { config, logger, db, jobs },
       parts.passChangeRelayIntervalMs ? { intervalMs: parts.passChangeRelayIntervalMs } : {},
     ),
+    auditSealer: createAuditSealer({ db, logger }),
     ...(parts.dataDirLock ? { dataDirLock: parts.dataDirLock } : {}),
   };
 }
@@ -136,6 +138,7 @@ export async function startJobs(runtime: Runtime, options: { work: boolean }): P
 export async function closeRuntime(runtime: Runtime): Promise<void> {
   try {
     await runtime.passChangeRelay.stop();
+    await runtime.auditSealer.stop();
     await runtime.jobs.stop();
     await runtime.apns.close();
     await runtime.googleWallet.close();

@@ -139,6 +139,7 @@ async function catalog(db: Database): Promise<unknown> {
 const HAND_MADE_INDEXES: Record<string, string> = {
   passes_account_id_ext_id_live_key:
     "CREATE UNIQUE INDEX passes_account_id_ext_id_live_key ON public.passes USING btree (account_id, ext_id) WHERE (status <> 'nullified'::pass_status)",
+  audit_events_unsealed_idx: 'CREATE INDEX audit_events_unsealed_idx ON public.audit_events USING btree (account_id, occurred_at, id) WHERE (hash IS NULL)',
 };
 
 it('builds exactly the schema Prisma derives from prisma/schema.prisma', async () => {

@@ -299,6 +299,59 @@ describe('the hash chain', () => {
     await expect(service.runtime.db.sql.$executeRaw`DELETE FROM audit_events`).rejects.toThrow(/append-only/);
   });
 
+  test('an event commits with its change unsealed; the sealer gives it the next place, and sealing is the one update allowed', async () => {
+    const templateId = await createTemplate(service, secretKey, plainTemplate());
+    const pass = await issuePass(service, secretKey, templateId, { pass: { guest: 'Łucja' } });
+    // Ten changes of one balance at once: each writes its event in its own statement, none waits for the chain.
+    const changes = await Promise.all(
+      Array.from({ length: 10 }, () => service.api.patch(`/api/v1/loyalty/${pass.id}`).set(service.auth(secretKey)).send({ balance: 1 })),
+    );
+    expect(changes.map((res) => res.status)).toEqual(Array(10).fill(200));
+    const events = (await Promise.all(changes.map(eventsOf))).flat();
+    expect(events).toHaveLength(10);
+    const balances = events.map((event) => (event.changes as { balance: { before: number; after: number } }).balance);
+    expect(balances.map((b) => b.after - b.before)).toEqual(Array(10).fill(1));
+    expect(new Set(balances.map((b) => b.after))).toEqual(new Set(Array.from({ length: 10 }, (_, i) => i + 1)));
+
+    // Reading the log seals whatever is not sealed yet: every event then has its place, one after another.
+    const listed = await service.api
+      .get('/api/v1/audit-events')
+      .query({ resource: 'loyalty', resourceId: pass.id, limit: 100 })
+      .set(service.auth(secretKey))
+      .expect(200);
+    expect(listed.body.data).toHaveLength(10);
+    const unsealed = await service.runtime.db.sql.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM audit_events WHERE account_id = ${accountId}::uuid AND hash IS NULL`;
+    expect(unsealed[0]!.n).toBe(0);
+    const sequences = listed.body.data.map((event: { attributes: { sequence: number } }) => event.attributes.sequence).sort((a: number, b: number) => a - b);
+    expect(sequences[9] - sequences[0]).toBe(9);
+
+    // An unsealed event may be sealed once, changing nothing else; a sealed one never again.
+    const id = randomUUID();
+    await service.runtime.db.sql.$executeRaw`INSERT INTO audit_events (id, account_id, occurred_at, actor_type, channel, operation_id,
+      resource_type, changes, outcome) VALUES (${id}::uuid, ${accountId}::uuid, now(), 'administrator', 'admin', 'test', 'passes', '{}', 'success')`;
+    await expect(
+      service.runtime.db.sql
+        .$executeRaw`UPDATE audit_events SET seq = 1000000, prev_hash = '\\x00', hash = '\\x00', outcome = 'failure' WHERE id = ${id}::uuid`,
+    ).rejects.toThrow(/append-only/);
+    await expect(service.runtime.db.sql.$executeRaw`UPDATE audit_events SET outcome = 'failure' WHERE id = ${id}::uuid`).rejects.toThrow(/append-only/);
+    const { verifyAuditChainsOf } = await import('./support/auditChains.ts');
+    expect((await verifyAuditChainsOf(service)).filter((v) => v.broken)).toEqual([]);
+    await expect(service.runtime.db.sql.$executeRaw`UPDATE audit_events SET seq = seq + 1000000 WHERE id = ${id}::uuid`).rejects.toThrow(/append-only/);
+  });
+
+  test('a loyalty update with an Idempotency-Key writes its event in the key’s transaction, once however often it is replayed', async () => {
+    const templateId = await createTemplate(service, secretKey, plainTemplate());
+    const pass = await issuePass(service, secretKey, templateId, { pass: { guest: 'Ada' } });
+    const send = () =>
+      service.api.patch(`/api/v1/loyalty/${pass.id}`).set(service.auth(secretKey)).set('Idempotency-Key', `loyalty-${pass.id}`).send({ balance: 7 });
+    await send().expect(200);
+    await send().expect(200);
+    const events = await service.runtime.db.sql.$queryRaw<{ changes: unknown }[]>`
+      SELECT changes FROM audit_events WHERE operation_id = 'updateLoyalty' AND resource_id = ${pass.id}`;
+    expect(events).toEqual([{ changes: { balance: { before: 0, after: 7 } } }]);
+  });
+
   test('retention deletes the events past AUDIT_RETENTION_DAYS and the chains still verify from their anchor', async () => {
     const { pruneAuditEvents } = await import('../src/domain/audit/auditRetention.ts');
     const count = async () => Number((await service.runtime.db.sql.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM audit_events`)[0]!.n);

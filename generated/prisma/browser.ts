@@ -242,10 +242,13 @@ export type GoogleRateLimit = Prisma.GoogleRateLimitModel
  * Model AuditEvent
  * One state-changing request, append-only (src/domain/audit/auditStore.ts). `hash` chains the
  * events of an account: sha256(prevHash || canonical event), verified by `npm run admin -- audit verify`.
+ * An event is written unsealed (`seq`, `prevHash`, `hash` null) with its change and sealed into its
+ * account's chain after the commit (src/domain/audit/auditSeal.ts); the partial index
+ * `audit_events_unsealed_idx` (hand-made, prisma/README.md) finds the unsealed ones.
  */
 export type AuditEvent = Prisma.AuditEventModel
 /**
  * Model AuditChainHead
- * The last event of each account's audit chain, locked by each append (src/domain/audit/auditStore.ts).
+ * The last sealed event of each account's audit chain, locked by the sealer (src/domain/audit/auditSeal.ts).
  */
 export type AuditChainHead = Prisma.AuditChainHeadModel

@@ -48,7 +48,8 @@
  * service without them (this file's `without` mode) and with them, back to back, for the CPU the
  * scope check adds to a GET, the PATCH capacity and p50 the audit event costs; and
  * `GET /api/v1/audit-events` filtered by pass on a log of BENCH_AUDIT_EVENTS events (default
- * 1,000,000, seeded with `generate_series`), its p95. BENCH_AUDIT_ROUNDS (default 2) rounds.
+ * 1,000,000, seeded with `generate_series`), its p95. BENCH_AUDIT_ROUNDS (default 3) rounds, each target on the median of the rounds' figures;
+ * BENCH_SCOPES_AUDIT_ONLY=true runs only these.
  *
  * Targets (serving at scale): on PostgreSQL the service's GET reaches at least 50 % of the
  * baseline's requests per second (one process each); at half the baseline's capacity, p99 stays
@@ -467,7 +468,9 @@ interface Row {
 }
 
 /** Rounds of {@link measureScopesAndAudit}: each measures the service without and with the scope check and the audit log, in turn. */
-const SCOPE_AUDIT_ROUNDS = Number(process.env.BENCH_AUDIT_ROUNDS ?? 2);
+const SCOPE_AUDIT_ROUNDS = Number(process.env.BENCH_AUDIT_ROUNDS ?? 3);
+/** BENCH_SCOPES_AUDIT_ONLY=true: only the scope check and audit log figures (step 5 of `benchDatabase`), on PostgreSQL. */
+const SCOPES_AND_AUDIT_ONLY = process.env.BENCH_SCOPES_AUDIT_ONLY === 'true';
 /** Audit events in the log when `GET /api/v1/audit-events` filtered by pass is measured. */
 const AUDIT_EVENTS = Number(process.env.BENCH_AUDIT_EVENTS ?? 1_000_000);
 /** Targets (issue "least privilege and an audit log"): the scope check's share of a GET's CPU, the audit's of PATCH capacity, … */
@@ -603,9 +606,14 @@ async function measureScopesAndAudit(
   };
 }
 
-/** The mean of a figure over the rounds. */
-function meanOf(rounds: ScopesAndAuditRound[], figure: (round: ScopesAndAuditRound) => number): number {
-  return rounds.reduce((sum, round) => sum + figure(round), 0) / rounds.length;
+/**
+ * The median over the rounds of a figure of each round (of the difference or ratio without → with
+ * within the round): a round the machine's other work disturbed moves it less than a mean.
+ */
+function medianOf(rounds: ScopesAndAuditRound[], figure: (round: ScopesAndAuditRound) => number): number {
+  const values = rounds.map(figure).sort((a, b) => a - b);
+  const middle = Math.floor(values.length / 2);
+  return values.length % 2 ? values[middle]! : (values[middle - 1]! + values[middle]!) / 2;
 }
 
 /** The report of {@link measureScopesAndAudit} and its target lines. */
@@ -623,9 +631,9 @@ function scopesAndAuditReport(figures: ScopesAndAudit): { text: string; checks: 
     );
   }
   const { rounds } = figures;
-  const scopeShare = meanOf(rounds, (r) => r.get.after.cpuUsPerRequest) / meanOf(rounds, (r) => r.get.before.cpuUsPerRequest) - 1;
-  const capacityLoss = 1 - meanOf(rounds, (r) => r.patch.after.rps) / meanOf(rounds, (r) => r.patch.before.rps);
-  const p50Added = meanOf(rounds, (r) => r.steadyPatch.after.p50) - meanOf(rounds, (r) => r.steadyPatch.before.p50);
+  const scopeShare = medianOf(rounds, (r) => r.get.after.cpuUsPerRequest / r.get.before.cpuUsPerRequest - 1);
+  const capacityLoss = medianOf(rounds, (r) => 1 - r.patch.after.rps / r.patch.before.rps);
+  const p50Added = medianOf(rounds, (r) => r.steadyPatch.after.p50 - r.steadyPatch.before.p50);
   const { list } = figures;
   lines.push(
     `  audit log of ${figures.events.toLocaleString('en')} events (${AUDIT_EVENTS.toLocaleString('en')} seeded in ${figures.seedSeconds.toFixed(1)} s), ` +
@@ -712,6 +720,10 @@ async function benchDatabase(kind: 'pglite' | 'postgresql'): Promise<{ rows: Row
     children.push(setup.child);
     const fixture = await setUp(setup.base, settings.adminToken);
     await stopChild(setup.child);
+    if (SCOPES_AND_AUDIT_ONLY) {
+      if (kind !== 'postgresql') return { rows: [] };
+      return { rows: [], scopesAndAudit: await measureScopesAndAudit(settings, fixture, dbUrl.toString(), (child) => children.push(child)) };
+    }
     const workload = await captureWorkload(kind === 'postgresql' ? { url: dbUrl.toString() } : { pgliteDir: join(dataDir, 'pglite') }, fixture);
 
     // 2. The baseline's capacity; on PostgreSQL also with named prepared statements (shown only).

@@ -17,7 +17,15 @@
  *   ({@link finishAudit});
  * - a refused request (403, 400, 404, 409 …) gets a `failure` event with its status
  *   ({@link auditFailures}); nothing changed.
- * Requests by nobody (a 401) are not recorded: they have no actor and no account.
+ * Requests by nobody (a 401) are not recorded: they have no actor and no account; nor is the
+ * replay of an `Idempotency-Key` (answered from the stored response, nothing run): the request
+ * that ran left its event.
+ *
+ * Events are written unsealed and sealed into their account's hash chain after the commit
+ * (src/domain/audit/auditSeal.ts), so an audited request holds no lock on its account's chain. A
+ * hot write that is one statement (`writeSql` with `eventInStatement`: the loyalty update) gets the
+ * event as a statement to embed ({@link AuditEventStatement}), its changes computed by that
+ * statement, and stays one autocommit statement.
  *
  * @module http/auditHook
  */
@@ -27,7 +35,7 @@ import { type PrismaExecutor, runSqlWrite, runWrite, type SqlExecutor } from '..
 import type { SqlWriteScope, WriteScope } from './operation.ts';
 import { ADMINISTRATION_CHAIN, type AuditChange, type AuditEventInput, changesBetween, changesOfBody } from '../domain/audit/auditEvent.ts';
 import { hasSnapshot, readAuditSnapshot, type SnapshotTarget } from '../domain/audit/auditSnapshotStore.ts';
-import { appendAuditEvent } from '../domain/audit/auditStore.ts';
+import { appendAuditEvent, auditEventInsertSql, type AuditEventStatement, eventsWritten } from '../domain/audit/auditStore.ts';
 import { errorStatus } from './errorHandler.ts';
 import { channelOf } from './requestChannel.ts';
 
@@ -182,9 +190,21 @@ export function auditedWork<E extends SqlExecutor, T>(record: AuditRecord, work:
 }
 
 /**
+ * The request's event as a statement its write embeds (`writeSql` with `eventInStatement`,
+ * src/http/operation.ts): the change's members as the statement computes them, or, when it
+ * computes none (nothing differed), the members the body set.
+ */
+function eventStatementOf(record: AuditRecord): AuditEventStatement {
+  const event = eventOf(record, undefined, 'success', null);
+  const { changes: bodyChanges, ...columns } = event;
+  return (changes, from) => auditEventInsertSql(columns, changes, from, bodyChanges);
+}
+
+/**
  * The `write` and `writeSql` of an audited request without an `Idempotency-Key`: transactions
  * (never one autocommit statement, since the event is a second statement) whose first to commit
- * carries the event.
+ * carries the event — but for a `writeSql` whose one statement writes the event itself
+ * (`eventInStatement`), which runs as it would unaudited (autocommit when `atomic`).
  */
 export function auditedScopes(record: AuditRecord): [WriteScope, SqlWriteScope] {
   const { db } = record.req.ctx;
@@ -194,7 +214,22 @@ export function auditedScopes(record: AuditRecord): [WriteScope, SqlWriteScope] 
       record.committed ||= record.appendedInTransaction;
       return written;
     },
-    async (work) => {
+    async (work, options) => {
+      if (options?.eventInStatement && !record.committed) {
+        const statement = eventStatementOf(record);
+        const accountId = accountOfRequest(record.req);
+        const written = await runSqlWrite(
+          db,
+          async (tx) => {
+            const result = await work(tx, statement);
+            await eventsWritten(tx, accountId);
+            return result;
+          },
+          options,
+        );
+        record.committed = true;
+        return written;
+      }
       const written = await runSqlWrite(db, auditedWork(record, work));
       record.committed ||= record.appendedInTransaction;
       return written;

@@ -12,6 +12,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { operations, webhooks } from '../../generated/api.d.ts';
 import type { PrismaExecutor, SqlExecutor } from '../db/database.ts';
+import type { AuditEventStatement } from '../domain/audit/auditStore.ts';
 import type { Logger } from '../logger.ts';
 import type { Runtime } from '../deps.ts';
 import type { UploadedFile } from '../csv/csvFile.ts';
@@ -105,10 +106,18 @@ export type WriteScope = <T>(work: (tx: PrismaExecutor) => Promise<T>, options?:
 
 /**
  * {@link WriteScope} for work of SQL statements only (see {@link OperationInput.writeSql}).
+ * `work` gets, as its second argument, the request's audit event as a statement to write inside
+ * its own ({@link AuditEventStatement}) when the request is audited and `options.eventInStatement`
+ * is set; then its one statement writes the change and the event together (no transaction around
+ * it), and must write the event whenever `work` resolves (it throws when nothing changed).
  * @param options.atomic As for {@link WriteScope}: the writes of `work` are one statement, run
  *   outside an idempotency transaction on the driver's autocommit executor (`runSqlWrite`, src/db/database.ts).
+ * @param options.eventInStatement `work` writes the audit event it is given in its statement.
  */
-export type SqlWriteScope = <T>(work: (tx: SqlExecutor) => Promise<T>, options?: { atomic?: boolean }) => Promise<T>;
+export type SqlWriteScope = <T>(
+  work: (tx: SqlExecutor, auditEvent?: AuditEventStatement) => Promise<T>,
+  options?: { atomic?: boolean; eventInStatement?: boolean },
+) => Promise<T>;
 
 /** What a handler receives. */
 export interface OperationInput<K extends OperationId> {

@@ -8,7 +8,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { LRUCache } from 'lru-cache';
 import { runSqlWrite, runWrite } from '../db/database.ts';
-import { idempotencyKeyOf, runIdempotent } from './idempotency.ts';
+import { idempotencyKeyOf, REPLAYED_HEADER, runIdempotent } from './idempotency.ts';
 import { auditedScopes, auditedScopesIn, auditRecordOf, committedWith, finishAudit } from './auditHook.ts';
 import { uploadsOf } from './csvUpload.ts';
 import { accountOf, type HandlerMap, type OperationId, type OperationInput, type SqlWriteScope, type WriteScope } from './operation.ts';
@@ -249,7 +249,8 @@ export function operationHandlers(document: OpenApiDocument, handlers: HandlerMa
                       ),
                 ),
             ).then(committedWith(audit));
-      if (audit) await finishAudit(audit, result.body);
+      // A replay of an Idempotency-Key ran nothing: the request that ran left the event.
+      if (audit && result.headers?.[REPLAYED_HEADER] !== 'true') await finishAudit(audit, result.body);
       if (result.headers) res.set(result.headers);
       if (noStore.has(result.status)) res.set('Cache-Control', 'no-store');
       if (result.body === undefined) res.status(result.status).end();

@@ -14,7 +14,7 @@ import type * as Prisma from "../internal/prismaNamespace.ts"
 
 /**
  * Model AuditChainHead
- * The last event of each account's audit chain, locked by each append (src/domain/audit/auditStore.ts).
+ * The last sealed event of each account's audit chain, locked by the sealer (src/domain/audit/auditSeal.ts).
  */
 export type AuditChainHeadModel = runtime.Types.Result.DefaultSelection<Prisma.$AuditChainHeadPayload>
 

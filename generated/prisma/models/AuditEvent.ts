@@ -16,6 +16,9 @@ import type * as Prisma from "../internal/prismaNamespace.ts"
  * Model AuditEvent
  * One state-changing request, append-only (src/domain/audit/auditStore.ts). `hash` chains the
  * events of an account: sha256(prevHash || canonical event), verified by `npm run admin -- audit verify`.
+ * An event is written unsealed (`seq`, `prevHash`, `hash` null) with its change and sealed into its
+ * account's chain after the commit (src/domain/audit/auditSeal.ts); the partial index
+ * `audit_events_unsealed_idx` (hand-made, prisma/README.md) finds the unsealed ones.
  */
 export type AuditEventModel = runtime.Types.Result.DefaultSelection<Prisma.$AuditEventPayload>
 
@@ -273,7 +276,7 @@ export type AuditEventGroupByArgs<ExtArgs extends runtime.Types.Extensions.Inter
 export type AuditEventGroupByOutputType = {
   id: string
   accountId: string
-  seq: bigint
+  seq: bigint | null
   occurredAt: Date
   actorType: string
   actorId: string | null
@@ -289,8 +292,8 @@ export type AuditEventGroupByOutputType = {
   userAgent: string | null
   outcome: string
   status: number | null
-  prevHash: runtime.Bytes
-  hash: runtime.Bytes
+  prevHash: runtime.Bytes | null
+  hash: runtime.Bytes | null
   _count: AuditEventCountAggregateOutputType | null
   _avg: AuditEventAvgAggregateOutputType | null
   _sum: AuditEventSumAggregateOutputType | null
@@ -319,7 +322,7 @@ export type AuditEventWhereInput = {
   NOT?: Prisma.AuditEventWhereInput | Prisma.AuditEventWhereInput[]
   id?: Prisma.UuidFilter<"AuditEvent"> | string
   accountId?: Prisma.UuidFilter<"AuditEvent"> | string
-  seq?: Prisma.BigIntFilter<"AuditEvent"> | bigint | number
+  seq?: Prisma.BigIntNullableFilter<"AuditEvent"> | bigint | number | null
   occurredAt?: Prisma.DateTimeFilter<"AuditEvent"> | Date | string
   actorType?: Prisma.StringFilter<"AuditEvent"> | string
   actorId?: Prisma.StringNullableFilter<"AuditEvent"> | string | null
@@ -335,14 +338,14 @@ export type AuditEventWhereInput = {
   userAgent?: Prisma.StringNullableFilter<"AuditEvent"> | string | null
   outcome?: Prisma.StringFilter<"AuditEvent"> | string
   status?: Prisma.IntNullableFilter<"AuditEvent"> | number | null
-  prevHash?: Prisma.BytesFilter<"AuditEvent"> | runtime.Bytes
-  hash?: Prisma.BytesFilter<"AuditEvent"> | runtime.Bytes
+  prevHash?: Prisma.BytesNullableFilter<"AuditEvent"> | runtime.Bytes | null
+  hash?: Prisma.BytesNullableFilter<"AuditEvent"> | runtime.Bytes | null
 }
 
 export type AuditEventOrderByWithRelationInput = {
   id?: Prisma.SortOrder
   accountId?: Prisma.SortOrder
-  seq?: Prisma.SortOrder
+  seq?: Prisma.SortOrderInput | Prisma.SortOrder
   occurredAt?: Prisma.SortOrder
   actorType?: Prisma.SortOrder
   actorId?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -358,8 +361,8 @@ export type AuditEventOrderByWithRelationInput = {
   userAgent?: Prisma.SortOrderInput | Prisma.SortOrder
   outcome?: Prisma.SortOrder
   status?: Prisma.SortOrderInput | Prisma.SortOrder
-  prevHash?: Prisma.SortOrder
-  hash?: Prisma.SortOrder
+  prevHash?: Prisma.SortOrderInput | Prisma.SortOrder
+  hash?: Prisma.SortOrderInput | Prisma.SortOrder
 }
 
 export type AuditEventWhereUniqueInput = Prisma.AtLeast<{
@@ -369,7 +372,7 @@ export type AuditEventWhereUniqueInput = Prisma.AtLeast<{
   OR?: Prisma.AuditEventWhereInput[]
   NOT?: Prisma.AuditEventWhereInput | Prisma.AuditEventWhereInput[]
   accountId?: Prisma.UuidFilter<"AuditEvent"> | string
-  seq?: Prisma.BigIntFilter<"AuditEvent"> | bigint | number
+  seq?: Prisma.BigIntNullableFilter<"AuditEvent"> | bigint | number | null
   occurredAt?: Prisma.DateTimeFilter<"AuditEvent"> | Date | string
   actorType?: Prisma.StringFilter<"AuditEvent"> | string
   actorId?: Prisma.StringNullableFilter<"AuditEvent"> | string | null
@@ -385,14 +388,14 @@ export type AuditEventWhereUniqueInput = Prisma.AtLeast<{
   userAgent?: Prisma.StringNullableFilter<"AuditEvent"> | string | null
   outcome?: Prisma.StringFilter<"AuditEvent"> | string
   status?: Prisma.IntNullableFilter<"AuditEvent"> | number | null
-  prevHash?: Prisma.BytesFilter<"AuditEvent"> | runtime.Bytes
-  hash?: Prisma.BytesFilter<"AuditEvent"> | runtime.Bytes
+  prevHash?: Prisma.BytesNullableFilter<"AuditEvent"> | runtime.Bytes | null
+  hash?: Prisma.BytesNullableFilter<"AuditEvent"> | runtime.Bytes | null
 }, "id" | "accountId_seq">
 
 export type AuditEventOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
   accountId?: Prisma.SortOrder
-  seq?: Prisma.SortOrder
+  seq?: Prisma.SortOrderInput | Prisma.SortOrder
   occurredAt?: Prisma.SortOrder
   actorType?: Prisma.SortOrder
   actorId?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -408,8 +411,8 @@ export type AuditEventOrderByWithAggregationInput = {
   userAgent?: Prisma.SortOrderInput | Prisma.SortOrder
   outcome?: Prisma.SortOrder
   status?: Prisma.SortOrderInput | Prisma.SortOrder
-  prevHash?: Prisma.SortOrder
-  hash?: Prisma.SortOrder
+  prevHash?: Prisma.SortOrderInput | Prisma.SortOrder
+  hash?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.AuditEventCountOrderByAggregateInput
   _avg?: Prisma.AuditEventAvgOrderByAggregateInput
   _max?: Prisma.AuditEventMaxOrderByAggregateInput
@@ -423,7 +426,7 @@ export type AuditEventScalarWhereWithAggregatesInput = {
   NOT?: Prisma.AuditEventScalarWhereWithAggregatesInput | Prisma.AuditEventScalarWhereWithAggregatesInput[]
   id?: Prisma.UuidWithAggregatesFilter<"AuditEvent"> | string
   accountId?: Prisma.UuidWithAggregatesFilter<"AuditEvent"> | string
-  seq?: Prisma.BigIntWithAggregatesFilter<"AuditEvent"> | bigint | number
+  seq?: Prisma.BigIntNullableWithAggregatesFilter<"AuditEvent"> | bigint | number | null
   occurredAt?: Prisma.DateTimeWithAggregatesFilter<"AuditEvent"> | Date | string
   actorType?: Prisma.StringWithAggregatesFilter<"AuditEvent"> | string
   actorId?: Prisma.StringNullableWithAggregatesFilter<"AuditEvent"> | string | null
@@ -439,14 +442,14 @@ export type AuditEventScalarWhereWithAggregatesInput = {
   userAgent?: Prisma.StringNullableWithAggregatesFilter<"AuditEvent"> | string | null
   outcome?: Prisma.StringWithAggregatesFilter<"AuditEvent"> | string
   status?: Prisma.IntNullableWithAggregatesFilter<"AuditEvent"> | number | null
-  prevHash?: Prisma.BytesWithAggregatesFilter<"AuditEvent"> | runtime.Bytes
-  hash?: Prisma.BytesWithAggregatesFilter<"AuditEvent"> | runtime.Bytes
+  prevHash?: Prisma.BytesNullableWithAggregatesFilter<"AuditEvent"> | runtime.Bytes | null
+  hash?: Prisma.BytesNullableWithAggregatesFilter<"AuditEvent"> | runtime.Bytes | null
 }
 
 export type AuditEventCreateInput = {
   id?: string
   accountId: string
-  seq: bigint | number
+  seq?: bigint | number | null
   occurredAt: Date | string
   actorType: string
   actorId?: string | null
@@ -462,14 +465,14 @@ export type AuditEventCreateInput = {
   userAgent?: string | null
   outcome: string
   status?: number | null
-  prevHash: runtime.Bytes
-  hash: runtime.Bytes
+  prevHash?: runtime.Bytes | null
+  hash?: runtime.Bytes | null
 }
 
 export type AuditEventUncheckedCreateInput = {
   id?: string
   accountId: string
-  seq: bigint | number
+  seq?: bigint | number | null
   occurredAt: Date | string
   actorType: string
   actorId?: string | null
@@ -485,14 +488,14 @@ export type AuditEventUncheckedCreateInput = {
   userAgent?: string | null
   outcome: string
   status?: number | null
-  prevHash: runtime.Bytes
-  hash: runtime.Bytes
+  prevHash?: runtime.Bytes | null
+  hash?: runtime.Bytes | null
 }
 
 export type AuditEventUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   accountId?: Prisma.StringFieldUpdateOperationsInput | string
-  seq?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  seq?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   actorType?: Prisma.StringFieldUpdateOperationsInput | string
   actorId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -508,14 +511,14 @@ export type AuditEventUpdateInput = {
   userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   outcome?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  prevHash?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
-  hash?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  prevHash?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  hash?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
 }
 
 export type AuditEventUncheckedUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   accountId?: Prisma.StringFieldUpdateOperationsInput | string
-  seq?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  seq?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   actorType?: Prisma.StringFieldUpdateOperationsInput | string
   actorId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -531,14 +534,14 @@ export type AuditEventUncheckedUpdateInput = {
   userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   outcome?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  prevHash?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
-  hash?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  prevHash?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  hash?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
 }
 
 export type AuditEventCreateManyInput = {
   id?: string
   accountId: string
-  seq: bigint | number
+  seq?: bigint | number | null
   occurredAt: Date | string
   actorType: string
   actorId?: string | null
@@ -554,14 +557,14 @@ export type AuditEventCreateManyInput = {
   userAgent?: string | null
   outcome: string
   status?: number | null
-  prevHash: runtime.Bytes
-  hash: runtime.Bytes
+  prevHash?: runtime.Bytes | null
+  hash?: runtime.Bytes | null
 }
 
 export type AuditEventUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   accountId?: Prisma.StringFieldUpdateOperationsInput | string
-  seq?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  seq?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   actorType?: Prisma.StringFieldUpdateOperationsInput | string
   actorId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -577,14 +580,14 @@ export type AuditEventUpdateManyMutationInput = {
   userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   outcome?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  prevHash?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
-  hash?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  prevHash?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  hash?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
 }
 
 export type AuditEventUncheckedUpdateManyInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   accountId?: Prisma.StringFieldUpdateOperationsInput | string
-  seq?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  seq?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   actorType?: Prisma.StringFieldUpdateOperationsInput | string
   actorId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -600,8 +603,8 @@ export type AuditEventUncheckedUpdateManyInput = {
   userAgent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   outcome?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  prevHash?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
-  hash?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  prevHash?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
+  hash?: Prisma.NullableBytesFieldUpdateOperationsInput | runtime.Bytes | null
 }
 
 export type AuditEventAccountIdSeqCompoundUniqueInput = {
@@ -792,9 +795,9 @@ export type $AuditEventPayload<ExtArgs extends runtime.Types.Extensions.Internal
      */
     accountId: string
     /**
-     * Position in the account's chain, from 1.
+     * Position in the account's chain, from 1; null until the event is sealed.
      */
-    seq: bigint
+    seq: bigint | null
     occurredAt: Date
     /**
      * `api_key`, `administrator` or `person`.
@@ -825,8 +828,11 @@ export type $AuditEventPayload<ExtArgs extends runtime.Types.Extensions.Internal
      * The HTTP status of a failure; null for a success (written before the response).
      */
     status: number | null
-    prevHash: runtime.Bytes
-    hash: runtime.Bytes
+    /**
+     * Null until sealed, as `hash`.
+     */
+    prevHash: runtime.Bytes | null
+    hash: runtime.Bytes | null
   }, ExtArgs["result"]["auditEvent"]>
   composites: {}
 }

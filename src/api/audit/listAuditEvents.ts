@@ -8,7 +8,7 @@ import { auditEventAnswer } from '../../domain/audit/auditQuery.ts';
  * @throws ValidationError naming the parameter at fault.
  */
 export const listAuditEvents: OperationHandler<'listAuditEvents'> = async ({ query, headers, ctx, url }) => {
-  const answer = await auditEventAnswer(ctx.db.prisma, accountOf(ctx), query, headers.accept, ctx.baseUrl, url);
+  const answer = await auditEventAnswer(ctx.db, accountOf(ctx), query, headers.accept, ctx.baseUrl, url);
   // The JSON document goes out as JSON (validated against the contract with VALIDATE_RESPONSES);
   // the handler's body type is the exports' text.
   return { status: 200, body: answer.body as string, headers: answer.headers };

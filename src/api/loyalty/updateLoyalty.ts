@@ -27,15 +27,16 @@ export function balanceChangeOf(body: { balance?: number; overrideBalance?: numb
  *
  * The change is one autocommit statement (`changePassBalance`): it finds, locks and changes the
  * pass, writes the ledger row and announces the change (src/domain/passes/passChanges.ts), so the
- * pass's row is locked only while it runs. With an `Idempotency-Key` it runs in the key's
- * transaction.
+ * pass's row is locked only while it runs; the same statement writes the request's audit event
+ * (src/domain/audit/auditStore.ts). With an `Idempotency-Key` it runs in the key's transaction.
  */
 export const updateLoyalty: OperationHandler<'updateLoyalty'> = async ({ params, body, writeSql, ctx }) => {
   const change = balanceChangeOf(body);
   const accountId = accountOf(ctx);
   const now = ctx.clock.now();
-  const changed = await writeSql((db) => changePassBalance(db, { accountId, idOrExtId: params.id, change, source: 'api', message: body.message, now }), {
-    atomic: true,
-  });
+  const changed = await writeSql(
+    (db, auditEvent) => changePassBalance(db, { accountId, idOrExtId: params.id, change, source: 'api', message: body.message, now }, auditEvent),
+    { atomic: true, eventInStatement: true },
+  );
   return { status: 200, body: serializeLoyalty(changed.pass, ctx.baseUrl) };
 };

@@ -11,10 +11,11 @@
 import { stringify } from 'csv-stringify/sync';
 import Negotiator from 'negotiator';
 import type { components } from '../../../generated/api.d.ts';
-import type { SqlExecutor } from '../../db/database.ts';
+import type { Database } from '../../db/database.ts';
 import { ValidationError } from '../../errors.ts';
 import type { AuditEventRow } from './auditEvent.ts';
 import { type AuditEventFilter, listAuditEvents } from './auditStore.ts';
+import { sealAuditChains } from './auditSeal.ts';
 
 /** An event as the API shows it. */
 export type AuditEventResource = components['schemas']['AuditEvent'];
@@ -110,13 +111,14 @@ export interface AuditEventAnswer {
 }
 
 /**
- * Reads a page or an export of events for `accountId` (every account when undefined).
+ * Reads a page or an export of events for `accountId` (every account when undefined), after
+ * sealing the events they may hold that are not sealed yet.
  * @param url The request's path and query, for the next link.
  * @throws ValidationError naming the parameter: a bad cursor, `until` not after `since`, a JSON
  *   page over {@link JSON_PAGE_MAX}.
  */
 export async function auditEventAnswer(
-  executor: SqlExecutor,
+  db: Pick<Database, 'prisma' | 'sql' | 'writeSql'>,
   accountId: string | undefined,
   query: AuditEventQuery,
   accept: string | undefined,
@@ -141,7 +143,9 @@ export async function auditEventAnswer(
     after: query.cursor ? positionOf(query.cursor) : undefined,
     limit: limit + 1,
   };
-  const rows = await listAuditEvents(executor, filter);
+  // Whatever committed is sealed into its chain before it is read (src/domain/audit/auditSeal.ts).
+  await sealAuditChains(db, filter.accountId);
+  const rows = await listAuditEvents(db.prisma, filter);
   const page = rows.slice(0, limit);
   const next = rows.length > limit ? nextUrl(baseUrl, url, cursorOf(page[page.length - 1]!)) : null;
   const events = page.map((row) => serializeAuditEvent(row, accountId === undefined));

@@ -14,6 +14,7 @@
  */
 import type { Database } from '../../db/database.ts';
 import { pruneChainsBefore } from './auditStore.ts';
+import { sealAuditChains } from './auditSeal.ts';
 import { defineJob } from '../../jobs/jobDefinition.ts';
 import type { Runtime } from '../../deps.ts';
 
@@ -24,8 +25,10 @@ const DAY_MS = 86_400_000;
  * each head's anchor to the newest deleted event.
  * @returns How many events were deleted.
  */
-export async function pruneAuditEvents(db: Pick<Database, 'writeSql'>, now: Date, retentionDays: number): Promise<number> {
+export async function pruneAuditEvents(db: Pick<Database, 'sql' | 'writeSql'>, now: Date, retentionDays: number): Promise<number> {
   const cutoff = new Date(now.getTime() - retentionDays * DAY_MS);
+  // An event is pruned with its place in the chain: seal what is not sealed yet first.
+  await sealAuditChains(db);
   return db.writeSql((tx) => pruneChainsBefore(tx, cutoff));
 }
 

@@ -1,46 +1,79 @@
 /**
  * The audit log in the database (`audit_events`, `audit_chain_heads`; prisma/schema.prisma).
  *
- * {@link appendAuditEvent} is one statement, so it runs in the caller's transaction (the change
- * and its event commit together or not at all) or alone: it moves the account's chain head —
- * the row lock serialises the appends of one account, and nothing else — and inserts the event
- * with the head's previous hash and the new one, computed by the database
- * (`sha256(prev || canonical)`, src/domain/audit/auditEvent.ts). In ON CONFLICT's SET list a
- * column names the locked row's current value (PostgreSQL, INSERT … ON CONFLICT DO UPDATE), so
- * the head keeps the previous hash next to the new one, whichever transaction appended last.
+ * An event is written with its change — in the change's transaction, or inside the change's own
+ * statement ({@link auditEventInsertSql}) — so the change and its event commit together or not at
+ * all. It is written unsealed: its place in the account's hash chain and its hashes are given after
+ * the commit by the sealer (src/domain/audit/auditSeal.ts), which every write of an event tells
+ * through the `audit-events` after-commit channel, so no request holds a lock on its account's
+ * chain.
  *
- * Events are append-only: the `audit_events_append_only` trigger refuses every UPDATE and every
- * DELETE but the retention job's (src/domain/audit/auditRetention.ts).
+ * Events are append-only: the `audit_events_append_only` trigger refuses every UPDATE but the
+ * sealing of an unsealed event, and every DELETE but the retention job's
+ * (src/domain/audit/auditRetention.ts).
  *
  * @module domain/audit/auditStore
  */
 import { Prisma } from '../../../generated/prisma/client.ts';
+import { afterCommit } from '../../db/afterCommit.ts';
 import type { SqlExecutor } from '../../db/database.ts';
 import { queryRows } from '../../db/rows.ts';
-import { type AuditEventInput, type AuditEventRow, canonicalEvent, GENESIS_HASH } from './auditEvent.ts';
+import type { AuditChange, AuditEventInput, AuditEventRow } from './auditEvent.ts';
+import { AUDIT_EVENTS_CHANNEL } from './auditSeal.ts';
+
+const INSERTED_COLUMNS = Prisma.sql`id, account_id, occurred_at, actor_type, actor_id, actor_name, actor_kind, channel,
+  operation_id, resource_type, resource_id, changes, request_id, client_address, user_agent, outcome, status`;
+
+/** The values of an event's columns but `changes`, around `changes` (in {@link INSERTED_COLUMNS}' order). */
+function eventValues(event: Omit<AuditEventInput, 'changes'>, changes: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`${event.id}::uuid, ${event.accountId}::uuid, ${event.occurredAt}, ${event.actorType}, ${event.actorId},
+    ${event.actorName}, ${event.actorKind}, ${event.channel}, ${event.operationId}, ${event.resourceType}, ${event.resourceId},
+    ${changes}, ${event.requestId}, ${event.clientAddress}, ${event.userAgent}, ${event.outcome}, ${event.status}::int`;
+}
 
 /**
- * Appends `event` to its account's chain.
+ * Appends `event` (unsealed) in one statement, and tells the sealer once it has committed.
  * @param executor The caller's transaction, or a client (then the statement is its own transaction).
  * @throws Whatever the database throws.
  */
 export async function appendAuditEvent(executor: SqlExecutor, event: AuditEventInput): Promise<void> {
-  const content = Buffer.from(canonicalEvent(event), 'utf8');
-  await executor.$executeRaw(Prisma.sql`
-    WITH head AS (
-      INSERT INTO audit_chain_heads AS h (account_id, seq, hash, prev_hash, anchor_hash, anchor_seq)
-      VALUES (${event.accountId}::uuid, 1, sha256(${GENESIS_HASH}::bytea || ${content}::bytea), ${GENESIS_HASH}::bytea, ${GENESIS_HASH}::bytea, 0)
-      ON CONFLICT (account_id) DO UPDATE SET seq = h.seq + 1, prev_hash = h.hash, hash = sha256(h.hash || ${content}::bytea)
-      RETURNING seq, prev_hash, hash
-    )
-    INSERT INTO audit_events (id, account_id, seq, occurred_at, actor_type, actor_id, actor_name, actor_kind, channel,
-      operation_id, resource_type, resource_id, changes, request_id, client_address, user_agent, outcome, status, prev_hash, hash)
-    SELECT ${event.id}::uuid, ${event.accountId}::uuid, head.seq, ${event.occurredAt}, ${event.actorType}, ${event.actorId},
-      ${event.actorName}, ${event.actorKind}, ${event.channel}, ${event.operationId}, ${event.resourceType}, ${event.resourceId},
-      ${JSON.stringify(event.changes)}::jsonb, ${event.requestId}, ${event.clientAddress}, ${event.userAgent}, ${event.outcome},
-      ${event.status}::int,
-      head.prev_hash, head.hash
-    FROM head`);
+  await executor.$executeRaw(
+    Prisma.sql`INSERT INTO audit_events (${INSERTED_COLUMNS}) VALUES (${eventValues(event, Prisma.sql`${JSON.stringify(event.changes)}::jsonb`)})`,
+  );
+  await eventsWritten(executor, event.accountId);
+}
+
+/**
+ * Tells the sealer that `executor` wrote an event of `accountId`'s chain (at its commit, or at
+ * once on an autocommit executor): after a statement that embedded {@link auditEventInsertSql}.
+ */
+export function eventsWritten(executor: SqlExecutor, accountId: string): Promise<void> {
+  return afterCommit(executor, AUDIT_EVENTS_CHANNEL, accountId);
+}
+
+/**
+ * Writes a request's audit event inside the statement of its change, as a data-modifying common
+ * table expression (`name AS (…)`): the function a write gets ({@link auditEventInsertSql} bound
+ * to the request's event), given
+ * @param changes A `jsonb` expression of the members changed, `{ member: { before, after } }`,
+ *   over the rows of `from`; never a secret (name it with `"[secret]"`).
+ * @param from The `FROM` list: exactly one row when the change happened, none when it did not.
+ */
+export type AuditEventStatement = (changes: Prisma.Sql, from: Prisma.Sql) => Prisma.Sql;
+
+/**
+ * The `INSERT … SELECT` that writes `event` with its `changes` computed by the statement (see
+ * {@link AuditEventStatement}); after the statement, call {@link eventsWritten}.
+ * @param otherwise The changes recorded when `changes` is empty (nothing differed): the members the request body set.
+ */
+export function auditEventInsertSql(
+  event: Omit<AuditEventInput, 'changes'>,
+  changes: Prisma.Sql,
+  from: Prisma.Sql,
+  otherwise: Record<string, AuditChange>,
+): Prisma.Sql {
+  const members = Prisma.sql`COALESCE(NULLIF(${changes}, '{}'::jsonb), ${JSON.stringify(otherwise)}::jsonb)`;
+  return Prisma.sql`INSERT INTO audit_events (${INSERTED_COLUMNS}) SELECT ${eventValues(event, members)} FROM ${from}`;
 }
 
 /** Filters of {@link listAuditEvents}. */
@@ -118,7 +151,7 @@ export async function pruneChainsBefore(tx: SqlExecutor, cutoff: Date): Promise<
   const anchors = await queryRows<{ accountId: string; seq: number; hash: Buffer }>(
     tx,
     Prisma.sql`SELECT DISTINCT ON (account_id) account_id, seq::int AS seq, hash FROM audit_events
-      WHERE occurred_at < ${cutoff} ORDER BY account_id, seq DESC`,
+      WHERE occurred_at < ${cutoff} AND hash IS NOT NULL ORDER BY account_id, seq DESC`,
   );
   let deleted = 0;
   for (const anchor of anchors) {

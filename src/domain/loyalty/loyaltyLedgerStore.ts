@@ -14,6 +14,7 @@
  */
 import { Prisma } from '../../../generated/prisma/client.ts';
 import type { PrismaExecutor, SqlExecutor } from '../../db/database.ts';
+import type { AuditEventStatement } from '../audit/auditStore.ts';
 import { ConflictError } from '../../errors.ts';
 import { queryRow } from '../../db/rows.ts';
 import { passChangeStatement, passChangesWritten } from '../passes/passChanges.ts';
@@ -89,9 +90,12 @@ export interface PassBalanceChangeResult {
  * it and holds the pass's row lock only while the statement runs.
  *
  * @param db The client (autocommit), or the caller's transaction.
+ * @param auditEvent The request's audit event, written by the same statement when the balance
+ *   changed (its changes: {@link BALANCE_CHANGES}); the caller tells the sealer.
  * @throws As {@link changeLoyaltyBalance}: NotFoundError (parameter `id`), ConflictError.
  */
-export async function changePassBalance(db: SqlExecutor, change: PassBalanceChange): Promise<PassBalanceChangeResult> {
+export async function changePassBalance(db: SqlExecutor, change: PassBalanceChange, auditEvent?: AuditEventStatement): Promise<PassBalanceChangeResult> {
+  const outbox = passChangeStatement({ accountId: change.accountId, kind: 'updated', at: change.now });
   const row = await queryRow<PassSqlRow & { delta: number; outboxId: string | null }>(
     db,
     balanceChangeSql(
@@ -100,7 +104,7 @@ export async function changePassBalance(db: SqlExecutor, change: PassBalanceChan
       Prisma.sql`
         SELECT p.delta, ${PASS_COLUMNS}, t.name AS template_name, t.template_type, (SELECT id::text FROM outbox) AS outbox_id
           FROM routed p JOIN pass_templates t ON t.id = p.template_id`,
-      passChangeStatement({ accountId: change.accountId, kind: 'updated', at: change.now }),
+      auditEvent ? Prisma.sql`${outbox}, audited AS (${auditEvent(BALANCE_CHANGES, Prisma.sql`changed c JOIN target t ON t.id = c.id`)})` : outbox,
     ),
   );
   if (!row) throw await whyUnchanged(db, change.accountId, change.idOrExtId, change.change);
@@ -108,6 +112,18 @@ export async function changePassBalance(db: SqlExecutor, change: PassBalanceChan
   await passChangesWritten(db, outboxId ? [outboxId] : []);
   return { pass: passRowOf(pass)!, delta };
 }
+
+/**
+ * The members a balance change changed, before → after, as its audit event records them
+ * (src/domain/audit/auditStore.ts `AuditEventStatement`), over `target t` (the pass before) and
+ * `changed c` (after): `balance`, and `latestMessage` when the message changed — the members the
+ * audit log's row snapshots would name (src/domain/audit/auditSnapshotStore.ts).
+ */
+const BALANCE_CHANGES = Prisma.sql`
+  (CASE WHEN t.balance IS DISTINCT FROM c.balance
+        THEN jsonb_build_object('balance', jsonb_build_object('before', t.balance, 'after', c.balance)) ELSE '{}'::jsonb END)
+  || (CASE WHEN t.latest_message IS DISTINCT FROM c.latest_message
+        THEN jsonb_build_object('latestMessage', jsonb_build_object('before', t.latest_message, 'after', c.latest_message)) ELSE '{}'::jsonb END)`;
 
 /**
  * The statement of a balance change: the pass found by `idOrExtId` (a UUID is the pass's id) and
@@ -120,7 +136,7 @@ function balanceChangeSql(change: Omit<LoyaltyChange, 'passId'>, idOrExtId: stri
   const balance = 'delta' in change.change ? Prisma.sql`p.balance + ${change.change.delta}::int` : Prisma.sql`${change.change.override}::int`;
   return Prisma.sql`
     WITH target AS (
-      SELECT p.id, p.balance FROM passes p ${passLookupSql(accountId, idOrExtId)} FOR NO KEY UPDATE OF p),
+      SELECT p.id, p.balance, p.latest_message FROM passes p ${passLookupSql(accountId, idOrExtId)} FOR NO KEY UPDATE OF p),
     changed AS (
       UPDATE passes p SET balance = ${balance},
              latest_message = COALESCE(${change.message ?? null}::varchar, p.latest_message), updated_at = ${now}
