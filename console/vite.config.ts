@@ -10,6 +10,11 @@
  * them (src/http/console.ts): compressed once at build time at the highest levels, rather than on
  * every response. Without it the overview's script reached a phone as 330 KB instead of about
  * 90 KB, and Lighthouse put the performance score at 90 (scripts/bench/consoleLighthouse.ts).
+ *
+ * React's API is served by Preact's compatibility layer (`preact/compat`, aliased below): the
+ * components, hooks and TanStack Query run unchanged (the console's browser tests pass on it),
+ * and the overview's one script went from 107.6 KB to 47.8 KB gzipped; Lighthouse on the same
+ * loaded machine, back to back: overview FCP 2.1 → 1.4 s, performance 78 → 84, designer 80 → 80.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -41,6 +46,18 @@ export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/console/',
   oxc: { jsx: { runtime: 'automatic' } },
+  resolve: {
+    // Preact's React compatibility layer in place of React (https://preactjs.com/guide/v10/switching-to-preact/):
+    // the same components and hooks, TanStack Query included, in ≈ 12 KB of script instead of
+    // ≈ 60 KB gzipped of react-dom — see the module comment.
+    alias: [
+      { find: /^react-dom\/client$/, replacement: 'preact/compat/client' },
+      { find: /^react-dom$/, replacement: 'preact/compat' },
+      { find: /^react\/jsx-runtime$/, replacement: 'preact/jsx-runtime' },
+      { find: /^react\/jsx-dev-runtime$/, replacement: 'preact/jsx-dev-runtime' },
+      { find: /^react$/, replacement: 'preact/compat' },
+    ],
+  },
   plugins: [precompress()],
   build: {
     outDir: 'dist',

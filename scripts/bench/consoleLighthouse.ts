@@ -1,7 +1,7 @@
 /**
  * Benchmark: Lighthouse (https://github.com/GoogleChrome/lighthouse, the npm package, 12.x) on the
- * operator console's overview (`/console/#/`, getStats as figures and charts), in Debian's
- * Chromium.
+ * operator console's overview (`/console/#/`, getStats as figures and charts) and designer (the
+ * saved template's `/console/#/templates/<id>`, with its live previews), in Debian's Chromium.
  *
  * The service is the real server (`src/server.ts`, embedded PGlite) serving the built console
  * (`console/dist`, `npm run build:console`) with one account, one processed template and
@@ -23,7 +23,7 @@
  * Targets (the operator console's): accessibility = 100, performance ≥ 90, initial JavaScript ≤ 250 KB (1 KB =
  * 1,000 bytes) gzipped. Exits 1 when one is missed.
  *
- * The report is saved as test/artifacts/console-lighthouse.report.html and .json (gitignored);
+ * Each page's report is saved as test/artifacts/console-lighthouse.<page>.report.html and .json (gitignored);
  * the weighted audits of either category that scored below 1 are listed (where to look when a
  * target is missed).
  *
@@ -38,7 +38,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { generateReport, navigation, type Result } from 'lighthouse';
-import puppeteer from 'puppeteer-core';
+import puppeteer, { type Page } from 'puppeteer-core';
 import { CHROMIUM_FLAGS } from '../../test/support/chromium.ts';
 import { benchTemplate } from './support/benchTemplate.ts';
 import { benchRequest as request, startBenchServer } from './support/benchServer.ts';
@@ -50,8 +50,8 @@ const root = resolve(fileURLToPath(import.meta.url), '../../..');
 const dist = join(root, 'console/dist');
 const artifacts = join(root, 'test/artifacts');
 
-/** An account with a processed template and `passes` passes; returns its API key. */
-async function seed(base: string, adminToken: string): Promise<string> {
+/** An account with a processed template and `passes` passes; returns its API key and the template's id. */
+async function seed(base: string, adminToken: string): Promise<{ token: string; templateId: string }> {
   const account = await request(`${base}/admin/v1/accounts`, { method: 'POST', token: adminToken, body: { account: { name: 'Coffee Club Ltd' } } });
   const token = account.included[0].attributes.token as string;
   const template = await request(`${base}/api/v1/pass-templates`, { method: 'POST', token, body: { passTemplate: benchTemplate() } });
@@ -64,7 +64,7 @@ async function seed(base: string, adminToken: string): Promise<string> {
   for (let i = 1; i <= passes; i++) {
     await request(`${base}/api/v1/passes?passTemplate=${template.id}&extId=member-${i}`, { method: 'POST', token, body: { pass: { member: `Member ${i}` } } });
   }
-  return token;
+  return { token, templateId: template.id };
 }
 
 /** The scripts of the measured load: URL, bytes transferred, and the gzipped size of the built file it names. */
@@ -90,13 +90,74 @@ function failingAudits(lhr: Result, category: string): string[] {
     .map((audit) => `  ${audit.id}: ${audit.title}${audit.displayValue ? ` (${audit.displayValue})` : ''}, score ${audit.score}`);
 }
 
+/** A console page Lighthouse measures: its URL, and what the page shows once it has loaded what it loads. */
+interface MeasuredPage {
+  name: string;
+  url: string;
+  /** Runs in the page: true once the page shows what it is measured for. */
+  loaded: () => boolean;
+  /** Runs in the page after the measurement: null when it shows what it should, else what it shows. */
+  shows: () => string | null;
+}
+
+/** Lighthouse on one page of the signed-in console, cold (HTTP cache emptied); prints its figures and returns whether its targets are met. */
+async function measurePage(page: Page, measured: MeasuredPage): Promise<boolean> {
+  await page.goto(measured.url);
+  await page.waitForFunction(measured.loaded, { timeout: 60_000 });
+  const cdp = await page.createCDPSession();
+  await cdp.send('Network.clearBrowserCache');
+  await cdp.detach();
+  const run = await navigation(page, measured.url, {
+    config: { extends: 'lighthouse:default' },
+    flags: { onlyCategories: ['performance', 'accessibility'], disableStorageReset: true, logLevel: 'error' },
+  });
+  if (!run) throw new Error('Lighthouse returned no result.');
+  const lhr = run.lhr;
+  if (lhr.runtimeError) throw new Error(`Lighthouse: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+  await page.waitForFunction(measured.loaded, { timeout: 60_000 });
+  const wrong = await page.evaluate(measured.shows);
+  if (wrong !== null) throw new Error(`Lighthouse measured ${wrong}, not the ${measured.name}.`);
+  await mkdir(artifacts, { recursive: true });
+  const report = `console-lighthouse.${measured.name}.report`;
+  await writeFile(join(artifacts, `${report}.html`), generateReport(lhr, 'html'));
+  await writeFile(join(artifacts, `${report}.json`), JSON.stringify(lhr, null, 2));
+
+  const score = (id: string) => Math.round((lhr.categories[id]?.score ?? 0) * 100);
+  const metric = (id: string) => lhr.audits[id]?.displayValue ?? '?';
+  const scripts = initialScripts(lhr);
+  const gzipped = scripts.reduce((total, s) => total + s.gzipped, 0);
+  const transferred = scripts.reduce((total, s) => total + s.transferred, 0);
+  console.log(`${measured.name[0]!.toUpperCase()}${measured.name.slice(1)} ${measured.url}`);
+  console.log(
+    `  FCP ${metric('first-contentful-paint')}, LCP ${metric('largest-contentful-paint')}, TBT ${metric('total-blocking-time')}, CLS ${metric('cumulative-layout-shift')}, Speed Index ${metric('speed-index')}`,
+  );
+  console.log('  Initial JavaScript:');
+  for (const s of scripts) console.log(`    ${s.url}: ${(s.transferred / 1000).toFixed(1)} KB transferred, ${(s.gzipped / 1000).toFixed(1)} KB gzipped`);
+  const results: [string, string, boolean][] = [
+    ['accessibility', `${score('accessibility')}, target = ${TARGETS.accessibility}`, score('accessibility') === TARGETS.accessibility],
+    ['performance', `${score('performance')}, target ≥ ${TARGETS.performance}`, score('performance') >= TARGETS.performance],
+    [
+      'initial JavaScript',
+      `${(gzipped / 1000).toFixed(1)} KB gzipped (${(transferred / 1000).toFixed(1)} KB transferred, ${scripts.length} files), target ≤ ${TARGETS.initialJsGzipKb} KB gzipped`,
+      gzipped <= TARGETS.initialJsGzipKb * 1000,
+    ],
+  ];
+  for (const [name, text, met] of results) console.log(`  ${measured.name} ${name}: ${text} ${met ? 'met' : 'MISSED'}`);
+  for (const category of ['accessibility', 'performance']) {
+    const failing = failingAudits(lhr, category);
+    if (failing.length) console.log(`  Audits of ${category} below 1:\n${failing.join('\n')}`);
+  }
+  console.log(`  Report: test/artifacts/${report}.html (and .json)`);
+  return results.every(([, , met]) => met);
+}
+
 async function main(): Promise<boolean> {
   if (!existsSync(join(dist, 'index.html'))) throw new Error('The console is not built: run npm run build:console first.');
   if (!existsSync(chromiumPath)) throw new Error(`No Chromium at ${chromiumPath}: apt-get install chromium, or set CHROMIUM_PATH.`);
   const server = await startBenchServer();
   const browser = await puppeteer.launch({ executablePath: chromiumPath, headless: true, args: CHROMIUM_FLAGS, timeout: 20_000 });
   try {
-    const token = await seed(server.base, server.adminToken);
+    const { token, templateId } = await seed(server.base, server.adminToken);
     const overview = `${server.base}/console/#/`;
     const page = await browser.newPage();
     await page.goto(overview);
@@ -105,60 +166,34 @@ async function main(): Promise<boolean> {
     await page.waitForFunction(
       () => (globalThis as any).document.querySelector('h1')?.textContent === 'Overview' && !!(globalThis as any).document.querySelector('.figure'),
     );
-    const cdp = await page.createCDPSession();
-    await cdp.send('Network.clearBrowserCache');
-    await cdp.detach();
-    const run = await navigation(page, overview, {
-      config: { extends: 'lighthouse:default' },
-      flags: { onlyCategories: ['performance', 'accessibility'], disableStorageReset: true, logLevel: 'error' },
-    });
-    if (!run) throw new Error('Lighthouse returned no result.');
-    const lhr = run.lhr;
-    if (lhr.runtimeError) throw new Error(`Lighthouse: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
-    // The measured page is the overview of the signed-in account with its charts, not the sign-in form.
-    const seen = await page.evaluate(() => {
-      const document = (globalThis as any).document;
-      return { heading: document.querySelector('h1')?.textContent, charts: document.querySelectorAll('.chart canvas').length };
-    });
-    if (seen.heading !== 'Overview' || seen.charts !== 3) throw new Error(`Lighthouse measured ${JSON.stringify(seen)}, not the overview with its 3 charts.`);
-    await mkdir(artifacts, { recursive: true });
-    await writeFile(join(artifacts, 'console-lighthouse.report.html'), generateReport(lhr, 'html'));
-    await writeFile(join(artifacts, 'console-lighthouse.report.json'), JSON.stringify(lhr, null, 2));
-
-    const score = (id: string) => Math.round((lhr.categories[id]?.score ?? 0) * 100);
-    const metric = (id: string) => lhr.audits[id]?.displayValue ?? '?';
-    const scripts = initialScripts(lhr);
-    const gzipped = scripts.reduce((total, s) => total + s.gzipped, 0);
-    const transferred = scripts.reduce((total, s) => total + s.transferred, 0);
-    const { formFactor, throttlingMethod, throttling } = lhr.configSettings;
-    console.log(
-      `Lighthouse ${lhr.lighthouseVersion}, ${lhr.environment.hostUserAgent.match(/Chrome\/[\d.]+/)?.[0] ?? 'Chromium'}, ${formFactor}, ${throttlingMethod} throttling`,
-    );
-    console.log(
-      `  (RTT ${throttling.rttMs} ms, ${(throttling.throughputKbps / 1000).toFixed(1)} Mbit/s, CPU ×${throttling.cpuSlowdownMultiplier}), ${passes} passes`,
-    );
-    console.log(`Overview ${overview}`);
-    console.log(
-      `  FCP ${metric('first-contentful-paint')}, LCP ${metric('largest-contentful-paint')}, TBT ${metric('total-blocking-time')}, CLS ${metric('cumulative-layout-shift')}, Speed Index ${metric('speed-index')}`,
-    );
-    console.log('Initial JavaScript:');
-    for (const s of scripts) console.log(`  ${s.url}: ${(s.transferred / 1000).toFixed(1)} KB transferred, ${(s.gzipped / 1000).toFixed(1)} KB gzipped`);
-    const results: [string, string, boolean][] = [
-      ['accessibility', `${score('accessibility')}, target = ${TARGETS.accessibility}`, score('accessibility') === TARGETS.accessibility],
-      ['performance', `${score('performance')}, target ≥ ${TARGETS.performance}`, score('performance') >= TARGETS.performance],
-      [
-        'initial JavaScript',
-        `${(gzipped / 1000).toFixed(1)} KB gzipped (${(transferred / 1000).toFixed(1)} KB transferred, ${scripts.length} files), target ≤ ${TARGETS.initialJsGzipKb} KB gzipped`,
-        gzipped <= TARGETS.initialJsGzipKb * 1000,
-      ],
+    const settings = (await browser.version()).match(/Chrome\/[\d.]+/)?.[0] ?? 'Chromium';
+    console.log(`Lighthouse (default settings: mobile, simulated throttling, RTT 150 ms, 1.6 Mbit/s, CPU ×4), ${settings}, ${passes} passes`);
+    const pages: MeasuredPage[] = [
+      {
+        name: 'overview',
+        url: overview,
+        loaded: () => !!(globalThis as any).document.querySelector('.chart canvas'),
+        shows: () => {
+          const document = (globalThis as any).document;
+          const seen = { heading: document.querySelector('h1')?.textContent, charts: document.querySelectorAll('.chart canvas').length };
+          return seen.heading === 'Overview' && seen.charts === 3 ? null : JSON.stringify(seen);
+        },
+      },
+      {
+        // The designer of the saved template, with its live previews drawn.
+        name: 'designer',
+        url: `${server.base}/console/#/templates/${templateId}`,
+        loaded: () => !!(globalThis as any).document.querySelector('.preview-stage img[data-state="ready"]'),
+        shows: () => {
+          const document = (globalThis as any).document;
+          const seen = { heading: document.querySelector('h1')?.textContent, previews: document.querySelectorAll('.preview-stage img').length };
+          return seen.previews > 0 && seen.heading && seen.heading !== 'Overview' ? null : JSON.stringify(seen);
+        },
+      },
     ];
-    for (const [name, text, met] of results) console.log(`${name}: ${text} ${met ? 'met' : 'MISSED'}`);
-    for (const category of ['accessibility', 'performance']) {
-      const failing = failingAudits(lhr, category);
-      if (failing.length) console.log(`Audits of ${category} below 1:\n${failing.join('\n')}`);
-    }
-    console.log('Report: test/artifacts/console-lighthouse.report.html (and .json)');
-    return results.every(([, , met]) => met);
+    let met = true;
+    for (const measured of pages) met = (await measurePage(page, measured)) && met;
+    return met;
   } finally {
     await browser.close();
     await server.stop();
