@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * List pass templates
-         * @description Lists the pass templates of the account that owns the API key, oldest first (PassEntry API reference, List pass templates, open beta), each in the variant of its processing state. Paginated with `page` and `perPage` (default 10, at most 100) in the envelope of PassEntry API reference, pagination; `templateType` filters, `fields` asks for a sparse fieldset.
+         * @description Lists the pass templates of the account that owns the API key, oldest first (PassEntry API reference, List pass templates, open beta), each in the variant of its processing state. Paginated with `page` and `perPage` (default 10, at most 100) in the envelope of PassEntry API reference, pagination; `templateType` filters, `fields` asks for a sparse fieldset. Archived templates (archivePassTemplate) are left out unless `archived=true`, which lists only them.
          */
         get: operations["listPassTemplates"];
         put?: never;
@@ -117,6 +117,75 @@ export interface paths {
         get: operations["getPassTemplatePreview"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pass-templates/{id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass template UUID. */
+                id: components["parameters"]["PassTemplateId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Duplicate a pass template
+         * @description Creates a new template with the design of this one (every member of its create body: type, colours, images, fields and their translations, barcode, locations, beacons, Apple pass type), named `passTemplate.name` when the body gives one, else "<name> (copy)" (cut to the name's 200 characters). The copy is a new template, not archived, and is processed like one created with createPassTemplate: the answer is the same `202` with `Location`. Passes are not copied. Extension of this service (PassEntry has no such operation).
+         */
+        post: operations["duplicatePassTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pass-templates/{id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass template UUID. */
+                id: components["parameters"]["PassTemplateId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a pass template
+         * @description Archives the template: no pass can be issued from it any more (createPass and CSV pass batches answer `409` naming `passTemplate`), and listPassTemplates leaves it out unless asked with `archived=true`. Its passes keep working: they are updated, pushed to wallets and scanned as before. The template's `meta.archivedAt` says since when; archiving an archived template changes nothing. Undone by unarchivePassTemplate. Extension of this service (PassEntry has no such operation).
+         */
+        post: operations["archivePassTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pass-templates/{id}/unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass template UUID. */
+                id: components["parameters"]["PassTemplateId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unarchive a pass template
+         * @description Makes an archived template current again: passes can be issued from it and lists show it; `meta.archivedAt` is gone. A template that is not archived is answered as it is. Extension of this service (PassEntry has no such operation).
+         */
+        post: operations["unarchivePassTemplate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2874,12 +2943,21 @@ export interface components {
          *     with `processingErrors`). Branch on `processingStatus`: absent, `processing` or `failed`.
          */
         PassTemplateVariantAttributes: components["schemas"]["PassTemplateAttributes"] | components["schemas"]["ProcessingPassTemplateAttributes"] | components["schemas"]["FailedPassTemplateAttributes"];
+        /** @description Facts about the template beside its attributes (a JSON:API resource object's `meta`). Present only when it has one. Extension of this service. */
+        PassTemplateMeta: {
+            /**
+             * Format: date-time
+             * @description When the template was archived (archivePassTemplate); no passes are issued from it since.
+             */
+            archivedAt?: string;
+        };
         /** @description A pass template resource object (PassEntry API reference, the pass template resource), with the attributes of the variant its processing state gives. */
         PassTemplate: {
             id: components["schemas"]["Uuid"];
             /** @constant */
             type: "passTemplate";
             attributes: components["schemas"]["PassTemplateVariantAttributes"];
+            meta?: components["schemas"]["PassTemplateMeta"];
         };
         /** @description Pagination facts of a list (PassEntry API reference, pagination). */
         PaginationMeta: {
@@ -3183,6 +3261,12 @@ export interface components {
         PassTemplateAcceptedDocument: {
             data: components["schemas"]["ProcessingPassTemplate"];
             meta: components["schemas"]["PassTemplateProcessingMeta"];
+        };
+        /** @description What the copy differs in; an empty body (or none) keeps everything but the name, which becomes "<name> (copy)". */
+        PassTemplateDuplicateRequest: {
+            passTemplate?: {
+                name?: components["schemas"]["PassTemplateName"];
+            };
         };
         /**
          * @description One slot of a legacy field group (PassEntry API reference, the legacy pass template). All three members are `null` for a slot the
@@ -5866,6 +5950,8 @@ export interface components {
         PassTemplatesPerPage: number;
         /** @description Only templates of this kind (PassEntry API reference, List pass templates; `templateKind` in responses): `coupon` and `giftCard` select those kinds; `generic` and `storeCard` do not include them. */
         TemplateTypeFilter: components["schemas"]["TemplateKind"];
+        /** @description `false` (the default): the templates that are not archived, as PassEntry lists them; `true`: only the archived ones (archivePassTemplate). Extension of this service. */
+        ArchivedFilter: boolean;
         /**
          * @description A sparse fieldset (PassEntry API reference, List pass templates): comma-separated attribute names; each processed template then
          *     carries only those attributes. Names are those of PassEntry API reference, the pass template resource: `name`, `templateType`,
@@ -6110,6 +6196,8 @@ export interface operations {
                 perPage?: components["parameters"]["PassTemplatesPerPage"];
                 /** @description Only templates of this kind (PassEntry API reference, List pass templates; `templateKind` in responses): `coupon` and `giftCard` select those kinds; `generic` and `storeCard` do not include them. */
                 templateType?: components["parameters"]["TemplateTypeFilter"];
+                /** @description `false` (the default): the templates that are not archived, as PassEntry lists them; `true`: only the archived ones (archivePassTemplate). Extension of this service. */
+                archived?: components["parameters"]["ArchivedFilter"];
                 /**
                  * @description A sparse fieldset (PassEntry API reference, List pass templates): comma-separated attribute names; each processed template then
                  *     carries only those attributes. Names are those of PassEntry API reference, the pass template resource: `name`, `templateType`,
@@ -6355,6 +6443,106 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    duplicatePassTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass template UUID. */
+                id: components["parameters"]["PassTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PassTemplateDuplicateRequest"];
+            };
+        };
+        responses: {
+            /** @description The copy was stored and is being processed. */
+            202: {
+                headers: {
+                    Location: components["headers"]["PassTemplateStatusLocation"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PassTemplateCreatedDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    archivePassTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass template UUID. */
+                id: components["parameters"]["PassTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template, in the variant of its processing state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PassTemplateDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unarchivePassTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The pass template UUID. */
+                id: components["parameters"]["PassTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template, in the variant of its processing state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PassTemplateDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -21,6 +21,9 @@ import { updatePassTemplate } from './api/passTemplates/updatePassTemplate.ts';
 import { getLegacyPassTemplate } from './api/passTemplates/getLegacyPassTemplate.ts';
 import { getPassTemplatePreview } from './api/passTemplates/getPassTemplatePreview.ts';
 import { createPassTemplatePreview } from './api/passTemplates/createPassTemplatePreview.ts';
+import { duplicatePassTemplate } from './api/passTemplates/duplicatePassTemplate.ts';
+import { archivePassTemplate } from './api/passTemplates/archivePassTemplate.ts';
+import { unarchivePassTemplate } from './api/passTemplates/unarchivePassTemplate.ts';
 import { getPassPreview } from './api/passes/getPassPreview.ts';
 import { createPass } from './api/passes/createPass.ts';
 import { listPasses } from './api/passes/listPasses.ts';
@@ -108,6 +111,9 @@ export const handlers: HandlerMap = {
   getLegacyPassTemplate,
   getPassTemplatePreview,
   createPassTemplatePreview,
+  duplicatePassTemplate,
+  archivePassTemplate,
+  unarchivePassTemplate,
   createPass,
   listPasses,
   getPass,

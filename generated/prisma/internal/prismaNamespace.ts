@@ -3120,6 +3120,7 @@ export const PassTemplateScalarFieldEnum = {
   processingErrors: 'processingErrors',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
+  archivedAt: 'archivedAt',
   applePassTypeIdentifier: 'applePassTypeIdentifier',
   processingWarnings: 'processingWarnings',
   typeDetails: 'typeDetails'

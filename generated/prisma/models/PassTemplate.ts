@@ -51,6 +51,7 @@ export type PassTemplateMinAggregateOutputType = {
   processingStatus: $Enums.PassTemplateProcessingStatus | null
   createdAt: Date | null
   updatedAt: Date | null
+  archivedAt: Date | null
   applePassTypeIdentifier: string | null
 }
 
@@ -68,6 +69,7 @@ export type PassTemplateMaxAggregateOutputType = {
   processingStatus: $Enums.PassTemplateProcessingStatus | null
   createdAt: Date | null
   updatedAt: Date | null
+  archivedAt: Date | null
   applePassTypeIdentifier: string | null
 }
 
@@ -93,6 +95,7 @@ export type PassTemplateCountAggregateOutputType = {
   processingErrors: number
   createdAt: number
   updatedAt: number
+  archivedAt: number
   applePassTypeIdentifier: number
   processingWarnings: number
   typeDetails: number
@@ -122,6 +125,7 @@ export type PassTemplateMinAggregateInputType = {
   processingStatus?: true
   createdAt?: true
   updatedAt?: true
+  archivedAt?: true
   applePassTypeIdentifier?: true
 }
 
@@ -139,6 +143,7 @@ export type PassTemplateMaxAggregateInputType = {
   processingStatus?: true
   createdAt?: true
   updatedAt?: true
+  archivedAt?: true
   applePassTypeIdentifier?: true
 }
 
@@ -164,6 +169,7 @@ export type PassTemplateCountAggregateInputType = {
   processingErrors?: true
   createdAt?: true
   updatedAt?: true
+  archivedAt?: true
   applePassTypeIdentifier?: true
   processingWarnings?: true
   typeDetails?: true
@@ -278,6 +284,7 @@ export type PassTemplateGroupByOutputType = {
   processingErrors: runtime.JsonValue | null
   createdAt: Date
   updatedAt: Date
+  archivedAt: Date | null
   applePassTypeIdentifier: string | null
   processingWarnings: runtime.JsonValue | null
   typeDetails: runtime.JsonValue | null
@@ -328,6 +335,7 @@ export type PassTemplateWhereInput = {
   processingErrors?: Prisma.JsonNullableFilter<"PassTemplate">
   createdAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
+  archivedAt?: Prisma.DateTimeNullableFilter<"PassTemplate"> | Date | string | null
   applePassTypeIdentifier?: Prisma.StringNullableFilter<"PassTemplate"> | string | null
   processingWarnings?: Prisma.JsonNullableFilter<"PassTemplate">
   typeDetails?: Prisma.JsonNullableFilter<"PassTemplate">
@@ -360,6 +368,7 @@ export type PassTemplateOrderByWithRelationInput = {
   processingErrors?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  archivedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrderInput | Prisma.SortOrder
   processingWarnings?: Prisma.SortOrderInput | Prisma.SortOrder
   typeDetails?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -395,6 +404,7 @@ export type PassTemplateWhereUniqueInput = Prisma.AtLeast<{
   processingErrors?: Prisma.JsonNullableFilter<"PassTemplate">
   createdAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
+  archivedAt?: Prisma.DateTimeNullableFilter<"PassTemplate"> | Date | string | null
   applePassTypeIdentifier?: Prisma.StringNullableFilter<"PassTemplate"> | string | null
   processingWarnings?: Prisma.JsonNullableFilter<"PassTemplate">
   typeDetails?: Prisma.JsonNullableFilter<"PassTemplate">
@@ -427,6 +437,7 @@ export type PassTemplateOrderByWithAggregationInput = {
   processingErrors?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  archivedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrderInput | Prisma.SortOrder
   processingWarnings?: Prisma.SortOrderInput | Prisma.SortOrder
   typeDetails?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -462,6 +473,7 @@ export type PassTemplateScalarWhereWithAggregatesInput = {
   processingErrors?: Prisma.JsonNullableWithAggregatesFilter<"PassTemplate">
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"PassTemplate"> | Date | string
+  archivedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"PassTemplate"> | Date | string | null
   applePassTypeIdentifier?: Prisma.StringNullableWithAggregatesFilter<"PassTemplate"> | string | null
   processingWarnings?: Prisma.JsonNullableWithAggregatesFilter<"PassTemplate">
   typeDetails?: Prisma.JsonNullableWithAggregatesFilter<"PassTemplate">
@@ -488,6 +500,7 @@ export type PassTemplateCreateInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -520,6 +533,7 @@ export type PassTemplateUncheckedCreateInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -550,6 +564,7 @@ export type PassTemplateUpdateInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -582,6 +597,7 @@ export type PassTemplateUncheckedUpdateInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -613,6 +629,7 @@ export type PassTemplateCreateManyInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -639,6 +656,7 @@ export type PassTemplateUpdateManyMutationInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -666,6 +684,7 @@ export type PassTemplateUncheckedUpdateManyInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -703,6 +722,7 @@ export type PassTemplateCountOrderByAggregateInput = {
   processingErrors?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  archivedAt?: Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrder
   processingWarnings?: Prisma.SortOrder
   typeDetails?: Prisma.SortOrder
@@ -726,6 +746,7 @@ export type PassTemplateMaxOrderByAggregateInput = {
   processingStatus?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  archivedAt?: Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrder
 }
 
@@ -743,6 +764,7 @@ export type PassTemplateMinOrderByAggregateInput = {
   processingStatus?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  archivedAt?: Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrder
 }
 
@@ -893,6 +915,7 @@ export type PassTemplateCreateWithoutAccountInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -923,6 +946,7 @@ export type PassTemplateUncheckedCreateWithoutAccountInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -983,6 +1007,7 @@ export type PassTemplateScalarWhereInput = {
   processingErrors?: Prisma.JsonNullableFilter<"PassTemplate">
   createdAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
+  archivedAt?: Prisma.DateTimeNullableFilter<"PassTemplate"> | Date | string | null
   applePassTypeIdentifier?: Prisma.StringNullableFilter<"PassTemplate"> | string | null
   processingWarnings?: Prisma.JsonNullableFilter<"PassTemplate">
   typeDetails?: Prisma.JsonNullableFilter<"PassTemplate">
@@ -1009,6 +1034,7 @@ export type PassTemplateCreateWithoutVersionsInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -1040,6 +1066,7 @@ export type PassTemplateUncheckedCreateWithoutVersionsInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -1085,6 +1112,7 @@ export type PassTemplateUpdateWithoutVersionsInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -1116,6 +1144,7 @@ export type PassTemplateUncheckedUpdateWithoutVersionsInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -1145,6 +1174,7 @@ export type PassTemplateCreateWithoutPassesInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -1176,6 +1206,7 @@ export type PassTemplateUncheckedCreateWithoutPassesInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -1221,6 +1252,7 @@ export type PassTemplateUpdateWithoutPassesInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -1252,6 +1284,7 @@ export type PassTemplateUncheckedUpdateWithoutPassesInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -1281,6 +1314,7 @@ export type PassTemplateCreateWithoutBatchesInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -1312,6 +1346,7 @@ export type PassTemplateUncheckedCreateWithoutBatchesInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -1357,6 +1392,7 @@ export type PassTemplateUpdateWithoutBatchesInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -1388,6 +1424,7 @@ export type PassTemplateUncheckedUpdateWithoutBatchesInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -1417,6 +1454,7 @@ export type PassTemplateCreateWithoutGoogleWalletClassInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -1448,6 +1486,7 @@ export type PassTemplateUncheckedCreateWithoutGoogleWalletClassInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -1493,6 +1532,7 @@ export type PassTemplateUpdateWithoutGoogleWalletClassInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -1524,6 +1564,7 @@ export type PassTemplateUncheckedUpdateWithoutGoogleWalletClassInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -1553,6 +1594,7 @@ export type PassTemplateCreateManyAccountInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
+  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -1579,6 +1621,7 @@ export type PassTemplateUpdateWithoutAccountInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -1609,6 +1652,7 @@ export type PassTemplateUncheckedUpdateWithoutAccountInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -1639,6 +1683,7 @@ export type PassTemplateUncheckedUpdateManyWithoutAccountInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
@@ -1715,6 +1760,7 @@ export type PassTemplateSelect<ExtArgs extends runtime.Types.Extensions.Internal
   processingErrors?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  archivedAt?: boolean
   applePassTypeIdentifier?: boolean
   processingWarnings?: boolean
   typeDetails?: boolean
@@ -1748,6 +1794,7 @@ export type PassTemplateSelectCreateManyAndReturn<ExtArgs extends runtime.Types.
   processingErrors?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  archivedAt?: boolean
   applePassTypeIdentifier?: boolean
   processingWarnings?: boolean
   typeDetails?: boolean
@@ -1776,6 +1823,7 @@ export type PassTemplateSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.
   processingErrors?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  archivedAt?: boolean
   applePassTypeIdentifier?: boolean
   processingWarnings?: boolean
   typeDetails?: boolean
@@ -1804,12 +1852,13 @@ export type PassTemplateSelectScalar = {
   processingErrors?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  archivedAt?: boolean
   applePassTypeIdentifier?: boolean
   processingWarnings?: boolean
   typeDetails?: boolean
 }
 
-export type PassTemplateOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "name" | "description" | "templateType" | "transitType" | "defaultLanguage" | "centralTitle" | "notificationHeader" | "colors" | "images" | "fields" | "appLinking" | "barcode" | "locations" | "beacons" | "designVersion" | "processingStatus" | "processingErrors" | "createdAt" | "updatedAt" | "applePassTypeIdentifier" | "processingWarnings" | "typeDetails", ExtArgs["result"]["passTemplate"]>
+export type PassTemplateOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "name" | "description" | "templateType" | "transitType" | "defaultLanguage" | "centralTitle" | "notificationHeader" | "colors" | "images" | "fields" | "appLinking" | "barcode" | "locations" | "beacons" | "designVersion" | "processingStatus" | "processingErrors" | "createdAt" | "updatedAt" | "archivedAt" | "applePassTypeIdentifier" | "processingWarnings" | "typeDetails", ExtArgs["result"]["passTemplate"]>
 export type PassTemplateInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.PassTemplate$versionsArgs<ExtArgs>
@@ -1871,6 +1920,11 @@ export type $PassTemplatePayload<ExtArgs extends runtime.Types.Extensions.Intern
     processingErrors: runtime.JsonValue | null
     createdAt: Date
     updatedAt: Date
+    /**
+     * When the template was archived (archivePassTemplate): no new passes are issued from it and
+     * lists leave it out unless asked; its passes keep working. Null: not archived.
+     */
+    archivedAt: Date | null
     /**
      * The Apple pass type identifier its passes are signed for; null means the account's first
      * Apple configuration (the oldest).
@@ -2335,6 +2389,7 @@ export interface PassTemplateFieldRefs {
   readonly processingErrors: Prisma.FieldRef<"PassTemplate", 'Json'>
   readonly createdAt: Prisma.FieldRef<"PassTemplate", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"PassTemplate", 'DateTime'>
+  readonly archivedAt: Prisma.FieldRef<"PassTemplate", 'DateTime'>
   readonly applePassTypeIdentifier: Prisma.FieldRef<"PassTemplate", 'String'>
   readonly processingWarnings: Prisma.FieldRef<"PassTemplate", 'Json'>
   readonly typeDetails: Prisma.FieldRef<"PassTemplate", 'Json'>

@@ -9,13 +9,13 @@ export const PASS_TEMPLATES_PER_PAGE = 10;
 
 /**
  * `GET /api/v1/pass-templates` (PassEntry API reference: List pass templates): the caller's templates, oldest first, optionally of
- * one `templateType`, with a sparse fieldset when `fields` is given.
+ * one `templateType`, with a sparse fieldset when `fields` is given; archived ones only with `archived=true`.
  * @throws ValidationError (parameter `fields`) naming unknown attribute names.
  */
 export const listPassTemplates: OperationHandler<'listPassTemplates'> = async ({ query, url, ctx }) => {
   const fieldset = query.fields === undefined ? undefined : parseFieldset(query.fields);
   const page = pageRequest(query, PASS_TEMPLATES_PER_PAGE);
-  const { rows, total } = await selectTemplatePage(ctx.db.prisma, accountOf(ctx), query.templateType, page);
+  const { rows, total } = await selectTemplatePage(ctx.db.prisma, accountOf(ctx), query.templateType, page, query.archived ?? false);
   return {
     status: 200,
     body: { data: rows.map((row) => serializePassTemplate(row, fieldset)), ...pageEnvelope(page, total, ctx.baseUrl, url) },

@@ -9,12 +9,21 @@ import { randomUUID } from 'node:crypto';
 import type { PrismaExecutor } from '../../db/database.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import { passTemplateProcessingQueue } from './processPassTemplate.ts';
-import { designChanged, newTemplateContent, updatedTemplateContent, type PassTemplateCreate, type PassTemplateUpdate } from './templateContent.ts';
+import {
+  designChanged,
+  newTemplateContent,
+  updatedTemplateContent,
+  type PassTemplateCreate,
+  type PassTemplateUpdate,
+  type TemplateContent,
+} from './templateContent.ts';
 import {
   contentOf,
   insertTemplate,
   lockAccountTemplate,
+  selectAccountTemplate,
   templateNotFound,
+  updateTemplateArchivedAt,
   updateTemplateContent,
   updateTemplateDesign,
   type PassTemplateRow,
@@ -25,11 +34,45 @@ import {
  * @param input The validated `passTemplate` member of the request.
  * @returns The stored row, `processing`.
  */
-export async function createTemplate(tx: PrismaExecutor, jobs: JobQueue, accountId: string, input: PassTemplateCreate): Promise<PassTemplateRow> {
-  const content = newTemplateContent(input);
+export function createTemplate(tx: PrismaExecutor, jobs: JobQueue, accountId: string, input: PassTemplateCreate): Promise<PassTemplateRow> {
+  return insertProcessing(tx, jobs, accountId, newTemplateContent(input));
+}
+
+/** Stores a new template of `content` with the job that processes it. */
+async function insertProcessing(tx: PrismaExecutor, jobs: JobQueue, accountId: string, content: TemplateContent): Promise<PassTemplateRow> {
   const jobId = randomUUID();
   const row = await insertTemplate(tx, accountId, content, jobId);
   await jobs.send(tx, passTemplateProcessingQueue, { templateId: row.id, version: row.designVersion }, { id: jobId });
+  return row;
+}
+
+/** The most characters of a template's name (the contract's PassTemplateName). */
+const NAME_MAX = 100;
+/** What the default name of a copy ends with. */
+const COPY_SUFFIX = ' (copy)';
+
+/**
+ * Creates a copy of a template (duplicatePassTemplate): its whole content under a new name
+ * (`name`, else "<name> (copy)", the name cut so that the whole has at most {@link NAME_MAX} characters), processed as a new template.
+ * @returns The copy, `processing`.
+ * @throws NotFoundError (parameter `id`) when the account has no such template.
+ */
+export async function duplicateTemplate(tx: PrismaExecutor, jobs: JobQueue, accountId: string, id: string, name?: string): Promise<PassTemplateRow> {
+  const source = await selectAccountTemplate(tx, accountId, id);
+  if (!source) throw templateNotFound(id);
+  const copyName = name ?? `${[...source.name].slice(0, NAME_MAX - COPY_SUFFIX.length).join('')}${COPY_SUFFIX}`;
+  return insertProcessing(tx, jobs, accountId, { ...contentOf(source), name: copyName });
+}
+
+/**
+ * Archives (`at`) or unarchives (null) a template (archivePassTemplate, unarchivePassTemplate):
+ * an archived one keeps the time it was first archived.
+ * @returns The template as it is now.
+ * @throws NotFoundError (parameter `id`) when the account has no such template.
+ */
+export async function setTemplateArchived(tx: PrismaExecutor, accountId: string, id: string, at: Date | null): Promise<PassTemplateRow> {
+  const row = await updateTemplateArchivedAt(tx, accountId, id, at);
+  if (!row) throw templateNotFound(id);
   return row;
 }
 

@@ -139,9 +139,22 @@ export function selectAccountTemplate(prisma: PrismaExecutor, accountId: string,
   return prisma.passTemplate.findFirst({ where: { id, accountId } });
 }
 
-/** A page of an account's templates, oldest first, optionally of one type, and the total count. */
-export async function selectTemplatePage(prisma: PrismaClient, accountId: string, templateType: TemplateType | undefined, page: PageRequest) {
-  const where = { accountId, ...(templateType ? { templateType } : {}) };
+/**
+ * Sets a template's `archivedAt` (null: not archived); an archived template keeps the time it
+ * was first archived.
+ * @returns The template as it is now, or null when the account has no such template.
+ */
+export async function updateTemplateArchivedAt(tx: PrismaExecutor, accountId: string, id: string, at: Date | null): Promise<PassTemplateRow | null> {
+  await tx.passTemplate.updateMany({ where: { id, accountId, ...(at ? { archivedAt: null } : {}) }, data: { archivedAt: at } });
+  return selectAccountTemplate(tx, accountId, id);
+}
+
+/**
+ * A page of an account's templates, oldest first, optionally of one type, and the total count:
+ * those not archived, or (`archived`) only the archived ones.
+ */
+export async function selectTemplatePage(prisma: PrismaClient, accountId: string, templateType: TemplateType | undefined, page: PageRequest, archived = false) {
+  const where = { accountId, archivedAt: archived ? { not: null } : null, ...(templateType ? { templateType } : {}) };
   const [rows, total] = await Promise.all([
     prisma.passTemplate.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], ...pageWindow(page) }),
     prisma.passTemplate.count({ where }),

@@ -124,11 +124,16 @@ export function processingResource(row: PassTemplateRow): ProcessingPassTemplate
 }
 
 /**
- * Serialises a template in the variant of its processing state.
+ * Serialises a template in the variant of its processing state, with `meta.archivedAt` when it is archived.
  * @param fieldset When given, a processed template keeps only these attributes; a processing or
  *   failed template is always whole (its attributes are its variant, see the contract).
  */
 export function serializePassTemplate(row: PassTemplateRow, fieldset?: Set<AttributeName>): PassTemplateResource {
+  return { ...variantOf(row, fieldset), ...(row.archivedAt ? { meta: { archivedAt: row.archivedAt.toISOString() } } : {}) };
+}
+
+/** The resource of {@link serializePassTemplate} without its `meta`. */
+function variantOf(row: PassTemplateRow, fieldset: Set<AttributeName> | undefined): PassTemplateResource {
   if (row.processingStatus === 'processing') return processingResource(row);
   if (row.processingStatus === 'failed') {
     const { name, templateType, templateKind, transitType } = processingResource(row).attributes;

@@ -71,13 +71,16 @@ export async function issuePass(tx: PrismaExecutor, request: IssueRequest): Prom
 export type IssuingTemplate = NonNullable<Awaited<ReturnType<typeof selectAccountTemplate>>>;
 
 /**
- * The template of a new pass, required to be processed.
+ * The template of a new pass, required to be processed and not archived.
  * @throws NotFoundError (parameter `passTemplate`) when the account has no such template;
- *   ConflictError (parameter `passTemplate`) when it is not processed.
+ *   ConflictError (parameter `passTemplate`) when it is archived or not processed.
  */
 export async function requireIssuingTemplate(tx: PrismaExecutor, accountId: string, templateId: string): Promise<IssuingTemplate> {
   const template = await selectAccountTemplate(tx, accountId, templateId);
   if (!template) throw templateNotFound(templateId, 'passTemplate');
+  if (template.archivedAt) {
+    throw new ConflictError(`The pass template ${templateId} is archived; unarchive it to issue passes from it.`, { parameter: 'passTemplate' });
+  }
   if (template.processingStatus !== 'processed') {
     throw new ConflictError(`The pass template ${templateId} is ${template.processingStatus}; passes can be issued from it once it is processed.`, {
       parameter: 'passTemplate',

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "pass_templates" ADD COLUMN     "archived_at" TIMESTAMPTZ(3);
