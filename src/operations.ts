@@ -23,6 +23,7 @@ import { getPassTemplatePreview } from './api/passTemplates/getPassTemplatePrevi
 import { createPassTemplatePreview } from './api/passTemplates/createPassTemplatePreview.ts';
 import { getPassPreview } from './api/passes/getPassPreview.ts';
 import { createPass } from './api/passes/createPass.ts';
+import { preflightCreatePass } from './api/passes/preflightCreatePass.ts';
 import { listPasses } from './api/passes/listPasses.ts';
 import { getPass } from './api/passes/getPass.ts';
 import { updatePass } from './api/passes/updatePass.ts';
@@ -109,6 +110,7 @@ export const handlers: HandlerMap = {
   getPassTemplatePreview,
   createPassTemplatePreview,
   createPass,
+  preflightCreatePass,
   listPasses,
   getPass,
   getPassPreview,

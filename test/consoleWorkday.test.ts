@@ -314,7 +314,11 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
     const templateId = await createTemplate(service, tenant.token, loyaltyTemplate({ name: 'History card' }));
     const pass = await issuePass(service, tenant.token, templateId, { pass: { member: 'Ada Lovelace' } }, { extId: 'history-1' });
     // A change of the pass's values through the API: filed under `passes`, the balance under `loyalty`; History shows both.
-    await service.api.patch(`/api/v1/passes/${pass.id}`).set(service.auth(tenant.token)).send({ pass: { tier: 'Silver' } }).expect(200);
+    await service.api
+      .patch(`/api/v1/passes/${pass.id}`)
+      .set(service.auth(tenant.token))
+      .send({ pass: { tier: 'Silver' } })
+      .expect(200);
     await page.goto(`${origin}/console/#/passes/${pass.id}`);
     await page.getByRole('heading', { level: 1, name: 'Pass history-1' }).waitFor();
     const points = page.getByRole('form', { name: 'Change points' });
@@ -344,7 +348,9 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
     await screenshots('console-workday-audit-log');
     // The export carries the console's credentials and the filters.
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
-    const rows = readFileSync((await download.path())!, 'utf8').trim().split(/\r?\n/);
+    const rows = readFileSync((await download.path())!, 'utf8')
+      .trim()
+      .split(/\r?\n/);
     expect(rows).toHaveLength(4);
     expect(rows[1]).toContain('updateLoyalty');
     // Unfiltered, the day's events fill more than a page: "Load more" follows the cursor.
