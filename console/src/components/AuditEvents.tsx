@@ -132,12 +132,7 @@ function AuditEventItem({ event, showTarget }: { event: AuditEvent; showTarget: 
       </p>
       <p className="audit-who">
         By {actorInWords(a.actor)} {CHANNELS[a.channel] ?? a.channel}
-        {showTarget && (
-          <>
-            {' '}
-            · on {link ? <a href={link}>{target}</a> : <span>{target}</span>}
-          </>
-        )}
+        {showTarget && <> · on {link ? <a href={link}>{target}</a> : <span>{target}</span>}</>}
       </p>
       <Changes changes={a.changes} />
     </li>

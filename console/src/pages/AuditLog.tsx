@@ -84,7 +84,13 @@ export default function AuditLog() {
                 <option key={type}>{type}</option>
               ))}
             </SelectField>
-            <Field label="Resource id" pointer="resourceId" hint="A pass's id shows its history." value={form.resourceId} onChange={(e) => set({ resourceId: e.target.value })} />
+            <Field
+              label="Resource id"
+              pointer="resourceId"
+              hint="A pass's id shows its history."
+              value={form.resourceId}
+              onChange={(e) => set({ resourceId: e.target.value })}
+            />
             <Field
               label="Actor"
               pointer="actor"
@@ -92,7 +98,13 @@ export default function AuditLog() {
               value={form.actor}
               onChange={(e) => set({ actor: e.target.value })}
             />
-            <Field label="Operation" pointer="operation" hint="e.g. updateLoyalty" value={form.operation} onChange={(e) => set({ operation: e.target.value })} />
+            <Field
+              label="Operation"
+              pointer="operation"
+              hint="e.g. updateLoyalty"
+              value={form.operation}
+              onChange={(e) => set({ operation: e.target.value })}
+            />
             <Field label="From" pointer="since" type="datetime-local" value={form.since} onChange={(e) => set({ since: e.target.value })} />
             <Field label="Before" pointer="until" type="datetime-local" value={form.until} onChange={(e) => set({ until: e.target.value })} />
           </ErrorScope>

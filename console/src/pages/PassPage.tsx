@@ -345,7 +345,10 @@ const HISTORY_PER_PAGE = 10;
  * "Load more" follows both cursors.
  */
 function History({ id }: { id: string }) {
-  const streams = [useAuditEvents({ resource: 'passes', resourceId: id }, HISTORY_PER_PAGE), useAuditEvents({ resource: 'loyalty', resourceId: id }, HISTORY_PER_PAGE)];
+  const streams = [
+    useAuditEvents({ resource: 'passes', resourceId: id }, HISTORY_PER_PAGE),
+    useAuditEvents({ resource: 'loyalty', resourceId: id }, HISTORY_PER_PAGE),
+  ];
   const loaded = streams.map((s) => s.data?.pages.flatMap((page) => page.data) ?? []);
   // A stream with more pages is complete only down to its last loaded event.
   const floor = streams
@@ -363,11 +366,20 @@ function History({ id }: { id: string }) {
     <section className="card" aria-labelledby="history">
       <h2 id="history">History</h2>
       <FormErrors error={streams[0]!.error ?? streams[1]!.error} />
-      {streams.every((s) => s.data) && events.length === 0 && <Empty title="No change recorded yet.">Changes to this pass appear here with who made them.</Empty>}
+      {streams.every((s) => s.data) && events.length === 0 && (
+        <Empty title="No change recorded yet.">Changes to this pass appear here with who made them.</Empty>
+      )}
       {events.length > 0 && <AuditEventList events={events} label="History of the pass, newest first" showTarget={false} />}
       <div className="actions">
         {more && (
-          <button type="button" className="secondary" disabled={fetching} onClick={() => streams.filter((s) => s.hasNextPage).forEach((s) => s.fetchNextPage())}>
+          <button
+            type="button"
+            className="secondary"
+            disabled={fetching}
+            onClick={() => {
+              for (const s of streams) if (s.hasNextPage) s.fetchNextPage();
+            }}
+          >
             {fetching ? 'Loading…' : 'Load more'}
           </button>
         )}
