@@ -5,6 +5,7 @@
  * Shared by the Audit log page and the pass page's History.
  */
 import { type InfiniteData, keepPreviousData, useInfiniteQuery, type UseInfiniteQueryResult } from '@tanstack/react-query';
+import type { paths } from '../../../generated/api.d.ts';
 import { api, ok, type Schemas } from '../api.ts';
 import { href } from '../router.ts';
 import { Badge, Time } from './common.tsx';
@@ -12,17 +13,11 @@ import { Badge, Time } from './common.tsx';
 export type AuditEvent = Schemas['AuditEvent'];
 type Page = Schemas['AuditEventCollectionDocument'];
 
-/** The filters of listAuditEvents the console sends (query parameters; empty ones are left out). */
-export interface AuditFilters {
-  resource?: string;
-  resourceId?: string;
-  actor?: string;
-  operation?: string;
-  /** RFC 3339. */
-  since?: string;
-  /** RFC 3339. */
-  until?: string;
-}
+/** The filters of listAuditEvents the console sends (its query parameters; empty ones are left out). */
+export type AuditFilters = Pick<
+  NonNullable<paths['/api/v1/audit-events']['get']['parameters']['query']>,
+  'resource' | 'resourceId' | 'actor' | 'operation' | 'since' | 'until'
+>;
 
 /** `filters` without empty members, as listAuditEvents' query. */
 export function auditQuery(filters: AuditFilters): AuditFilters {

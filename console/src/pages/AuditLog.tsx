@@ -21,6 +21,13 @@ const EXPORT_LIMIT = 10_000;
 
 type Form = { resource: string; resourceId: string; actor: string; operation: string; since: string; until: string };
 
+/** The filters typed as text: member (the query parameter), label, hint. */
+const TEXT_FILTERS: [keyof Form, string, string][] = [
+  ['resourceId', 'Resource id', "A pass's id shows its history."],
+  ['actor', 'Actor', "An API key's id, or administrator."],
+  ['operation', 'Operation', 'e.g. updateLoyalty'],
+];
+
 /** A `datetime-local` value (the browser's time zone) as RFC 3339, or undefined when empty or incomplete. */
 function instant(local: string): string | undefined {
   const date = new Date(local);
@@ -84,27 +91,9 @@ export default function AuditLog() {
                 <option key={type}>{type}</option>
               ))}
             </SelectField>
-            <Field
-              label="Resource id"
-              pointer="resourceId"
-              hint="A pass's id shows its history."
-              value={form.resourceId}
-              onChange={(e) => set({ resourceId: e.target.value })}
-            />
-            <Field
-              label="Actor"
-              pointer="actor"
-              hint="An API key's id, or administrator."
-              value={form.actor}
-              onChange={(e) => set({ actor: e.target.value })}
-            />
-            <Field
-              label="Operation"
-              pointer="operation"
-              hint="e.g. updateLoyalty"
-              value={form.operation}
-              onChange={(e) => set({ operation: e.target.value })}
-            />
+            {TEXT_FILTERS.map(([member, label, hint]) => (
+              <Field key={member} label={label} pointer={member} hint={hint} value={form[member]} onChange={(e) => set({ [member]: e.target.value })} />
+            ))}
             <Field label="From" pointer="since" type="datetime-local" value={form.since} onChange={(e) => set({ since: e.target.value })} />
             <Field label="Before" pointer="until" type="datetime-local" value={form.until} onChange={(e) => set({ until: e.target.value })} />
           </ErrorScope>
