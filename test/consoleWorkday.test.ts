@@ -353,8 +353,16 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
       .split(/\r?\n/);
     expect(rows).toHaveLength(4);
     expect(rows[1]).toContain('updateLoyalty');
-    // Unfiltered, the day's events fill more than a page: "Load more" follows the cursor.
-    await page.getByLabel('Resource id').fill('');
+    // Choosing an event's actor filters by the key's id.
+    await logged.getByRole('button', { name: /^Secret API key “.+” \(show only this actor’s events\)$/ }).click();
+    const keys = (await service.api.get(`/admin/v1/accounts/${tenant.accountId}/tokens?perPage=100`).set(service.adminAuth()).expect(200)).body.data;
+    expect(keys.map((key: { id: string }) => key.id)).toContain(await page.getByLabel('Actor', { exact: true }).inputValue());
+    await logged.getByText('balance: 0 → 25').waitFor();
+    await page.getByLabel('Actor', { exact: true }).fill('');
+    // 25 more balance changes: the pass's events fill more than a page, "Load more" follows the cursor.
+    for (let i = 1; i <= 25; i++) await service.api.patch(`/api/v1/loyalty/${pass.id}`).set(service.auth(tenant.token)).send({ balance: 1 }).expect(200);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
     await pollUntil(
       () => events.locator('li.audit-event').count(),
       (n) => n === 25,
@@ -362,8 +370,10 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
     await page.getByRole('button', { name: 'Load more' }).click();
     await pollUntil(
       () => events.locator('li.audit-event').count(),
-      (n) => n > 25,
+      (n) => n === 28,
     );
+    expect(await events.locator('.audit-head code').last().textContent()).toBe('createPass');
+    expect(await page.getByRole('button', { name: 'Load more' }).count()).toBe(0);
   }, 60_000);
 
   it('shows the API’s 413 for a too-large image at the image field, naming the file, its size and the size allowed', async () => {

@@ -109,8 +109,14 @@ function Changes({ changes }: { changes: AuditEvent['attributes']['changes'] }) 
   );
 }
 
-/** One event: when, who, how, what, on what, and what changed. `showTarget` is false inside the target's own page. */
-function AuditEventItem({ event, showTarget }: { event: AuditEvent; showTarget: boolean }) {
+/** How a list shows its events: `showTarget` is false inside the target's own page; `onActor`, when given, makes the actor a button that filters by it. */
+interface ListOptions {
+  showTarget?: boolean;
+  onActor?: (actorId: string) => void;
+}
+
+/** One event: when, who, how, what, on what, and what changed. */
+function AuditEventItem({ event, showTarget = true, onActor }: { event: AuditEvent } & ListOptions) {
   const a = event.attributes;
   const link = targetHref(a.resourceType, a.resourceId);
   const target = a.resourceId ? `${a.resourceType} ${a.resourceId}` : a.resourceType;
@@ -126,7 +132,16 @@ function AuditEventItem({ event, showTarget }: { event: AuditEvent; showTarget: 
         )}
       </p>
       <p className="audit-who">
-        By {actorInWords(a.actor)} {CHANNELS[a.channel] ?? a.channel}
+        By{' '}
+        {onActor && a.actor.id ? (
+          <button type="button" className="link-button" onClick={() => onActor(a.actor.id!)}>
+            {actorInWords(a.actor)}
+            <span className="visually-hidden"> (show only this actor’s events)</span>
+          </button>
+        ) : (
+          actorInWords(a.actor)
+        )}{' '}
+        {CHANNELS[a.channel] ?? a.channel}
         {showTarget && <> · on {link ? <a href={link}>{target}</a> : <span>{target}</span>}</>}
       </p>
       <Changes changes={a.changes} />
@@ -135,11 +150,11 @@ function AuditEventItem({ event, showTarget }: { event: AuditEvent; showTarget: 
 }
 
 /** Events newest first, as a list named `label`. */
-export function AuditEventList({ events, label, showTarget = true }: { events: AuditEvent[]; label: string; showTarget?: boolean }) {
+export function AuditEventList({ events, label, ...options }: { events: AuditEvent[]; label: string } & ListOptions) {
   return (
     <ol className="timeline audit-events" aria-label={label}>
       {events.map((event) => (
-        <AuditEventItem key={event.id} event={event} showTarget={showTarget} />
+        <AuditEventItem key={event.id} event={event} {...options} />
       ))}
     </ol>
   );

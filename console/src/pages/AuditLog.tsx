@@ -3,7 +3,7 @@
  * by target (resource type and id), actor, operation and time range, 25 a page by cursor ("Load
  * more"), and exported as NDJSON or CSV (`format`, up to 10,000 events per file) with the
  * session's token. The route's query fills the filters (`#/audit?resourceId=<pass id>`, the pass
- * page's link).
+ * page's link); an event's actor, chosen, fills the actor filter.
  */
 import { useState } from 'react';
 import { downloadWithAuth } from '../api.ts';
@@ -24,7 +24,7 @@ type Form = { resource: string; resourceId: string; actor: string; operation: st
 /** The filters typed as text: member (the query parameter), label, hint. */
 const TEXT_FILTERS: [keyof Form, string, string][] = [
   ['resourceId', 'Resource id', "A pass's id shows its history."],
-  ['actor', 'Actor', "An API key's id, or administrator."],
+  ['actor', 'Actor', "An API key's id, or administrator; or choose an event's actor."],
   ['operation', 'Operation', 'e.g. updateLoyalty'],
 ];
 
@@ -83,7 +83,7 @@ export default function AuditLog() {
         the newest {EXPORT_LIMIT.toLocaleString()} events of the filters.
       </p>
       <search>
-        <form className="filters card" aria-label="Filter events" onSubmit={(e) => e.preventDefault()}>
+        <form className="filters audit-filters card" aria-label="Filter events" onSubmit={(e) => e.preventDefault()}>
           <ErrorScope error={events.error}>
             <SelectField label="Resource type" pointer="resource" value={form.resource} onChange={(e) => set({ resource: e.target.value })}>
               <option value="">Any</option>
@@ -110,7 +110,7 @@ export default function AuditLog() {
         ))}
       {rows.length > 0 && (
         <section className="card" aria-label="Events, newest first">
-          <AuditEventList events={rows} label="Audit events, newest first" />
+          <AuditEventList events={rows} label="Audit events, newest first" onActor={(actor) => set({ actor })} />
           {events.hasNextPage && (
             <button type="button" className="secondary" disabled={events.isFetchingNextPage} onClick={() => events.fetchNextPage()}>
               {events.isFetchingNextPage ? 'Loading…' : 'Load more'}
