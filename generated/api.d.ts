@@ -262,7 +262,32 @@ export interface paths {
          */
         post: operations["createPass"];
         delete?: never;
-        options?: never;
+        /**
+         * Answer a web page's CORS preflight for issuing a pass
+         * @description The CORS preflight a browser sends before a web page issues a pass with a publishable key
+         *     (`wps_pk_…`, see `bearerAuth` and createPass; Fetch Standard,
+         *     https://fetch.spec.whatwg.org/#http-cors-protocol). A preflight carries no key, so it needs
+         *     none (`security: []`): it is answered for any origin that some live (not revoked, not expired)
+         *     publishable key names in its `allowedOrigins`, whichever account the key belongs to; which
+         *     key the page then sends, and whether it names this origin, is createPass's check.
+         *
+         *     - `Access-Control-Request-Method: POST` from such an origin: `204` with
+         *       `Access-Control-Allow-Origin` (that origin), `Access-Control-Allow-Methods: POST`,
+         *       `Access-Control-Allow-Headers: Authorization, Content-Type, Idempotency-Key`,
+         *       `Access-Control-Max-Age: 600` and `Vary`.
+         *     - From any other origin: `403 origin_not_allowed` and no CORS header, so the browser sends
+         *       nothing.
+         *     - Without `Origin` or `Access-Control-Request-Method`, or for another method (no other
+         *       operation may be called from a page): `400` naming the header.
+         *     - Preflights count towards the publishable keys' own rate limit per origin and client address
+         *       (`PUBLISHABLE_RATE_LIMIT_PER_MINUTE`, 30 a minute by default): past it, `429` with
+         *       `Retry-After`, without CORS headers.
+         *
+         *     The query string is the page's request's (`passTemplate` …) and is not read.
+         *     Added so that the preflight the service has answered since publishable keys were introduced is
+         *     part of the contract; nothing else changed.
+         */
+        options: operations["preflightCreatePass"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -5809,6 +5834,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDocument"];
             };
         };
+        /** @description The preflight's `Origin` is not one that a live publishable key of any account names. The answer carries no CORS header, so the browser does not send the request and the page cannot read why. */
+        OriginNotAllowed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
         /** @description The uploaded file is larger than 10 MB (10,485,760 bytes), or the form is larger than that plus its fields; nothing was stored. `source.pointer` names the file field. */
         FileTooLarge: {
             headers: {
@@ -6024,6 +6058,12 @@ export interface components {
          *     runs the request again.
          */
         IdempotencyKey: string;
+        /** @description The origin of the web page that wants to make the request (RFC 6454 serialisation: scheme, host and port), sent by the browser with every CORS preflight (Fetch Standard, https://fetch.spec.whatwg.org/#http-origin). */
+        CorsOrigin: string;
+        /** @description The method of the request the page wants to make (Fetch Standard, https://fetch.spec.whatwg.org/#http-access-control-request-method). Only `POST` (createPass, the one operation a publishable key may call) is answered; another method is refused with `400` naming this header. */
+        CorsRequestMethod: string;
+        /** @description The request headers the page wants to send (Fetch Standard, https://fetch.spec.whatwg.org/#http-access-control-request-headers). Not checked: the answer names the headers allowed (`Access-Control-Allow-Headers`), and the browser sends nothing when the page wants another. */
+        CorsRequestHeaders: string;
         /** @description The pass UUID or the pass's extId (PassEntry API reference, Show loyalty; Show a pass); how it is looked up is described under the schema. */
         PassIdOrExtId: components["schemas"]["PassIdOrExtId"];
         /** @description The first UTC day counted (inclusive). Defaults to 29 days before `to`. */
@@ -6156,8 +6196,16 @@ export interface components {
         PreviewWarnings: string;
         /** @description `true` when this response is a stored one, replayed for a retry with the same `Idempotency-Key`; absent otherwise. */
         IdempotentReplayed: "true";
-        /** @description The web page's origin, on the answer to a request made with a publishable key (`wps_pk_…`) from an origin the key names (CORS, Fetch Standard, https://fetch.spec.whatwg.org/#http-access-control-allow-origin), errors included; absent on any other answer. */
+        /** @description The web page's origin, on the answer to a request made with a publishable key (`wps_pk_…`) from an origin the key names, errors included, and on the answer to the CORS preflight of such a request from an origin a live publishable key names (Fetch Standard, https://fetch.spec.whatwg.org/#http-access-control-allow-origin); absent on any other answer. */
         AccessControlAllowOrigin: string;
+        /** @description The method the preflight asked for, allowed (Fetch Standard, https://fetch.spec.whatwg.org/#http-access-control-allow-methods): `POST`. */
+        AccessControlAllowMethods: "POST";
+        /** @description The request headers a page may send with a publishable key (Fetch Standard, https://fetch.spec.whatwg.org/#http-access-control-allow-headers). */
+        AccessControlAllowHeaders: "Authorization, Content-Type, Idempotency-Key";
+        /** @description Seconds the browser may keep this preflight's answer (Fetch Standard, https://fetch.spec.whatwg.org/#http-access-control-max-age): 600. */
+        AccessControlMaxAge: 600;
+        /** @description The answer depends on the preflight's `Origin` and requested method and headers (RFC 9110 §12.5.5): a cache must not give it to another origin. */
+        VaryCorsPreflight: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers";
         /** @description The next page of an export, `<url>; rel="next"` (RFC 8288); absent on the last page. */
         LinkNext: string;
         /** @description `no-store`: the response carries a secret, so no cache may keep it (RFC 9111 §5.2.2.5). */
@@ -6694,6 +6742,42 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    preflightCreatePass: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The origin of the web page that wants to make the request (RFC 6454 serialisation: scheme, host and port), sent by the browser with every CORS preflight (Fetch Standard, https://fetch.spec.whatwg.org/#http-origin). */
+                Origin: components["parameters"]["CorsOrigin"];
+                /** @description The method of the request the page wants to make (Fetch Standard, https://fetch.spec.whatwg.org/#http-access-control-request-method). Only `POST` (createPass, the one operation a publishable key may call) is answered; another method is refused with `400` naming this header. */
+                "Access-Control-Request-Method": components["parameters"]["CorsRequestMethod"];
+                /** @description The request headers the page wants to send (Fetch Standard, https://fetch.spec.whatwg.org/#http-access-control-request-headers). Not checked: the answer names the headers allowed (`Access-Control-Allow-Headers`), and the browser sends nothing when the page wants another. */
+                "Access-Control-Request-Headers"?: components["parameters"]["CorsRequestHeaders"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The origin may issue passes with a publishable key; the browser sends the request. */
+            204: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Allow-Methods": components["headers"]["AccessControlAllowMethods"];
+                    "Access-Control-Allow-Headers": components["headers"]["AccessControlAllowHeaders"];
+                    "Access-Control-Max-Age": components["headers"]["AccessControlMaxAge"];
+                    Vary: components["headers"]["VaryCorsPreflight"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["OriginNotAllowed"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

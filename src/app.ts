@@ -24,7 +24,7 @@ import { traceRequests } from './http/requestTracing.ts';
 import { tracingEnabled } from './telemetry/tracing.ts';
 import { errorHandler } from './http/errorHandler.ts';
 import { authenticatedWith, authenticateFirst, schemeOf } from './http/authenticate.ts';
-import { publishableKeys } from './http/publishableKeys.ts';
+import { publishableRequests } from './http/publishableKeys.ts';
 import { authorize } from './http/authorize.ts';
 import { auditFailures, auditHook } from './http/auditHook.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
@@ -90,7 +90,7 @@ function baseUrlOf(req: Request, config: Config): string {
 
 /** The fields {@link Context}'s constructor copies. */
 // biome-ignore lint/correctness/noUnusedVariables: merges with the class below, declaring the fields its constructor copies (Object.assign)
-interface Context extends Omit<RequestContext, 'log' | 'dispatch'> {}
+interface Context extends Omit<RequestContext, 'log' | 'dispatch' | 'clientAddress'> {}
 
 /**
  * A request's context (src/http/operation.ts). Its `log` is the request's logger, made on first
@@ -106,7 +106,7 @@ class Context {
   readonly #req: Request;
   readonly #app: Express;
 
-  constructor(req: Request, app: Express, fields: Omit<RequestContext, 'log' | 'dispatch'>) {
+  constructor(req: Request, app: Express, fields: Omit<RequestContext, 'log' | 'dispatch' | 'clientAddress'>) {
     Object.assign(this, fields);
     this.#req = req;
     this.#app = app;
@@ -114,6 +114,10 @@ class Context {
 
   get log(): Logger {
     return this.#req.log;
+  }
+
+  get clientAddress(): string {
+    return this.#req.ip ?? this.#req.socket.remoteAddress ?? '';
   }
 
   dispatch(request: InProcessRequest): Promise<InProcessResponse> {
@@ -271,9 +275,6 @@ export function createApp(deps: AppDependencies): Express {
 
   // A `/` inside an Apple web-service path parameter is part of the value (src/http/opaquePathParameters.ts).
   app.use(opaquePathParameters(document, contractPath));
-  // Publishable keys in web pages: CORS for their origins and a rate limit per origin and address (src/http/publishableKeys.ts).
-  const publishable = publishableKeys({ db, clock, match: contractPath, perMinute: config.publishableRateLimitPerMinute });
-  app.use(publishable.preflight);
   app.use(
     authenticateFirst({
       document,
@@ -288,7 +289,9 @@ export function createApp(deps: AppDependencies): Express {
   // What the key may do, from the matched operation's security requirement (src/http/authorize.ts).
   // Every state-changing request leaves one audit event (src/http/auditHook.ts).
   if (!deps.without?.audit) app.use(auditHook(document, contractPath));
-  app.use(publishable.requests);
+  // Publishable keys in web pages: CORS for their origins and a rate limit per origin and address
+  // (src/http/publishableKeys.ts; their preflight is the operation preflightCreatePass).
+  app.use(publishableRequests({ db, perMinute: config.publishableRateLimitPerMinute }));
   if (!deps.without?.authorization) app.use(authorize(document, contractPath));
   app.use(...bodyReading(document, contractPath, config));
   // Uploaded files are streamed to temporary files (src/http/csvUpload.ts), removed when the response ends.

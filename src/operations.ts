@@ -26,6 +26,7 @@ import { archivePassTemplate } from './api/passTemplates/archivePassTemplate.ts'
 import { unarchivePassTemplate } from './api/passTemplates/unarchivePassTemplate.ts';
 import { getPassPreview } from './api/passes/getPassPreview.ts';
 import { createPass } from './api/passes/createPass.ts';
+import { preflightCreatePass } from './api/passes/preflightCreatePass.ts';
 import { listPasses } from './api/passes/listPasses.ts';
 import { getPass } from './api/passes/getPass.ts';
 import { updatePass } from './api/passes/updatePass.ts';
@@ -115,6 +116,7 @@ export const handlers: HandlerMap = {
   archivePassTemplate,
   unarchivePassTemplate,
   createPass,
+  preflightCreatePass,
   listPasses,
   getPass,
   getPassPreview,

@@ -310,6 +310,72 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
     await screenshots('console-workday-pass', false);
   }, 60_000);
 
+  it('shows a balance change, before → after, in the pass’s History and on the Audit log page filtered by the pass; exports it as CSV', async () => {
+    const templateId = await createTemplate(service, tenant.token, loyaltyTemplate({ name: 'History card' }));
+    const pass = await issuePass(service, tenant.token, templateId, { pass: { member: 'Ada Lovelace' } }, { extId: 'history-1' });
+    // A change of the pass's values through the API: filed under `passes`, the balance under `loyalty`; History shows both.
+    await service.api
+      .patch(`/api/v1/passes/${pass.id}`)
+      .set(service.auth(tenant.token))
+      .send({ pass: { tier: 'Silver' } })
+      .expect(200);
+    await page.goto(`${origin}/console/#/passes/${pass.id}`);
+    await page.getByRole('heading', { level: 1, name: 'Pass history-1' }).waitFor();
+    const points = page.getByRole('form', { name: 'Change points' });
+    await points.getByLabel('Or set the balance to').fill('25');
+    await points.getByRole('button', { name: 'Change points' }).click();
+    await points.getByRole('status').getByText('Points changed.').waitFor();
+    const history = page.getByRole('list', { name: 'History of the pass, newest first' });
+    const change = history.locator('li', { hasText: 'update loyalty' });
+    await change.getByText('balance: 0 → 25').waitFor();
+    expect(await change.locator('.audit-who').textContent()).toMatch(/^By Secret API key “.+” in the console$/);
+    // Newest first, the two resource types merged: the console's balance change, the API's value change, the issue.
+    expect(await history.locator('.audit-head code').allTextContents()).toEqual(['updateLoyalty', 'updatePass', 'createPass']);
+    await history.locator('li', { hasText: 'update pass' }).getByText('content.tier: Bronze → Silver').waitFor();
+    await checkPage('pass (history)');
+    await page.getByRole('region', { name: 'History' }).screenshot({ path: resolve(artifacts, 'console-workday-history.png') });
+
+    await page.getByRole('link', { name: 'Open in the audit log' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
+    expect(await page.getByLabel('Resource id').inputValue()).toBe(pass.id);
+    const events = page.getByRole('list', { name: 'Audit events, newest first' });
+    const logged = events.locator('li', { hasText: 'update loyalty' });
+    await logged.getByText('balance: 0 → 25').waitFor();
+    expect(await events.locator('.audit-head code').allTextContents()).toEqual(['updateLoyalty', 'updatePass', 'createPass']);
+    // Each event's target links to its console page.
+    expect(await logged.getByRole('link', { name: `loyalty ${pass.id}` }).getAttribute('href')).toBe(`#/passes/${pass.id}`);
+    await checkPage('audit log (filtered by a pass)');
+    await screenshots('console-workday-audit-log');
+    // The export carries the console's credentials and the filters.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    const rows = readFileSync((await download.path())!, 'utf8')
+      .trim()
+      .split(/\r?\n/);
+    expect(rows).toHaveLength(4);
+    expect(rows[1]).toContain('updateLoyalty');
+    // Choosing an event's actor filters by the key's id.
+    await logged.getByRole('button', { name: /^Secret API key “.+” \(show only this actor’s events\)$/ }).click();
+    const keys = (await service.api.get(`/admin/v1/accounts/${tenant.accountId}/tokens?perPage=100`).set(service.adminAuth()).expect(200)).body.data;
+    expect(keys.map((key: { id: string }) => key.id)).toContain(await page.getByLabel('Actor', { exact: true }).inputValue());
+    await logged.getByText('balance: 0 → 25').waitFor();
+    await page.getByLabel('Actor', { exact: true }).fill('');
+    // 25 more balance changes: the pass's events fill more than a page, "Load more" follows the cursor.
+    for (let i = 1; i <= 25; i++) await service.api.patch(`/api/v1/loyalty/${pass.id}`).set(service.auth(tenant.token)).send({ balance: 1 }).expect(200);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
+    await pollUntil(
+      () => events.locator('li.audit-event').count(),
+      (n) => n === 25,
+    );
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await pollUntil(
+      () => events.locator('li.audit-event').count(),
+      (n) => n === 28,
+    );
+    expect(await events.locator('.audit-head code').last().textContent()).toBe('createPass');
+    expect(await page.getByRole('button', { name: 'Load more' }).count()).toBe(0);
+  }, 60_000);
+
   it('shows the API’s 413 for a too-large image at the image field, naming the file, its size and the size allowed', async () => {
     const files = await mkdtemp(join(tmpdir(), 'console-workday-'));
     await writeFile(join(files, 'huge-logo.png'), Buffer.alloc(1536 * 1024, 7));

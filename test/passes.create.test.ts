@@ -291,7 +291,7 @@ describe('createPass', () => {
   it('answers 405 for a method the path does not have', async () => {
     const res = await service.api.delete('/api/v1/passes').set(auth());
     expectError(res, 405, 'method_not_allowed');
-    expect(res.headers.allow).toBe('GET, POST');
+    expect(res.headers.allow).toBe('GET, POST, OPTIONS');
   });
 });
 

@@ -4,7 +4,8 @@
  * both answered for that origin, the pass's `downloadUrl` read from the answer); the same page
  * served from another origin (another port) is refused by the browser, because the preflight got
  * `403` and no CORS header, and no pass is issued. Then the key's own rate limit per origin and
- * address: past `PUBLISHABLE_RATE_LIMIT_PER_MINUTE`, `429`, still readable by the page.
+ * address: past `PUBLISHABLE_RATE_LIMIT_PER_MINUTE`, `429`, still readable by the page; the
+ * preflight too gets `429`, without CORS headers.
  *
  * One service, one browser and two page servers for the file. Needs Debian's `chromium`
  * (CHROMIUM_PATH overrides /usr/bin/chromium); skipped without it. Runs in the pglite project
@@ -125,5 +126,13 @@ type IssuedPass = { data?: { id: string; attributes: { downloadUrl: string } } }
     expect(limited.headers.get('access-control-allow-origin')).toBe(origin(pages[0]!));
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(((await limited.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe('rate_limited');
+    // Preflights count too: past the limit the browser's preflight gets the 429, without CORS headers.
+    const preflight = await fetch(`${api}/api/v1/passes?passTemplate=${templateId}`, {
+      method: 'OPTIONS',
+      headers: { Origin: origin(pages[0]!), 'Access-Control-Request-Method': 'POST' },
+    });
+    expect(preflight.status).toBe(429);
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+    expect(Number(preflight.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 });

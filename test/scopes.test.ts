@@ -58,7 +58,11 @@ async function eventsOf(res: Response): Promise<Record<string, unknown>[]> {
 
 test('every /api/v1 operation names its scopes, each a scope of the bearer scheme', () => {
   expect(operations.filter((op) => op.auth === 'bearerAuth' && op.scopes.length === 0).map((op) => op.operationId)).toEqual(['sendMcpMessage']);
-  const api = operations.filter((op) => op.path.startsWith('/api/v1/'));
+  // Except a CORS preflight (`options`), which a browser sends without a key (Fetch Standard,
+  // https://fetch.spec.whatwg.org/#cors-preflight-fetch): `security: []`, no scope, no 403 insufficient_scope.
+  const preflights = operations.filter((op) => op.method === 'options');
+  expect(preflights.map((op) => [op.operationId, op.auth])).toEqual([['preflightCreatePass', 'none']]);
+  const api = operations.filter((op) => op.path.startsWith('/api/v1/') && op.method !== 'options');
   expect(api.filter((op) => op.auth !== 'bearerAuth' || op.scopes.length === 0).map((op) => op.operationId)).toEqual([]);
   expect(api.flatMap((op) => op.scopes).filter((scope) => !(SCOPES as readonly string[]).includes(scope))).toEqual([]);
   expect(api.filter((op) => !op.statuses.includes(403)).map((op) => op.operationId)).toEqual([]);
@@ -488,6 +492,14 @@ describe('publishable keys', () => {
     const refused = await preflight('https://elsewhere.example').expect(403);
     expect(refused.headers['access-control-allow-origin']).toBeUndefined();
     expect(refused.body.errors[0]).toMatchObject({ code: 'origin_not_allowed', source: { header: 'Origin' } });
+    // The page's query (the template to issue from) is the preflight's too, and not read.
+    await preflight('https://signup.example').query({ passTemplate: template }).expect(204);
+    // Not a preflight of createPass: no CORS answer, a 400 naming the header.
+    const otherMethod = await preflight('https://signup.example').set('Access-Control-Request-Method', 'DELETE').expect(400);
+    expect(otherMethod.headers['access-control-allow-origin']).toBeUndefined();
+    expect(otherMethod.body.errors[0]).toMatchObject({ code: 'validation_failed', source: { header: 'Access-Control-Request-Method' } });
+    const noOrigin = await service.api.options('/api/v1/passes').set('Access-Control-Request-Method', 'POST').expect(400);
+    expect(noOrigin.body.errors[0]).toMatchObject({ code: 'validation_failed', source: { header: expect.stringMatching(/^origin$/i) } });
 
     const issue = (origin: string) =>
       service.api.post(`/api/v1/passes?passTemplate=${template}`).set(service.auth(key)).set('Origin', origin).set('Idempotency-Key', randomUUID()).send({});

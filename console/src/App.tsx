@@ -16,6 +16,7 @@ const Webhooks = lazy(() => import('./pages/Webhooks.tsx'));
 const ReadersAndScans = lazy(() => import('./pages/ReadersAndScans.tsx'));
 const Accounts = lazy(() => import('./pages/Accounts.tsx'));
 const AccountPage = lazy(() => import('./pages/AccountPage.tsx'));
+const AuditLog = lazy(() => import('./pages/AuditLog.tsx'));
 
 const ACCOUNT_NAV: [string, string][] = [
   ['/', 'Overview'],
@@ -25,6 +26,7 @@ const ACCOUNT_NAV: [string, string][] = [
   ['/batches', 'Batches'],
   ['/webhooks', 'Webhooks'],
   ['/readers', 'Readers & scans'],
+  ['/audit', 'Audit log'],
 ];
 const ADMIN_NAV: [string, string][] = [['/', 'Accounts']];
 
@@ -45,6 +47,8 @@ function AccountPages({ segments }: { segments: string[] }) {
       return <Webhooks />;
     case 'readers':
       return <ReadersAndScans />;
+    case 'audit':
+      return <AuditLog />;
     default:
       return <p>Nothing here. Choose a page from the menu.</p>;
   }

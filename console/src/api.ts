@@ -86,3 +86,18 @@ export async function fetchWithAuth(path: string, init: RequestInit = {}): Promi
   }
   return res;
 }
+
+/**
+ * Saves what `path` (path and query on this origin) answers as the file `name`: a download that
+ * needs the session's token, which a plain link cannot send. The answer is read into a `blob:`
+ * URL and clicked as a download link (https://developer.mozilla.org/en-US/docs/Web/API/URL/createObjectURL_static).
+ * @throws ApiError when the server answers an error.
+ */
+export async function downloadWithAuth(path: string, name: string): Promise<void> {
+  const res = await fetchWithAuth(path);
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(await res.blob());
+  link.download = name;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}

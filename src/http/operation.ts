@@ -89,6 +89,8 @@ export interface RequestContext
   /** Who is calling (src/security/principal.ts); set by authentication, null on unauthenticated operations. */
   principal: Principal | null;
   requestId: string;
+  /** The client's address: Express `req.ip`, which honours `TRUST_PROXY` (https://expressjs.com/en/guide/behind-proxies.html). */
+  readonly clientAddress: string;
   /**
    * Runs another request through the same app in-process, on behalf of this one (its client
    * address and headers; src/http/inProcessRequests.ts): every middleware of an HTTP request,

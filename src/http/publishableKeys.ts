@@ -5,11 +5,12 @@
  *
  * CORS (Fetch Standard, https://fetch.spec.whatwg.org/#http-cors-protocol):
  * - a preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) of the publishable
- *   operation's path and method carries no key, so it is answered for an origin that some live
- *   publishable key names: `204` with `Access-Control-Allow-Origin` (that origin),
- *   `-Allow-Methods`, `-Allow-Headers` (`Authorization`, `Content-Type`, `Idempotency-Key`) and
- *   `-Max-Age`; any other origin gets `403 origin_not_allowed` and no CORS header, so the
- *   browser sends nothing;
+ *   operation carries no key: it is the contract's operation `preflightCreatePass`
+ *   (src/api/passes/preflightCreatePass.ts, answered by {@link answerPreflight}), answered for an
+ *   origin that some live publishable key names: `204` with `Access-Control-Allow-Origin` (that
+ *   origin), `-Allow-Methods`, `-Allow-Headers` (`Authorization`, `Content-Type`,
+ *   `Idempotency-Key`) and `-Max-Age`; any other origin gets `403 origin_not_allowed` and no CORS
+ *   header, so the browser sends nothing;
  * - a request with a publishable key and an `Origin` the key does not name is refused the same
  *   way; from an origin it names, the answer — an error too — carries
  *   `Access-Control-Allow-Origin` and exposes the headers a page reads (`Idempotent-Replayed`,
@@ -23,33 +24,27 @@
  *
  * @module http/publishableKeys
  */
-import type { Request, RequestHandler, Response } from 'express';
-import { RateLimiterRes } from 'rate-limiter-flexible';
+import type { RequestHandler } from 'express';
+import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Clock } from '../clock.ts';
 import { isPublishableOrigin } from '../db/apiTokenStore.ts';
 import type { Database } from '../db/database.ts';
 import { createRateLimiter } from '../db/rateLimiters.ts';
-import { PUBLISHABLE_OPERATION } from '../security/principal.ts';
+import { ValidationError } from '../errors.ts';
 import { HttpError, RateLimitError } from './errors.ts';
-import type { PathMatch } from './routes.ts';
 
-/** 403: the request's `Origin` is not one a publishable key names. */
+/** 403: the request's `Origin` is not one a publishable key names; `headers` go out with it (the rate-limit headers of a preflight). */
 export class OriginNotAllowedError extends HttpError {
   override name = 'OriginNotAllowedError';
-  constructor(origin: string) {
-    super(403, 'origin_not_allowed', 'Origin not allowed', [
-      { detail: `The origin ${origin} is not one of the publishable key's allowed origins.`, source: { header: 'Origin' } },
-    ]);
+  constructor(origin: string, headers: Record<string, string> = {}) {
+    super(
+      403,
+      'origin_not_allowed',
+      'Origin not allowed',
+      [{ detail: `The origin ${origin} is not one of the publishable key's allowed origins.`, source: { header: 'Origin' } }],
+      headers,
+    );
   }
-}
-
-/** What the middlewares need. */
-export interface PublishableOptions {
-  db: Database;
-  clock: Clock;
-  match: (path: string) => PathMatch | undefined;
-  /** Requests per minute per origin and client address (`PUBLISHABLE_RATE_LIMIT_PER_MINUTE`); 0 = no limit. */
-  perMinute: number;
 }
 
 /** The request headers a page sends with a publishable key. */
@@ -58,63 +53,101 @@ const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key';
 const EXPOSED_HEADERS = 'Idempotent-Replayed, Retry-After, x-rate-limit-limit, x-rate-limit-remaining, x-rate-limit-reset, x-rate-limit-retry-after';
 /** How long a browser keeps a preflight's answer, in seconds. */
 const PREFLIGHT_MAX_AGE_S = 600;
+/** The method of the publishable operation (createPass, `POST /api/v1/passes`), the one a preflight may ask for. */
+const PUBLISHABLE_METHOD = 'POST';
 
-/** The method (upper-case) of `path` that serves the publishable operation, if any. */
-function publishableMethod(match: PublishableOptions['match'], path: string, method: string): boolean {
-  return match(path)?.operation(method)?.operation.operationId === PUBLISHABLE_OPERATION;
+/** The limiter of each database and limit: the preflight handler and the request middleware count in the same one (in memory on PGlite). */
+const limiters = new WeakMap<Database, Map<number, RateLimiterAbstract>>();
+
+function limiterOf(db: Database, perMinute: number): RateLimiterAbstract {
+  const byLimit = limiters.get(db) ?? new Map<number, RateLimiterAbstract>();
+  limiters.set(db, byLimit);
+  const limiter = byLimit.get(perMinute) ?? createRateLimiter(db, { keyPrefix: 'publishable', points: perMinute, durationSeconds: 60 });
+  byLimit.set(perMinute, limiter);
+  return limiter;
 }
 
 /**
- * The two middlewares: `preflight` before authentication (answers the CORS preflights of the
- * publishable operation), `requests` after it (CORS and the rate limit of requests made with a
- * publishable key). See the module comment.
+ * Counts one request (or preflight) of `origin` from `address` against the publishable keys'
+ * limit of `perMinute` a minute (0: no limit).
+ * @returns The `x-rate-limit-*` headers of the answer (none without a limit).
+ * @throws RateLimitError past the limit, with `Retry-After` and the same headers.
  */
-export function publishableKeys(options: PublishableOptions): { preflight: RequestHandler; requests: RequestHandler } {
-  const limiter = options.perMinute > 0 ? createRateLimiter(options.db, { keyPrefix: 'publishable', points: options.perMinute, durationSeconds: 60 }) : null;
-
-  /** Counts a request of `origin` from the client's address; rejects with RateLimitError past the limit. */
-  const limit = async (req: Request, res: Response, origin: string) => {
-    if (!limiter) return;
-    const headers = (result: RateLimiterRes) => ({
-      'x-rate-limit-limit': String(options.perMinute),
-      'x-rate-limit-remaining': String(Math.max(result.remainingPoints, 0)),
-      'x-rate-limit-reset': String(Math.ceil((Date.now() + result.msBeforeNext) / 1000)),
+async function countRequest(db: Database, perMinute: number, origin: string, address: string): Promise<Record<string, string>> {
+  if (perMinute <= 0) return {};
+  const headers = (result: RateLimiterRes) => ({
+    'x-rate-limit-limit': String(perMinute),
+    'x-rate-limit-remaining': String(Math.max(result.remainingPoints, 0)),
+    'x-rate-limit-reset': String(Math.ceil((Date.now() + result.msBeforeNext) / 1000)),
+  });
+  try {
+    return headers(await limiterOf(db, perMinute).consume(`${origin} ${address}`));
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    const retryAfter = (rejection.msBeforeNext / 1000).toFixed(3);
+    throw new RateLimitError(`The limit of ${perMinute} requests per minute for a publishable key from ${origin} and this address was reached.`, {
+      ...headers(rejection),
+      'x-rate-limit-retry-after': retryAfter,
+      'Retry-After': String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))),
     });
-    try {
-      res.set(headers(await limiter.consume(`${origin} ${req.ip ?? req.socket.remoteAddress ?? ''}`)));
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      const retryAfter = (rejection.msBeforeNext / 1000).toFixed(3);
-      throw new RateLimitError(`The limit of ${options.perMinute} requests per minute for a publishable key from ${origin} and this address was reached.`, {
-        ...headers(rejection),
-        'x-rate-limit-retry-after': retryAfter,
-        'Retry-After': String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))),
-      });
-    }
-  };
+  }
+}
 
-  const preflight: RequestHandler = async (req, res, next) => {
-    const origin = req.headers.origin;
-    const requested = req.headers['access-control-request-method'];
-    if (req.method !== 'OPTIONS' || !origin || typeof requested !== 'string') return next();
-    if (!publishableMethod(options.match, req.path, requested.toUpperCase())) return next();
-    try {
-      await limit(req, res, origin);
-      if (!(await isPublishableOrigin(options.db.prisma, origin, options.clock.now()))) throw new OriginNotAllowedError(origin);
-      res.set({
-        'Access-Control-Allow-Origin': origin,
-        'Access-Control-Allow-Methods': requested.toUpperCase(),
-        'Access-Control-Allow-Headers': ALLOWED_HEADERS,
-        'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE_S),
-        Vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
-      });
-      res.status(204).end();
-    } catch (error) {
-      next(error);
-    }
-  };
+/** A CORS preflight of the publishable operation (see the module comment). */
+export interface Preflight {
+  db: Database;
+  clock: Clock;
+  /** `PUBLISHABLE_RATE_LIMIT_PER_MINUTE`; 0 = no limit. */
+  perMinute: number;
+  /** The `Origin` header. */
+  origin: string;
+  /** The `Access-Control-Request-Method` header. */
+  requestedMethod: string;
+  /** The client's address (Express `req.ip`). */
+  address: string;
+}
 
-  const requests: RequestHandler = async (req, res, next) => {
+/**
+ * Answers a CORS preflight of createPass: counts it against the publishable keys' limit of its
+ * origin and address, then allows the origin when a live publishable key names it.
+ * @returns The headers of the `204`: the CORS headers and the rate-limit headers.
+ * @throws ValidationError (`source.header` `Access-Control-Request-Method`) for a method other
+ *   than createPass's; RateLimitError past the limit; OriginNotAllowedError for an origin no
+ *   live publishable key names.
+ */
+export async function answerPreflight(preflight: Preflight): Promise<Record<string, string>> {
+  const method = preflight.requestedMethod.toUpperCase();
+  if (method !== PUBLISHABLE_METHOD) {
+    throw new ValidationError({
+      detail: `A web page may only ${PUBLISHABLE_METHOD} (issue passes with a publishable key) here, not ${preflight.requestedMethod}.`,
+      source: { header: 'Access-Control-Request-Method' },
+    });
+  }
+  const limit = await countRequest(preflight.db, preflight.perMinute, preflight.origin, preflight.address);
+  if (!(await isPublishableOrigin(preflight.db.prisma, preflight.origin, preflight.clock.now()))) throw new OriginNotAllowedError(preflight.origin, limit);
+  return {
+    ...limit,
+    'Access-Control-Allow-Origin': preflight.origin,
+    'Access-Control-Allow-Methods': method,
+    'Access-Control-Allow-Headers': ALLOWED_HEADERS,
+    'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE_S),
+    Vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
+  };
+}
+
+/** What the middleware needs. */
+export interface PublishableOptions {
+  db: Database;
+  /** Requests per minute per origin and client address (`PUBLISHABLE_RATE_LIMIT_PER_MINUTE`); 0 = no limit. */
+  perMinute: number;
+}
+
+/**
+ * The middleware, after authentication: CORS and the rate limit of requests made with a
+ * publishable key (see the module comment).
+ */
+export function publishableRequests(options: PublishableOptions): RequestHandler {
+  return async (req, res, next) => {
     const principal = req.ctx.principal;
     if (principal?.type !== 'api_key' || principal.kind !== 'publishable') return next();
     const origin = req.headers.origin;
@@ -123,12 +156,10 @@ export function publishableKeys(options: PublishableOptions): { preflight: Reque
         if (!principal.allowedOrigins.includes(origin)) throw new OriginNotAllowedError(origin);
         res.set({ 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': EXPOSED_HEADERS, Vary: 'Origin' });
       }
-      await limit(req, res, origin ?? '(no origin)');
+      res.set(await countRequest(options.db, options.perMinute, origin ?? '(no origin)', req.ip ?? req.socket.remoteAddress ?? ''));
       next();
     } catch (error) {
       next(error);
     }
   };
-
-  return { preflight, requests };
 }

@@ -36,6 +36,7 @@ interface OperationObject {
   security?: Record<string, string[]>[];
   'x-unstorable-path-status'?: number;
   'x-audited'?: boolean;
+  'x-eov-allow-unknown-query-parameters'?: boolean;
 }
 
 /** One operation of the contract, as the walkers need it. */
@@ -68,6 +69,12 @@ export interface ContractOperation extends DocumentOperation {
   scopes: string[];
   /** Whether it changes state: POST, PUT, PATCH or DELETE by an API key or the administrator, not `x-audited: false` (src/http/auditHook.ts). */
   audited: boolean;
+  /**
+   * Whether its query string is not read (its `x-eov-allow-unknown-query-parameters`, openapi/README.md):
+   * an unknown or unstorable query parameter is no 400 there (the health checks, a CORS preflight,
+   * whose query is the page's request's).
+   */
+  ignoresQuery: boolean;
 }
 
 type Document = ReturnType<typeof loadApiDocument>;
@@ -134,6 +141,7 @@ export function contractOperations(document: Document = loadApiDocument()): Cont
         ['post', 'put', 'patch', 'delete'].includes(op.method) &&
         (schemes[0] === 'bearerAuth' || schemes[0] === 'adminAuth') &&
         operation['x-audited'] !== false,
+      ignoresQuery: operation['x-eov-allow-unknown-query-parameters'] === true,
     };
   });
 }

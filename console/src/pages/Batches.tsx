@@ -5,7 +5,7 @@
  */
 import { type FormEvent, useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, fetchWithAuth, ok, type Schemas } from '../api.ts';
+import { api, downloadWithAuth, fetchWithAuth, ok, type Schemas } from '../api.ts';
 import { Badge, ConfirmButton, Empty, Loading, PageTitle, Pager, Time } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors, SelectField, TextField } from '../components/forms.tsx';
 import { useTemplates, processingStatusOf } from './Templates.tsx';
@@ -43,15 +43,8 @@ function reach(b: Batch): string | null {
 }
 const RUNNING = new Set(['validating', 'scheduled', 'sending', 'processing']);
 
-/** Downloads a CSV that needs the session's token (a plain link cannot send it). */
-async function download(url: string, name: string) {
-  const res = await fetchWithAuth(new URL(url, window.location.origin).pathname);
-  const link = document.createElement('a');
-  link.href = URL.createObjectURL(await res.blob());
-  link.download = name;
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
-}
+/** Downloads a CSV of the batch (its URL's path) with the session's token. */
+const download = (url: string, name: string) => downloadWithAuth(new URL(url, window.location.origin).pathname, name);
 
 function Progress({ batch }: { batch: Batch }) {
   const p = batch.attributes.progress;

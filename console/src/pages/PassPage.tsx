@@ -2,8 +2,8 @@
  * One pass: preview, values, points (updateLoyalty: add, override, message), a message
  * (updatePass), deactivate/reactivate (updatePass `passAction`) and nullify (nullifyPass) behind
  * a confirmation, devices (listPassRegistrations), the delivery timeline
- * (listPassDeliveryAttempts, listPassWebhookDeliveryAttempts), scans (listScans `pass`), the holder link with its QR code and the
- * `.pkpass` download.
+ * (listPassDeliveryAttempts, listPassWebhookDeliveryAttempts), scans (listScans `pass`), its history
+ * (listAuditEvents), the holder link with its QR code and the `.pkpass` download.
  */
 import { type FormEvent, useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -12,12 +12,15 @@ import { api, ok, type Schemas } from '../api.ts';
 import { Badge, ConfirmButton, Empty, Loading, PageTitle, Time } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors, TextField } from '../components/forms.tsx';
 import { Preview } from '../components/Preview.tsx';
+import { type AuditEvent, AuditEventList, useAuditEvents } from '../components/AuditEvents.tsx';
+import { href } from '../router.ts';
 
 function useRefresh(id: string) {
   const queryClient = useQueryClient();
   return () => {
     for (const key of ['pass', 'loyalty', 'deliveries', 'registrations', 'scans']) queryClient.invalidateQueries({ queryKey: [key, id] });
     queryClient.invalidateQueries({ queryKey: ['passes'] });
+    queryClient.invalidateQueries({ queryKey: ['audit-events'] });
   };
 }
 
@@ -330,6 +333,62 @@ function Scans({ id }: { id: string }) {
   );
 }
 
+/** History events per page of each of its two streams. */
+const HISTORY_PER_PAGE = 10;
+
+/**
+ * Who changed the pass and what (listAuditEvents), newest first. A pass's events are filed under
+ * two resource types with its id: `passes` (issue, update, nullify) and `loyalty` (updateLoyalty,
+ * whose path is `/api/v1/loyalty/{id}`); each is read by its own cursor (`resource` and
+ * `resourceId`, the audit log's index) and the two merged by time. Only events down to the
+ * older of the two streams' last loaded events are shown, so none is missing from the list;
+ * "Load more" follows both cursors.
+ */
+function History({ id }: { id: string }) {
+  const streams = [
+    useAuditEvents({ resource: 'passes', resourceId: id }, HISTORY_PER_PAGE),
+    useAuditEvents({ resource: 'loyalty', resourceId: id }, HISTORY_PER_PAGE),
+  ];
+  const loaded = streams.map((s) => s.data?.pages.flatMap((page) => page.data) ?? []);
+  // A stream with more pages is complete only down to its last loaded event.
+  const floor = streams
+    .map((s, i) => (s.hasNextPage ? loaded[i]!.at(-1)?.attributes.occurredAt : undefined))
+    .filter((at): at is string => at !== undefined)
+    .sort()
+    .at(-1);
+  const events = loaded
+    .flat()
+    .filter((e) => floor === undefined || e.attributes.occurredAt >= floor)
+    .sort((x: AuditEvent, y: AuditEvent) => y.attributes.occurredAt.localeCompare(x.attributes.occurredAt) || y.id.localeCompare(x.id));
+  const more = streams.some((s) => s.hasNextPage);
+  const fetching = streams.some((s) => s.isFetchingNextPage);
+  return (
+    <section className="card" aria-labelledby="history">
+      <h2 id="history">History</h2>
+      <FormErrors error={streams[0]!.error ?? streams[1]!.error} />
+      {streams.every((s) => s.data) && events.length === 0 && (
+        <Empty title="No change recorded yet.">Changes to this pass appear here with who made them.</Empty>
+      )}
+      {events.length > 0 && <AuditEventList events={events} label="History of the pass, newest first" showTarget={false} />}
+      <div className="actions">
+        {more && (
+          <button
+            type="button"
+            className="secondary"
+            disabled={fetching}
+            onClick={() => {
+              for (const s of streams) if (s.hasNextPage) s.fetchNextPage();
+            }}
+          >
+            {fetching ? 'Loading…' : 'Load more'}
+          </button>
+        )}
+        <a href={href(`/audit?resourceId=${encodeURIComponent(id)}`)}>Open in the audit log</a>
+      </div>
+    </section>
+  );
+}
+
 function HolderLink({ url, id }: { url: string; id: string }) {
   const [qr, setQr] = useState('');
   useEffect(() => {
@@ -427,6 +486,7 @@ export default function PassPage({ id }: { id: string }) {
             <Timeline id={id} />
             <Devices id={id} />
             <Scans id={id} />
+            <History id={id} />
           </div>
           <aside className="pass-side">
             {a.status !== 'nullified' && <Preview source={{ passId: id, version: JSON.stringify([a.passContent, a.latestMessage, a.status, a.barcode]) }} />}

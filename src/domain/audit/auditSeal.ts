@@ -104,7 +104,9 @@ export function createAuditSealer(deps: { db: Pick<Database, 'sql' | 'writeSql' 
   deps.db.commits.on(AUDIT_EVENTS_CHANNEL, async (said) => {
     for (const accountId of said as string[]) waiting.add(accountId);
     if (!running && !timer) {
-      timer = setTimeout(() => void (running = round()), SEAL_DELAY_MS);
+      timer = setTimeout(() => {
+        running = round();
+      }, SEAL_DELAY_MS);
       timer.unref();
     }
   });
