@@ -170,6 +170,43 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
     await screenshots('console-workday-designer', false);
   }, 60_000);
 
+  it('duplicates a template, archives the copy (it moves to Archived and issues no pass) and unarchives it', async () => {
+    const id = await createTemplate(service, tenant.token, loyaltyTemplate({ name: 'Karta Łódź' }));
+    await settledTemplate(service, tenant.token, id);
+    await page.goto(`${origin}/console/#/templates`);
+    await page.getByRole('heading', { level: 1, name: 'Templates' }).waitFor();
+    await page.getByRole('button', { name: 'Duplicate Karta Łódź', exact: true }).click();
+    await page.getByRole('status').getByText('Copied as “Karta Łódź (copy)”.').waitFor();
+    const copy = page.getByRole('link', { name: 'Karta Łódź (copy)', exact: true });
+    await copy.waitFor();
+    const copyId = (await copy.getAttribute('href'))!.split('/').pop()!;
+    await settledTemplate(service, tenant.token, copyId);
+    await checkPage('templates');
+
+    await page.getByRole('button', { name: 'Archive Karta Łódź (copy)', exact: true }).click();
+    await page
+      .getByRole('status')
+      .getByText(/archived: no new passes from it/)
+      .waitFor();
+    await copy.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Archived', exact: true }).click();
+    await copy.waitFor();
+    expect(await page.getByRole('link', { name: 'Karta Łódź', exact: true }).count()).toBe(0);
+    await page
+      .getByText(/^\s*archived/)
+      .first()
+      .waitFor();
+    await checkPage('templates (archived)');
+    await screenshots('console-workday-templates-archived', false);
+    const refused = await service.api.post(`/api/v1/passes?passTemplate=${copyId}`).set(service.auth(tenant.token)).send({ pass: {} });
+    expect(refused.status).toBe(409);
+
+    await page.getByRole('button', { name: 'Unarchive Karta Łódź (copy)', exact: true }).click();
+    await copy.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Current', exact: true }).click();
+    await copy.waitFor();
+  }, 60_000);
+
   it('sends a message with %{points} after a confirmation naming its reach; each holder page shows the number', async () => {
     const templateId = await createTemplate(service, tenant.token, loyaltyTemplate({ name: 'Points card' }));
     const passes = await Promise.all(

@@ -1,8 +1,12 @@
-/** The pass templates of the account (listPassTemplates), with their processing status and errors. */
+/**
+ * The pass templates of the account (listPassTemplates), with their processing status and errors:
+ * the current ones, or the archived ones (`archived=true`); each can be duplicated
+ * (duplicatePassTemplate), archived or unarchived (archivePassTemplate, unarchivePassTemplate).
+ */
 import { useState } from 'react';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok, type Schemas } from '../api.ts';
-import { Badge, Empty, Loading, PageTitle, Pager } from '../components/common.tsx';
+import { Badge, Empty, Loading, PageTitle, Pager, Time } from '../components/common.tsx';
 import { FormErrors } from '../components/forms.tsx';
 import { href } from '../router.ts';
 
@@ -22,15 +26,61 @@ export function useTemplates() {
   });
 }
 
+/** Duplicate, and Archive or Unarchive, of one template; what was done is announced in `onDone`. */
+function TemplateActions({ template, onDone }: { template: Template; onDone: (message: string) => void }) {
+  const queryClient = useQueryClient();
+  const archived = !!template.meta?.archivedAt;
+  const path = { params: { path: { id: template.id } } };
+  const act = useMutation({
+    mutationFn: async (action: 'duplicate' | 'archive' | 'unarchive') => {
+      if (action === 'duplicate') {
+        const copy = await ok(api.POST('/api/v1/pass-templates/{id}/duplicate', path));
+        return `Copied as “${copy.attributes.name}”.`;
+      }
+      if (action === 'archive') await ok(api.POST('/api/v1/pass-templates/{id}/archive', path));
+      else await ok(api.POST('/api/v1/pass-templates/{id}/unarchive', path));
+      return `“${template.attributes.name}” ${action === 'archive' ? 'archived: no new passes from it; its passes keep working' : 'is current again'}.`;
+    },
+    onSuccess: (message) => {
+      onDone(message);
+      queryClient.invalidateQueries({ queryKey: ['templates'] });
+    },
+  });
+  const name = template.attributes.name;
+  return (
+    <div className="row-actions">
+      <button type="button" className="secondary" disabled={act.isPending} onClick={() => act.mutate('duplicate')} aria-label={`Duplicate ${name}`}>
+        Duplicate
+      </button>
+      <button
+        type="button"
+        className="secondary"
+        disabled={act.isPending}
+        onClick={() => act.mutate(archived ? 'unarchive' : 'archive')}
+        aria-label={`${archived ? 'Unarchive' : 'Archive'} ${name}`}
+      >
+        {archived ? 'Unarchive' : 'Archive'}
+      </button>
+      <FormErrors error={act.error} />
+    </div>
+  );
+}
+
 export default function Templates() {
   const [page, setPage] = useState(1);
+  const [archived, setArchived] = useState(false);
+  const [done, setDone] = useState('');
   const query = useQuery({
-    queryKey: ['templates', page],
+    queryKey: ['templates', archived, page],
     placeholderData: keepPreviousData,
-    queryFn: () => ok(api.GET('/api/v1/pass-templates', { params: { query: { page, perPage: 25 } } })),
+    queryFn: () => ok(api.GET('/api/v1/pass-templates', { params: { query: { page, perPage: 25, archived } } })),
     refetchInterval: (q) => (q.state.data?.data.some((t) => processingStatusOf(t) === 'processing') ? 1000 : false),
   });
   const rows = query.data?.data ?? [];
+  const show = (which: boolean) => {
+    setArchived(which);
+    setPage(1);
+  };
   return (
     <>
       <PageTitle
@@ -42,13 +92,25 @@ export default function Templates() {
       >
         Templates
       </PageTitle>
+      <div className="segmented" role="group" aria-label="Which templates">
+        <button type="button" aria-pressed={!archived} onClick={() => show(false)}>
+          Current
+        </button>
+        <button type="button" aria-pressed={archived} onClick={() => show(true)}>
+          Archived
+        </button>
+      </div>
+      <p role="status" className="muted">
+        {done}
+      </p>
       <FormErrors error={query.error} />
       {query.isPending && <Loading what="Loading templates" />}
-      {query.data && rows.length === 0 && (
+      {query.data && rows.length === 0 && !archived && (
         <Empty title="No template yet.">
           <a href={href('/templates/new')}>Design your first template</a>: colours, images, fields and barcode, with a live preview.
         </Empty>
       )}
+      {query.data && rows.length === 0 && archived && <Empty title="No archived template." />}
       {rows.length > 0 && (
         <ul className="cards">
           {rows.map((t) => {
@@ -59,6 +121,12 @@ export default function Templates() {
                   {t.attributes.name}
                 </a>
                 <span className="muted"> {t.attributes.templateType}</span> <Badge value={status} />
+                {t.meta?.archivedAt && (
+                  <span className="muted">
+                    {' '}
+                    archived <Time at={t.meta.archivedAt} />
+                  </span>
+                )}
                 {status === 'failed' && (
                   <ul className="field-error">
                     {(t.attributes as Schemas['FailedPassTemplateAttributes']).processingErrors.map((e) => (
@@ -68,6 +136,7 @@ export default function Templates() {
                     ))}
                   </ul>
                 )}
+                <TemplateActions template={t} onDone={setDone} />
               </li>
             );
           })}
