@@ -92,14 +92,15 @@ export default function Templates() {
       >
         Templates
       </PageTitle>
-      <div className="segmented" role="group" aria-label="Which templates">
+      <fieldset className="segmented">
+        <legend className="visually-hidden">Which templates</legend>
         <button type="button" aria-pressed={!archived} onClick={() => show(false)}>
           Current
         </button>
         <button type="button" aria-pressed={archived} onClick={() => show(true)}>
           Archived
         </button>
-      </div>
+      </fieldset>
       <p role="status" className="muted">
         {done}
       </p>
