@@ -218,10 +218,10 @@ export const PassTemplateScalarFieldEnum = {
   processingErrors: 'processingErrors',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
-  archivedAt: 'archivedAt',
   applePassTypeIdentifier: 'applePassTypeIdentifier',
   processingWarnings: 'processingWarnings',
-  typeDetails: 'typeDetails'
+  typeDetails: 'typeDetails',
+  archivedAt: 'archivedAt'
 } as const
 
 export type PassTemplateScalarFieldEnum = (typeof PassTemplateScalarFieldEnum)[keyof typeof PassTemplateScalarFieldEnum]

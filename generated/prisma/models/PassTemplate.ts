@@ -51,8 +51,8 @@ export type PassTemplateMinAggregateOutputType = {
   processingStatus: $Enums.PassTemplateProcessingStatus | null
   createdAt: Date | null
   updatedAt: Date | null
-  archivedAt: Date | null
   applePassTypeIdentifier: string | null
+  archivedAt: Date | null
 }
 
 export type PassTemplateMaxAggregateOutputType = {
@@ -69,8 +69,8 @@ export type PassTemplateMaxAggregateOutputType = {
   processingStatus: $Enums.PassTemplateProcessingStatus | null
   createdAt: Date | null
   updatedAt: Date | null
-  archivedAt: Date | null
   applePassTypeIdentifier: string | null
+  archivedAt: Date | null
 }
 
 export type PassTemplateCountAggregateOutputType = {
@@ -95,10 +95,10 @@ export type PassTemplateCountAggregateOutputType = {
   processingErrors: number
   createdAt: number
   updatedAt: number
-  archivedAt: number
   applePassTypeIdentifier: number
   processingWarnings: number
   typeDetails: number
+  archivedAt: number
   _all: number
 }
 
@@ -125,8 +125,8 @@ export type PassTemplateMinAggregateInputType = {
   processingStatus?: true
   createdAt?: true
   updatedAt?: true
-  archivedAt?: true
   applePassTypeIdentifier?: true
+  archivedAt?: true
 }
 
 export type PassTemplateMaxAggregateInputType = {
@@ -143,8 +143,8 @@ export type PassTemplateMaxAggregateInputType = {
   processingStatus?: true
   createdAt?: true
   updatedAt?: true
-  archivedAt?: true
   applePassTypeIdentifier?: true
+  archivedAt?: true
 }
 
 export type PassTemplateCountAggregateInputType = {
@@ -169,10 +169,10 @@ export type PassTemplateCountAggregateInputType = {
   processingErrors?: true
   createdAt?: true
   updatedAt?: true
-  archivedAt?: true
   applePassTypeIdentifier?: true
   processingWarnings?: true
   typeDetails?: true
+  archivedAt?: true
   _all?: true
 }
 
@@ -284,10 +284,10 @@ export type PassTemplateGroupByOutputType = {
   processingErrors: runtime.JsonValue | null
   createdAt: Date
   updatedAt: Date
-  archivedAt: Date | null
   applePassTypeIdentifier: string | null
   processingWarnings: runtime.JsonValue | null
   typeDetails: runtime.JsonValue | null
+  archivedAt: Date | null
   _count: PassTemplateCountAggregateOutputType | null
   _avg: PassTemplateAvgAggregateOutputType | null
   _sum: PassTemplateSumAggregateOutputType | null
@@ -335,10 +335,10 @@ export type PassTemplateWhereInput = {
   processingErrors?: Prisma.JsonNullableFilter<"PassTemplate">
   createdAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
-  archivedAt?: Prisma.DateTimeNullableFilter<"PassTemplate"> | Date | string | null
   applePassTypeIdentifier?: Prisma.StringNullableFilter<"PassTemplate"> | string | null
   processingWarnings?: Prisma.JsonNullableFilter<"PassTemplate">
   typeDetails?: Prisma.JsonNullableFilter<"PassTemplate">
+  archivedAt?: Prisma.DateTimeNullableFilter<"PassTemplate"> | Date | string | null
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
   versions?: Prisma.PassTemplateVersionListRelationFilter
   passes?: Prisma.PassListRelationFilter
@@ -368,10 +368,10 @@ export type PassTemplateOrderByWithRelationInput = {
   processingErrors?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
-  archivedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrderInput | Prisma.SortOrder
   processingWarnings?: Prisma.SortOrderInput | Prisma.SortOrder
   typeDetails?: Prisma.SortOrderInput | Prisma.SortOrder
+  archivedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   account?: Prisma.AccountOrderByWithRelationInput
   versions?: Prisma.PassTemplateVersionOrderByRelationAggregateInput
   passes?: Prisma.PassOrderByRelationAggregateInput
@@ -404,10 +404,10 @@ export type PassTemplateWhereUniqueInput = Prisma.AtLeast<{
   processingErrors?: Prisma.JsonNullableFilter<"PassTemplate">
   createdAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
-  archivedAt?: Prisma.DateTimeNullableFilter<"PassTemplate"> | Date | string | null
   applePassTypeIdentifier?: Prisma.StringNullableFilter<"PassTemplate"> | string | null
   processingWarnings?: Prisma.JsonNullableFilter<"PassTemplate">
   typeDetails?: Prisma.JsonNullableFilter<"PassTemplate">
+  archivedAt?: Prisma.DateTimeNullableFilter<"PassTemplate"> | Date | string | null
   account?: Prisma.XOR<Prisma.AccountScalarRelationFilter, Prisma.AccountWhereInput>
   versions?: Prisma.PassTemplateVersionListRelationFilter
   passes?: Prisma.PassListRelationFilter
@@ -437,10 +437,10 @@ export type PassTemplateOrderByWithAggregationInput = {
   processingErrors?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
-  archivedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrderInput | Prisma.SortOrder
   processingWarnings?: Prisma.SortOrderInput | Prisma.SortOrder
   typeDetails?: Prisma.SortOrderInput | Prisma.SortOrder
+  archivedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.PassTemplateCountOrderByAggregateInput
   _avg?: Prisma.PassTemplateAvgOrderByAggregateInput
   _max?: Prisma.PassTemplateMaxOrderByAggregateInput
@@ -473,10 +473,10 @@ export type PassTemplateScalarWhereWithAggregatesInput = {
   processingErrors?: Prisma.JsonNullableWithAggregatesFilter<"PassTemplate">
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"PassTemplate"> | Date | string
-  archivedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"PassTemplate"> | Date | string | null
   applePassTypeIdentifier?: Prisma.StringNullableWithAggregatesFilter<"PassTemplate"> | string | null
   processingWarnings?: Prisma.JsonNullableWithAggregatesFilter<"PassTemplate">
   typeDetails?: Prisma.JsonNullableWithAggregatesFilter<"PassTemplate">
+  archivedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"PassTemplate"> | Date | string | null
 }
 
 export type PassTemplateCreateInput = {
@@ -500,10 +500,10 @@ export type PassTemplateCreateInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
-  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Date | string | null
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
@@ -533,10 +533,10 @@ export type PassTemplateUncheckedCreateInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
-  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Date | string | null
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
@@ -564,10 +564,10 @@ export type PassTemplateUpdateInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
@@ -597,10 +597,10 @@ export type PassTemplateUncheckedUpdateInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
@@ -629,10 +629,10 @@ export type PassTemplateCreateManyInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
-  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Date | string | null
 }
 
 export type PassTemplateUpdateManyMutationInput = {
@@ -656,10 +656,10 @@ export type PassTemplateUpdateManyMutationInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type PassTemplateUncheckedUpdateManyInput = {
@@ -684,10 +684,10 @@ export type PassTemplateUncheckedUpdateManyInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type PassTemplateListRelationFilter = {
@@ -722,10 +722,10 @@ export type PassTemplateCountOrderByAggregateInput = {
   processingErrors?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
-  archivedAt?: Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrder
   processingWarnings?: Prisma.SortOrder
   typeDetails?: Prisma.SortOrder
+  archivedAt?: Prisma.SortOrder
 }
 
 export type PassTemplateAvgOrderByAggregateInput = {
@@ -746,8 +746,8 @@ export type PassTemplateMaxOrderByAggregateInput = {
   processingStatus?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
-  archivedAt?: Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrder
+  archivedAt?: Prisma.SortOrder
 }
 
 export type PassTemplateMinOrderByAggregateInput = {
@@ -764,8 +764,8 @@ export type PassTemplateMinOrderByAggregateInput = {
   processingStatus?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
-  archivedAt?: Prisma.SortOrder
   applePassTypeIdentifier?: Prisma.SortOrder
+  archivedAt?: Prisma.SortOrder
 }
 
 export type PassTemplateSumOrderByAggregateInput = {
@@ -915,10 +915,10 @@ export type PassTemplateCreateWithoutAccountInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
-  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Date | string | null
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchCreateNestedManyWithoutTemplateInput
@@ -946,10 +946,10 @@ export type PassTemplateUncheckedCreateWithoutAccountInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
-  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Date | string | null
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
@@ -1007,10 +1007,10 @@ export type PassTemplateScalarWhereInput = {
   processingErrors?: Prisma.JsonNullableFilter<"PassTemplate">
   createdAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"PassTemplate"> | Date | string
-  archivedAt?: Prisma.DateTimeNullableFilter<"PassTemplate"> | Date | string | null
   applePassTypeIdentifier?: Prisma.StringNullableFilter<"PassTemplate"> | string | null
   processingWarnings?: Prisma.JsonNullableFilter<"PassTemplate">
   typeDetails?: Prisma.JsonNullableFilter<"PassTemplate">
+  archivedAt?: Prisma.DateTimeNullableFilter<"PassTemplate"> | Date | string | null
 }
 
 export type PassTemplateCreateWithoutVersionsInput = {
@@ -1034,10 +1034,10 @@ export type PassTemplateCreateWithoutVersionsInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
-  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Date | string | null
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchCreateNestedManyWithoutTemplateInput
@@ -1066,10 +1066,10 @@ export type PassTemplateUncheckedCreateWithoutVersionsInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
-  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Date | string | null
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedCreateNestedOneWithoutTemplateInput
@@ -1112,10 +1112,10 @@ export type PassTemplateUpdateWithoutVersionsInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUpdateManyWithoutTemplateNestedInput
@@ -1144,10 +1144,10 @@ export type PassTemplateUncheckedUpdateWithoutVersionsInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedUpdateOneWithoutTemplateNestedInput
@@ -1174,10 +1174,10 @@ export type PassTemplateCreateWithoutPassesInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
-  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Date | string | null
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchCreateNestedManyWithoutTemplateInput
@@ -1206,10 +1206,10 @@ export type PassTemplateUncheckedCreateWithoutPassesInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
-  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Date | string | null
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedCreateNestedOneWithoutTemplateInput
@@ -1252,10 +1252,10 @@ export type PassTemplateUpdateWithoutPassesInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUpdateManyWithoutTemplateNestedInput
@@ -1284,10 +1284,10 @@ export type PassTemplateUncheckedUpdateWithoutPassesInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedUpdateOneWithoutTemplateNestedInput
@@ -1314,10 +1314,10 @@ export type PassTemplateCreateWithoutBatchesInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
-  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Date | string | null
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
@@ -1346,10 +1346,10 @@ export type PassTemplateUncheckedCreateWithoutBatchesInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
-  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Date | string | null
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedCreateNestedOneWithoutTemplateInput
@@ -1392,10 +1392,10 @@ export type PassTemplateUpdateWithoutBatchesInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
@@ -1424,10 +1424,10 @@ export type PassTemplateUncheckedUpdateWithoutBatchesInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
   googleWalletClass?: Prisma.GoogleWalletClassUncheckedUpdateOneWithoutTemplateNestedInput
@@ -1454,10 +1454,10 @@ export type PassTemplateCreateWithoutGoogleWalletClassInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
-  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Date | string | null
   account: Prisma.AccountCreateNestedOneWithoutPassTemplatesInput
   versions?: Prisma.PassTemplateVersionCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassCreateNestedManyWithoutTemplateInput
@@ -1486,10 +1486,10 @@ export type PassTemplateUncheckedCreateWithoutGoogleWalletClassInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
-  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Date | string | null
   versions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutTemplateInput
   passes?: Prisma.PassUncheckedCreateNestedManyWithoutTemplateInput
   batches?: Prisma.BatchUncheckedCreateNestedManyWithoutTemplateInput
@@ -1532,10 +1532,10 @@ export type PassTemplateUpdateWithoutGoogleWalletClassInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   account?: Prisma.AccountUpdateOneRequiredWithoutPassTemplatesNestedInput
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
@@ -1564,10 +1564,10 @@ export type PassTemplateUncheckedUpdateWithoutGoogleWalletClassInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
@@ -1594,10 +1594,10 @@ export type PassTemplateCreateManyAccountInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   updatedAt?: Date | string
-  archivedAt?: Date | string | null
   applePassTypeIdentifier?: string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Date | string | null
 }
 
 export type PassTemplateUpdateWithoutAccountInput = {
@@ -1621,10 +1621,10 @@ export type PassTemplateUpdateWithoutAccountInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   versions?: Prisma.PassTemplateVersionUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUpdateManyWithoutTemplateNestedInput
@@ -1652,10 +1652,10 @@ export type PassTemplateUncheckedUpdateWithoutAccountInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   versions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutTemplateNestedInput
   passes?: Prisma.PassUncheckedUpdateManyWithoutTemplateNestedInput
   batches?: Prisma.BatchUncheckedUpdateManyWithoutTemplateNestedInput
@@ -1683,10 +1683,10 @@ export type PassTemplateUncheckedUpdateManyWithoutAccountInput = {
   processingErrors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   applePassTypeIdentifier?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   processingWarnings?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   typeDetails?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 
@@ -1760,10 +1760,10 @@ export type PassTemplateSelect<ExtArgs extends runtime.Types.Extensions.Internal
   processingErrors?: boolean
   createdAt?: boolean
   updatedAt?: boolean
-  archivedAt?: boolean
   applePassTypeIdentifier?: boolean
   processingWarnings?: boolean
   typeDetails?: boolean
+  archivedAt?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.PassTemplate$versionsArgs<ExtArgs>
   passes?: boolean | Prisma.PassTemplate$passesArgs<ExtArgs>
@@ -1794,10 +1794,10 @@ export type PassTemplateSelectCreateManyAndReturn<ExtArgs extends runtime.Types.
   processingErrors?: boolean
   createdAt?: boolean
   updatedAt?: boolean
-  archivedAt?: boolean
   applePassTypeIdentifier?: boolean
   processingWarnings?: boolean
   typeDetails?: boolean
+  archivedAt?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["passTemplate"]>
 
@@ -1823,10 +1823,10 @@ export type PassTemplateSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.
   processingErrors?: boolean
   createdAt?: boolean
   updatedAt?: boolean
-  archivedAt?: boolean
   applePassTypeIdentifier?: boolean
   processingWarnings?: boolean
   typeDetails?: boolean
+  archivedAt?: boolean
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["passTemplate"]>
 
@@ -1852,13 +1852,13 @@ export type PassTemplateSelectScalar = {
   processingErrors?: boolean
   createdAt?: boolean
   updatedAt?: boolean
-  archivedAt?: boolean
   applePassTypeIdentifier?: boolean
   processingWarnings?: boolean
   typeDetails?: boolean
+  archivedAt?: boolean
 }
 
-export type PassTemplateOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "name" | "description" | "templateType" | "transitType" | "defaultLanguage" | "centralTitle" | "notificationHeader" | "colors" | "images" | "fields" | "appLinking" | "barcode" | "locations" | "beacons" | "designVersion" | "processingStatus" | "processingErrors" | "createdAt" | "updatedAt" | "archivedAt" | "applePassTypeIdentifier" | "processingWarnings" | "typeDetails", ExtArgs["result"]["passTemplate"]>
+export type PassTemplateOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "accountId" | "name" | "description" | "templateType" | "transitType" | "defaultLanguage" | "centralTitle" | "notificationHeader" | "colors" | "images" | "fields" | "appLinking" | "barcode" | "locations" | "beacons" | "designVersion" | "processingStatus" | "processingErrors" | "createdAt" | "updatedAt" | "applePassTypeIdentifier" | "processingWarnings" | "typeDetails" | "archivedAt", ExtArgs["result"]["passTemplate"]>
 export type PassTemplateInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   account?: boolean | Prisma.AccountDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.PassTemplate$versionsArgs<ExtArgs>
@@ -1921,11 +1921,6 @@ export type $PassTemplatePayload<ExtArgs extends runtime.Types.Extensions.Intern
     createdAt: Date
     updatedAt: Date
     /**
-     * When the template was archived (archivePassTemplate): no new passes are issued from it and
-     * lists leave it out unless asked; its passes keep working. Null: not archived.
-     */
-    archivedAt: Date | null
-    /**
      * The Apple pass type identifier its passes are signed for; null means the account's first
      * Apple configuration (the oldest).
      */
@@ -1940,6 +1935,12 @@ export type $PassTemplatePayload<ExtArgs extends runtime.Types.Extensions.Intern
      * contract's PassTemplateAttributes) that are set; null: none. Last, where its migration adds it.
      */
     typeDetails: runtime.JsonValue | null
+    /**
+     * When the template was archived (archivePassTemplate): no new passes are issued from it and
+     * lists leave it out unless asked; its passes keep working. Null: not archived. Last, where
+     * its migration adds it.
+     */
+    archivedAt: Date | null
   }, ExtArgs["result"]["passTemplate"]>
   composites: {}
 }
@@ -2389,10 +2390,10 @@ export interface PassTemplateFieldRefs {
   readonly processingErrors: Prisma.FieldRef<"PassTemplate", 'Json'>
   readonly createdAt: Prisma.FieldRef<"PassTemplate", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"PassTemplate", 'DateTime'>
-  readonly archivedAt: Prisma.FieldRef<"PassTemplate", 'DateTime'>
   readonly applePassTypeIdentifier: Prisma.FieldRef<"PassTemplate", 'String'>
   readonly processingWarnings: Prisma.FieldRef<"PassTemplate", 'Json'>
   readonly typeDetails: Prisma.FieldRef<"PassTemplate", 'Json'>
+  readonly archivedAt: Prisma.FieldRef<"PassTemplate", 'DateTime'>
 }
     
 
