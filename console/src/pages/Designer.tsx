@@ -343,6 +343,11 @@ export default function Designer({ id }: { id: string | null }) {
     save.mutate();
   };
   const status = loaded ? processingStatusOf(loaded) : null;
+  // A saved, processed template not yet edited is previewed as stored (GET, cached by ETag, at once);
+  // once edited, as the draft (POST, 400 ms after the last change).
+  const untouched =
+    id !== null && status === 'processed' && original !== null && changedImages.length === 0 && JSON.stringify(cleaned(draft)) === JSON.stringify(original);
+  const previewSource = untouched ? { templateId: id } : { draft: previewDraft(draft) };
   const locations = draft.locations ?? [];
 
   return (
@@ -602,7 +607,7 @@ export default function Designer({ id }: { id: string | null }) {
           </ErrorScope>
         </form>
         <aside className="designer-preview">
-          <Preview source={{ draft: previewDraft(draft) }} />
+          {id !== null && template.isPending ? <Loading what="Loading the preview" /> : <Preview source={previewSource} />}
         </aside>
       </div>
     </>
