@@ -666,6 +666,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/accounts/{accountId}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite a person to an account
+         * @description `createInvitation` for the operator: how an account gets its first owner. The link is in this
+         *     answer only (and sent by e-mail with `SMTP_URL` and an `email`); any role, `owner` included.
+         */
+        post: operations["createAccountInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/accounts/{accountId}/tokens": {
         parameters: {
             query?: never;
@@ -2300,6 +2324,559 @@ export interface webhooks {
          */
         post: operations["sendPassTemplateProcessedWebhook"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitation-acceptances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation
+         * @description Joins the account with the invitation's role and signs in (the session cookie is set as by
+         *     `signInWithPassword`). A new person names themselves and brings a way to sign in: a `passkey`
+         *     (the answer to the challenge of `createInvitationAcceptanceOptions`) or a `password`. A person
+         *     already signed in (the cookie and `X-CSRF-Token`) joins with what they have. An invitation made
+         *     for an address is accepted only with that address (`400` naming `/email`); one whose address
+         *     belongs to a person already is accepted by that person signed in (`409` otherwise).
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitation-acceptances/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open an invitation
+         * @description What an invitation link offers (account, role, the address it was made for) and a WebAuthn
+         *     registration challenge, so that the invited person registers a passkey as they accept. The
+         *     token is the part of the link after `#invitation=`; it travels in the body, never in a URL
+         *     the server logs. An unknown, used, revoked or expired token is `404`.
+         */
+        post: operations["createInvitationAcceptanceOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List invitations
+         * @description The account's invitations, newest first, with their state (`pending`, `accepted`, `expired`,
+         *     `revoked`). Their links are not shown again.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite a person
+         * @description An invitation to the account with a role, as a link (`url`) shown in this answer only: the
+         *     service keeps the SHA-256 of its token. It works once, until `expiresAt` (7 days unless
+         *     `expiresInHours` says otherwise, 1 to 720). With `SMTP_URL` configured and an `email`, the
+         *     link is also sent by e-mail (`meta.emailSent`). An admin cannot invite an owner (`403`).
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitations/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of the invitation.
+                 * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10
+                 */
+                id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an invitation
+         * @description Its link stops working. An accepted invitation cannot be revoked (`409`: remove the member).
+         */
+        post: operations["revokeInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/passkey-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start registering a passkey
+         * @description A WebAuthn registration challenge for the signed-in person (resident key required, user
+         *     verification preferred; the person's passkeys are excluded so one authenticator is not
+         *     registered twice). Give `data.attributes.publicKey` to `navigator.credentials.create`, then
+         *     send the answer to `registerPasskey` within 5 minutes.
+         */
+        post: operations["createPasskeyRegistrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the person's passkeys
+         * @description The signed-in person's passkeys, by name, with when each was last used.
+         */
+        get: operations["listPasskeys"];
+        put?: never;
+        /**
+         * Register a passkey
+         * @description Registers a passkey from the browser's answer to a challenge of
+         *     `createPasskeyRegistrationOptions` (`navigator.credentials.create`, or `startRegistration` of
+         *     `@simplewebauthn/browser`), under a name the person chooses. A person may have several (a
+         *     phone, a security key). A challenge that is unknown, expired, used or another person's, or an
+         *     answer that does not verify, is `400` naming `/credential`.
+         */
+        post: operations["registerPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/passkeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of one of the signed-in person's passkeys.
+                 * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10
+                 */
+                id: components["parameters"]["PasskeyId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a passkey
+         * @description Removes one of the signed-in person's passkeys: it no longer signs in. Another person's or an
+         *     unknown passkey is `404`.
+         */
+        delete: operations["deletePasskey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the person's password
+         * @description Sets or changes the signed-in person's password (12 to 200 characters; stored as an Argon2id
+         *     hash, never logged). Changing one needs `currentPassword`; a wrong one is `400` naming it.
+         *     The person's other sessions are ended.
+         */
+        put: operations["setPassword"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the person's sessions
+         * @description Every session of the signed-in person that has not ended: where and when it signed in, when it
+         *     was last used; `current` marks this one.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        /**
+         * Sign out everywhere
+         * @description Ends every session of the signed-in person but this one (on every process at once).
+         */
+        delete: operations["endAllSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of one of the signed-in person's sessions.
+                 * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10
+                 */
+                id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one of the person's sessions
+         * @description Ends one session of the signed-in person (another browser, a lost phone). Another person's or
+         *     an unknown session is `404`.
+         */
+        delete: operations["endSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start enrolling a TOTP second factor
+         * @description A new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 s) for the signed-in person, as text and as
+         *     an `otpauth://` URI to show as a QR code. Nothing changes until a code of it is confirmed with
+         *     `confirmTotpEnrollment` within 10 minutes: then it is required at every password sign-in,
+         *     in place of any earlier secret (which stays in force until then).
+         */
+        post: operations["createTotpEnrollment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a TOTP second factor
+         * @description Confirms the secret of `createTotpEnrollment` with a current code (one step of clock drift
+         *     either way is accepted): from now on a password sign-in needs a code. A wrong code is `400`
+         *     naming `/code`.
+         */
+        post: operations["confirmTotpEnrollment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the members of the account
+         * @description The people of the account with their roles and how they sign in (every member; an account has
+         *     few, so there are no pages).
+         */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of the membership (`data[].id` of `listMembers`).
+                 * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10
+                 */
+                id: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member
+         * @description Removes a person from the account: their sessions in it end at once, on every process (the
+         *     next request is `401`). The person keeps their other accounts. The last owner cannot be
+         *     removed (`409`); only an owner removes an owner (`403`).
+         */
+        delete: operations["deleteMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description Gives a member another role. Only an owner makes, changes or removes an owner; an admin
+         *     changing an owner or making one gets `403`. The last owner cannot become anything else
+         *     (`409`). The person's sessions in the account take the new role at their next request.
+         */
+        patch: operations["updateMember"];
+        trace?: never;
+    };
+    "/api/v1/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the signed-in session
+         * @description Who is signed in, in which account, with which role and scopes, their other accounts, when the
+         *     session ends, and the CSRF token to send as `X-CSRF-Token` with every state-changing request.
+         *     A session ends after 30 minutes without a request (`SESSION_IDLE_TIMEOUT_MINUTES`) and 12 hours
+         *     after sign-in (`SESSION_ABSOLUTE_TIMEOUT_HOURS`); then, or when it was ended, `401`.
+         */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        /**
+         * Sign out
+         * @description Ends this session on every process at once (it is deleted from the database) and clears the
+         *     cookie.
+         */
+        delete: operations["signOut"];
+        options?: never;
+        head?: never;
+        /**
+         * Switch the session to another account
+         * @description Makes another account the session's current one: a person in several accounts (an agency
+         *     running several shops) switches without signing in again. The account must be one of the
+         *     person's memberships (`404` otherwise); the scopes become those of the role there.
+         */
+        patch: operations["updateSession"];
+        trace?: never;
+    };
+    "/api/v1/sign-in/oidc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start a single sign-on
+         * @description Sends the browser to the account's OpenID Connect issuer (`302`, authorization code flow with
+         *     PKCE, state and nonce kept 10 minutes). `account` is the account's id; one without single
+         *     sign-on is `404`.
+         */
+        get: operations["startSingleSignOn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sign-in/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Finish a single sign-on
+         * @description Where the issuer sends the browser back (`redirectUri` of `getSingleSignOn`): checks state,
+         *     nonce and the code (PKCE), reads the `email` and the role claim, makes the person a member
+         *     with the mapped role (or updates it), signs them in (the session cookie) and sends the browser
+         *     to the console (`302`). A failed sign-in (state unknown or expired, the issuer's error, an
+         *     unverified address, a claim that maps to no role) is `401`.
+         */
+        get: operations["finishSingleSignOn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sign-in/passkey-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a passkey sign-in
+         * @description A WebAuthn challenge for signing in with a passkey (https://www.w3.org/TR/webauthn-3/,
+         *     discoverable credentials: no e-mail address asked): give `data.attributes.publicKey` to
+         *     `navigator.credentials.get({ publicKey })` (or `startAuthentication` of
+         *     `@simplewebauthn/browser`), then send its answer with the `id` to `signInWithPasskey` within
+         *     5 minutes. Each challenge is good for one attempt.
+         */
+        post: operations["createPasskeySignInOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sign-in/passkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a passkey
+         * @description Verifies the browser's answer to a challenge of `createPasskeySignInOptions` against the
+         *     person's registered passkey (origin, relying party id, signature, user presence and
+         *     verification) and signs them in: the session cookie is set as by `signInWithPassword`. A
+         *     passkey signs in an owner or admin without a TOTP code: it is a second factor by itself
+         *     (possession and user verification). An unknown, expired or used challenge, an unknown passkey
+         *     or a bad signature is `401`.
+         */
+        post: operations["signInWithPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sign-in/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a password
+         * @description Signs a person in to the console with their e-mail address and password (Argon2id,
+         *     https://www.rfc-editor.org/rfc/rfc9106). A person who confirmed a TOTP second factor (RFC 6238)
+         *     sends its current `totpCode` too; an owner or admin must have one (without it, the session is
+         *     limited to enrolling one: `getSession` says `secondFactor.required`, every other operation
+         *     answers `403 second_factor_required`). Wrong e-mail, password or code are one answer, `401`,
+         *     which does not say which was wrong. After 10 failures for one address within 15 minutes that
+         *     address is locked for the rest of the window (`429`), as is the client address after
+         *     `AUTH_FAILURES_PER_MINUTE` failed authentications of any kind.
+         *
+         *     The answer sets the session cookie (`sessionCookie`: `HttpOnly; SameSite=Lax; Path=/`, with
+         *     `Secure` and the `__Host-` prefix when served over HTTPS) with a new session id — a cookie sent
+         *     with the request is never reused (session fixation) — and gives the CSRF token that every
+         *     state-changing request with the cookie must send as `X-CSRF-Token`.
+         */
+        post: operations["signInWithPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/single-sign-on": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the account's single sign-on
+         * @description The OpenID Connect issuer the account trusts, how a claim maps to roles, and the two URLs to
+         *     give the issuer and people: `redirectUri` (register it with the issuer) and `signInUrl`. The
+         *     client secret is never shown. `404` when none is set.
+         */
+        get: operations["getSingleSignOn"];
+        /**
+         * Set the account's single sign-on
+         * @description Trusts an OpenID Connect issuer (https://openid.net/specs/openid-connect-core-1_0.html,
+         *     authorization code flow with PKCE) for the account's people: its issuer URL (its discovery
+         *     document, `/.well-known/openid-configuration`, is read now: an issuer that cannot be
+         *     discovered is `422` naming `/singleSignOn/issuer`), the client id and secret (sealed like other
+         *     secrets), and which claim of the ID token or userinfo (`roleClaim`, a string or an array of
+         *     strings) maps to which role (`roleMapping`); `defaultRole` for a person whose claim maps to
+         *     none (null refuses them). A person who signs in through it for the first time becomes a
+         *     member; their role follows the claim at every sign-in. The address is the `email` claim,
+         *     which the issuer must mark `email_verified`.
+         */
+        put: operations["setSingleSignOn"];
+        post?: never;
+        /**
+         * Remove the account's single sign-on
+         * @description People no longer sign in through the issuer; members keep their other ways to sign in.
+         */
+        delete: operations["deleteSingleSignOn"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4198,7 +4775,7 @@ export interface components {
             type: "api_key" | "administrator" | "person";
             /** @description The API key's id (never the key), `administrator`, or the person's id. */
             id: string | null;
-            /** @description The API key's name. */
+            /** @description The API key's name, or the person's name and e-mail address (`Agnieszka Wróbel <agnieszka@example.pl>`). */
             name: string | null;
             /**
              * @description The API key's kind.
@@ -4318,7 +4895,7 @@ export interface components {
          * @description A scope, `resource:action` (the bearer scheme's description lists what each grants).
          * @enum {string}
          */
-        ApiTokenScope: "passes:read" | "passes:write" | "passes:message" | "templates:read" | "templates:write" | "entities:read" | "readers:read" | "readers:write" | "scans:read" | "scans:write" | "batches:read" | "batches:write" | "webhooks:read" | "webhooks:manage" | "stats:read" | "audit:read";
+        ApiTokenScope: "passes:read" | "passes:write" | "passes:message" | "templates:read" | "templates:write" | "entities:read" | "readers:read" | "readers:write" | "scans:read" | "scans:write" | "batches:read" | "batches:write" | "webhooks:read" | "webhooks:manage" | "stats:read" | "audit:read" | "members:read" | "members:write";
         /**
          * @description Attributes of an API key. The secret is stored only as a SHA-256 hash: `token` is present in
          *     the response that creates the key and never again; `prefix` identifies it afterwards.
@@ -4383,6 +4960,56 @@ export interface components {
         AccountDocument: {
             data: components["schemas"]["Account"];
             included?: components["schemas"]["ApiToken"][];
+        };
+        /**
+         * @description A person's role in an account; each is a set of scopes (`sessionCookie` lists them).
+         * @enum {string}
+         */
+        Role: "owner" | "admin" | "designer" | "support" | "viewer";
+        /** @description An invitation to make. */
+        InvitationCreateRequest: {
+            invitation: {
+                role: components["schemas"]["Role"];
+                /**
+                 * Format: email
+                 * @description The address it is for (only that address can accept it; the e-mail goes there).
+                 */
+                email?: string;
+                /** @default 168 */
+                expiresInHours?: number;
+            };
+        };
+        /** @description An invitation to the account (`invitation`). */
+        Invitation: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "invitation";
+            attributes: {
+                /** @description The address it was made for, if any. */
+                email: string | null;
+                role: components["schemas"]["Role"];
+                /** @enum {string} */
+                status: "pending" | "accepted" | "expired" | "revoked";
+                /** @description Who made it. */
+                createdBy: string | null;
+                createdAt: components["schemas"]["Timestamp"];
+                expiresAt: components["schemas"]["Timestamp"];
+                acceptedAt: components["schemas"]["Timestamp"] | null;
+                revokedAt: components["schemas"]["Timestamp"] | null;
+                /**
+                 * Format: uri
+                 * @description The link to give the person; in the answer of `createInvitation` only.
+                 */
+                url?: string;
+            };
+        };
+        /** @description A document holding one invitation. */
+        InvitationDocument: {
+            data: components["schemas"]["Invitation"];
+            meta?: {
+                /** @description Whether the link was sent by e-mail (`SMTP_URL` configured and an `email` named). */
+                emailSent?: boolean;
+            };
         };
         /** @description A page of an account's API keys, oldest first, revoked ones included. */
         ApiTokenCollectionDocument: {
@@ -5695,6 +6322,289 @@ export interface components {
             data: components["schemas"]["PassTemplateWebhook"];
             included: components["schemas"]["PassTemplate"][];
         };
+        /** @description The browser's answer as JSON (`RegistrationResponseJSON` or `AuthenticationResponseJSON`, https://www.w3.org/TR/webauthn-3/#dictdef-registrationresponsejson): what `PublicKeyCredential.toJSON()` or `@simplewebauthn/browser` gives. */
+        WebAuthnCredential: {
+            id: string;
+            rawId: string;
+            /** @constant */
+            type: "public-key";
+            response: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Accepting an invitation: a new person gives `name`, `email` (unless the invitation names one) and a `passkey` or a `password`; a person signed in gives nothing more. */
+        InvitationAcceptRequest: {
+            token: string;
+            name?: string;
+            /** Format: email */
+            email?: string;
+            password?: string;
+            passkey?: {
+                challengeId: components["schemas"]["Uuid"];
+                name: string;
+                credential: components["schemas"]["WebAuthnCredential"];
+            };
+        };
+        /** @description One account of the signed-in person. */
+        SessionMembership: {
+            accountId: components["schemas"]["Uuid"];
+            accountName: string;
+            role: components["schemas"]["Role"];
+        };
+        /** @description The signed-in session (`session`), as its person sees it. */
+        Session: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "session";
+            attributes: {
+                person: {
+                    id: components["schemas"]["Uuid"];
+                    email: string;
+                    name: string;
+                };
+                /** @description The account the session works in; null for a person in none. */
+                accountId: components["schemas"]["Uuid"] | null;
+                /** @description The person's role there. */
+                role: components["schemas"]["Role"] | null;
+                /** @description The scopes of the role (an API key's scopes, by another name). */
+                scopes: components["schemas"]["ApiTokenScope"][];
+                memberships: components["schemas"]["SessionMembership"][];
+                /** @enum {string} */
+                method: "password" | "passkey" | "oidc" | "invitation";
+                createdAt: components["schemas"]["Timestamp"];
+                /** @description The absolute end of the session. */
+                expiresAt: components["schemas"]["Timestamp"];
+                /** @description When it ends without another request. */
+                idleExpiresAt: components["schemas"]["Timestamp"];
+                /** @description Send as `X-CSRF-Token` with every request that changes state. */
+                csrfToken: string;
+                secondFactor: {
+                    /** @description Whether the person confirmed a TOTP second factor. */
+                    enrolled: boolean;
+                    /** @description Whether this session may do nothing but enrol one (an owner or admin signed in with a password alone). */
+                    required: boolean;
+                };
+            };
+        };
+        /** @description A document holding the signed-in session. */
+        SessionDocument: {
+            data: components["schemas"]["Session"];
+        };
+        /** @description The token of an invitation link. */
+        InvitationTokenRequest: {
+            token: string;
+        };
+        /** @description WebAuthn options as JSON (`PublicKeyCredentialCreationOptionsJSON` or `PublicKeyCredentialRequestOptionsJSON`, https://www.w3.org/TR/webauthn-3/#dictdef-publickeycredentialcreationoptionsjson), for `PublicKeyCredential.parseCreationOptionsFromJSON` / `parseRequestOptionsFromJSON` or `@simplewebauthn/browser`. */
+        WebAuthnOptions: {
+            /** @description The challenge, base64url. */
+            challenge: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description What an invitation offers, and a passkey registration challenge. */
+        InvitationAcceptanceOptionsDocument: {
+            data: {
+                /** @description The id of the passkey challenge. */
+                id: components["schemas"]["Uuid"];
+                /** @constant */
+                type: "invitationAcceptanceOptions";
+                attributes: {
+                    accountName: string;
+                    role: components["schemas"]["Role"];
+                    email: string | null;
+                    publicKey: components["schemas"]["WebAuthnOptions"];
+                    /** @description When the challenge ends. */
+                    expiresAt: components["schemas"]["Timestamp"];
+                };
+            };
+        };
+        /** @description The account's invitations, newest first. */
+        InvitationCollectionDocument: {
+            data: components["schemas"]["Invitation"][];
+        };
+        /** @description A WebAuthn challenge: send its `id` back with the browser's answer. */
+        PasskeyOptionsDocument: {
+            data: {
+                id: components["schemas"]["Uuid"];
+                /** @enum {string} */
+                type: "passkeySignInOptions" | "passkeyRegistrationOptions";
+                attributes: {
+                    publicKey: components["schemas"]["WebAuthnOptions"];
+                    expiresAt: components["schemas"]["Timestamp"];
+                };
+            };
+        };
+        /** @description A passkey of the signed-in person (`passkey`). */
+        Passkey: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "passkey";
+            attributes: {
+                name: string;
+                createdAt: components["schemas"]["Timestamp"];
+                lastUsedAt: components["schemas"]["Timestamp"] | null;
+            };
+        };
+        /** @description The signed-in person's passkeys. */
+        PasskeyCollectionDocument: {
+            data: components["schemas"]["Passkey"][];
+        };
+        /** @description A passkey to register. */
+        PasskeyCreateRequest: {
+            challengeId: components["schemas"]["Uuid"];
+            /** @description What the person calls it ("iPhone", "YubiKey"). */
+            name: string;
+            credential: components["schemas"]["WebAuthnCredential"];
+        };
+        /** @description A document holding one passkey. */
+        PasskeyDocument: {
+            data: components["schemas"]["Passkey"];
+        };
+        /** @description A new password. */
+        PasswordSetRequest: {
+            /** @description Required when the person has a password. */
+            currentPassword?: string;
+            password: string;
+        };
+        /** @description One session of the signed-in person (`signedInSession`). */
+        SignedInSession: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "signedInSession";
+            attributes: {
+                /** @enum {string} */
+                method: "password" | "passkey" | "oidc" | "invitation";
+                createdAt: components["schemas"]["Timestamp"];
+                lastSeenAt: components["schemas"]["Timestamp"];
+                expiresAt: components["schemas"]["Timestamp"];
+                clientAddress: string | null;
+                userAgent: string | null;
+                /** @description Whether this is the session of the request. */
+                current: boolean;
+            };
+        };
+        /** @description The signed-in person's sessions, newest first. */
+        SignedInSessionCollectionDocument: {
+            data: components["schemas"]["SignedInSession"][];
+        };
+        /** @description A TOTP secret to confirm. */
+        TotpEnrollmentDocument: {
+            data: {
+                /** @constant */
+                type: "totpEnrollment";
+                attributes: {
+                    /** @description The secret, base32 (RFC 4648), to type into an authenticator app. */
+                    secret: string;
+                    /** @description The `otpauth://totp/…` URI, to show as a QR code. */
+                    uri: string;
+                };
+            };
+        };
+        /** @description A current code of the TOTP secret being enrolled. */
+        TotpConfirmRequest: {
+            code: string;
+        };
+        /** @description A person in the account (`member`); `id` is the membership's. */
+        Member: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "member";
+            attributes: {
+                personId: components["schemas"]["Uuid"];
+                email: string;
+                name: string;
+                role: components["schemas"]["Role"];
+                /** @description When they joined the account. */
+                createdAt: components["schemas"]["Timestamp"];
+                /** @description How they can sign in. */
+                signInMethods: ("passkey" | "password")[];
+                /** @description Whether they confirmed a TOTP second factor. */
+                secondFactor: boolean;
+            };
+        };
+        /** @description Every member of the account, by name. */
+        MemberCollectionDocument: {
+            data: components["schemas"]["Member"][];
+        };
+        /** @description A member's new role. */
+        MemberUpdateRequest: {
+            member: {
+                role: components["schemas"]["Role"];
+            };
+        };
+        /** @description A document holding one member. */
+        MemberDocument: {
+            data: components["schemas"]["Member"];
+        };
+        /** @description Switches the session's account. */
+        SessionUpdateRequest: {
+            session: {
+                accountId: components["schemas"]["Uuid"];
+            };
+        };
+        /** @description The browser's answer to a passkey sign-in challenge. */
+        PasskeySignInRequest: {
+            challengeId: components["schemas"]["Uuid"];
+            credential: components["schemas"]["WebAuthnCredential"];
+        };
+        /** @description A password sign-in. */
+        PasswordSignInRequest: {
+            /** Format: email */
+            email: string;
+            password: string;
+            /** @description The current code of the person's TOTP second factor, once they confirmed one. */
+            totpCode?: string;
+        };
+        /** @description The OpenID Connect issuer an account trusts (`singleSignOn`; `id` is the account's). */
+        SingleSignOn: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "singleSignOn";
+            attributes: {
+                /** Format: uri */
+                issuer: string;
+                clientId: string;
+                roleClaim: string;
+                /** @description Claim value → role. */
+                roleMapping: {
+                    [key: string]: components["schemas"]["Role"];
+                };
+                defaultRole: components["schemas"]["Role"] | null;
+                /**
+                 * Format: uri
+                 * @description Register it with the issuer as the client's redirect URI.
+                 */
+                redirectUri: string;
+                /**
+                 * Format: uri
+                 * @description Where a person starts signing in (the console's button goes there).
+                 */
+                signInUrl: string;
+                createdAt: components["schemas"]["Timestamp"];
+                updatedAt: components["schemas"]["Timestamp"];
+            };
+        };
+        /** @description A document holding the account's single sign-on. */
+        SingleSignOnDocument: {
+            data: components["schemas"]["SingleSignOn"];
+        };
+        /** @description The issuer to trust. */
+        SingleSignOnSetRequest: {
+            singleSignOn: {
+                /** Format: uri */
+                issuer: string;
+                clientId: string;
+                clientSecret: string;
+                /** @example groups */
+                roleClaim: string;
+                roleMapping: {
+                    [key: string]: components["schemas"]["Role"];
+                };
+                defaultRole?: components["schemas"]["Role"] | null;
+            };
+        };
     };
     responses: {
         /** @description The request is malformed: a parameter or body member is missing, of the wrong type or out of range, the body nests arrays and objects more than 64 levels deep, or it is not what its Content-Type says (`invalid_json`; `invalid_multipart` for a body sent as `multipart/form-data` that is no such form, to an operation that takes one). One error object per problem, with `source` naming the parameter or body member. */
@@ -5976,6 +6886,24 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDocument"];
             };
         };
+        /** @description Refused as a cross-site request forgery: the request came from another site (`Sec-Fetch-Site: cross-site`), or it sent the session cookie to change state without the session's `X-CSRF-Token`; or an owner or admin signed in with a password has not yet enrolled a second factor (`second_factor_required`). */
+        CrossSiteRefused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
+        /** @description The sign-in failed: wrong address, password or code, an unknown passkey or signature, an unknown, expired or used challenge. One answer for all, which does not say which was wrong. */
+        SignInFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDocument"];
+            };
+        };
     };
     parameters: {
         /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
@@ -6167,6 +7095,31 @@ export interface components {
         WebhookId: components["schemas"]["Uuid"];
         /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
         WebhookRequestId: components["schemas"]["Uuid"];
+        /**
+         * @description The id of the invitation.
+         * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10
+         */
+        InvitationId: string;
+        /**
+         * @description The id of one of the signed-in person's passkeys.
+         * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10
+         */
+        PasskeyId: string;
+        /**
+         * @description The id of one of the signed-in person's sessions.
+         * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10
+         */
+        SessionId: string;
+        /**
+         * @description The id of the membership (`data[].id` of `listMembers`).
+         * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10
+         */
+        MemberId: string;
+        /**
+         * @description The id of the account whose issuer signs the person in.
+         * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10
+         */
+        SingleSignOnAccount: string;
     };
     requestBodies: never;
     headers: {
@@ -6230,6 +7183,12 @@ export interface components {
         ContentDispositionPkpass: string;
         /** @description `public, max-age=31536000, immutable`: the bytes at this URL never change. */
         CacheControlImmutable: string;
+        /** @description The session cookie (`sessionCookie`): `__Host-wps_session=<token>; Path=/; HttpOnly; Secure; SameSite=Lax` over HTTPS, `wps_session=<token>; Path=/; HttpOnly; SameSite=Lax` over HTTP. */
+        SetSessionCookie: string;
+        /** @description The session cookie, cleared (`Max-Age=0`). */
+        ClearSessionCookie: string;
+        /** @description Where the browser goes next (an absolute URL). */
+        Location: string;
     };
     pathItems: never;
 }
@@ -7383,6 +8342,44 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createAccountInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The invitation and its link, shown once. */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
@@ -9900,6 +10897,906 @@ export interface operations {
                 };
                 content?: never;
             };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationAcceptRequest"];
+            };
+        };
+        responses: {
+            /** @description Joined and signed in. */
+            201: {
+                headers: {
+                    "Set-Cookie": components["headers"]["SetSessionCookie"];
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["CrossSiteRefused"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createInvitationAcceptanceOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The invitation and a passkey challenge. */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationAcceptanceOptionsDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["CrossSiteRefused"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The invitation and its link, shown once. */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of the invitation.
+                 * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10
+                 */
+                id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked invitation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPasskeyRegistrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The challenge. */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyOptionsDocument"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSiteRefused"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The passkeys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    registerPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The passkey is registered. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSiteRefused"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deletePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of one of the signed-in person's passkeys.
+                 * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10
+                 */
+                id: components["parameters"]["PasskeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The passkey is removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSiteRefused"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordSetRequest"];
+            };
+        };
+        responses: {
+            /** @description The password is set. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSiteRefused"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sessions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedInSessionCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    endAllSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The other sessions are ended. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSiteRefused"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    endSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of one of the signed-in person's sessions.
+                 * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10
+                 */
+                id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session is ended. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSiteRefused"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createTotpEnrollment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The secret, shown once. */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpEnrollmentDocument"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSiteRefused"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    confirmTotpEnrollment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TotpConfirmRequest"];
+            };
+        };
+        responses: {
+            /** @description The second factor is confirmed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSiteRefused"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of the membership (`data[].id` of `listMembers`).
+                 * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10
+                 */
+                id: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member is removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of the membership (`data[].id` of `listMembers`).
+                 * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10
+                 */
+                id: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The member. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out; the cookie is cleared. */
+            204: {
+                headers: {
+                    "Set-Cookie": components["headers"]["ClearSessionCookie"];
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSiteRefused"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The session, in the other account. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSiteRefused"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    startSingleSignOn: {
+        parameters: {
+            query: {
+                /**
+                 * @description The id of the account whose issuer signs the person in.
+                 * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10
+                 */
+                account: components["parameters"]["SingleSignOnAccount"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the issuer. */
+            302: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    finishSingleSignOn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in; to the console. */
+            302: {
+                headers: {
+                    "Set-Cookie": components["headers"]["SetSessionCookie"];
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["SignInFailed"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPasskeySignInOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The challenge. */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyOptionsDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["CrossSiteRefused"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    signInWithPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeySignInRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed in; the cookie is set. */
+            201: {
+                headers: {
+                    "Set-Cookie": components["headers"]["SetSessionCookie"];
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["SignInFailed"];
+            403: components["responses"]["CrossSiteRefused"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    signInWithPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordSignInRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed in; the cookie is set. */
+            201: {
+                headers: {
+                    "Set-Cookie": components["headers"]["SetSessionCookie"];
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["SignInFailed"];
+            403: components["responses"]["CrossSiteRefused"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSingleSignOn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SingleSignOnDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setSingleSignOn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SingleSignOnSetRequest"];
+            };
+        };
+        responses: {
+            /** @description The configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SingleSignOnDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteSingleSignOn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

@@ -225,6 +225,7 @@ function contractValidators(document: OpenApiDocument, config: Config): RequestH
         bearerAuth: async (req) => authenticatedWith(req as unknown as Request, 'bearerAuth'),
         adminAuth: async (req) => authenticatedWith(req as unknown as Request, 'adminAuth'),
         applePass: async (req) => authenticatedWith(req as unknown as Request, 'applePass'),
+        sessionCookie: async (req) => authenticatedWith(req as unknown as Request, 'sessionCookie'),
       },
     },
   });
@@ -284,6 +285,7 @@ export function createApp(deps: AppDependencies): Express {
       adminToken: deps.adminToken,
       failuresPerMinute: config.authFailuresPerMinute,
       apiTokens: runtime.apiTokens,
+      config,
     }),
   );
   // What the key may do, from the matched operation's security requirement (src/http/authorize.ts).

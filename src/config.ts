@@ -163,6 +163,17 @@ export interface Config {
    * or the same names in `.png`.
    */
   holderPageBadgesDir: string | null;
+  /** A console session ends after this many minutes without a request (`SESSION_IDLE_TIMEOUT_MINUTES`, default 30). */
+  sessionIdleTimeoutMinutes: number;
+  /** A console session ends this many hours after sign-in whatever happens (`SESSION_ABSOLUTE_TIMEOUT_HOURS`, default 12). */
+  sessionAbsoluteTimeoutHours: number;
+  /**
+   * Where invitations are sent by e-mail (`SMTP_URL`, e.g. `smtps://user:pass@smtp.example.com`,
+   * nodemailer's connection URL, https://nodemailer.com/smtp/); unset sends no e-mail.
+   */
+  smtpUrl: string | undefined;
+  /** The sender of those e-mails (`SMTP_FROM`, default `Wallet Pass Service <no-reply@` the public host `>`). */
+  smtpFrom: string | undefined;
 }
 
 /** Thrown when an environment variable has an unusable value; the message names the variable. */
@@ -386,5 +397,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     googleWalletCallbacks,
     googleWalletCallbackKeysUrl: url(env, 'GOOGLE_WALLET_CALLBACK_KEYS_URL', ['http:', 'https:']) ?? GOOGLE_WALLET_CALLBACK_KEYS_URL,
     holderPageBadgesDir: env.HOLDER_PAGE_BADGES_DIR ? resolve(env.HOLDER_PAGE_BADGES_DIR) : null,
+    sessionIdleTimeoutMinutes: integer(env, 'SESSION_IDLE_TIMEOUT_MINUTES', 30, 1, 7 * 24 * 60),
+    sessionAbsoluteTimeoutHours: integer(env, 'SESSION_ABSOLUTE_TIMEOUT_HOURS', 12, 1, 24 * 90),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    smtpFrom: env.SMTP_FROM || undefined,
   };
 }

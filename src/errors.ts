@@ -113,6 +113,20 @@ export class AuthenticationError extends DomainError {
 }
 
 /**
+ * A sign-in failed (HTTP 401 `sign_in_failed`): wrong address, password or code, an unknown
+ * passkey or signature, an unknown or used challenge, a refused single sign-on. One answer for
+ * all, so that it does not tell which part was wrong (OWASP Authentication Cheat Sheet,
+ * "Authentication and Error Messages").
+ */
+export class SignInFailedError extends DomainError {
+  override name = 'SignInFailedError';
+  readonly kind = 'unauthenticated';
+  constructor(detail = 'The e-mail address, password or code is not right.') {
+    super('sign_in_failed', [problem(detail)]);
+  }
+}
+
+/**
  * Something the work depends on is away for now (HTTP 503 with `Retry-After`, RFC 9110 §15.6.4):
  * e.g. Google's signing keys of Wallet callbacks cannot be fetched. Nothing was changed.
  * @param retryAfterSeconds Seconds the caller is asked to wait.

@@ -41,6 +41,36 @@ import { revokeApiToken } from './api/administration/revokeApiToken.ts';
 import { createEntity } from './api/administration/createEntity.ts';
 import { updateEntity } from './api/administration/updateEntity.ts';
 import { listAccountEntities } from './api/administration/listAccountEntities.ts';
+import { signInWithPassword } from './api/signIn/signInWithPassword.ts';
+import { createPasskeySignInOptions } from './api/signIn/createPasskeySignInOptions.ts';
+import { signInWithPasskey } from './api/signIn/signInWithPasskey.ts';
+import { getSession } from './api/signIn/getSession.ts';
+import { updateSession } from './api/signIn/updateSession.ts';
+import { signOut } from './api/signIn/signOut.ts';
+import { listSessions } from './api/signIn/listSessions.ts';
+import { endSession } from './api/signIn/endSession.ts';
+import { endAllSessions } from './api/signIn/endAllSessions.ts';
+import { listPasskeys } from './api/signIn/listPasskeys.ts';
+import { createPasskeyRegistrationOptions } from './api/signIn/createPasskeyRegistrationOptions.ts';
+import { registerPasskey } from './api/signIn/registerPasskey.ts';
+import { deletePasskey } from './api/signIn/deletePasskey.ts';
+import { setPassword } from './api/signIn/setPassword.ts';
+import { createTotpEnrollment } from './api/signIn/createTotpEnrollment.ts';
+import { confirmTotpEnrollment } from './api/signIn/confirmTotpEnrollment.ts';
+import { startSingleSignOn } from './api/signIn/startSingleSignOn.ts';
+import { finishSingleSignOn } from './api/signIn/finishSingleSignOn.ts';
+import { listMembers } from './api/people/listMembers.ts';
+import { updateMember } from './api/people/updateMember.ts';
+import { deleteMember } from './api/people/deleteMember.ts';
+import { listInvitations } from './api/people/listInvitations.ts';
+import { createInvitation } from './api/people/createInvitation.ts';
+import { revokeInvitation } from './api/people/revokeInvitation.ts';
+import { createInvitationAcceptanceOptions } from './api/people/createInvitationAcceptanceOptions.ts';
+import { acceptInvitation } from './api/people/acceptInvitation.ts';
+import { getSingleSignOn } from './api/people/getSingleSignOn.ts';
+import { setSingleSignOn } from './api/people/setSingleSignOn.ts';
+import { deleteSingleSignOn } from './api/people/deleteSingleSignOn.ts';
+import { createAccountInvitation } from './api/administration/createAccountInvitation.ts';
 import { createReader } from './api/readers/createReader.ts';
 import { listReaders } from './api/readers/listReaders.ts';
 import { getReader } from './api/readers/getReader.ts';
@@ -95,6 +125,36 @@ import { sendWebhookTestEvent } from './api/webhooks/sendWebhookTestEvent.ts';
 import { getFavicon } from './api/favicon/getFavicon.ts';
 
 export const handlers: HandlerMap = {
+  signInWithPassword,
+  createPasskeySignInOptions,
+  signInWithPasskey,
+  getSession,
+  updateSession,
+  signOut,
+  listSessions,
+  endSession,
+  endAllSessions,
+  listPasskeys,
+  createPasskeyRegistrationOptions,
+  registerPasskey,
+  deletePasskey,
+  setPassword,
+  createTotpEnrollment,
+  confirmTotpEnrollment,
+  startSingleSignOn,
+  finishSingleSignOn,
+  listMembers,
+  updateMember,
+  deleteMember,
+  listInvitations,
+  createInvitation,
+  revokeInvitation,
+  createInvitationAcceptanceOptions,
+  acceptInvitation,
+  getSingleSignOn,
+  setSingleSignOn,
+  deleteSingleSignOn,
+  createAccountInvitation,
   getHealth,
   sendMcpMessage,
   getReadiness,

@@ -29,3 +29,16 @@ it('gives every operation a unique camelCase operationId, a tag and error respon
     expect(Object.keys(operation.responses)).toContain('500');
   }
 });
+
+it('names every webhook send<Event>Webhook and no operation of the paths so (src/http/operation.ts tells them apart by name)', () => {
+  const webhookIds = Object.values((document as { webhooks?: Record<string, { post: { operationId: string } }> }).webhooks ?? {}).map(
+    (item) => item.post.operationId,
+  );
+  expect(webhookIds.length).toBeGreaterThan(0);
+  for (const id of webhookIds) expect(id).toMatch(/^send[A-Za-z]+Webhook$/);
+  expect(
+    documentOperations(document)
+      .filter((o) => /^send[A-Za-z]+Webhook$/.test(o.operationId))
+      .map((o) => o.operationId),
+  ).toEqual([]);
+});

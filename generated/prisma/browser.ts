@@ -252,3 +252,42 @@ export type AuditEvent = Prisma.AuditEventModel
  * The last sealed event of each account's audit chain, locked by the sealer (src/domain/audit/auditSeal.ts).
  */
 export type AuditChainHead = Prisma.AuditChainHeadModel
+/**
+ * Model Person
+ * A person who signs in to the console (issue 39): an e-mail address, a name, and how they sign
+ * in — passkeys, an OpenID Connect issuer an account trusts, or a password (Argon2id PHC string)
+ * with a TOTP second factor (its secret sealed like other secrets, src/security/secrets.ts).
+ */
+export type Person = Prisma.PersonModel
+/**
+ * Model Membership
+ * A person's place in an account: one role (src/security/roles.ts) per account.
+ */
+export type Membership = Prisma.MembershipModel
+/**
+ * Model Invitation
+ * An invitation to an account by link: single use, expiring; only the SHA-256 of its token is kept.
+ */
+export type Invitation = Prisma.InvitationModel
+/**
+ * Model Passkey
+ * A WebAuthn credential (passkey) of a person (https://www.w3.org/TR/webauthn-3/#credential-record).
+ */
+export type Passkey = Prisma.PasskeyModel
+/**
+ * Model SignInChallenge
+ * A WebAuthn challenge or OpenID Connect sign-in in progress: used once, within minutes.
+ */
+export type SignInChallenge = Prisma.SignInChallengeModel
+/**
+ * Model PersonSession
+ * A console sign-in: the cookie holds a random token, only its SHA-256 is kept here. Ending a
+ * session (sign out, "sign out everywhere", a removed member, a timeout) deletes its row, so it
+ * takes effect on every process at its next request.
+ */
+export type PersonSession = Prisma.PersonSessionModel
+/**
+ * Model SingleSignOnProvider
+ * The OpenID Connect issuer an account trusts for single sign-on, and how a claim maps to roles.
+ */
+export type SingleSignOnProvider = Prisma.SingleSignOnProviderModel

@@ -110,7 +110,9 @@ function targetOf(operation: AuditedOperation, path: string, written: unknown): 
 function accountOfRequest(req: Request): string {
   const principal = req.ctx.principal!;
   const pathAccount = /^\/admin\/v1\/accounts\/([0-9a-f-]{36})(?:\/|$)/i.exec(req.path)?.[1];
-  return principal.type === 'api_key' ? principal.accountId : (pathAccount ?? ADMINISTRATION_CHAIN);
+  if (principal.type === 'api_key') return principal.accountId;
+  if (principal.type === 'person') return principal.accountId ?? ADMINISTRATION_CHAIN;
+  return pathAccount ?? ADMINISTRATION_CHAIN;
 }
 
 /**
@@ -134,8 +136,8 @@ function eventOf(
     accountId,
     occurredAt: req.ctx.clock.now(),
     actorType: principal.type,
-    actorId: principal.type === 'api_key' ? principal.id : 'administrator',
-    actorName: principal.type === 'api_key' ? principal.name : null,
+    actorId: principal.type === 'administrator' ? 'administrator' : principal.id,
+    actorName: principal.type === 'api_key' ? principal.name : principal.type === 'person' ? `${principal.name} <${principal.email}>`.slice(0, 200) : null,
     actorKind: principal.type === 'api_key' ? principal.kind : null,
     channel: channelOf(req),
     operationId: record.operation.operationId,

@@ -32,12 +32,15 @@ import { authenticateApiToken, bearerCredential } from '../security/apiTokens.ts
 import { applePassCredential } from '../security/applePassCredential.ts';
 import type { ApiKeyPrincipal } from '../security/principal.ts';
 import ipaddr from 'ipaddr.js';
-import { RateLimitError } from './errors.ts';
+import { resolveSession } from '../domain/people/personSessions.ts';
+import { CSRF_HEADER, csrfTokenMatches, SECURE_SESSION_COOKIE, sessionTokenOf } from '../security/sessions.ts';
+import type { Config } from '../config.ts';
+import { HttpError, RateLimitError } from './errors.ts';
 import type { OpenApiDocument, PathMatch } from './routes.ts';
 import { isWarmUpRequest } from './validatorWarmUp.ts';
 
 /** The security schemes of the contract. */
-export type SecurityScheme = 'bearerAuth' | 'adminAuth' | 'applePass';
+export type SecurityScheme = 'bearerAuth' | 'adminAuth' | 'applePass' | 'sessionCookie';
 
 /** Requests authenticated with the administration token. */
 const admins = new WeakSet<Request>();
@@ -53,7 +56,8 @@ export function authenticatedWith(req: Request, scheme: SecurityScheme): boolean
   if (isWarmUpRequest(req)) return true;
   if (scheme === 'adminAuth') return admins.has(req);
   if (scheme === 'applePass') return applePassRequests.has(req);
-  return req.ctx.accountId !== null;
+  if (scheme === 'sessionCookie') return req.ctx.principal?.type === 'person';
+  return req.ctx.principal?.type === 'api_key';
 }
 
 /** What {@link authenticateFirst} needs. */
@@ -69,6 +73,8 @@ export interface AuthenticationOptions {
   failuresPerMinute: number;
   /** API keys verified lately (src/security/apiTokenCache.ts); subscribed to revocations on the first request. */
   apiTokens: ApiTokenCache;
+  /** The session timeouts. */
+  config: Config;
 }
 
 const WINDOW_S = 60;
@@ -91,14 +97,30 @@ function refuseAddress(principal: ApiKeyPrincipal, address: string): void {
   if (!allowed) throw new AuthenticationError('The API key is not accepted from this client address.');
 }
 
-/** The scheme an operation requires, or undefined when it requires none (`security: []`). */
-export function schemeOf(document: OpenApiDocument, operation: Record<string, unknown>): SecurityScheme | undefined {
+/** The schemes an operation takes, in the contract's order (empty when it requires none, `security: []`). */
+export function schemesOf(document: OpenApiDocument, operation: Record<string, unknown>): SecurityScheme[] {
   const security = (operation.security ?? document.security ?? []) as Record<string, unknown>[];
-  return Object.keys(security[0] ?? {})[0] as SecurityScheme | undefined;
+  return security.flatMap((requirement) => Object.keys(requirement)) as SecurityScheme[];
+}
+
+/** The first scheme an operation takes, or undefined when it requires none (`security: []`). */
+export function schemeOf(document: OpenApiDocument, operation: Record<string, unknown>): SecurityScheme | undefined {
+  return schemesOf(document, operation)[0];
+}
+
+/**
+ * The scheme a request is authenticated with: the first the operation takes, except that an
+ * operation taking both an API key and the session cookie is authenticated by the cookie when
+ * the request has no `Authorization` header and has the cookie.
+ */
+function schemeOfRequest(schemes: SecurityScheme[], req: Request): SecurityScheme | undefined {
+  if (schemes.includes('sessionCookie') && req.headers.authorization === undefined && (schemes[0] === 'sessionCookie' || sessionTokenOf(req.headers.cookie)))
+    return 'sessionCookie';
+  return schemes[0];
 }
 
 /** The `x-rate-limit-*` and `Retry-After` headers of a refusal that ends in `msBeforeNext`. */
-function throttleHeaders(limit: number, msBeforeNext: number): Record<string, string> {
+export function throttleHeaders(limit: number, msBeforeNext: number): Record<string, string> {
   return {
     'Retry-After': String(Math.max(1, Math.ceil(msBeforeNext / 1000))),
     'x-rate-limit-limit': String(limit),
@@ -160,7 +182,7 @@ export function authenticateFirst(options: AuthenticationOptions): RequestHandle
       : undefined;
   return async (req, _res, next) => {
     const served = match(req.path)?.operation(req.method);
-    const scheme = served && schemeOf(document, served.operation);
+    const scheme = served && schemeOfRequest(schemesOf(document, served.operation), req);
     if (!scheme) return next();
     const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     try {
@@ -180,6 +202,16 @@ export function authenticateFirst(options: AuthenticationOptions): RequestHandle
         } else if (scheme === 'applePass') {
           applePassCredential(req.headers.authorization);
           applePassRequests.add(req);
+        } else if (scheme === 'sessionCookie') {
+          const token = sessionTokenOf(req.headers.cookie);
+          if (!token) throw new AuthenticationError('Sign in first: the session cookie is missing.', 'invalid_request', { header: 'Cookie' });
+          const principal = await resolveSession(db.sql, options.config, token, clock.now());
+          // What the validator's cookie check reads (express-openapi-validator looks in
+          // req.cookies, which only cookie-parser would fill), under the name the contract gives.
+          req.cookies = { [SECURE_SESSION_COOKIE]: token };
+          req.ctx.principal = principal;
+          req.ctx.accountId = principal.accountId;
+          sessionRequests.set(req, token);
         } else {
           await apiTokens.start();
           const principal = await authenticateApiToken(db.prisma, bearerCredential(req.headers.authorization), clock.now(), apiTokens);
@@ -191,9 +223,58 @@ export function authenticateFirst(options: AuthenticationOptions): RequestHandle
         if (error instanceof AuthenticationError && failures) await failures.fail(address);
         throw error;
       }
+      if (scheme === 'sessionCookie') refuseForgedSessionRequest(req, served!.operation.operationId as string);
       next();
     } catch (error) {
       next(error);
     }
   };
+}
+
+/** The session token of a request authenticated by the cookie. */
+const sessionRequests = new WeakMap<Request, string>();
+
+/** The session token `req` was authenticated with (src/security/sessions.ts), or undefined. */
+export function sessionTokenOfRequest(req: Request): string | undefined {
+  return sessionRequests.get(req);
+}
+
+/** Methods that change state: with the cookie, they need the CSRF token. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Operations a session of an owner or admin signed in with a password alone may call: seeing the
+ * session, signing out, and enrolling a second factor (a TOTP or a passkey).
+ */
+const SECOND_FACTOR_ENROLMENT = new Set([
+  'getSession',
+  'signOut',
+  'createTotpEnrollment',
+  'confirmTotpEnrollment',
+  'listPasskeys',
+  'createPasskeyRegistrationOptions',
+  'registerPasskey',
+]);
+
+/**
+ * Refuses a cookie-authenticated request that another site sent (Fetch Metadata,
+ * `Sec-Fetch-Site: cross-site`, https://www.w3.org/TR/fetch-metadata/), one that changes state
+ * without the session's CSRF token (src/security/sessions.ts), and, for a session that must
+ * enrol a second factor first, any other operation.
+ * @throws HttpError 403 `csrf_refused` or `second_factor_required`.
+ */
+function refuseForgedSessionRequest(req: Request, operationId: string): void {
+  if (req.headers['sec-fetch-site'] === 'cross-site') throw csrfRefused('The request came from another site.');
+  if (!SAFE_METHODS.has(req.method) && !csrfTokenMatches(sessionRequests.get(req)!, req.get(CSRF_HEADER)))
+    throw csrfRefused("A request with the session cookie that changes something must send the session's X-CSRF-Token.");
+  const principal = req.ctx.principal;
+  if (principal?.type === 'person' && principal.secondFactorRequired && !SECOND_FACTOR_ENROLMENT.has(operationId))
+    throw new HttpError(403, 'second_factor_required', 'Second factor required', [
+      { detail: 'An owner or admin needs a second factor: enrol a TOTP authenticator or a passkey first.' },
+    ]);
+}
+
+/** 403 `csrf_refused` (openapi/components/responses/CrossSiteRefused.yaml). */
+function csrfRefused(detail: string): HttpError {
+  return new HttpError(403, 'csrf_refused', 'Cross-site request refused', [{ detail, source: { header: 'X-CSRF-Token' } }]);
 }

@@ -1,6 +1,6 @@
 /**
- * Authorization from the contract: the one middleware that checks what an authenticated API key
- * may do. The scopes an operation needs are those its `security` requirement names on the
+ * Authorization from the contract: the one middleware that checks what an authenticated API key,
+ * or a person signed in to the console (the scopes of their role, src/security/roles.ts), may do. The scopes an operation needs are those its `security` requirement names on the
  * `bearerAuth` scheme in the loaded contract (OpenAPI 3.1 Security Requirement Object,
  * https://spec.openapis.org/oas/v3.1.0#security-requirement-object) — no table beside it. A key
  * lacking one gets 403 `insufficient_scope` with
@@ -120,7 +120,7 @@ export function authorize(document: OpenApiDocument, match: (path: string) => Pa
   };
   return (req, _res, next) => {
     const principal = req.ctx.principal;
-    if (principal?.type !== 'api_key') return next();
+    if (principal?.type !== 'api_key' && principal?.type !== 'person') return next();
     const served = match(req.path)?.operation(req.method);
     const requirement = served && requirementOf(served);
     if (!requirement) return next();
@@ -128,9 +128,12 @@ export function authorize(document: OpenApiDocument, match: (path: string) => Pa
       const missing = missingScopes(principal, requirement.scopes);
       if (missing.length)
         throw new InsufficientScopeError(
-          `The API key lacks the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')} this operation requires.`,
+          principal.type === 'person'
+            ? `Your role (${principal.role ?? 'no role in this account'}) lacks the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')} this operation requires.`
+            : `The API key lacks the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')} this operation requires.`,
           requirement.scopes,
         );
+      if (principal.type === 'person') return next();
       if (principal.kind === 'publishable') {
         if (requirement.operationId !== PUBLISHABLE_OPERATION)
           throw new InsufficientScopeError(`A publishable key may only issue passes (${PUBLISHABLE_OPERATION}).`, requirement.scopes);

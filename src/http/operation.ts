@@ -10,7 +10,7 @@
  * @module http/operation
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { operations, webhooks } from '../../generated/api.d.ts';
+import type { operations } from '../../generated/api.d.ts';
 import type { PrismaExecutor, SqlExecutor } from '../db/database.ts';
 import type { AuditEventStatement } from '../domain/audit/auditStore.ts';
 import type { Logger } from '../logger.ts';
@@ -21,11 +21,16 @@ import type { InProcessRequest, InProcessResponse } from './inProcessRequests.ts
 
 export type { operations };
 
-/** The operations of the contract's `webhooks:` section: requests this service sends, not serves. */
-type WebhookOperation = webhooks[keyof webhooks]['post'];
+/**
+ * The operationIds of the contract's `webhooks:` section: requests this service sends, not
+ * serves. They are named `send<Event>Webhook` (openapi/webhooks/; test/contract.test.ts checks
+ * every webhook is): a test of the operation's shape against theirs also caught operations of
+ * the paths whose shape happens to fit (a POST without parameters).
+ */
+type WebhookOperationId = Extract<keyof operations, `send${string}Webhook`>;
 
 /** Every operationId the service serves: those of the contract's paths (not of its webhooks). */
-export type OperationId = { [K in keyof operations]: operations[K] extends WebhookOperation ? never : K }[keyof operations];
+export type OperationId = Exclude<keyof operations, WebhookOperationId>;
 
 type JsonContent<T> = T extends { content: { 'application/json': infer Body } }
   ? Body

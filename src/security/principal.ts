@@ -1,6 +1,6 @@
 /**
- * Who is calling: the principal of an authenticated request. Today an API key (its id, name,
- * kind, scopes and limits) or the administrator; a person once people sign in to the console.
+ * Who is calling: the principal of an authenticated request: an API key (its id, name, kind,
+ * scopes and limits), a person signed in to the console (their role's scopes), or the administrator.
  *
  * Scopes are `resource:action` strings named by each operation's `security` requirement in the
  * contract (openapi/components/securitySchemes/bearerAuth.yaml lists them); a secret key holds
@@ -32,9 +32,16 @@ export const SCOPES = [
   'webhooks:manage',
   'stats:read',
   'audit:read',
+  'members:read',
+  'members:write',
 ] as const;
 /** A scope (`resource:action`). */
 export type Scope = (typeof SCOPES)[number];
+
+/** The roles of people in an account, most powerful first (their scopes: src/security/roles.ts). */
+export const ROLES = ['owner', 'admin', 'designer', 'support', 'viewer'] as const;
+/** A role. */
+export type Role = (typeof ROLES)[number];
 
 /** The only operation a publishable key may call, and the scope it carries for it. */
 export const PUBLISHABLE_OPERATION = 'createPass';
@@ -62,13 +69,32 @@ export interface ApiKeyPrincipal {
   allowedOrigins: readonly string[];
 }
 
+/** A person signed in to the console (src/security/sessions.ts), in the session's account. */
+export interface PersonPrincipal {
+  type: 'person';
+  /** The person's id. */
+  id: string;
+  /** The session's id (`person_sessions.id`). */
+  sessionId: string;
+  /** The session's current account; null for a person in no account (every scoped operation is refused). */
+  accountId: string | null;
+  email: string;
+  name: string;
+  /** Their role in `accountId` (src/security/roles.ts). */
+  role: Role | null;
+  /** The scopes of the role. */
+  scopes: ReadonlySet<string>;
+  /** An owner or admin signed in with a password alone: may only enrol a second factor. */
+  secondFactorRequired: boolean;
+}
+
 /** The administrator (the administration token). */
 export interface AdministratorPrincipal {
   type: 'administrator';
 }
 
 /** A caller. */
-export type Principal = ApiKeyPrincipal | AdministratorPrincipal;
+export type Principal = ApiKeyPrincipal | PersonPrincipal | AdministratorPrincipal;
 
 const ALL_SCOPES: ReadonlySet<string> = new Set(SCOPES);
 

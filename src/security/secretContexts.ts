@@ -31,3 +31,13 @@ export function googleServiceAccountKeyContext(configurationId: string): string 
 export function readerConfigurationSecretContext(entityId: string, attribute: 'nfcPrivateKey' | 'readerConfigurationApiKey'): string {
   return `readerConfiguration/${entityId}/${attribute}`;
 }
+
+/** The TOTP secret (RFC 6238) of a person. */
+export function totpSecretContext(personId: string): string {
+  return `person/${personId}/totpSecret`;
+}
+
+/** The OpenID Connect client secret of an account's single sign-on (the row is keyed by the account id). */
+export function singleSignOnClientSecretContext(accountId: string): string {
+  return `singleSignOn/${accountId}/clientSecret`;
+}

@@ -84,7 +84,14 @@ export const ModelName = {
   GoogleWalletCallbackNonce: 'GoogleWalletCallbackNonce',
   GoogleRateLimit: 'GoogleRateLimit',
   AuditEvent: 'AuditEvent',
-  AuditChainHead: 'AuditChainHead'
+  AuditChainHead: 'AuditChainHead',
+  Person: 'Person',
+  Membership: 'Membership',
+  Invitation: 'Invitation',
+  Passkey: 'Passkey',
+  SignInChallenge: 'SignInChallenge',
+  PersonSession: 'PersonSession',
+  SingleSignOnProvider: 'SingleSignOnProvider'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -650,6 +657,104 @@ export const AuditChainHeadScalarFieldEnum = {
 } as const
 
 export type AuditChainHeadScalarFieldEnum = (typeof AuditChainHeadScalarFieldEnum)[keyof typeof AuditChainHeadScalarFieldEnum]
+
+
+export const PersonScalarFieldEnum = {
+  id: 'id',
+  email: 'email',
+  name: 'name',
+  passwordHash: 'passwordHash',
+  totpSecret: 'totpSecret',
+  totpConfirmedAt: 'totpConfirmedAt',
+  createdAt: 'createdAt'
+} as const
+
+export type PersonScalarFieldEnum = (typeof PersonScalarFieldEnum)[keyof typeof PersonScalarFieldEnum]
+
+
+export const MembershipScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  personId: 'personId',
+  role: 'role',
+  createdAt: 'createdAt'
+} as const
+
+export type MembershipScalarFieldEnum = (typeof MembershipScalarFieldEnum)[keyof typeof MembershipScalarFieldEnum]
+
+
+export const InvitationScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  email: 'email',
+  role: 'role',
+  tokenHash: 'tokenHash',
+  createdBy: 'createdBy',
+  createdAt: 'createdAt',
+  expiresAt: 'expiresAt',
+  acceptedAt: 'acceptedAt',
+  acceptedBy: 'acceptedBy',
+  revokedAt: 'revokedAt'
+} as const
+
+export type InvitationScalarFieldEnum = (typeof InvitationScalarFieldEnum)[keyof typeof InvitationScalarFieldEnum]
+
+
+export const PasskeyScalarFieldEnum = {
+  id: 'id',
+  personId: 'personId',
+  name: 'name',
+  credentialId: 'credentialId',
+  publicKey: 'publicKey',
+  counter: 'counter',
+  transports: 'transports',
+  createdAt: 'createdAt',
+  lastUsedAt: 'lastUsedAt'
+} as const
+
+export type PasskeyScalarFieldEnum = (typeof PasskeyScalarFieldEnum)[keyof typeof PasskeyScalarFieldEnum]
+
+
+export const SignInChallengeScalarFieldEnum = {
+  id: 'id',
+  purpose: 'purpose',
+  challenge: 'challenge',
+  data: 'data',
+  expiresAt: 'expiresAt'
+} as const
+
+export type SignInChallengeScalarFieldEnum = (typeof SignInChallengeScalarFieldEnum)[keyof typeof SignInChallengeScalarFieldEnum]
+
+
+export const PersonSessionScalarFieldEnum = {
+  id: 'id',
+  personId: 'personId',
+  tokenHash: 'tokenHash',
+  accountId: 'accountId',
+  method: 'method',
+  createdAt: 'createdAt',
+  lastSeenAt: 'lastSeenAt',
+  expiresAt: 'expiresAt',
+  clientAddress: 'clientAddress',
+  userAgent: 'userAgent'
+} as const
+
+export type PersonSessionScalarFieldEnum = (typeof PersonSessionScalarFieldEnum)[keyof typeof PersonSessionScalarFieldEnum]
+
+
+export const SingleSignOnProviderScalarFieldEnum = {
+  accountId: 'accountId',
+  issuer: 'issuer',
+  clientId: 'clientId',
+  clientSecret: 'clientSecret',
+  roleClaim: 'roleClaim',
+  roleMapping: 'roleMapping',
+  defaultRole: 'defaultRole',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type SingleSignOnProviderScalarFieldEnum = (typeof SingleSignOnProviderScalarFieldEnum)[keyof typeof SingleSignOnProviderScalarFieldEnum]
 
 
 export const SortOrder = {

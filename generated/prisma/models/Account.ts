@@ -191,6 +191,9 @@ export type AccountWhereInput = {
   googleConfiguration?: Prisma.XOR<Prisma.GoogleConfigurationNullableScalarRelationFilter, Prisma.GoogleConfigurationWhereInput> | null
   googleWalletClasses?: Prisma.GoogleWalletClassListRelationFilter
   googleWalletObjects?: Prisma.GoogleWalletObjectListRelationFilter
+  memberships?: Prisma.MembershipListRelationFilter
+  invitations?: Prisma.InvitationListRelationFilter
+  singleSignOn?: Prisma.XOR<Prisma.SingleSignOnProviderNullableScalarRelationFilter, Prisma.SingleSignOnProviderWhereInput> | null
 }
 
 export type AccountOrderByWithRelationInput = {
@@ -222,6 +225,9 @@ export type AccountOrderByWithRelationInput = {
   googleConfiguration?: Prisma.GoogleConfigurationOrderByWithRelationInput
   googleWalletClasses?: Prisma.GoogleWalletClassOrderByRelationAggregateInput
   googleWalletObjects?: Prisma.GoogleWalletObjectOrderByRelationAggregateInput
+  memberships?: Prisma.MembershipOrderByRelationAggregateInput
+  invitations?: Prisma.InvitationOrderByRelationAggregateInput
+  singleSignOn?: Prisma.SingleSignOnProviderOrderByWithRelationInput
 }
 
 export type AccountWhereUniqueInput = Prisma.AtLeast<{
@@ -256,6 +262,9 @@ export type AccountWhereUniqueInput = Prisma.AtLeast<{
   googleConfiguration?: Prisma.XOR<Prisma.GoogleConfigurationNullableScalarRelationFilter, Prisma.GoogleConfigurationWhereInput> | null
   googleWalletClasses?: Prisma.GoogleWalletClassListRelationFilter
   googleWalletObjects?: Prisma.GoogleWalletObjectListRelationFilter
+  memberships?: Prisma.MembershipListRelationFilter
+  invitations?: Prisma.InvitationListRelationFilter
+  singleSignOn?: Prisma.XOR<Prisma.SingleSignOnProviderNullableScalarRelationFilter, Prisma.SingleSignOnProviderWhereInput> | null
 }, "id">
 
 export type AccountOrderByWithAggregationInput = {
@@ -305,6 +314,9 @@ export type AccountCreateInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateInput = {
@@ -336,6 +348,9 @@ export type AccountUncheckedCreateInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUpdateInput = {
@@ -367,6 +382,9 @@ export type AccountUpdateInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateInput = {
@@ -398,6 +416,9 @@ export type AccountUncheckedUpdateInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateManyInput = {
@@ -799,6 +820,48 @@ export type AccountUpdateOneRequiredWithoutGoogleWalletObjectsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutGoogleWalletObjectsInput, Prisma.AccountUpdateWithoutGoogleWalletObjectsInput>, Prisma.AccountUncheckedUpdateWithoutGoogleWalletObjectsInput>
 }
 
+export type AccountCreateNestedOneWithoutMembershipsInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutMembershipsInput, Prisma.AccountUncheckedCreateWithoutMembershipsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutMembershipsInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutMembershipsNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutMembershipsInput, Prisma.AccountUncheckedCreateWithoutMembershipsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutMembershipsInput
+  upsert?: Prisma.AccountUpsertWithoutMembershipsInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutMembershipsInput, Prisma.AccountUpdateWithoutMembershipsInput>, Prisma.AccountUncheckedUpdateWithoutMembershipsInput>
+}
+
+export type AccountCreateNestedOneWithoutInvitationsInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutInvitationsInput, Prisma.AccountUncheckedCreateWithoutInvitationsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutInvitationsInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutInvitationsNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutInvitationsInput, Prisma.AccountUncheckedCreateWithoutInvitationsInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutInvitationsInput
+  upsert?: Prisma.AccountUpsertWithoutInvitationsInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutInvitationsInput, Prisma.AccountUpdateWithoutInvitationsInput>, Prisma.AccountUncheckedUpdateWithoutInvitationsInput>
+}
+
+export type AccountCreateNestedOneWithoutSingleSignOnInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutSingleSignOnInput, Prisma.AccountUncheckedCreateWithoutSingleSignOnInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutSingleSignOnInput
+  connect?: Prisma.AccountWhereUniqueInput
+}
+
+export type AccountUpdateOneRequiredWithoutSingleSignOnNestedInput = {
+  create?: Prisma.XOR<Prisma.AccountCreateWithoutSingleSignOnInput, Prisma.AccountUncheckedCreateWithoutSingleSignOnInput>
+  connectOrCreate?: Prisma.AccountCreateOrConnectWithoutSingleSignOnInput
+  upsert?: Prisma.AccountUpsertWithoutSingleSignOnInput
+  connect?: Prisma.AccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AccountUpdateToOneWithWhereWithoutSingleSignOnInput, Prisma.AccountUpdateWithoutSingleSignOnInput>, Prisma.AccountUncheckedUpdateWithoutSingleSignOnInput>
+}
+
 export type AccountCreateWithoutApiTokensInput = {
   id?: string
   name: string
@@ -827,6 +890,9 @@ export type AccountCreateWithoutApiTokensInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutApiTokensInput = {
@@ -857,6 +923,9 @@ export type AccountUncheckedCreateWithoutApiTokensInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutApiTokensInput = {
@@ -903,6 +972,9 @@ export type AccountUpdateWithoutApiTokensInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutApiTokensInput = {
@@ -933,6 +1005,9 @@ export type AccountUncheckedUpdateWithoutApiTokensInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutEntitiesInput = {
@@ -963,6 +1038,9 @@ export type AccountCreateWithoutEntitiesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutEntitiesInput = {
@@ -993,6 +1071,9 @@ export type AccountUncheckedCreateWithoutEntitiesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutEntitiesInput = {
@@ -1039,6 +1120,9 @@ export type AccountUpdateWithoutEntitiesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutEntitiesInput = {
@@ -1069,6 +1153,9 @@ export type AccountUncheckedUpdateWithoutEntitiesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutReadersInput = {
@@ -1099,6 +1186,9 @@ export type AccountCreateWithoutReadersInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutReadersInput = {
@@ -1129,6 +1219,9 @@ export type AccountUncheckedCreateWithoutReadersInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutReadersInput = {
@@ -1175,6 +1268,9 @@ export type AccountUpdateWithoutReadersInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutReadersInput = {
@@ -1205,6 +1301,9 @@ export type AccountUncheckedUpdateWithoutReadersInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutReaderConfigurationsInput = {
@@ -1235,6 +1334,9 @@ export type AccountCreateWithoutReaderConfigurationsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutReaderConfigurationsInput = {
@@ -1265,6 +1367,9 @@ export type AccountUncheckedCreateWithoutReaderConfigurationsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutReaderConfigurationsInput = {
@@ -1311,6 +1416,9 @@ export type AccountUpdateWithoutReaderConfigurationsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutReaderConfigurationsInput = {
@@ -1341,6 +1449,9 @@ export type AccountUncheckedUpdateWithoutReaderConfigurationsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutPassTemplatesInput = {
@@ -1371,6 +1482,9 @@ export type AccountCreateWithoutPassTemplatesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutPassTemplatesInput = {
@@ -1401,6 +1515,9 @@ export type AccountUncheckedCreateWithoutPassTemplatesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutPassTemplatesInput = {
@@ -1447,6 +1564,9 @@ export type AccountUpdateWithoutPassTemplatesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutPassTemplatesInput = {
@@ -1477,6 +1597,9 @@ export type AccountUncheckedUpdateWithoutPassTemplatesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutPassTemplateVersionsInput = {
@@ -1507,6 +1630,9 @@ export type AccountCreateWithoutPassTemplateVersionsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutPassTemplateVersionsInput = {
@@ -1537,6 +1663,9 @@ export type AccountUncheckedCreateWithoutPassTemplateVersionsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutPassTemplateVersionsInput = {
@@ -1583,6 +1712,9 @@ export type AccountUpdateWithoutPassTemplateVersionsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutPassTemplateVersionsInput = {
@@ -1613,6 +1745,9 @@ export type AccountUncheckedUpdateWithoutPassTemplateVersionsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutPassesInput = {
@@ -1643,6 +1778,9 @@ export type AccountCreateWithoutPassesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutPassesInput = {
@@ -1673,6 +1811,9 @@ export type AccountUncheckedCreateWithoutPassesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutPassesInput = {
@@ -1719,6 +1860,9 @@ export type AccountUpdateWithoutPassesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutPassesInput = {
@@ -1749,6 +1893,9 @@ export type AccountUncheckedUpdateWithoutPassesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutLoyaltyLedgerInput = {
@@ -1779,6 +1926,9 @@ export type AccountCreateWithoutLoyaltyLedgerInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutLoyaltyLedgerInput = {
@@ -1809,6 +1959,9 @@ export type AccountUncheckedCreateWithoutLoyaltyLedgerInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutLoyaltyLedgerInput = {
@@ -1855,6 +2008,9 @@ export type AccountUpdateWithoutLoyaltyLedgerInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutLoyaltyLedgerInput = {
@@ -1885,6 +2041,9 @@ export type AccountUncheckedUpdateWithoutLoyaltyLedgerInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutIdempotencyKeysInput = {
@@ -1915,6 +2074,9 @@ export type AccountCreateWithoutIdempotencyKeysInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutIdempotencyKeysInput = {
@@ -1945,6 +2107,9 @@ export type AccountUncheckedCreateWithoutIdempotencyKeysInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutIdempotencyKeysInput = {
@@ -1991,6 +2156,9 @@ export type AccountUpdateWithoutIdempotencyKeysInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutIdempotencyKeysInput = {
@@ -2021,6 +2189,9 @@ export type AccountUncheckedUpdateWithoutIdempotencyKeysInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutScansInput = {
@@ -2051,6 +2222,9 @@ export type AccountCreateWithoutScansInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutScansInput = {
@@ -2081,6 +2255,9 @@ export type AccountUncheckedCreateWithoutScansInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutScansInput = {
@@ -2127,6 +2304,9 @@ export type AccountUpdateWithoutScansInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutScansInput = {
@@ -2157,6 +2337,9 @@ export type AccountUncheckedUpdateWithoutScansInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutBatchesInput = {
@@ -2187,6 +2370,9 @@ export type AccountCreateWithoutBatchesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutBatchesInput = {
@@ -2217,6 +2403,9 @@ export type AccountUncheckedCreateWithoutBatchesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutBatchesInput = {
@@ -2263,6 +2452,9 @@ export type AccountUpdateWithoutBatchesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutBatchesInput = {
@@ -2293,6 +2485,9 @@ export type AccountUncheckedUpdateWithoutBatchesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutBatchRowsInput = {
@@ -2323,6 +2518,9 @@ export type AccountCreateWithoutBatchRowsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutBatchRowsInput = {
@@ -2353,6 +2551,9 @@ export type AccountUncheckedCreateWithoutBatchRowsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutBatchRowsInput = {
@@ -2399,6 +2600,9 @@ export type AccountUpdateWithoutBatchRowsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutBatchRowsInput = {
@@ -2429,6 +2633,9 @@ export type AccountUncheckedUpdateWithoutBatchRowsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutBatchRecipientsInput = {
@@ -2459,6 +2666,9 @@ export type AccountCreateWithoutBatchRecipientsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutBatchRecipientsInput = {
@@ -2489,6 +2699,9 @@ export type AccountUncheckedCreateWithoutBatchRecipientsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutBatchRecipientsInput = {
@@ -2535,6 +2748,9 @@ export type AccountUpdateWithoutBatchRecipientsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutBatchRecipientsInput = {
@@ -2565,6 +2781,9 @@ export type AccountUncheckedUpdateWithoutBatchRecipientsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutBatchDeliveriesInput = {
@@ -2595,6 +2814,9 @@ export type AccountCreateWithoutBatchDeliveriesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutBatchDeliveriesInput = {
@@ -2625,6 +2847,9 @@ export type AccountUncheckedCreateWithoutBatchDeliveriesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutBatchDeliveriesInput = {
@@ -2671,6 +2896,9 @@ export type AccountUpdateWithoutBatchDeliveriesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutBatchDeliveriesInput = {
@@ -2701,6 +2929,9 @@ export type AccountUncheckedUpdateWithoutBatchDeliveriesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutAppleConfigurationsInput = {
@@ -2731,6 +2962,9 @@ export type AccountCreateWithoutAppleConfigurationsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutAppleConfigurationsInput = {
@@ -2761,6 +2995,9 @@ export type AccountUncheckedCreateWithoutAppleConfigurationsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutAppleConfigurationsInput = {
@@ -2807,6 +3044,9 @@ export type AccountUpdateWithoutAppleConfigurationsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutAppleConfigurationsInput = {
@@ -2837,6 +3077,9 @@ export type AccountUncheckedUpdateWithoutAppleConfigurationsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutPassTemplateImagesInput = {
@@ -2867,6 +3110,9 @@ export type AccountCreateWithoutPassTemplateImagesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutPassTemplateImagesInput = {
@@ -2897,6 +3143,9 @@ export type AccountUncheckedCreateWithoutPassTemplateImagesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutPassTemplateImagesInput = {
@@ -2943,6 +3192,9 @@ export type AccountUpdateWithoutPassTemplateImagesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutPassTemplateImagesInput = {
@@ -2973,6 +3225,9 @@ export type AccountUncheckedUpdateWithoutPassTemplateImagesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutAppleDevicesInput = {
@@ -3003,6 +3258,9 @@ export type AccountCreateWithoutAppleDevicesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutAppleDevicesInput = {
@@ -3033,6 +3291,9 @@ export type AccountUncheckedCreateWithoutAppleDevicesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutAppleDevicesInput = {
@@ -3079,6 +3340,9 @@ export type AccountUpdateWithoutAppleDevicesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutAppleDevicesInput = {
@@ -3109,6 +3373,9 @@ export type AccountUncheckedUpdateWithoutAppleDevicesInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutAppleRegistrationsInput = {
@@ -3139,6 +3406,9 @@ export type AccountCreateWithoutAppleRegistrationsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutAppleRegistrationsInput = {
@@ -3169,6 +3439,9 @@ export type AccountUncheckedCreateWithoutAppleRegistrationsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutAppleRegistrationsInput = {
@@ -3215,6 +3488,9 @@ export type AccountUpdateWithoutAppleRegistrationsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutAppleRegistrationsInput = {
@@ -3245,6 +3521,9 @@ export type AccountUncheckedUpdateWithoutAppleRegistrationsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutDeliveryAttemptsInput = {
@@ -3275,6 +3554,9 @@ export type AccountCreateWithoutDeliveryAttemptsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutDeliveryAttemptsInput = {
@@ -3305,6 +3587,9 @@ export type AccountUncheckedCreateWithoutDeliveryAttemptsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutDeliveryAttemptsInput = {
@@ -3351,6 +3636,9 @@ export type AccountUpdateWithoutDeliveryAttemptsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutDeliveryAttemptsInput = {
@@ -3381,6 +3669,9 @@ export type AccountUncheckedUpdateWithoutDeliveryAttemptsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutWebhookSubscriptionsInput = {
@@ -3411,6 +3702,9 @@ export type AccountCreateWithoutWebhookSubscriptionsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutWebhookSubscriptionsInput = {
@@ -3441,6 +3735,9 @@ export type AccountUncheckedCreateWithoutWebhookSubscriptionsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutWebhookSubscriptionsInput = {
@@ -3487,6 +3784,9 @@ export type AccountUpdateWithoutWebhookSubscriptionsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutWebhookSubscriptionsInput = {
@@ -3517,6 +3817,9 @@ export type AccountUncheckedUpdateWithoutWebhookSubscriptionsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutWebhookEventsInput = {
@@ -3547,6 +3850,9 @@ export type AccountCreateWithoutWebhookEventsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutWebhookEventsInput = {
@@ -3577,6 +3883,9 @@ export type AccountUncheckedCreateWithoutWebhookEventsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutWebhookEventsInput = {
@@ -3623,6 +3932,9 @@ export type AccountUpdateWithoutWebhookEventsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutWebhookEventsInput = {
@@ -3653,6 +3965,9 @@ export type AccountUncheckedUpdateWithoutWebhookEventsInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutPassChangeOutboxInput = {
@@ -3683,6 +3998,9 @@ export type AccountCreateWithoutPassChangeOutboxInput = {
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutPassChangeOutboxInput = {
@@ -3713,6 +4031,9 @@ export type AccountUncheckedCreateWithoutPassChangeOutboxInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutPassChangeOutboxInput = {
@@ -3759,6 +4080,9 @@ export type AccountUpdateWithoutPassChangeOutboxInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutPassChangeOutboxInput = {
@@ -3789,6 +4113,9 @@ export type AccountUncheckedUpdateWithoutPassChangeOutboxInput = {
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutGoogleConfigurationInput = {
@@ -3819,6 +4146,9 @@ export type AccountCreateWithoutGoogleConfigurationInput = {
   passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutGoogleConfigurationInput = {
@@ -3849,6 +4179,9 @@ export type AccountUncheckedCreateWithoutGoogleConfigurationInput = {
   passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutGoogleConfigurationInput = {
@@ -3895,6 +4228,9 @@ export type AccountUpdateWithoutGoogleConfigurationInput = {
   passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutGoogleConfigurationInput = {
@@ -3925,6 +4261,9 @@ export type AccountUncheckedUpdateWithoutGoogleConfigurationInput = {
   passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutGoogleWalletClassesInput = {
@@ -3955,6 +4294,9 @@ export type AccountCreateWithoutGoogleWalletClassesInput = {
   passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutGoogleWalletClassesInput = {
@@ -3985,6 +4327,9 @@ export type AccountUncheckedCreateWithoutGoogleWalletClassesInput = {
   passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutGoogleWalletClassesInput = {
@@ -4031,6 +4376,9 @@ export type AccountUpdateWithoutGoogleWalletClassesInput = {
   passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutGoogleWalletClassesInput = {
@@ -4061,6 +4409,9 @@ export type AccountUncheckedUpdateWithoutGoogleWalletClassesInput = {
   passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountCreateWithoutGoogleWalletObjectsInput = {
@@ -4091,6 +4442,9 @@ export type AccountCreateWithoutGoogleWalletObjectsInput = {
   passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
 }
 
 export type AccountUncheckedCreateWithoutGoogleWalletObjectsInput = {
@@ -4121,6 +4475,9 @@ export type AccountUncheckedCreateWithoutGoogleWalletObjectsInput = {
   passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
 }
 
 export type AccountCreateOrConnectWithoutGoogleWalletObjectsInput = {
@@ -4167,6 +4524,9 @@ export type AccountUpdateWithoutGoogleWalletObjectsInput = {
   passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
 }
 
 export type AccountUncheckedUpdateWithoutGoogleWalletObjectsInput = {
@@ -4197,6 +4557,453 @@ export type AccountUncheckedUpdateWithoutGoogleWalletObjectsInput = {
   passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
   googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
   googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutMembershipsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutMembershipsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutMembershipsInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutMembershipsInput, Prisma.AccountUncheckedCreateWithoutMembershipsInput>
+}
+
+export type AccountUpsertWithoutMembershipsInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutMembershipsInput, Prisma.AccountUncheckedUpdateWithoutMembershipsInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutMembershipsInput, Prisma.AccountUncheckedCreateWithoutMembershipsInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutMembershipsInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutMembershipsInput, Prisma.AccountUncheckedUpdateWithoutMembershipsInput>
+}
+
+export type AccountUpdateWithoutMembershipsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutMembershipsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutInvitationsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderCreateNestedOneWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutInvitationsInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedCreateNestedOneWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutInvitationsInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutInvitationsInput, Prisma.AccountUncheckedCreateWithoutInvitationsInput>
+}
+
+export type AccountUpsertWithoutInvitationsInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutInvitationsInput, Prisma.AccountUncheckedUpdateWithoutInvitationsInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutInvitationsInput, Prisma.AccountUncheckedCreateWithoutInvitationsInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutInvitationsInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutInvitationsInput, Prisma.AccountUncheckedUpdateWithoutInvitationsInput>
+}
+
+export type AccountUpdateWithoutInvitationsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUpdateOneWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutInvitationsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  singleSignOn?: Prisma.SingleSignOnProviderUncheckedUpdateOneWithoutAccountNestedInput
+}
+
+export type AccountCreateWithoutSingleSignOnInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutAccountInput
+}
+
+export type AccountUncheckedCreateWithoutSingleSignOnInput = {
+  id?: string
+  name: string
+  createdAt?: Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedCreateNestedManyWithoutAccountInput
+  entities?: Prisma.EntityUncheckedCreateNestedManyWithoutAccountInput
+  passTemplates?: Prisma.PassTemplateUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedCreateNestedManyWithoutAccountInput
+  readers?: Prisma.ReaderUncheckedCreateNestedManyWithoutAccountInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passes?: Prisma.PassUncheckedCreateNestedManyWithoutAccountInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedCreateNestedManyWithoutAccountInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedCreateNestedManyWithoutAccountInput
+  scans?: Prisma.ScanUncheckedCreateNestedManyWithoutAccountInput
+  batches?: Prisma.BatchUncheckedCreateNestedManyWithoutAccountInput
+  batchRows?: Prisma.BatchRowUncheckedCreateNestedManyWithoutAccountInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedCreateNestedManyWithoutAccountInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedCreateNestedManyWithoutAccountInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedCreateNestedManyWithoutAccountInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedCreateNestedManyWithoutAccountInput
+  appleDevices?: Prisma.AppleDeviceUncheckedCreateNestedManyWithoutAccountInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedCreateNestedManyWithoutAccountInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedCreateNestedManyWithoutAccountInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedCreateNestedManyWithoutAccountInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutAccountInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedCreateNestedManyWithoutAccountInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedCreateNestedOneWithoutAccountInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedCreateNestedManyWithoutAccountInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedCreateNestedManyWithoutAccountInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutAccountInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutAccountInput
+}
+
+export type AccountCreateOrConnectWithoutSingleSignOnInput = {
+  where: Prisma.AccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.AccountCreateWithoutSingleSignOnInput, Prisma.AccountUncheckedCreateWithoutSingleSignOnInput>
+}
+
+export type AccountUpsertWithoutSingleSignOnInput = {
+  update: Prisma.XOR<Prisma.AccountUpdateWithoutSingleSignOnInput, Prisma.AccountUncheckedUpdateWithoutSingleSignOnInput>
+  create: Prisma.XOR<Prisma.AccountCreateWithoutSingleSignOnInput, Prisma.AccountUncheckedCreateWithoutSingleSignOnInput>
+  where?: Prisma.AccountWhereInput
+}
+
+export type AccountUpdateToOneWithWhereWithoutSingleSignOnInput = {
+  where?: Prisma.AccountWhereInput
+  data: Prisma.XOR<Prisma.AccountUpdateWithoutSingleSignOnInput, Prisma.AccountUncheckedUpdateWithoutSingleSignOnInput>
+}
+
+export type AccountUpdateWithoutSingleSignOnInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutAccountNestedInput
+}
+
+export type AccountUncheckedUpdateWithoutSingleSignOnInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  apiTokens?: Prisma.ApiTokenUncheckedUpdateManyWithoutAccountNestedInput
+  entities?: Prisma.EntityUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplates?: Prisma.PassTemplateUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateVersions?: Prisma.PassTemplateVersionUncheckedUpdateManyWithoutAccountNestedInput
+  readers?: Prisma.ReaderUncheckedUpdateManyWithoutAccountNestedInput
+  readerConfigurations?: Prisma.ReaderConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passes?: Prisma.PassUncheckedUpdateManyWithoutAccountNestedInput
+  loyaltyLedger?: Prisma.LoyaltyLedgerEntryUncheckedUpdateManyWithoutAccountNestedInput
+  idempotencyKeys?: Prisma.IdempotencyKeyUncheckedUpdateManyWithoutAccountNestedInput
+  scans?: Prisma.ScanUncheckedUpdateManyWithoutAccountNestedInput
+  batches?: Prisma.BatchUncheckedUpdateManyWithoutAccountNestedInput
+  batchRows?: Prisma.BatchRowUncheckedUpdateManyWithoutAccountNestedInput
+  batchRecipients?: Prisma.BatchRecipientUncheckedUpdateManyWithoutAccountNestedInput
+  batchDeliveries?: Prisma.BatchDeliveryUncheckedUpdateManyWithoutAccountNestedInput
+  appleConfigurations?: Prisma.AppleConfigurationUncheckedUpdateManyWithoutAccountNestedInput
+  passTemplateImages?: Prisma.PassTemplateImageUncheckedUpdateManyWithoutAccountNestedInput
+  appleDevices?: Prisma.AppleDeviceUncheckedUpdateManyWithoutAccountNestedInput
+  appleRegistrations?: Prisma.AppleRegistrationUncheckedUpdateManyWithoutAccountNestedInput
+  deliveryAttempts?: Prisma.DeliveryAttemptUncheckedUpdateManyWithoutAccountNestedInput
+  webhookSubscriptions?: Prisma.WebhookSubscriptionUncheckedUpdateManyWithoutAccountNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutAccountNestedInput
+  passChangeOutbox?: Prisma.PassChangeOutboxEntryUncheckedUpdateManyWithoutAccountNestedInput
+  googleConfiguration?: Prisma.GoogleConfigurationUncheckedUpdateOneWithoutAccountNestedInput
+  googleWalletClasses?: Prisma.GoogleWalletClassUncheckedUpdateManyWithoutAccountNestedInput
+  googleWalletObjects?: Prisma.GoogleWalletObjectUncheckedUpdateManyWithoutAccountNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutAccountNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutAccountNestedInput
 }
 
 
@@ -4229,6 +5036,8 @@ export type AccountCountOutputType = {
   passChangeOutbox: number
   googleWalletClasses: number
   googleWalletObjects: number
+  memberships: number
+  invitations: number
 }
 
 export type AccountCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -4256,6 +5065,8 @@ export type AccountCountOutputTypeSelect<ExtArgs extends runtime.Types.Extension
   passChangeOutbox?: boolean | AccountCountOutputTypeCountPassChangeOutboxArgs
   googleWalletClasses?: boolean | AccountCountOutputTypeCountGoogleWalletClassesArgs
   googleWalletObjects?: boolean | AccountCountOutputTypeCountGoogleWalletObjectsArgs
+  memberships?: boolean | AccountCountOutputTypeCountMembershipsArgs
+  invitations?: boolean | AccountCountOutputTypeCountInvitationsArgs
 }
 
 /**
@@ -4436,6 +5247,20 @@ export type AccountCountOutputTypeCountGoogleWalletObjectsArgs<ExtArgs extends r
   where?: Prisma.GoogleWalletObjectWhereInput
 }
 
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountMembershipsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.MembershipWhereInput
+}
+
+/**
+ * AccountCountOutputType without action
+ */
+export type AccountCountOutputTypeCountInvitationsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.InvitationWhereInput
+}
+
 
 export type AccountSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -4466,6 +5291,9 @@ export type AccountSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   googleConfiguration?: boolean | Prisma.Account$googleConfigurationArgs<ExtArgs>
   googleWalletClasses?: boolean | Prisma.Account$googleWalletClassesArgs<ExtArgs>
   googleWalletObjects?: boolean | Prisma.Account$googleWalletObjectsArgs<ExtArgs>
+  memberships?: boolean | Prisma.Account$membershipsArgs<ExtArgs>
+  invitations?: boolean | Prisma.Account$invitationsArgs<ExtArgs>
+  singleSignOn?: boolean | Prisma.Account$singleSignOnArgs<ExtArgs>
   _count?: boolean | Prisma.AccountCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["account"]>
 
@@ -4514,6 +5342,9 @@ export type AccountInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs
   googleConfiguration?: boolean | Prisma.Account$googleConfigurationArgs<ExtArgs>
   googleWalletClasses?: boolean | Prisma.Account$googleWalletClassesArgs<ExtArgs>
   googleWalletObjects?: boolean | Prisma.Account$googleWalletObjectsArgs<ExtArgs>
+  memberships?: boolean | Prisma.Account$membershipsArgs<ExtArgs>
+  invitations?: boolean | Prisma.Account$invitationsArgs<ExtArgs>
+  singleSignOn?: boolean | Prisma.Account$singleSignOnArgs<ExtArgs>
   _count?: boolean | Prisma.AccountCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type AccountIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -4547,6 +5378,9 @@ export type $AccountPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     googleConfiguration: Prisma.$GoogleConfigurationPayload<ExtArgs> | null
     googleWalletClasses: Prisma.$GoogleWalletClassPayload<ExtArgs>[]
     googleWalletObjects: Prisma.$GoogleWalletObjectPayload<ExtArgs>[]
+    memberships: Prisma.$MembershipPayload<ExtArgs>[]
+    invitations: Prisma.$InvitationPayload<ExtArgs>[]
+    singleSignOn: Prisma.$SingleSignOnProviderPayload<ExtArgs> | null
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -4971,6 +5805,9 @@ export interface Prisma__AccountClient<T, Null = never, ExtArgs extends runtime.
   googleConfiguration<T extends Prisma.Account$googleConfigurationArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$googleConfigurationArgs<ExtArgs>>): Prisma.Prisma__GoogleConfigurationClient<runtime.Types.Result.GetResult<Prisma.$GoogleConfigurationPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   googleWalletClasses<T extends Prisma.Account$googleWalletClassesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$googleWalletClassesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$GoogleWalletClassPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   googleWalletObjects<T extends Prisma.Account$googleWalletObjectsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$googleWalletObjectsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$GoogleWalletObjectPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  memberships<T extends Prisma.Account$membershipsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$membershipsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$MembershipPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  invitations<T extends Prisma.Account$invitationsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$invitationsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$InvitationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  singleSignOn<T extends Prisma.Account$singleSignOnArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Account$singleSignOnArgs<ExtArgs>>): Prisma.Prisma__SingleSignOnProviderClient<runtime.Types.Result.GetResult<Prisma.$SingleSignOnProviderPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -5988,6 +6825,73 @@ export type Account$googleWalletObjectsArgs<ExtArgs extends runtime.Types.Extens
   take?: number
   skip?: number
   distinct?: Prisma.GoogleWalletObjectScalarFieldEnum | Prisma.GoogleWalletObjectScalarFieldEnum[]
+}
+
+/**
+ * Account.memberships
+ */
+export type Account$membershipsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Membership
+   */
+  select?: Prisma.MembershipSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Membership
+   */
+  omit?: Prisma.MembershipOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.MembershipInclude<ExtArgs> | null
+  where?: Prisma.MembershipWhereInput
+  orderBy?: Prisma.MembershipOrderByWithRelationInput | Prisma.MembershipOrderByWithRelationInput[]
+  cursor?: Prisma.MembershipWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.MembershipScalarFieldEnum | Prisma.MembershipScalarFieldEnum[]
+}
+
+/**
+ * Account.invitations
+ */
+export type Account$invitationsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Invitation
+   */
+  select?: Prisma.InvitationSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Invitation
+   */
+  omit?: Prisma.InvitationOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.InvitationInclude<ExtArgs> | null
+  where?: Prisma.InvitationWhereInput
+  orderBy?: Prisma.InvitationOrderByWithRelationInput | Prisma.InvitationOrderByWithRelationInput[]
+  cursor?: Prisma.InvitationWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.InvitationScalarFieldEnum | Prisma.InvitationScalarFieldEnum[]
+}
+
+/**
+ * Account.singleSignOn
+ */
+export type Account$singleSignOnArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the SingleSignOnProvider
+   */
+  select?: Prisma.SingleSignOnProviderSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the SingleSignOnProvider
+   */
+  omit?: Prisma.SingleSignOnProviderOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.SingleSignOnProviderInclude<ExtArgs> | null
+  where?: Prisma.SingleSignOnProviderWhereInput
 }
 
 /**

@@ -13,6 +13,8 @@ import {
   applePrivateKeyContext,
   googleServiceAccountKeyContext,
   readerConfigurationSecretContext,
+  singleSignOnClientSecretContext,
+  totpSecretContext,
   webhookSecretContext,
 } from '../../security/secretContexts.ts';
 
@@ -54,6 +56,14 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   },
   { name: 'webhook signing secrets', table: 'webhook_subscriptions', key: 'id', column: 'secret_encrypted', context: webhookSecretContext },
   { name: 'Apple authentication tokens of passes', table: 'passes', key: 'id', column: 'apple_authentication_token', context: appleAuthenticationTokenContext },
+  { name: 'TOTP secrets of people', table: 'people', key: 'id', column: 'totp_secret', context: totpSecretContext },
+  {
+    name: 'single sign-on client secrets',
+    table: 'single_sign_on_providers',
+    key: 'account_id',
+    column: 'client_secret',
+    context: singleSignOnClientSecretContext,
+  },
 ];
 
 /** One sealed value and the key of its row. */
