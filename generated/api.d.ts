@@ -2161,174 +2161,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-}
-export interface webhooks {
-    passCreated: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Pass created
-         * @description A pass was issued (`createPass`). Sent to every enabled subscription of the account that lists `passCreated` in
-         *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
-         *     to). The body is taken when the event happened. Deliveries to one subscription about one
-         *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
-         */
-        post: operations["sendPassCreatedWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    passInstalled: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Pass installed
-         * @description The pass was added to a wallet: the first Apple device registered for its updates, or a
-         *     holder saved it to Google Wallet (when Google Wallet callbacks are on). Sent to every enabled subscription of the account that lists `passInstalled` in
-         *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
-         *     to). The body is taken when the event happened. Deliveries to one subscription about one
-         *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
-         */
-        post: operations["sendPassInstalledWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    passRemoved: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Pass removed
-         * @description The pass was removed from its last wallet: the last Apple device unregistered, or the holder
-         *     deleted it from Google Wallet (when Google Wallet callbacks are on), and no other wallet holds it. Sent to every enabled subscription of the account that lists `passRemoved` in
-         *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
-         *     to). The body is taken when the event happened. Deliveries to one subscription about one
-         *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
-         */
-        post: operations["sendPassRemovedWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    passScanned: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Pass scanned
-         * @description A scan of the pass was recorded (`logScan`, or a scan `createScan` accepted). Sent to every enabled subscription of the account that lists `passScanned` in
-         *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
-         *     to). The body is taken when the event happened. Deliveries to one subscription about one
-         *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
-         */
-        post: operations["sendPassScannedWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    passUpdated: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Pass updated
-         * @description The pass changed: `updatePass` (fields, deactivation, reactivation) or its loyalty balance
-         *     (`updateLoyalty`). Extension of this service. A template's new design, which changes how its
-         *     passes look but none of their data, sends `passTemplateProcessed` once rather than one
-         *     `passUpdated` per pass. Sent to every enabled subscription of the account that lists `passUpdated` in
-         *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
-         *     to). The body is taken when the event happened. Deliveries to one subscription about one
-         *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
-         */
-        post: operations["sendPassUpdatedWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    batchCompleted: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Batch completed
-         * @description A wallet messaging batch finished sending (`status` `completed` or `failed`). Extension of this service. Sent to every enabled subscription of the account that lists `batchCompleted` in
-         *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
-         *     to). The body is taken when the event happened. Deliveries to one subscription about one
-         *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
-         */
-        post: operations["sendBatchCompletedWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    passTemplateProcessed: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Pass template processed
-         * @description A pass template, or its new design, finished processing (successfully or not: see the template in `included`). Extension of this service. Sent to every enabled subscription of the account that lists `passTemplateProcessed` in
-         *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
-         *     to). The body is taken when the event happened. Deliveries to one subscription about one
-         *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
-         */
-        post: operations["sendPassTemplateProcessedWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/invitation-acceptances": {
         parameters: {
             query?: never;
@@ -2877,6 +2709,174 @@ export interface webhooks {
          * @description People no longer sign in through the issuer; members keep their other ways to sign in.
          */
         delete: operations["deleteSingleSignOn"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface webhooks {
+    passCreated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pass created
+         * @description A pass was issued (`createPass`). Sent to every enabled subscription of the account that lists `passCreated` in
+         *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
+         *     to). The body is taken when the event happened. Deliveries to one subscription about one
+         *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
+         */
+        post: operations["sendPassCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    passInstalled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pass installed
+         * @description The pass was added to a wallet: the first Apple device registered for its updates, or a
+         *     holder saved it to Google Wallet (when Google Wallet callbacks are on). Sent to every enabled subscription of the account that lists `passInstalled` in
+         *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
+         *     to). The body is taken when the event happened. Deliveries to one subscription about one
+         *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
+         */
+        post: operations["sendPassInstalledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    passRemoved: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pass removed
+         * @description The pass was removed from its last wallet: the last Apple device unregistered, or the holder
+         *     deleted it from Google Wallet (when Google Wallet callbacks are on), and no other wallet holds it. Sent to every enabled subscription of the account that lists `passRemoved` in
+         *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
+         *     to). The body is taken when the event happened. Deliveries to one subscription about one
+         *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
+         */
+        post: operations["sendPassRemovedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    passScanned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pass scanned
+         * @description A scan of the pass was recorded (`logScan`, or a scan `createScan` accepted). Sent to every enabled subscription of the account that lists `passScanned` in
+         *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
+         *     to). The body is taken when the event happened. Deliveries to one subscription about one
+         *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
+         */
+        post: operations["sendPassScannedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    passUpdated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pass updated
+         * @description The pass changed: `updatePass` (fields, deactivation, reactivation) or its loyalty balance
+         *     (`updateLoyalty`). Extension of this service. A template's new design, which changes how its
+         *     passes look but none of their data, sends `passTemplateProcessed` once rather than one
+         *     `passUpdated` per pass. Sent to every enabled subscription of the account that lists `passUpdated` in
+         *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
+         *     to). The body is taken when the event happened. Deliveries to one subscription about one
+         *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
+         */
+        post: operations["sendPassUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    batchCompleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Batch completed
+         * @description A wallet messaging batch finished sending (`status` `completed` or `failed`). Extension of this service. Sent to every enabled subscription of the account that lists `batchCompleted` in
+         *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
+         *     to). The body is taken when the event happened. Deliveries to one subscription about one
+         *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
+         */
+        post: operations["sendBatchCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    passTemplateProcessed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pass template processed
+         * @description A pass template, or its new design, finished processing (successfully or not: see the template in `included`). Extension of this service. Sent to every enabled subscription of the account that lists `passTemplateProcessed` in
+         *     `subscribedEvents` (and, for an `entity` subscription, whose entity the subject belongs
+         *     to). The body is taken when the event happened. Deliveries to one subscription about one
+         *     pass arrive in the order the events happened. See [Webhooks](#tag/Webhooks) to verify them.
+         */
+        post: operations["sendPassTemplateProcessedWebhook"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -6262,66 +6262,6 @@ export interface components {
                 processes?: "ok" | "starting";
             };
         };
-        /**
-         * @description The `webhook` resource object of a pass event (PassEntry API reference, webhooks): `id` is the
-         *     event id (also in `X-Webhook-Id`; the same on every retry), the pass is in `relationships.pass`
-         *     and in the document's `included`.
-         */
-        PassWebhook: {
-            id: components["schemas"]["Uuid"];
-            /** @constant */
-            type: "webhook";
-            attributes: components["schemas"]["WebhookAttributes"];
-            relationships: {
-                pass: components["schemas"]["PassRelationship"];
-            };
-        };
-        /**
-         * @description The body of a pass event (`passCreated`, `passInstalled`, `passRemoved`, `passScanned`,
-         *     `passUpdated`): the `webhook` resource object and the pass as `getPass` returns it, taken when
-         *     the event happened.
-         */
-        PassWebhookDocument: {
-            data: components["schemas"]["PassWebhook"];
-            included: components["schemas"]["Pass"][];
-        };
-        /** @description A to-one relationship to a batch. */
-        BatchRelationship: {
-            data: {
-                id: components["schemas"]["Uuid"];
-                type: components["schemas"]["BatchType"];
-            };
-        };
-        /** @description The `webhook` resource object of `batchCompleted`; the batch is in `relationships.batch` and in `included`. */
-        BatchWebhook: {
-            id: components["schemas"]["Uuid"];
-            /** @constant */
-            type: "webhook";
-            attributes: components["schemas"]["WebhookAttributes"];
-            relationships: {
-                batch: components["schemas"]["BatchRelationship"];
-            };
-        };
-        /** @description The body of `batchCompleted`: the `webhook` resource object and the batch as `getBatch` returns it. */
-        BatchWebhookDocument: {
-            data: components["schemas"]["BatchWebhook"];
-            included: components["schemas"]["Batch"][];
-        };
-        /** @description The `webhook` resource object of `passTemplateProcessed`; the template is in `relationships.passTemplate` and in `included`. */
-        PassTemplateWebhook: {
-            id: components["schemas"]["Uuid"];
-            /** @constant */
-            type: "webhook";
-            attributes: components["schemas"]["WebhookAttributes"];
-            relationships: {
-                passTemplate: components["schemas"]["PassTemplateRelationship"];
-            };
-        };
-        /** @description The body of `passTemplateProcessed`: the `webhook` resource object and the template as `getPassTemplate` returns it. */
-        PassTemplateWebhookDocument: {
-            data: components["schemas"]["PassTemplateWebhook"];
-            included: components["schemas"]["PassTemplate"][];
-        };
         /** @description The browser's answer as JSON (`RegistrationResponseJSON` or `AuthenticationResponseJSON`, https://www.w3.org/TR/webauthn-3/#dictdef-registrationresponsejson): what `PublicKeyCredential.toJSON()` or `@simplewebauthn/browser` gives. */
         WebAuthnCredential: {
             id: string;
@@ -6604,6 +6544,66 @@ export interface components {
                 };
                 defaultRole?: components["schemas"]["Role"] | null;
             };
+        };
+        /**
+         * @description The `webhook` resource object of a pass event (PassEntry API reference, webhooks): `id` is the
+         *     event id (also in `X-Webhook-Id`; the same on every retry), the pass is in `relationships.pass`
+         *     and in the document's `included`.
+         */
+        PassWebhook: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "webhook";
+            attributes: components["schemas"]["WebhookAttributes"];
+            relationships: {
+                pass: components["schemas"]["PassRelationship"];
+            };
+        };
+        /**
+         * @description The body of a pass event (`passCreated`, `passInstalled`, `passRemoved`, `passScanned`,
+         *     `passUpdated`): the `webhook` resource object and the pass as `getPass` returns it, taken when
+         *     the event happened.
+         */
+        PassWebhookDocument: {
+            data: components["schemas"]["PassWebhook"];
+            included: components["schemas"]["Pass"][];
+        };
+        /** @description A to-one relationship to a batch. */
+        BatchRelationship: {
+            data: {
+                id: components["schemas"]["Uuid"];
+                type: components["schemas"]["BatchType"];
+            };
+        };
+        /** @description The `webhook` resource object of `batchCompleted`; the batch is in `relationships.batch` and in `included`. */
+        BatchWebhook: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "webhook";
+            attributes: components["schemas"]["WebhookAttributes"];
+            relationships: {
+                batch: components["schemas"]["BatchRelationship"];
+            };
+        };
+        /** @description The body of `batchCompleted`: the `webhook` resource object and the batch as `getBatch` returns it. */
+        BatchWebhookDocument: {
+            data: components["schemas"]["BatchWebhook"];
+            included: components["schemas"]["Batch"][];
+        };
+        /** @description The `webhook` resource object of `passTemplateProcessed`; the template is in `relationships.passTemplate` and in `included`. */
+        PassTemplateWebhook: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "webhook";
+            attributes: components["schemas"]["WebhookAttributes"];
+            relationships: {
+                passTemplate: components["schemas"]["PassTemplateRelationship"];
+            };
+        };
+        /** @description The body of `passTemplateProcessed`: the `webhook` resource object and the template as `getPassTemplate` returns it. */
+        PassTemplateWebhookDocument: {
+            data: components["schemas"]["PassTemplateWebhook"];
+            included: components["schemas"]["PassTemplate"][];
         };
     };
     responses: {
@@ -7076,26 +7076,6 @@ export interface components {
         /** @description The id of one of the account's webhook subscriptions. */
         WebhookSubscriptionId: components["schemas"]["Uuid"];
         /**
-         * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
-         *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
-         *     JSON, and compare in constant time.
-         */
-        WebhookSignature: string;
-        /**
-         * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
-         *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
-         */
-        WebhookSignatureV2: string;
-        /**
-         * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
-         *     replays; the value also goes into `X-Webhook-Signature-V2`.
-         */
-        WebhookTimestamp: string;
-        /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
-        WebhookId: components["schemas"]["Uuid"];
-        /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
-        WebhookRequestId: components["schemas"]["Uuid"];
-        /**
          * @description The id of the invitation.
          * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10
          */
@@ -7120,6 +7100,26 @@ export interface components {
          * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10
          */
         SingleSignOnAccount: string;
+        /**
+         * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
+         *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
+         *     JSON, and compare in constant time.
+         */
+        WebhookSignature: string;
+        /**
+         * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
+         *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
+         */
+        WebhookSignatureV2: string;
+        /**
+         * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
+         *     replays; the value also goes into `X-Webhook-Signature-V2`.
+         */
+        WebhookTimestamp: string;
+        /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
+        WebhookId: components["schemas"]["Uuid"];
+        /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
+        WebhookRequestId: components["schemas"]["Uuid"];
     };
     requestBodies: never;
     headers: {
@@ -10549,356 +10549,6 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
-    sendPassCreatedWebhook: {
-        parameters: {
-            query?: never;
-            header: {
-                /**
-                 * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
-                 *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
-                 *     JSON, and compare in constant time.
-                 */
-                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /**
-                 * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
-                 *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
-                 */
-                "X-Webhook-Signature-V2": components["parameters"]["WebhookSignatureV2"];
-                /**
-                 * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
-                 *     replays; the value also goes into `X-Webhook-Signature-V2`.
-                 */
-                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
-                "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
-                "X-Request-Id": components["parameters"]["WebhookRequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PassWebhookDocument"];
-            };
-        };
-        responses: {
-            /** @description Any 2xx status within 5 seconds (the operator's `WEBHOOK_TIMEOUT_MS`) means delivered; the body is ignored. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status, or no answer within 5 seconds, is retried with exponential back-off for about a day. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    sendPassInstalledWebhook: {
-        parameters: {
-            query?: never;
-            header: {
-                /**
-                 * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
-                 *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
-                 *     JSON, and compare in constant time.
-                 */
-                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /**
-                 * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
-                 *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
-                 */
-                "X-Webhook-Signature-V2": components["parameters"]["WebhookSignatureV2"];
-                /**
-                 * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
-                 *     replays; the value also goes into `X-Webhook-Signature-V2`.
-                 */
-                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
-                "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
-                "X-Request-Id": components["parameters"]["WebhookRequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PassWebhookDocument"];
-            };
-        };
-        responses: {
-            /** @description Any 2xx status within 5 seconds (the operator's `WEBHOOK_TIMEOUT_MS`) means delivered; the body is ignored. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status, or no answer within 5 seconds, is retried with exponential back-off for about a day. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    sendPassRemovedWebhook: {
-        parameters: {
-            query?: never;
-            header: {
-                /**
-                 * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
-                 *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
-                 *     JSON, and compare in constant time.
-                 */
-                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /**
-                 * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
-                 *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
-                 */
-                "X-Webhook-Signature-V2": components["parameters"]["WebhookSignatureV2"];
-                /**
-                 * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
-                 *     replays; the value also goes into `X-Webhook-Signature-V2`.
-                 */
-                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
-                "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
-                "X-Request-Id": components["parameters"]["WebhookRequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PassWebhookDocument"];
-            };
-        };
-        responses: {
-            /** @description Any 2xx status within 5 seconds (the operator's `WEBHOOK_TIMEOUT_MS`) means delivered; the body is ignored. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status, or no answer within 5 seconds, is retried with exponential back-off for about a day. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    sendPassScannedWebhook: {
-        parameters: {
-            query?: never;
-            header: {
-                /**
-                 * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
-                 *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
-                 *     JSON, and compare in constant time.
-                 */
-                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /**
-                 * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
-                 *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
-                 */
-                "X-Webhook-Signature-V2": components["parameters"]["WebhookSignatureV2"];
-                /**
-                 * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
-                 *     replays; the value also goes into `X-Webhook-Signature-V2`.
-                 */
-                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
-                "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
-                "X-Request-Id": components["parameters"]["WebhookRequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PassWebhookDocument"];
-            };
-        };
-        responses: {
-            /** @description Any 2xx status within 5 seconds (the operator's `WEBHOOK_TIMEOUT_MS`) means delivered; the body is ignored. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status, or no answer within 5 seconds, is retried with exponential back-off for about a day. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    sendPassUpdatedWebhook: {
-        parameters: {
-            query?: never;
-            header: {
-                /**
-                 * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
-                 *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
-                 *     JSON, and compare in constant time.
-                 */
-                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /**
-                 * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
-                 *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
-                 */
-                "X-Webhook-Signature-V2": components["parameters"]["WebhookSignatureV2"];
-                /**
-                 * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
-                 *     replays; the value also goes into `X-Webhook-Signature-V2`.
-                 */
-                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
-                "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
-                "X-Request-Id": components["parameters"]["WebhookRequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PassWebhookDocument"];
-            };
-        };
-        responses: {
-            /** @description Any 2xx status within 5 seconds (the operator's `WEBHOOK_TIMEOUT_MS`) means delivered; the body is ignored. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status, or no answer within 5 seconds, is retried with exponential back-off for about a day. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    sendBatchCompletedWebhook: {
-        parameters: {
-            query?: never;
-            header: {
-                /**
-                 * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
-                 *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
-                 *     JSON, and compare in constant time.
-                 */
-                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /**
-                 * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
-                 *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
-                 */
-                "X-Webhook-Signature-V2": components["parameters"]["WebhookSignatureV2"];
-                /**
-                 * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
-                 *     replays; the value also goes into `X-Webhook-Signature-V2`.
-                 */
-                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
-                "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
-                "X-Request-Id": components["parameters"]["WebhookRequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["BatchWebhookDocument"];
-            };
-        };
-        responses: {
-            /** @description Any 2xx status within 5 seconds (the operator's `WEBHOOK_TIMEOUT_MS`) means delivered; the body is ignored. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status, or no answer within 5 seconds, is retried with exponential back-off for about a day. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    sendPassTemplateProcessedWebhook: {
-        parameters: {
-            query?: never;
-            header: {
-                /**
-                 * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
-                 *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
-                 *     JSON, and compare in constant time.
-                 */
-                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /**
-                 * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
-                 *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
-                 */
-                "X-Webhook-Signature-V2": components["parameters"]["WebhookSignatureV2"];
-                /**
-                 * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
-                 *     replays; the value also goes into `X-Webhook-Signature-V2`.
-                 */
-                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
-                "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
-                "X-Request-Id": components["parameters"]["WebhookRequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PassTemplateWebhookDocument"];
-            };
-        };
-        responses: {
-            /** @description Any 2xx status within 5 seconds (the operator's `WEBHOOK_TIMEOUT_MS`) means delivered; the body is ignored. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status, or no answer within 5 seconds, is retried with exponential back-off for about a day. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     acceptInvitation: {
         parameters: {
             query?: never;
@@ -11797,6 +11447,356 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendPassCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
+                 *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
+                 *     JSON, and compare in constant time.
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
+                 *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
+                 */
+                "X-Webhook-Signature-V2": components["parameters"]["WebhookSignatureV2"];
+                /**
+                 * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
+                 *     replays; the value also goes into `X-Webhook-Signature-V2`.
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
+                "X-Request-Id": components["parameters"]["WebhookRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PassWebhookDocument"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status within 5 seconds (the operator's `WEBHOOK_TIMEOUT_MS`) means delivered; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 5 seconds, is retried with exponential back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    sendPassInstalledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
+                 *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
+                 *     JSON, and compare in constant time.
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
+                 *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
+                 */
+                "X-Webhook-Signature-V2": components["parameters"]["WebhookSignatureV2"];
+                /**
+                 * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
+                 *     replays; the value also goes into `X-Webhook-Signature-V2`.
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
+                "X-Request-Id": components["parameters"]["WebhookRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PassWebhookDocument"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status within 5 seconds (the operator's `WEBHOOK_TIMEOUT_MS`) means delivered; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 5 seconds, is retried with exponential back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    sendPassRemovedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
+                 *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
+                 *     JSON, and compare in constant time.
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
+                 *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
+                 */
+                "X-Webhook-Signature-V2": components["parameters"]["WebhookSignatureV2"];
+                /**
+                 * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
+                 *     replays; the value also goes into `X-Webhook-Signature-V2`.
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
+                "X-Request-Id": components["parameters"]["WebhookRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PassWebhookDocument"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status within 5 seconds (the operator's `WEBHOOK_TIMEOUT_MS`) means delivered; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 5 seconds, is retried with exponential back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    sendPassScannedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
+                 *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
+                 *     JSON, and compare in constant time.
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
+                 *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
+                 */
+                "X-Webhook-Signature-V2": components["parameters"]["WebhookSignatureV2"];
+                /**
+                 * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
+                 *     replays; the value also goes into `X-Webhook-Signature-V2`.
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
+                "X-Request-Id": components["parameters"]["WebhookRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PassWebhookDocument"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status within 5 seconds (the operator's `WEBHOOK_TIMEOUT_MS`) means delivered; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 5 seconds, is retried with exponential back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    sendPassUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
+                 *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
+                 *     JSON, and compare in constant time.
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
+                 *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
+                 */
+                "X-Webhook-Signature-V2": components["parameters"]["WebhookSignatureV2"];
+                /**
+                 * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
+                 *     replays; the value also goes into `X-Webhook-Signature-V2`.
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
+                "X-Request-Id": components["parameters"]["WebhookRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PassWebhookDocument"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status within 5 seconds (the operator's `WEBHOOK_TIMEOUT_MS`) means delivered; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 5 seconds, is retried with exponential back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    sendBatchCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
+                 *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
+                 *     JSON, and compare in constant time.
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
+                 *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
+                 */
+                "X-Webhook-Signature-V2": components["parameters"]["WebhookSignatureV2"];
+                /**
+                 * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
+                 *     replays; the value also goes into `X-Webhook-Signature-V2`.
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
+                "X-Request-Id": components["parameters"]["WebhookRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchWebhookDocument"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status within 5 seconds (the operator's `WEBHOOK_TIMEOUT_MS`) means delivered; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 5 seconds, is retried with exponential back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    sendPassTemplateProcessedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description HMAC-SHA256 of the raw request body, keyed with the subscription's `secretKey`, in lowercase
+                 *     hex (as PassEntry signs its webhooks). Compute it over the bytes received, before parsing the
+                 *     JSON, and compare in constant time.
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description HMAC-SHA256, keyed with `secretKey`, of `<X-Webhook-Timestamp>.<raw body>`, in lowercase hex:
+                 *     a signature that also covers the timestamp, so a replayed request cannot be given a fresh one.
+                 */
+                "X-Webhook-Signature-V2": components["parameters"]["WebhookSignatureV2"];
+                /**
+                 * @description When this request was sent, in Unix seconds. Refuse requests older than a few minutes to stop
+                 *     replays; the value also goes into `X-Webhook-Signature-V2`.
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The event id (`data.id`), the same on every retry of the event; use it to ignore duplicates. */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /** @description A new id for each attempt, listed with the attempt by `listWebhookDeliveryAttempts`. */
+                "X-Request-Id": components["parameters"]["WebhookRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PassTemplateWebhookDocument"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status within 5 seconds (the operator's `WEBHOOK_TIMEOUT_MS`) means delivered; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 5 seconds, is retried with exponential back-off for about a day. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

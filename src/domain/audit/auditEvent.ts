@@ -17,7 +17,7 @@
  *
  * Secrets never enter an event: a member whose name says it holds a secret (keys, tokens,
  * secrets, passwords, certificates, private keys, sealed and hashed columns, any name ending in
- * `key`) is named with the value `[secret]`, and so is any string that looks like an API key or a
+ * `key`, TOTP codes: `code`, `totpCode`) is named with the value `[secret]`, and so is any string that looks like an API key or a
  * PEM block.
  *
  * @module domain/audit/auditEvent
@@ -110,7 +110,7 @@ export function eventHash(prevHash: Buffer, event: AuditEventInput): Buffer {
  * (`password`, `privateKey`, `certificate` …), the stored columns that hold them: sealed
  * (`…Encrypted`) and hashed (`…Hash`) ones.
  */
-const SECRET_NAME = /secret|password|passphrase|token|keys?$|private|certificate|p12|pkcs|credential|authorization|cookie|encrypted|sealed|hash$/i;
+const SECRET_NAME = /secret|password|passphrase|token|keys?$|private|certificate|p12|pkcs|credential|authorization|cookie|encrypted|sealed|hash$|totp|^code$/i;
 /** Strings that are secrets whatever member holds them: API keys, administration tokens, PEM blocks. */
 const API_KEY_VALUE = /wp[sa]_[A-Za-z0-9_-]{20,}|-----BEGIN [A-Z ]+-----/;
 

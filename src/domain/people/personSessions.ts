@@ -61,6 +61,8 @@ export async function openSession(
     tokenHash,
     accountId,
     method: session.method,
+    createdAt: now,
+    lastSeenAt: now,
     expiresAt: new Date(now.getTime() + timeouts(config).absoluteMs),
     clientAddress: session.client.clientAddress?.slice(0, 64) ?? null,
     userAgent: session.client.userAgent?.slice(0, 500) ?? null,
