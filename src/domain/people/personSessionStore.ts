@@ -52,6 +52,8 @@ export async function insertSession(
     tokenHash: string;
     accountId: string | null;
     method: SignInMethod;
+    createdAt: Date;
+    lastSeenAt: Date;
     expiresAt: Date;
     clientAddress: string | null;
     userAgent: string | null;
