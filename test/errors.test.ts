@@ -15,15 +15,19 @@ import { UPLOAD_LIMIT_BYTES } from '../src/csv/csvFile.ts';
 import { contractOperations, multipartForm, validRequest, type ContractOperation, UNKNOWN_APPLE_PASS_AUTHORIZATION } from './support/contractOperations.ts';
 import { startTestService, testConfig, type TestService } from './support/testService.ts';
 import { testDatabaseKind } from './support/testDatabase.ts';
+import { sessionSource, UNKNOWN_SESSION_COOKIE } from './support/people.ts';
 
 let service: TestService;
 let token: string;
 let entityId: string;
+/** A fresh session of a signed-in person per call (the operations that take only the cookie). */
+let freshSession: () => Promise<Record<string, string>>;
 beforeAll(async () => {
   service = await startTestService();
   const account = await service.createAccount();
   token = account.token;
   entityId = await service.createEntity(account.accountId, 'Soho');
+  freshSession = await sessionSource(service, account.accountId);
 });
 afterAll(() => service.close());
 
@@ -257,8 +261,8 @@ describe('generic errors of every operation, walked from the contract', () => {
     headers?: Record<string, string>;
   }
 
-  /** Sends `op`'s valid request (from the contract), varied, to `target` as the holder of `apiKey`. */
-  function send(target: TestService, apiKey: string, op: ContractOperation, variation: Variation = {}) {
+  /** Sends `op`'s valid request (from the contract), varied, to `target` as the holder of `apiKey` (or a person's fresh session). */
+  async function send(target: TestService, apiKey: string, op: ContractOperation, variation: Variation = {}) {
     const built = validRequest(op, variation.query);
     const method = (variation.method ?? built.method) as 'get';
     let req = target.api[method](built.url)
@@ -269,6 +273,7 @@ describe('generic errors of every operation, walked from the contract', () => {
     if (op.auth === 'adminAuth' && credentials !== 'none') req = req.set(credentials === 'valid' ? target.adminAuth() : { Authorization: 'Bearer wpa_wrong' });
     if (op.auth === 'applePass' && credentials !== 'none')
       req = req.set(credentials === 'valid' ? UNKNOWN_APPLE_PASS_AUTHORIZATION : { Authorization: 'ApplePass short' });
+    if (op.auth === 'sessionCookie' && credentials !== 'none') req = req.set(credentials === 'valid' ? await freshSession() : UNKNOWN_SESSION_COOKIE);
     if (variation.contentType) req = req.set('Content-Type', variation.contentType);
     const body = 'body' in variation ? variation.body : built.body;
     return body === undefined ? req : req.send(body as object);
@@ -289,7 +294,8 @@ describe('generic errors of every operation, walked from the contract', () => {
   // the database (keys, resources, shared rate limits, its absence), are walked on both.
   const httpLayerEach = testDatabaseKind() === 'pglite' ? test.each : test.skip.each;
 
-  test.each(documenting(401))('%s answers 401 without credentials and with wrong ones', async (_id, op) => {
+  // (A sign-in's 401 is a wrong password or passkey, not missing credentials: test/people.test.ts.)
+  test.each(documenting(401, (op) => op.auth !== 'none'))('%s answers 401 without credentials and with wrong ones', async (_id, op) => {
     for (const credentials of ['none', 'wrong'] as const) {
       const res = await send(service, token, op, { credentials });
       expectError(res, 401, 'unauthorized');
@@ -382,7 +388,14 @@ describe('generic errors of every operation, walked from the contract', () => {
     await listen(server, 0, '127.0.0.1');
     try {
       const built = validRequest(op);
-      const credentials = op.auth === 'adminAuth' ? service.adminAuth() : op.auth === 'applePass' ? UNKNOWN_APPLE_PASS_AUTHORIZATION : service.auth(token);
+      const credentials =
+        op.auth === 'adminAuth'
+          ? service.adminAuth()
+          : op.auth === 'applePass'
+            ? UNKNOWN_APPLE_PASS_AUTHORIZATION
+            : op.auth === 'sessionCookie'
+              ? await freshSession()
+              : service.auth(token);
       const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
       let answer = '';
       socket.on('data', (chunk) => (answer += chunk));
@@ -435,8 +448,19 @@ describe('generic errors of every operation, walked from the contract', () => {
 
     // On PostgreSQL the backup operation answers 409 (pg_dump's job) before it needs the database.
     const neverNeedsTheDatabase = testDatabaseKind() === 'postgresql' ? ['getDatabaseBackup'] : [];
-    // Of the operations without credentials, the CORS preflight reads the database (which origins publishable keys name).
-    const readsTheDatabase = (op: ContractOperation) => op.auth !== 'none' || op.operationId === 'preflightCreatePass';
+    // Of the operations without credentials, the CORS preflight reads the database (which origins
+    // publishable keys name), and so do the sign-ins and invitations (their example requests name
+    // a person, a challenge or an invitation; finishSingleSignOn's names no state and is refused before).
+    const readsWithoutCredentials = [
+      'preflightCreatePass',
+      'signInWithPassword',
+      'createPasskeySignInOptions',
+      'signInWithPasskey',
+      'startSingleSignOn',
+      'createInvitationAcceptanceOptions',
+      'acceptInvitation',
+    ];
+    const readsTheDatabase = (op: ContractOperation) => op.auth !== 'none' || readsWithoutCredentials.includes(op.operationId);
     test.each(documenting(503, (op) => readsTheDatabase(op) && !neverNeedsTheDatabase.includes(op.operationId)))(
       '%s answers 503 with Retry-After',
       async (_id, op) => {

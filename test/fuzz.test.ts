@@ -20,6 +20,7 @@ import { processTemplateVersion } from '../src/domain/passTemplates/processPassT
 import { contractOperations, type ContractOperation, UNKNOWN_APPLE_PASS_AUTHORIZATION } from './support/contractOperations.ts';
 import { hostileStrings, schemaArbitraries, type Schema } from './support/schemaArbitrary.ts';
 import { loyaltyTemplate } from './support/passes.ts';
+import { sessionSource } from './support/people.ts';
 import { startTestService, type TestService } from './support/testService.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
@@ -30,12 +31,15 @@ const operations = contractOperations(document);
 
 let service: TestService;
 let token: string;
+/** A fresh session of a signed-in person per call (the operations that take only the cookie). */
+let freshSession: () => Promise<Record<string, string>>;
 /** Ids of real resources, so that generated requests also reach rows that exist. */
 let ids: string[];
 
 beforeAll(async () => {
   service = await startTestService({ jobs: 'enqueue' });
   const account = await service.createAccount();
+  freshSession = await sessionSource(service, account.accountId);
   token = account.token;
   const entityId = await service.createEntity(account.accountId);
   const spareKey = await service.api.post(`/admin/v1/accounts/${account.accountId}/tokens`).set(service.adminAuth()).send({}).expect(201);
@@ -175,6 +179,7 @@ describe('every operation, fuzzed from its schemas', () => {
           if (request.credentials && op.auth === 'bearerAuth') req = req.set(service.auth(token));
           if (request.credentials && op.auth === 'adminAuth') req = req.set(service.adminAuth());
           if (request.credentials && op.auth === 'applePass') req = req.set(UNKNOWN_APPLE_PASS_AUTHORIZATION);
+          if (request.credentials && op.auth === 'sessionCookie') req = req.set(await freshSession());
           if (request.idempotencyKey) req = req.set('Idempotency-Key', request.idempotencyKey);
           const res = request.body === undefined ? await req : await req.set('Content-Type', request.contentType).send(JSON.stringify(request.body));
           const counts = answered.get(op.operationId) ?? new Map<number, number>();

@@ -8,13 +8,18 @@
  */
 import { contractOperations, validRequest, type ContractOperation, UNKNOWN_APPLE_PASS_AUTHORIZATION } from './support/contractOperations.ts';
 import { loadApiDocument } from '../src/app.ts';
+import { sessionSource } from './support/people.ts';
 import { startTestService, type TestService } from './support/testService.ts';
 
 let service: TestService;
 let token: string;
+/** A fresh session of a signed-in person per call (the operations that take only the cookie). */
+let freshSession: () => Promise<Record<string, string>>;
 beforeAll(async () => {
   service = await startTestService();
-  token = (await service.createAccount()).token;
+  const account = await service.createAccount();
+  token = account.token;
+  freshSession = await sessionSource(service, account.accountId);
 });
 afterAll(() => service.close());
 
@@ -43,7 +48,7 @@ function withString(value: unknown, pointer: string, replace: (old: string) => s
 }
 
 /** Sends `op`'s valid request with credentials, its body replaced by `body` (raw JSON text) when given. */
-function send(op: ContractOperation, options: { url?: string; rawBody?: string; headers?: Record<string, string> } = {}) {
+async function send(op: ContractOperation, options: { url?: string; rawBody?: string; headers?: Record<string, string> } = {}) {
   const built = validRequest(op);
   let req = service.api[op.method as 'get'](options.url ?? built.url)
     .set(built.headers)
@@ -51,6 +56,7 @@ function send(op: ContractOperation, options: { url?: string; rawBody?: string; 
   if (op.auth === 'bearerAuth') req = req.set(service.auth(token));
   if (op.auth === 'adminAuth') req = req.set(service.adminAuth());
   if (op.auth === 'applePass') req = req.set(UNKNOWN_APPLE_PASS_AUTHORIZATION);
+  if (op.auth === 'sessionCookie') req = req.set(await freshSession());
   if (options.rawBody !== undefined) return req.set('Content-Type', 'application/json').send(options.rawBody);
   return built.body === undefined ? req : req.send(built.body as object);
 }

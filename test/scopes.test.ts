@@ -11,10 +11,13 @@ import { contractOperations, validRequest, type ContractOperation } from './supp
 import { createTemplate, issuePass, plainTemplate } from './support/passes.ts';
 import { startTestService, type TestService } from './support/testService.ts';
 import { SCOPES } from '../src/security/principal.ts';
+import { sessionSource } from './support/people.ts';
 
 let service: TestService;
 let accountId: string;
 let secretKey: string;
+/** A fresh session of a signed-in person per call (the operations that take only the cookie). */
+let freshSession: () => Promise<Record<string, string>>;
 const operations = contractOperations();
 // sendMcpMessage (POST /mcp) needs a key but no scope: any key may connect, and the tools it lists
 // and calls are those its scopes allow (src/mcp/scopes.ts; test/mcp.test.ts).
@@ -25,6 +28,7 @@ beforeAll(async () => {
   // Job workers process the templates the before → after tests issue passes from.
   service = await startTestService({ jobs: 'work' });
   ({ accountId, token: secretKey } = await service.createAccount('Scopes'));
+  freshSession = await sessionSource(service, accountId);
 });
 afterAll(() => service.close());
 
@@ -42,12 +46,12 @@ async function keyWith(scopes: string[]): Promise<string> {
   return res.body.data.attributes.token;
 }
 
-/** Sends `op`'s request built from the contract with `key` (or the administration token). */
-function send(op: ContractOperation, key: string | 'admin') {
+/** Sends `op`'s request built from the contract with `key`, the administration token, or a person's session. */
+async function send(op: ContractOperation, key: string | 'admin' | 'person') {
   const built = validRequest(op);
   const req = service.api[built.method as 'get'](built.url)
     .set(built.headers)
-    .set(key === 'admin' ? service.adminAuth() : service.auth(key));
+    .set(key === 'admin' ? service.adminAuth() : key === 'person' ? await freshSession() : service.auth(key));
   return built.body === undefined ? req : req.send(built.body as object);
 }
 
@@ -63,9 +67,25 @@ test('every /api/v1 operation names its scopes, each a scope of the bearer schem
   const preflights = operations.filter((op) => op.method === 'options');
   expect(preflights.map((op) => [op.operationId, op.auth])).toEqual([['preflightCreatePass', 'none']]);
   const api = operations.filter((op) => op.path.startsWith('/api/v1/') && op.method !== 'options');
-  expect(api.filter((op) => op.auth !== 'bearerAuth' || op.scopes.length === 0).map((op) => op.operationId)).toEqual([]);
+  // But signing in (no credentials yet) and what a person does with their own session, passkeys,
+  // password and second factor: the cookie only, no scope.
+  const signIn = ['signInWithPassword', 'createPasskeySignInOptions', 'signInWithPasskey', 'startSingleSignOn', 'finishSingleSignOn'];
+  const invitations = ['createInvitationAcceptanceOptions', 'acceptInvitation'];
+  expect(
+    api
+      .filter((op) => op.auth === 'none')
+      .map((op) => op.operationId)
+      .sort(),
+  ).toEqual([...signIn, ...invitations].sort());
+  const own = api.filter((op) => op.auth === 'sessionCookie');
+  expect(own.filter((op) => !op.path.startsWith('/api/v1/me/') && op.path !== '/api/v1/session').map((op) => op.operationId)).toEqual([]);
+  expect(own.filter((op) => op.scopes.length > 0).map((op) => op.operationId)).toEqual([]);
+  const scopedApi = api.filter((op) => op.auth !== 'none' && op.auth !== 'sessionCookie');
+  expect(scopedApi.filter((op) => op.auth !== 'bearerAuth' || op.scopes.length === 0).map((op) => op.operationId)).toEqual([]);
+  // A person signed in to the console calls every scoped operation with the cookie, their role's scopes checked.
+  expect(scopedApi.filter((op) => !op.sessionCookie).map((op) => op.operationId)).toEqual(['sendMcpMessage']);
   expect(api.flatMap((op) => op.scopes).filter((scope) => !(SCOPES as readonly string[]).includes(scope))).toEqual([]);
-  expect(api.filter((op) => !op.statuses.includes(403)).map((op) => op.operationId)).toEqual([]);
+  expect(scopedApi.filter((op) => !op.statuses.includes(403)).map((op) => op.operationId)).toEqual([]);
 });
 
 describe.each(scoped.map((op) => [op.operationId, op] as const))('%s', (_id, op) => {
@@ -88,14 +108,14 @@ describe('audit events', () => {
   const audited = operations.filter((op) => op.audited);
 
   test.each(audited.map((op) => [op.operationId, op] as const))('%s leaves exactly one audit event', async (_id, op) => {
-    const res = await send(op, op.auth === 'adminAuth' ? 'admin' : await keyWith(op.scopes));
+    const res = await send(op, op.auth === 'adminAuth' ? 'admin' : op.auth === 'sessionCookie' ? 'person' : await keyWith(op.scopes));
     const events = await eventsOf(res);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
       operation_id: op.operationId,
       outcome: res.status < 400 ? 'success' : 'failure',
       status: res.status < 400 ? null : res.status,
-      actor_type: op.auth === 'adminAuth' ? 'administrator' : 'api_key',
+      actor_type: op.auth === 'adminAuth' ? 'administrator' : op.auth === 'sessionCookie' ? 'person' : 'api_key',
     });
   });
 

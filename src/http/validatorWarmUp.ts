@@ -13,6 +13,7 @@
  *
  * @module http/validatorWarmUp
  */
+import { SECURE_SESSION_COOKIE } from '../security/sessions.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
@@ -63,6 +64,8 @@ export async function warmUpValidators(document: OpenApiDocument, validators: Re
   const app = express();
   app.use((req, _res, next) => {
     warmUpRequests.add(req);
+    // The session cookie the validator looks for in req.cookies (the `sessionCookie` scheme).
+    req.cookies = { [SECURE_SESSION_COOKIE]: 'warm-up' };
     next();
   });
   app.use(express.json());

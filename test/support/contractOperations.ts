@@ -45,8 +45,14 @@ export interface ContractOperation extends DocumentOperation {
   statuses: number[];
   /** Methods documented on the operation's path, upper case (the `Allow` header of a 405). */
   pathMethods: string[];
-  /** The security scheme the operation requires (`none` for `security: []`). */
-  auth: 'bearerAuth' | 'adminAuth' | 'applePass' | 'none';
+  /**
+   * The security scheme the operation requires first (`none` for `security: []`): an operation
+   * of `bearerAuth` may also take the session cookie ({@link ContractOperation.sessionCookie});
+   * one of `sessionCookie` takes only the cookie (a person's own session, passkeys, password).
+   */
+  auth: 'bearerAuth' | 'adminAuth' | 'applePass' | 'sessionCookie' | 'none';
+  /** Whether a signed-in person's session cookie authenticates it too (issue 39). */
+  sessionCookie: boolean;
   /** Path, query and header parameters, path-level ones included, `$ref`s resolved, `example` set from the first named example. */
   parameters: ParameterObject[];
   /** Whether the operation documents a request body. */
@@ -67,7 +73,7 @@ export interface ContractOperation extends DocumentOperation {
   unstorablePathStatus?: number;
   /** The scopes its `bearerAuth` requirement names (empty for other schemes). */
   scopes: string[];
-  /** Whether it changes state: POST, PUT, PATCH or DELETE by an API key or the administrator, not `x-audited: false` (src/http/auditHook.ts). */
+  /** Whether it changes state: POST, PUT, PATCH or DELETE by an API key, a person or the administrator, not `x-audited: false` (src/http/auditHook.ts). */
   audited: boolean;
   /**
    * Whether its query string is not read (its `x-eov-allow-unknown-query-parameters`, openapi/README.md):
@@ -99,8 +105,9 @@ function firstExample(document: Document, holder: { example?: unknown; examples?
 
 /**
  * Lists every operation of a contract (default: generated/openapi.json) in document order.
- * @throws Error when an operation's security names a scheme other than bearerAuth/adminAuth/applePass, or
- *   uses more than one — the walkers would not know how to authenticate.
+ * @throws Error when an operation's security names a scheme other than bearerAuth/adminAuth/applePass/
+ *   sessionCookie, or more than one but for bearerAuth with sessionCookie — the walkers would not
+ *   know how to authenticate.
  */
 export function contractOperations(document: Document = loadApiDocument()): ContractOperation[] {
   const all = documentOperations(document);
@@ -109,7 +116,8 @@ export function contractOperations(document: Document = loadApiDocument()): Cont
     const item = document.paths[op.path]! as Record<string, unknown> & { parameters?: unknown[] };
     const operation = item[op.method] as OperationObject;
     const schemes = (operation.security ?? rootSecurity).flatMap((requirement) => Object.keys(requirement));
-    if (schemes.length > 1 || (schemes[0] !== undefined && !['bearerAuth', 'adminAuth', 'applePass'].includes(schemes[0]))) {
+    const supported = schemes.length <= 1 || (schemes.length === 2 && schemes[0] === 'bearerAuth' && schemes[1] === 'sessionCookie');
+    if (!supported || (schemes[0] !== undefined && !['bearerAuth', 'adminAuth', 'applePass', 'sessionCookie'].includes(schemes[0]))) {
       throw new Error(`${op.operationId}: unsupported security ${JSON.stringify(schemes)}; teach test/support/contractOperations.ts`);
     }
     const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) => {
@@ -129,7 +137,8 @@ export function contractOperations(document: Document = loadApiDocument()): Cont
         .map(Number)
         .sort((a, b) => a - b),
       pathMethods: all.filter((other) => other.path === op.path).map((other) => other.method.toUpperCase()),
-      auth: (schemes[0] as 'bearerAuth' | 'adminAuth' | undefined) ?? 'none',
+      auth: (schemes[0] as 'bearerAuth' | 'adminAuth' | 'sessionCookie' | undefined) ?? 'none',
+      sessionCookie: schemes.includes('sessionCookie'),
       parameters,
       hasBody: operation.requestBody !== undefined,
       bodyMediaTypes: Object.keys(content ?? {}),
@@ -139,7 +148,7 @@ export function contractOperations(document: Document = loadApiDocument()): Cont
       scopes: (operation.security ?? rootSecurity).find((requirement) => 'bearerAuth' in requirement)?.bearerAuth ?? [],
       audited:
         ['post', 'put', 'patch', 'delete'].includes(op.method) &&
-        (schemes[0] === 'bearerAuth' || schemes[0] === 'adminAuth') &&
+        (schemes[0] === 'bearerAuth' || schemes[0] === 'adminAuth' || schemes[0] === 'sessionCookie') &&
         operation['x-audited'] !== false,
       ignoresQuery: operation['x-eov-allow-unknown-query-parameters'] === true,
     };

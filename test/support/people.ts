@@ -80,3 +80,20 @@ export async function joinAs(
   }
   return person;
 }
+
+/**
+ * Fresh sessions of one person for the tests that walk every operation of the contract: a new
+ * password sign-in per request, so that a walked `signOut` or `endAllSessions` ends only the
+ * session it was sent with. The person is a viewer (no second factor to enrol); the operations
+ * that take only the cookie need no scope.
+ */
+export async function sessionSource(service: TestService, accountId: string): Promise<() => Promise<Record<string, string>>> {
+  const person = await joinAs(service, accountId, 'viewer');
+  return async () => {
+    const res = await supertest(service.app).post('/api/v1/sign-in/password').send({ email: person.email, password: person.password }).expect(201);
+    return { Cookie: cookieOf(res.headers['set-cookie']), 'X-CSRF-Token': res.body.data.attributes.csrfToken };
+  };
+}
+
+/** A session cookie no session has (43 characters, the shape of a real one). */
+export const UNKNOWN_SESSION_COOKIE = { Cookie: `wps_session=${'A'.repeat(43)}` };
