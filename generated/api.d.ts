@@ -6481,7 +6481,8 @@ export interface components {
         /** @description Switches the session's account. */
         SessionUpdateRequest: {
             session: {
-                accountId: components["schemas"]["Uuid"];
+                /** @description One of the person's accounts; null works in none (what getSession shows for a person without one). */
+                accountId: components["schemas"]["Uuid"] | null;
             };
         };
         /** @description The browser's answer to a passkey sign-in challenge. */

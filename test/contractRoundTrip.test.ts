@@ -19,6 +19,7 @@
  * reachable from a test. Apple credentials are a development chain
  * (`APPLE_ALLOW_DEVELOPMENT_CERTIFICATES`): Apple's own WWDR certificate signs no test key.
  */
+import { joinAs, session } from './support/people.ts';
 import supertest from 'supertest';
 import { createApp, loadApiDocument } from '../src/app.ts';
 import { contractOperations, resolveRef, type ContractOperation } from './support/contractOperations.ts';
@@ -107,8 +108,13 @@ const ids = new Set<string>();
 /** Bodies of the writes the set-up sent, by URL: the `writeOnly` members a client holds. */
 const sentBodies = new Map<string, Record<string, Record<string, unknown>>>();
 
+/** The headers of a signed-in person, for the operations that take only the session cookie (getSession, updateSession). */
+let personSession: Record<string, string>;
+
 /** Sends `method` to `url` with the credentials of `op`'s scheme. */
 function request(op: ContractOperation, method: 'get' | 'patch' | 'put', url: string) {
+  // Not the agent for a person's session: an agent's cookie jar would replace the Cookie header.
+  if (op.auth === 'sessionCookie') return supertest(service.app)[method](url).set(personSession);
   const req = service.api[method](url);
   return op.auth === 'adminAuth' ? req.set(service.adminAuth()) : req.set(service.auth(token));
 }
@@ -182,6 +188,7 @@ describe('GET → write, live, on the resources of every kind', () => {
     service = await startTestService({ jobs: 'work' });
     const tenant = await service.createAccount('Café Zürich & 咖啡');
     token = tenant.token;
+    personSession = session(await joinAs(service, tenant.accountId, 'designer', 'Zoë Ångström'));
     const entityId = await service.createEntity(tenant.accountId, 'Филиал Невский');
     ids.add(tenant.accountId).add(entityId);
 

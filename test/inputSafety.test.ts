@@ -6,6 +6,7 @@
  * whose Content-Encoding cannot be decoded (415, or 400 when it claims gzip and is not), dates
  * that do not exist, and health probes that ignore query strings.
  */
+import supertest from 'supertest';
 import { contractOperations, validRequest, type ContractOperation, UNKNOWN_APPLE_PASS_AUTHORIZATION } from './support/contractOperations.ts';
 import { loadApiDocument } from '../src/app.ts';
 import { sessionSource } from './support/people.ts';
@@ -50,7 +51,9 @@ function withString(value: unknown, pointer: string, replace: (old: string) => s
 /** Sends `op`'s valid request with credentials, its body replaced by `body` (raw JSON text) when given. */
 async function send(op: ContractOperation, options: { url?: string; rawBody?: string; headers?: Record<string, string> } = {}) {
   const built = validRequest(op);
-  let req = service.api[op.method as 'get'](options.url ?? built.url)
+  // Not the agent for the cookie's operations: an agent's cookie jar would replace the Cookie header.
+  let req = (op.auth === 'sessionCookie' ? supertest(service.app) : service.api)
+    [op.method as 'get'](options.url ?? built.url)
     .set(built.headers)
     .set(options.headers ?? {});
   if (op.auth === 'bearerAuth') req = req.set(service.auth(token));

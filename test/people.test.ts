@@ -8,6 +8,8 @@
  * test/singleSignOn.test.ts.
  */
 import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
 import supertest from 'supertest';
 import { ROLE_SCOPES } from '../src/security/roles.ts';
 import { cookieOf, joinAs, session, type SignedInPerson, totpCode } from './support/people.ts';
@@ -419,5 +421,51 @@ describe('sign-in', () => {
       expect(logs).not.toContain(secret);
     }
     expect(stored).toContain('[secret]');
+  });
+});
+
+describe('invitation e-mail', () => {
+  test('with SMTP_URL the link is sent to the invited address (a local SMTP server records it); without, nothing is sent', async () => {
+    const received: { to: string[]; text: string }[] = [];
+    const smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      onData(stream, smtpSession, callback) {
+        let text = '';
+        stream.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        stream.on('end', () => {
+          received.push({ to: smtpSession.envelope.rcptTo.map((r) => r.address), text });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+    const port = (smtp.server.address() as AddressInfo).port;
+    const mailing = await startTestService({ config: { smtpUrl: `smtp://127.0.0.1:${port}`, smtpFrom: 'Kawiarnia <no-reply@wallet.test>' } });
+    try {
+      const { accountId: id } = await mailing.createAccount('Kawiarnia Łódź');
+      const invited = await supertest(mailing.app)
+        .post(`/admin/v1/accounts/${id}/invitations`)
+        .set(mailing.adminAuth())
+        .send({ invitation: { role: 'owner', email: 'agnieszka@example.pl' } })
+        .expect(201);
+      expect(invited.body.meta).toEqual({ emailSent: true });
+      expect(received).toHaveLength(1);
+      expect(received[0]!.to).toEqual(['agnieszka@example.pl']);
+      const unfolded = received[0]!.text.replace(/=\r?\n/g, '');
+      expect(unfolded).toContain(invited.body.data.attributes.url);
+      expect(unfolded).toMatch(/Subject: You are invited to/);
+      // No address, no e-mail.
+      const linkOnly = await supertest(mailing.app)
+        .post(`/admin/v1/accounts/${id}/invitations`)
+        .set(mailing.adminAuth())
+        .send({ invitation: { role: 'viewer' } })
+        .expect(201);
+      expect(linkOnly.body.meta).toEqual({ emailSent: false });
+      expect(received).toHaveLength(1);
+    } finally {
+      await mailing.close();
+      await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    }
   });
 });

@@ -7,13 +7,13 @@ import { personOf } from '../../http/personRequests.ts';
 import { sessionTokenOf } from '../../security/sessions.ts';
 
 /**
- * `PATCH /api/v1/session`: the session works in another of the person's accounts.
+ * `PATCH /api/v1/session`: the session works in another of the person's accounts (null: in none).
  * @throws NotFoundError (404, pointer `/session/accountId`) for an account they are not a member of.
  */
 export const updateSession: OperationHandler<'updateSession'> = async ({ body, headers, ctx, write }) => {
   const person = personOf(ctx);
   const { accountId } = body.session;
-  if (!(await roleIn(ctx.db.prisma, person.id, accountId)))
+  if (accountId !== null && !(await roleIn(ctx.db.prisma, person.id, accountId)))
     throw new NotFoundError(`You are not a member of account ${accountId}.`, { pointer: '/session/accountId' });
   await write((tx) => setSessionAccount(tx, person.sessionId, accountId));
   const data = await sessionResource(ctx.db.prisma, ctx.config, sessionTokenOf(headers.cookie)!);

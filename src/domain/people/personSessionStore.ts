@@ -102,7 +102,7 @@ export async function endOtherSessions(tx: PrismaExecutor, personId: string, kee
 }
 
 /** Moves a session to another account. */
-export async function setSessionAccount(tx: PrismaExecutor, id: string, accountId: string): Promise<void> {
+export async function setSessionAccount(tx: PrismaExecutor, id: string, accountId: string | null): Promise<void> {
   await tx.personSession.update({ where: { id }, data: { accountId } });
 }
 
