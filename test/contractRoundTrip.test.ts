@@ -20,6 +20,7 @@
  * (`APPLE_ALLOW_DEVELOPMENT_CERTIFICATES`): Apple's own WWDR certificate signs no test key.
  */
 import { joinAs, session } from './support/people.ts';
+import { type OpenIdProvider, startOpenIdProvider } from './support/openIdProvider.ts';
 import supertest from 'supertest';
 import { createApp, loadApiDocument } from '../src/app.ts';
 import { contractOperations, resolveRef, type ContractOperation } from './support/contractOperations.ts';
@@ -110,6 +111,7 @@ const sentBodies = new Map<string, Record<string, Record<string, unknown>>>();
 
 /** The headers of a signed-in person, for the operations that take only the session cookie (getSession, updateSession). */
 let personSession: Record<string, string>;
+let openIdProvider: OpenIdProvider | undefined;
 
 /** Sends `method` to `url` with the credentials of `op`'s scheme. */
 function request(op: ContractOperation, method: 'get' | 'patch' | 'put', url: string) {
@@ -188,7 +190,22 @@ describe('GET → write, live, on the resources of every kind', () => {
     service = await startTestService({ jobs: 'work' });
     const tenant = await service.createAccount('Café Zürich & 咖啡');
     token = tenant.token;
-    personSession = session(await joinAs(service, tenant.accountId, 'designer', 'Zoë Ångström'));
+    const owner = await joinAs(service, tenant.accountId, 'owner', 'Zoë Ångström');
+    personSession = session(owner);
+    // The account trusts an OpenID Provider (setSingleSignOn reads its discovery document).
+    openIdProvider = await startOpenIdProvider('http://wallet.test/api/v1/sign-in/oidc/callback');
+    const singleSignOn = {
+      singleSignOn: {
+        issuer: openIdProvider.issuer,
+        clientId: openIdProvider.clientId,
+        clientSecret: openIdProvider.clientSecret,
+        roleClaim: 'groups',
+        roleMapping: { Кассиры: 'support' },
+        defaultRole: null,
+      },
+    };
+    await service.api.put('/api/v1/single-sign-on').set(service.auth(token)).send(singleSignOn).expect(200);
+    sentBodies.set('/api/v1/single-sign-on', singleSignOn);
     const entityId = await service.createEntity(tenant.accountId, 'Филиал Невский');
     ids.add(tenant.accountId).add(entityId);
 
@@ -256,7 +273,10 @@ describe('GET → write, live, on the resources of every kind', () => {
     await service.api.put(googleUrl).set(service.adminAuth()).send(google).expect(201);
     sentBodies.set(googleUrl, google);
   });
-  afterAll(() => service.close());
+  afterAll(async () => {
+    await openIdProvider?.close();
+    await service.close();
+  });
 
   describe.each(roundTripPaths.map((entry) => [`${entry.read.operationId} → ${entry.write.operationId}`, entry] as const))('%s', (_name, entry) => {
     it('accepts what GET answers back unchanged, and the state stays the same', async () => {

@@ -6,6 +6,7 @@
  * for a secret key; a wrong key is refused with 401 before any tool; a refused call is a tool
  * error carrying the JSON:API error document.
  */
+import { contractOperations } from './support/contractOperations.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -93,10 +94,13 @@ describe('MCP over Streamable HTTP', () => {
     const client = await httpClient(token);
     try {
       const { tools } = await client.listTools();
-      // A CORS preflight (preflightCreatePass) is the browser's, with no key: no tool.
-      const api = documentOperations(loadApiDocument())
-        .filter((o) => o.path.startsWith('/api/v1/') && o.method !== 'options')
+      // A CORS preflight (preflightCreatePass) is the browser's, with no key: no tool; nor are
+      // signing in and a person's own session, passkeys and password (no key, or the cookie only).
+      const api = contractOperations()
+        .filter((o) => o.path.startsWith('/api/v1/') && o.method !== 'options' && o.auth === 'bearerAuth')
         .map((o) => o.operationId);
+      expect(api).toContain('listMembers');
+      expect(api).not.toContain('getSession');
       expect(tools.map((t) => t.name).sort()).toEqual(api.sort());
       const annotations = (name: string) => tools.find((t) => t.name === name)!.annotations;
       expect(annotations('updatePass')).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });

@@ -382,6 +382,24 @@ describe('sign-in', () => {
     await api().post('/api/v1/sign-in/password').send({ email: 'nobody@example.com', password: 'x' }).expect(429);
   });
 
+  test('a client address is locked after AUTH_FAILURES_PER_MINUTE failed sign-ins, whatever addresses it tried', async () => {
+    const guarded = await startTestService({ config: { authFailuresPerMinute: 3 } });
+    try {
+      const { accountId: id } = await guarded.createAccount();
+      const person = await joinAs(guarded, id, 'viewer');
+      for (const email of ['a@example.com', 'b@example.com', 'c@example.com'])
+        await supertest(guarded.app).post('/api/v1/sign-in/password').send({ email, password: 'guess' }).expect(401);
+      const locked = await supertest(guarded.app).post('/api/v1/sign-in/password').send({ email: person.email, password: person.password }).expect(429);
+      expect(locked.body.errors[0].code).toBe('rate_limited');
+      const passkey = await supertest(guarded.app)
+        .post('/api/v1/sign-in/passkey')
+        .send({ challengeId: '0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e10', credential: { id: 'x', rawId: 'x', type: 'public-key', response: {} } });
+      expect(passkey.status).toBe(429);
+    } finally {
+      await guarded.close();
+    }
+  });
+
   test('passkey sign-in and registration refuse what does not verify', async () => {
     const options = await api().post('/api/v1/sign-in/passkey-options').expect(201);
     expect(options.body.data.attributes.publicKey).toMatchObject({ rpId: 'wallet.test', userVerification: 'preferred', allowCredentials: [] });
@@ -452,9 +470,14 @@ describe('invitation e-mail', () => {
       expect(invited.body.meta).toEqual({ emailSent: true });
       expect(received).toHaveLength(1);
       expect(received[0]!.to).toEqual(['agnieszka@example.pl']);
-      const unfolded = received[0]!.text.replace(/=\r?\n/g, '');
-      expect(unfolded).toContain(invited.body.data.attributes.url);
-      expect(unfolded).toMatch(/Subject: You are invited to/);
+      // The body is quoted-printable (RFC 2045 §6.7): soft line breaks and =XX octets.
+      const decoded = Buffer.from(
+        received[0]!.text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
+        'latin1',
+      ).toString('utf8');
+      expect(decoded).toContain(invited.body.data.attributes.url);
+      expect(decoded).toContain('to work in Kawiarnia Łódź as owner');
+      expect(decoded).toMatch(/Subject: =\?UTF-8\?Q\?You_are_invited_to_/);
       // No address, no e-mail.
       const linkOnly = await supertest(mailing.app)
         .post(`/admin/v1/accounts/${id}/invitations`)

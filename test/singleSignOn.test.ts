@@ -13,10 +13,10 @@
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Provider from 'oidc-provider';
 import type { Browser } from 'playwright-core';
 import supertest from 'supertest';
 import { launchChromium } from './support/chromium.ts';
+import { type OpenIdProvider, startOpenIdProvider } from './support/openIdProvider.ts';
 import { joinAs, session, type SignedInPerson } from './support/people.ts';
 import { testDatabaseKind } from './support/testDatabase.ts';
 import { startTestService, type TestService } from './support/testService.ts';
@@ -36,7 +36,7 @@ const PEOPLE: Record<string, Record<string, unknown>> = {
   let service: TestService;
   let server: Server;
   let base: string;
-  let issuerServer: Server;
+  let provider: OpenIdProvider;
   let issuer: string;
   let accountId: string;
   let owner: SignedInPerson;
@@ -50,29 +50,12 @@ const PEOPLE: Record<string, Record<string, unknown>> = {
     ({ accountId } = await service.createAccount('Kawiarnia Łódź'));
     owner = await joinAs(service, accountId, 'owner');
 
-    issuerServer = (await import('node:http')).createServer();
-    await new Promise<void>((resolve) => issuerServer.listen(0, '127.0.0.1', resolve));
-    issuer = `http://127.0.0.1:${(issuerServer.address() as AddressInfo).port}`;
-    const provider = new Provider(issuer, {
-      clients: [
-        {
-          client_id: 'wallet-pass-service',
-          client_secret: 'a secret the issuer gave',
-          redirect_uris: [`${base}/api/v1/sign-in/oidc/callback`],
-          grant_types: ['authorization_code'],
-          response_types: ['code'],
-        },
-      ],
-      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'groups'] },
-      findAccount: async (_ctx: unknown, sub: string) => (PEOPLE[sub] ? { accountId: sub, claims: async () => ({ sub, ...PEOPLE[sub] }) } : undefined),
-      pkce: { required: () => true },
-    });
-    issuerServer.on('request', provider.callback());
+    provider = await startOpenIdProvider(`${base}/api/v1/sign-in/oidc/callback`, PEOPLE);
+    issuer = provider.issuer;
   }, 60_000);
 
   afterAll(async () => {
-    issuerServer?.closeAllConnections();
-    await new Promise((resolve) => issuerServer?.close(resolve));
+    await provider?.close();
     await new Promise((resolve) => server?.close(resolve));
     await service?.close();
   });
