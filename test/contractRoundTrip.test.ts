@@ -272,7 +272,8 @@ describe('GET → write, live, on the resources of every kind', () => {
     const googleUrl = `/admin/v1/accounts/${tenant.accountId}/google-configuration`;
     await service.api.put(googleUrl).set(service.adminAuth()).send(google).expect(201);
     sentBodies.set(googleUrl, google);
-  });
+    // Two minutes: the set-up processes five templates and configures Apple, Google and single sign-on.
+  }, 120_000);
   afterAll(async () => {
     await openIdProvider?.close();
     await service.close();

@@ -62,7 +62,8 @@ beforeAll(async () => {
   ids = [account.accountId, entityId, spareKey.body.data.id, template.body.id, pass.body.data.id, 'fuzz-1', reader.body.data?.id, batch.body.data?.id].filter(
     Boolean,
   );
-});
+  // Two minutes: the first requests compile every schema of the contract, and the set-up processes a template.
+}, 120_000);
 afterAll(() => service.close());
 
 /** Statuses answered per operation (printed with FUZZ_STATS=1). */
