@@ -2700,7 +2700,10 @@ export interface paths {
          *     strings) maps to which role (`roleMapping`); `defaultRole` for a person whose claim maps to
          *     none (null refuses them). A person who signs in through it for the first time becomes a
          *     member; their role follows the claim at every sign-in. The address is the `email` claim,
-         *     which the issuer must mark `email_verified`.
+         *     which the issuer must mark `email_verified`. An issuer is trusted by its account only: an
+         *     address that belongs to a person who is not yet a member here is refused (they join by
+         *     invitation), and a session it signs in stays in this account and cannot change the person's
+         *     password, passkeys, second factor or other sessions (`403 single_sign_on_session`).
          */
         put: operations["setSingleSignOn"];
         post?: never;
@@ -6887,7 +6890,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDocument"];
             };
         };
-        /** @description Refused as a cross-site request forgery: the request came from another site (`Sec-Fetch-Site: cross-site`), or it sent the session cookie to change state without the session's `X-CSRF-Token`; or an owner or admin signed in with a password has not yet enrolled a second factor (`second_factor_required`). */
+        /** @description Refused as a cross-site request forgery: the request came from another site (`Sec-Fetch-Site: cross-site`), or it sent the session cookie to change state without the session's `X-CSRF-Token`; or an owner or admin signed in with a password has not yet enrolled a second factor (`second_factor_required`); or a session of single sign-on tried to change the person's own credentials or sessions (`single_sign_on_session`). */
         CrossSiteRefused: {
             headers: {
                 [name: string]: unknown;
@@ -10738,6 +10741,7 @@ export interface operations {
                     "application/json": components["schemas"]["PasskeyOptionsDocument"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CrossSiteRefused"];
             405: components["responses"]["MethodNotAllowed"];
@@ -10766,6 +10770,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSiteRefused"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10891,6 +10896,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSiteRefused"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10913,6 +10919,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CrossSiteRefused"];
             405: components["responses"]["MethodNotAllowed"];
@@ -10972,6 +10979,7 @@ export interface operations {
                     "application/json": components["schemas"]["TotpEnrollmentDocument"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CrossSiteRefused"];
             405: components["responses"]["MethodNotAllowed"];
@@ -11136,6 +11144,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSiteRefused"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11160,6 +11169,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CrossSiteRefused"];
             405: components["responses"]["MethodNotAllowed"];

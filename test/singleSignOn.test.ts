@@ -30,6 +30,8 @@ const PEOPLE: Record<string, Record<string, unknown>> = {
   ewa: { email: 'ewa.kowalska@example.pl', email_verified: true, name: 'Ewa Kowalska', groups: ['staff', 'wallet-marketing'] },
   unverified: { email: 'mallory@example.pl', email_verified: false, name: 'Mallory', groups: ['wallet-admins'] },
   outsider: { email: 'jan@example.pl', email_verified: true, name: 'Jan', groups: ['staff'] },
+  // A person of another account: this account's issuer does not vouch for them here.
+  olek: { email: 'olek@example.pl', email_verified: true, name: 'Olek', groups: ['wallet-admins'] },
 };
 
 (skipReason ? describe.skip : describe)(`single sign-on through an OpenID Provider${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
@@ -138,8 +140,26 @@ const PEOPLE: Record<string, Record<string, unknown>> = {
           'designer',
         ]);
 
-        // An address the issuer does not vouch for, and groups that map to no role, sign nobody in.
-        for (const login of ['unverified', 'outsider']) {
+        // The session stays in this account and cannot change Ewa's own credentials or sessions.
+        const ewaCookie = ewa.cookies.find((c) => c.name === 'wps_session')!.value;
+        const ewaSession = { Cookie: `wps_session=${ewaCookie}`, 'X-CSRF-Token': String(ewa.answer.body.data.attributes.csrfToken) };
+        const password = await api().put('/api/v1/me/password').set(ewaSession).send({ password: 'a long new password' }).expect(403);
+        expect(password.body.errors[0].code).toBe('single_sign_on_session');
+        await api().get('/api/v1/me/sessions').set(ewaSession).expect(403);
+        await api().get('/api/v1/pass-templates').set(ewaSession).expect(200);
+
+        // A person of another account with the same address is not taken over through this issuer.
+        const elsewhere = await service.createAccount('Elsewhere');
+        const invited = await api()
+          .post(`/admin/v1/accounts/${elsewhere.accountId}/invitations`)
+          .set(service.adminAuth())
+          .send({ invitation: { role: 'owner', email: 'olek@example.pl' } })
+          .expect(201);
+        const olekToken = invited.body.data.attributes.url.split('#invitation=')[1];
+        await api().post('/api/v1/invitation-acceptances').send({ token: olekToken, name: 'Olek', password: 'Olek has a long password' }).expect(201);
+        // An address the issuer does not vouch for, groups that map to no role, and a person who
+        // is not a member here sign nobody in.
+        for (const login of ['unverified', 'outsider', 'olek']) {
           const refused = await signIn(login);
           expect(refused.answer.status).toBe(401);
           expect(refused.cookies.find((c) => c.name === 'wps_session')).toBeUndefined();

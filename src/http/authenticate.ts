@@ -257,6 +257,22 @@ const SECOND_FACTOR_ENROLMENT = new Set([
 ]);
 
 /**
+ * What a single sign-on session may not do: change the person's own credentials and sessions. An
+ * account's issuer vouches for the person in that account only (src/domain/people/singleSignOn.ts).
+ */
+const PERSON_CREDENTIALS = new Set([
+  'setPassword',
+  'createTotpEnrollment',
+  'confirmTotpEnrollment',
+  'createPasskeyRegistrationOptions',
+  'registerPasskey',
+  'deletePasskey',
+  'listSessions',
+  'endSession',
+  'endAllSessions',
+]);
+
+/**
  * Refuses a cookie-authenticated request that another site sent (Fetch Metadata,
  * `Sec-Fetch-Site: cross-site`, https://www.w3.org/TR/fetch-metadata/), one that changes state
  * without the session's CSRF token (src/security/sessions.ts), and, for a session that must
@@ -268,6 +284,13 @@ function refuseForgedSessionRequest(req: Request, operationId: string): void {
   if (!SAFE_METHODS.has(req.method) && !csrfTokenMatches(sessionRequests.get(req)!, req.get(CSRF_HEADER)))
     throw csrfRefused("A request with the session cookie that changes something must send the session's X-CSRF-Token.");
   const principal = req.ctx.principal;
+  if (principal?.type === 'person' && principal.singleSignOn && PERSON_CREDENTIALS.has(operationId))
+    throw new HttpError(403, 'single_sign_on_session', 'Signed in through single sign-on', [
+      {
+        detail:
+          "Signed in through an account's single sign-on, you cannot change your own sign-in methods or sessions: sign in with a passkey or password for that.",
+      },
+    ]);
   if (principal?.type === 'person' && principal.secondFactorRequired && !SECOND_FACTOR_ENROLMENT.has(operationId))
     throw new HttpError(403, 'second_factor_required', 'Second factor required', [
       { detail: 'An owner or admin needs a second factor: enrol a TOTP authenticator or a passkey first.' },

@@ -86,6 +86,11 @@ export interface PersonPrincipal {
   scopes: ReadonlySet<string>;
   /** An owner or admin signed in with a password alone: may only enrol a second factor. */
   secondFactorRequired: boolean;
+  /**
+   * Signed in through the account's single sign-on: confined to that account, and unable to
+   * change the person's own credentials (src/domain/people/singleSignOn.ts says why).
+   */
+  singleSignOn: boolean;
 }
 
 /** The administrator (the administration token). */

@@ -13,6 +13,9 @@ import { sessionTokenOf } from '../../security/sessions.ts';
 export const updateSession: OperationHandler<'updateSession'> = async ({ body, headers, ctx, write }) => {
   const person = personOf(ctx);
   const { accountId } = body.session;
+  // A single sign-on session stays in the account whose issuer signed it in (src/domain/people/singleSignOn.ts).
+  if (person.singleSignOn && accountId !== person.accountId)
+    throw new NotFoundError('Signed in through single sign-on, you work in that account only: sign in again for another.', { pointer: '/session/accountId' });
   if (accountId !== null && !(await roleIn(ctx.db.prisma, person.id, accountId)))
     throw new NotFoundError(`You are not a member of account ${accountId}.`, { pointer: '/session/accountId' });
   await write((tx) => setSessionAccount(tx, person.sessionId, accountId));

@@ -101,6 +101,7 @@ export async function resolveSession(db: SqlExecutor, config: Config, token: str
     role: session.role,
     scopes: session.role === null ? new Set() : scopesOfRole(session.role),
     secondFactorRequired: secondFactorRequired(session),
+    singleSignOn: session.method === 'oidc',
   };
 }
 
@@ -111,7 +112,8 @@ export async function resolveSession(db: SqlExecutor, config: Config, token: str
 export async function sessionResource(db: PrismaExecutor, config: Config, token: string): Promise<SessionResource> {
   const session = await findSession(db, sessionTokenHash(token));
   if (!session) throw new AuthenticationError('The session has ended or is unknown: sign in again.', 'invalid_token', { header: 'Cookie' });
-  const memberships = await listMemberships(db, session.personId);
+  // A single sign-on session sees only the account whose issuer signed it in (src/domain/people/singleSignOn.ts).
+  const memberships = (await listMemberships(db, session.personId)).filter((m) => session.method !== 'oidc' || m.accountId === session.accountId);
   const role = session.role;
   const idleEnd = Math.min(session.lastSeenAt.getTime() + timeouts(config).idleMs, session.expiresAt.getTime());
   return {

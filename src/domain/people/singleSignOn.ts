@@ -2,6 +2,13 @@
  * An account's single sign-on (issue 39): the resource, how a claim maps to a role, and the
  * person a verified sign-in stands for.
  *
+ * An account's issuer is trusted by that account only, and any account's owner may configure one:
+ * so a sign-in through it (1) finds an existing person only when they are already a member of that
+ * account (a new address makes a new person), and (2) gives a session confined to that account,
+ * which cannot switch to the person's other accounts, list or end their sessions, or change their
+ * password, passkeys or second factor (src/http/authenticate.ts). Otherwise an issuer that
+ * claimed someone else's address would take over that person everywhere.
+ *
  * The role follows the issuer at every sign-in: the claim's value (a string, or an array of
  * strings such as `groups`) is looked up in `roleMapping`; of several matches the most powerful
  * role wins (src/security/roles.ts order); none → `defaultRole`, or the sign-in is refused. The
@@ -15,7 +22,7 @@ import type { PrismaExecutor } from '../../db/database.ts';
 import { SignInFailedError } from '../../errors.ts';
 import { ROLES, type Role } from '../../security/roles.ts';
 import { toTimestamp } from '../serialize.ts';
-import { createPerson, findPersonByEmail, normalEmail, upsertMembership } from './peopleStore.ts';
+import { createPerson, findPersonByEmail, normalEmail, roleIn, upsertMembership } from './peopleStore.ts';
 import type { SingleSignOnRow } from './singleSignOnStore.ts';
 
 /** The callback every issuer sends the browser back to. */
@@ -62,7 +69,10 @@ export async function signInMember(tx: PrismaExecutor, row: SingleSignOnRow, cla
   if (!role) throw new SignInFailedError(`Your ${row.roleClaim} give you no role in this account.`);
   const email = normalEmail(claims.email);
   const name = typeof claims.name === 'string' && claims.name.trim() ? claims.name.trim().slice(0, 200) : email;
-  const person = (await findPersonByEmail(tx, email)) ?? (await createPerson(tx, { email, name }));
+  const existing = await findPersonByEmail(tx, email);
+  if (existing && !(await roleIn(tx, existing.id, row.accountId)))
+    throw new SignInFailedError('This address belongs to a person who is not a member of this account: they join by invitation first.');
+  const person = existing ?? (await createPerson(tx, { email, name }));
   await upsertMembership(tx, row.accountId, person.id, role);
   return { personId: person.id, role };
 }
