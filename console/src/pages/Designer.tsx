@@ -15,7 +15,7 @@
 import { type FormEvent, type ReactNode, useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, ok, type Schemas } from '../api.ts';
-import { Badge, Loading, PageTitle } from '../components/common.tsx';
+import { Badge, PageTitle } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors, SelectField } from '../components/forms.tsx';
 import { Preview } from '../components/Preview.tsx';
 import { navigate } from '../router.ts';
@@ -379,10 +379,16 @@ export default function Designer({ id }: { id: string | null }) {
   return (
     <>
       <PageTitle>{id === null ? 'New template' : (loaded?.attributes.name ?? 'Template')}</PageTitle>
-      {id !== null && template.isPending && <Loading what="Loading the template" />}
-      {status && (
+      {/* A saved template's status line holds its place while the template loads: nothing below it moves when it arrives. */}
+      {id !== null && (
         <div className="card status-line" role="status">
-          Processing status: <Badge value={status} />
+          {status ? (
+            <>
+              Processing status: <Badge value={status} />
+            </>
+          ) : (
+            'Loading the template…'
+          )}
           {warningsOf(loaded).length > 0 && (
             <ul className="warnings" aria-label="Processing warnings">
               {warningsOf(loaded).map((w) => (
