@@ -48,7 +48,7 @@ export interface ChartSeries {
   color: string;
 }
 
-/** A chart drawn with `lib` ({@link useChartLibrary}), in a task after the render that shows its frame. */
+/** A chart drawn with `lib` ({@link useChartLibrary}). */
 export function Chart({ lib, title, days, series, summary }: { lib: ChartLibrary; title: string; days: string[]; series: ChartSeries[]; summary: string }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -64,17 +64,12 @@ export function Chart({ lib, title, days, series, summary }: { lib: ChartLibrary
       series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, points: { show: days.length <= 31 } }))],
       legend: { show: true },
     };
-    // Each chart is drawn in a task of its own (a page's charts are not one long task on a slow phone).
-    let plot: uPlot | undefined;
-    const observer = new ResizeObserver(() => plot?.setSize({ width: Math.max(280, el.clientWidth), height: 220 }));
-    const timer = setTimeout(() => {
-      plot = new lib(opts, data, el);
-      observer.observe(el);
-    }, 0);
+    const plot = new lib(opts, data, el);
+    const observer = new ResizeObserver(() => plot.setSize({ width: Math.max(280, el.clientWidth), height: 220 }));
+    observer.observe(el);
     return () => {
-      clearTimeout(timer);
       observer.disconnect();
-      plot?.destroy();
+      plot.destroy();
     };
   }, [lib, days, series]);
   return (
