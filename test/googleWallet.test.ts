@@ -128,7 +128,7 @@ describe('logos', () => {
   ] as const;
 
   it.each(CASES)(
-    '%s (%s): a wide logo goes to the wide member with the icon in the circle; a square logo to the circle only',
+    '%s (%s): a wide logo goes to the wide member with the icon in the circle; a square logo to the circle, the wide member null',
     async (type, resource, extra, circle, wide) => {
       const base = { name: `${type} logos`, templateType: type, centralTitle: 'Bean', ...extra };
       const wideId = await createTemplate(service, tenant.token, { ...base, images: { logo: LOGO_PNG, icon: ICON_PNG } });
@@ -138,9 +138,23 @@ describe('logos', () => {
       expect(wideClass[circle]).toEqual(media(wideId, 'icon@3x.png'));
       const squareClass = await classInsert(resource, squareId);
       expect(squareClass[circle]).toEqual(media(squareId, 'logo@3x.png'));
-      expect(squareClass).not.toHaveProperty(wide);
+      // null clears a wide logo the class was written with before (a PATCH keeps members it does not name).
+      expect(squareClass[wide]).toBeNull();
     },
   );
+
+  it('clears the wide logo when a redesign makes the logo square (PATCH with wideProgramLogo null)', async () => {
+    const id = await createTemplate(service, tenant.token, loyaltyTemplate({ name: 'Wide then square' }));
+    expect((await classInsert('loyaltyClass', id)).wideProgramLogo).toEqual(media(id, 'logo@3x.png'));
+    await service.api
+      .patch(`/api/v1/pass-templates/${id}`)
+      .set(auth())
+      .send({ passTemplate: { images: { logo: ICON_PNG } } })
+      .expect((r) => expect([200, 202]).toContain(r.status));
+    const [patch] = await callsOf((c) => c.method === 'PATCH' && c.path === `/loyaltyClass/${ISSUER_ID}.${id}`);
+    expect(patch!.body.wideProgramLogo).toBeNull();
+    expect(patch!.body.programLogo).toEqual({ sourceUri: { uri: expect.stringContaining(`/${id}/versions/2/logo@3x.png`) } });
+  });
 
   it('sends an offer’s logo as its titleImage whatever its shape (offerClass has no wide logo)', async () => {
     const id = await createTemplate(service, tenant.token, {

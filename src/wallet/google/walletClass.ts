@@ -311,6 +311,10 @@ export function renderGoogleWalletClass(templateId: string, design: TemplateDesi
       if (design.transitType) cls.transitType = TRANSIT_TYPE[design.transitType];
     }
     Object.assign(cls, logos);
+    // A class written with a wide logo keeps it through a PATCH that does not name it: null clears
+    // it (as `callbackOptions: null` does) once the logo is square or gone.
+    const { wide } = LOGO_MEMBERS[classType];
+    if (wide && !(wide in logos)) cls[wide] = null;
     if (banner) cls.heroImage = image(banner);
     if (design.locations.length) cls.locations = design.locations.map((l) => ({ latitude: l.latitude, longitude: l.longitude }));
   }
@@ -383,15 +387,15 @@ const CIRCLE_BESIDE_WIDE: TemplateImageMember[] = ['icon', 'logo'];
 
 /**
  * Replaces the placeholders of a rendered member and its image URLs (dropping images that have
- * none). Beside a wide logo (`wideLogo`, `wideProgramLogo`), the circle logo is the template's
+ * none; a member that is null, which clears it at Google, stays null). Beside a wide logo (`wideLogo`, `wideProgramLogo`), the circle logo is the template's
  * icon, or its logo when the icon has no public URL.
  */
 export function withIssuer<T extends Record<string, unknown>>(rendered: T, data: Pick<ClassIssuerData, 'issuerId' | 'issuerName' | 'imageUrl'>): T {
   const text = JSON.stringify(rendered).replaceAll('{issuerId}', data.issuerId).replaceAll('{issuerName}', JSON.stringify(data.issuerName).slice(1, -1));
   const out = JSON.parse(text) as Record<string, unknown>;
-  const wide = 'wideLogo' in out || 'wideProgramLogo' in out;
+  const wide = (out.wideLogo ?? out.wideProgramLogo ?? null) !== null;
   for (const [member, images] of Object.entries(IMAGE_MEMBERS)) {
-    if (!(member in out)) continue;
+    if (!(member in out) || out[member] === null) continue;
     const circle = wide && (member === 'logo' || member === 'programLogo');
     const url = (circle ? CIRCLE_BESIDE_WIDE : images).map((image) => data.imageUrl(image)).find((u) => u !== null) ?? null;
     if (url) out[member] = { sourceUri: { uri: url } };
