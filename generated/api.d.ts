@@ -3149,6 +3149,18 @@ export interface components {
          */
         PassTemplateImages: {
             banner?: components["schemas"]["ImageUrl"] | null;
+            /**
+             * @description The logo: Apple Wallet's `logo.png` (fitted into 160 × 50 points, never cropped) and Google
+             *     Wallet's logo. Google masks a card's logo into a circle and asks for a square one (1:1;
+             *     brand guidelines, https://developers.google.com/wallet/generic/resources/brand-guidelines),
+             *     so the service decides by the logo's aspect ratio: a logo at least 1.25 times as wide as it
+             *     is high (5:4 or wider) is sent as Google's wide logo, shown uncropped in place of the circle
+             *     (`wideLogo` of generic objects, event ticket and transit classes; `wideProgramLogo` of
+             *     loyalty and gift card classes; recommended 1280 × 400 px), with the template's `icon` as the
+             *     circle logo of list views; a squarer logo is sent as the circle logo (`logo`, `programLogo`).
+             *     Offers have no wide logo: their `titleImage` is always the logo. The Google preview draws the
+             *     logo the same way.
+             */
             logo?: components["schemas"]["ImageUrl"] | null;
             icon?: components["schemas"]["ImageUrl"] | null;
             watermark?: components["schemas"]["PassTemplateWatermark"] | null;

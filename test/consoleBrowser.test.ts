@@ -31,6 +31,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { PNG } from 'pngjs';
 import { createApnsClient, type ApnsClient } from '../src/wallet/apple/apns.ts';
 import { PASS_TYPE_ID, setAppleConfiguration, TEAM_ID, testCertificates } from './support/appleCredentials.ts';
 import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyFile } from './support/googleCredentials.ts';
@@ -262,6 +263,39 @@ else if (!existsSync(chromiumPath)) {
     await page.setViewportSize({ width: 1280, height: 1500 });
     await page.screenshot({ path: resolve(docs, 'console-designer.png') });
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('shows the Google card of a wide logo with the logo uncropped, not masked into a circle (issue 37 point 6)', async () => {
+    // The template the designer saved is open; its logo is 320 × 100 (3.2:1) in #F5D76E.
+    await page.getByRole('radio', { name: 'Google' }).check();
+    const card = page.getByAltText('Google Wallet preview, front');
+    await card.waitFor();
+    await pollUntil(
+      () =>
+        card.evaluate(
+          (img) => (img as unknown as { naturalWidth: number; complete: boolean }).complete && (img as unknown as { naturalWidth: number }).naturalWidth,
+        ),
+      (width) => Number(width) > 0,
+    );
+    await page.setViewportSize({ width: 1280, height: 1500 });
+    await page.screenshot({ path: resolve(docs, 'console-designer-google.png') });
+    const shot = PNG.sync.read(await card.screenshot());
+    // The logo's pixels in the top fifth of the card: their box is about 3.2 times as wide as high and fully drawn.
+    let [left, top, right, bottom, count] = [Infinity, Infinity, -1, -1, 0];
+    for (let y = 0; y < Math.round(shot.height / 5); y++) {
+      for (let x = 0; x < shot.width; x++) {
+        const i = (y * shot.width + x) * 4;
+        if ([0xf5, 0xd7, 0x6e].every((c, k) => Math.abs(shot.data[i + k]! - c) <= 10)) {
+          [left, top, right, bottom, count] = [Math.min(left, x), Math.min(top, y), Math.max(right, x), Math.max(bottom, y), count + 1];
+        }
+      }
+    }
+    const [width, height] = [right - left + 1, bottom - top + 1];
+    expect(width / height).toBeGreaterThan(2.8);
+    expect(count / (width * height)).toBeGreaterThan(0.95);
+    await checkPage('template (Google preview)');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.getByRole('radio', { name: 'Apple' }).check();
   });
 
   it('shows the API error of a bad template next to its field', async () => {

@@ -13,6 +13,7 @@ import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { startFakeGoogleWallet, type FakeGoogleWallet, type GoogleCall } from './support/fakeGoogleWallet.ts';
 import { CLIENT_EMAIL, ISSUER_ID, serviceAccountKeyPair, putGoogleConfiguration } from './support/googleCredentials.ts';
 import { createTemplate, expectError, issuePass, loyaltyTemplate, plainTemplate } from './support/passes.ts';
+import { ICON_PNG, LOGO_PNG } from './support/images.ts';
 import { pollUntil } from './support/poll.ts';
 import { binary } from './support/simulatedIphone.ts';
 import { startTestService, type TestService } from './support/testService.ts';
@@ -75,7 +76,9 @@ describe('classes', () => {
       programName: 'Coffee Club',
       reviewStatus: 'UNDER_REVIEW',
       hexBackgroundColor: '#1a2b3c',
-      programLogo: { sourceUri: { uri: `http://wallet.test/media/pass-templates/${templateId}/versions/1/logo@3x.png` } },
+      // The logo is 320 × 100 (3.2:1): Google's wide logo, with the square icon in the circle.
+      wideProgramLogo: { sourceUri: { uri: `http://wallet.test/media/pass-templates/${templateId}/versions/1/logo@3x.png` } },
+      programLogo: { sourceUri: { uri: `http://wallet.test/media/pass-templates/${templateId}/versions/1/icon@3x.png` } },
       locations: [{ latitude: 51.5136, longitude: -0.1365 }],
     });
     expect(insert!.body.textModulesData.map((m: { id: string }) => m.id)).toEqual(['points', 'member', 'tier', 'since', 'terms']);
@@ -105,8 +108,80 @@ describe('classes', () => {
     const [patch] = await callsOf((c) => c.method === 'PATCH' && c.path === `/loyaltyClass/${ISSUER_ID}.${templateId}`);
     expect(patch?.body).toMatchObject({
       programName: 'Coffee Club Gold',
-      programLogo: { sourceUri: { uri: expect.stringContaining('/versions/2/logo@3x.png') } },
+      wideProgramLogo: { sourceUri: { uri: expect.stringContaining('/versions/2/logo@3x.png') } },
+      programLogo: { sourceUri: { uri: expect.stringContaining('/versions/2/icon@3x.png') } },
     });
+  });
+});
+
+describe('logos', () => {
+  const media = (id: string, file: string) => ({ sourceUri: { uri: `http://wallet.test/media/pass-templates/${id}/versions/1/${file}` } });
+  const classInsert = async (resource: string, id: string) =>
+    (await callsOf((c) => c.method === 'POST' && c.path === `/${resource}` && c.body?.id === `${ISSUER_ID}.${id}`))[0]!.body as Record<string, unknown>;
+  const event = { eventDetails: { venueName: 'Royal Albert Hall', startsAt: '2027-03-01T19:30:00Z' } };
+  // LOGO_PNG is 320 × 100 (3.2:1, wide); ICON_PNG 120 × 120 (square).
+  const CASES = [
+    ['loyalty', 'loyaltyClass', {}, 'programLogo', 'wideProgramLogo'],
+    ['giftCard', 'giftCardClass', { giftCardDetails: { currency: 'EUR' } }, 'programLogo', 'wideProgramLogo'],
+    ['eventTicket', 'eventTicketClass', event, 'logo', 'wideLogo'],
+    ['transit', 'transitClass', {}, 'logo', 'wideLogo'],
+  ] as const;
+
+  it.each(CASES)(
+    '%s (%s): a wide logo goes to the wide member with the icon in the circle; a square logo to the circle, the wide member null',
+    async (type, resource, extra, circle, wide) => {
+      const base = { name: `${type} logos`, templateType: type, centralTitle: 'Bean', ...extra };
+      const wideId = await createTemplate(service, tenant.token, { ...base, images: { logo: LOGO_PNG, icon: ICON_PNG } });
+      const squareId = await createTemplate(service, tenant.token, { ...base, images: { logo: ICON_PNG, icon: ICON_PNG } });
+      const wideClass = await classInsert(resource, wideId);
+      expect(wideClass[wide]).toEqual(media(wideId, 'logo@3x.png'));
+      expect(wideClass[circle]).toEqual(media(wideId, 'icon@3x.png'));
+      const squareClass = await classInsert(resource, squareId);
+      expect(squareClass[circle]).toEqual(media(squareId, 'logo@3x.png'));
+      // null clears a wide logo the class was written with before (a PATCH keeps members it does not name).
+      expect(squareClass[wide]).toBeNull();
+    },
+  );
+
+  it('clears the wide logo when a redesign makes the logo square (PATCH with wideProgramLogo null)', async () => {
+    const id = await createTemplate(service, tenant.token, loyaltyTemplate({ name: 'Wide then square' }));
+    expect((await classInsert('loyaltyClass', id)).wideProgramLogo).toEqual(media(id, 'logo@3x.png'));
+    await service.api
+      .patch(`/api/v1/pass-templates/${id}`)
+      .set(auth())
+      .send({ passTemplate: { images: { logo: ICON_PNG } } })
+      .expect((r) => expect([200, 202]).toContain(r.status));
+    const [patch] = await callsOf((c) => c.method === 'PATCH' && c.path === `/loyaltyClass/${ISSUER_ID}.${id}`);
+    expect(patch!.body.wideProgramLogo).toBeNull();
+    expect(patch!.body.programLogo).toEqual({ sourceUri: { uri: expect.stringContaining(`/${id}/versions/2/logo@3x.png`) } });
+  });
+
+  it('sends an offer’s logo as its titleImage whatever its shape (offerClass has no wide logo)', async () => {
+    const id = await createTemplate(service, tenant.token, {
+      name: 'Offer logo',
+      templateType: 'coupon',
+      centralTitle: 'Bean',
+      images: { logo: LOGO_PNG, icon: ICON_PNG },
+    });
+    const cls = await classInsert('offerClass', id);
+    expect(cls.titleImage).toEqual(media(id, 'logo@3x.png'));
+    expect(Object.keys(cls).filter((k) => /wide/i.test(k))).toEqual([]);
+  });
+
+  it('puts a generic template’s logo on its objects: wideLogo with the icon as logo when wide, logo alone when square', async () => {
+    const generic = (logo: string) => plainTemplate({ name: 'Generic logo', centralTitle: 'Bean', images: { logo, icon: ICON_PNG } });
+    const wideId = await createTemplate(service, tenant.token, generic(LOGO_PNG));
+    const squareId = await createTemplate(service, tenant.token, generic(ICON_PNG));
+    const wideClass = await classInsert('genericClass', wideId);
+    expect(Object.keys(wideClass).filter((k) => /logo/i.test(k))).toEqual([]);
+    const [widePass, squarePass] = [await issuePass(service, tenant.token, wideId), await issuePass(service, tenant.token, squareId)];
+    const objectOf = async (passId: string) =>
+      (await callsOf((c) => c.method === 'POST' && c.path === '/genericObject' && c.body?.id === `${ISSUER_ID}.${passId}`))[0]!.body as Record<string, unknown>;
+    const wideObject = await objectOf(widePass.id);
+    expect(wideObject).toMatchObject({ wideLogo: media(wideId, 'logo@3x.png'), logo: media(wideId, 'icon@3x.png') });
+    const squareObject = await objectOf(squarePass.id);
+    expect(squareObject.logo).toEqual(media(squareId, 'logo@3x.png'));
+    expect(squareObject).not.toHaveProperty('wideLogo');
   });
 });
 

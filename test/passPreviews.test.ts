@@ -322,3 +322,54 @@ describe('getPassTemplatePreview and getPassPreview', () => {
     await service.api.get('/api/v1/passes/x/preview').expect(401);
   });
 });
+
+describe('the Google logo: a wide one uncropped, a square one in a circle', () => {
+  const LOGO_COLOUR = [0xf5, 0xd7, 0x6e];
+  /** The logo's pixels in the card title row (the top 70 points at scale 1): their bounding box and the share of it they fill. */
+  function logoPixels(png: Buffer): { width: number; height: number; fill: number } {
+    const image = PNG.sync.read(png);
+    let [left, top, right, bottom, count] = [Infinity, Infinity, -1, -1, 0];
+    for (let y = 0; y < 70; y++) {
+      for (let x = 0; x < image.width; x++) {
+        const i = (y * image.width + x) * 4;
+        if (LOGO_COLOUR.every((c, k) => Math.abs(image.data[i + k]! - c) <= 8)) {
+          [left, top, right, bottom, count] = [Math.min(left, x), Math.min(top, y), Math.max(right, x), Math.max(bottom, y), count + 1];
+        }
+      }
+    }
+    const [width, height] = [right - left + 1, bottom - top + 1];
+    return { width, height, fill: count / (width * height) };
+  }
+  /** A square logo of the wide test logo's colour. */
+  const squareLogo = async () =>
+    `data:image/png;base64,${(
+      await sharp({ create: { width: 200, height: 200, channels: 3, background: '#F5D76E' } })
+        .png()
+        .toBuffer()
+    ).toString('base64')}`;
+
+  it('draws a wide logo (3.2:1) at its own ratio, uncropped, and a square logo masked into a circle (createPassTemplatePreview)', async () => {
+    const wide = logoPixels((await preview(LOYALTY_DESIGN, '?platform=google&scale=1', 'image/png').expect(200)).body);
+    // 36 points high and 115 wide (36 × 3.2), every pixel of its box drawn: no circle crops it.
+    expect(wide.height).toBeGreaterThanOrEqual(35);
+    expect(wide.width).toBeGreaterThanOrEqual(113);
+    expect(wide.fill).toBeGreaterThan(0.97);
+    const design = { ...LOYALTY_DESIGN, images: { ...LOYALTY_DESIGN.images, logo: await squareLogo() } };
+    const square = logoPixels((await preview(design, '?platform=google&scale=1', 'image/png').expect(200)).body);
+    expect(square.width).toBeLessThanOrEqual(37);
+    expect(square.height).toBeLessThanOrEqual(37);
+    // A disc fills π/4 of its bounding square.
+    expect(square.fill).toBeGreaterThan(0.7);
+    expect(square.fill).toBeLessThan(0.85);
+  });
+
+  it('draws the processed template’s wide logo uncropped too (getPassTemplatePreview)', async () => {
+    const id = await createTemplate(service, tenant.token, { ...LOYALTY_DESIGN, name: 'Wide logo card' });
+    const res = await raw(
+      service.api.get(`/api/v1/pass-templates/${id}/preview?platform=google&scale=1`).set(service.auth(tenant.token)).set('Accept', 'image/png'),
+    ).expect(200);
+    const wide = logoPixels(res.body);
+    expect(wide.width).toBeGreaterThanOrEqual(113);
+    expect(wide.fill).toBeGreaterThan(0.97);
+  });
+});

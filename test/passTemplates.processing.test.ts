@@ -121,7 +121,9 @@ describe('processing', () => {
         hexBackgroundColor: '#1a2b3c',
         programName: 'Coffee Club',
         localizedProgramName: en('Coffee Club'),
-        programLogo: { sourceUri: { uri: LOGO_PNG } },
+        // The logo is 320 × 100 (3.2:1): Google's wide logo, the square icon in the circle.
+        wideProgramLogo: { sourceUri: { uri: LOGO_PNG } },
+        programLogo: { sourceUri: { uri: ICON_PNG } },
         heroImage: { sourceUri: { uri: BANNER_PNG } },
         locations: [{ latitude: 51.5136, longitude: -0.1365 }],
         appLinkData: { androidAppLinkInfo: { appTarget: { packageName: 'com.example.coffeeclub' } }, displayText: en('Open the app') },

@@ -31,7 +31,8 @@
  * score reported (scores move by several points from run to run on a machine doing other work).
  *
  * Environment: CHROMIUM_PATH (default /usr/bin/chromium), BENCH_PASSES (passes issued, default
- * 24), BENCH_RUNTIME (see scripts/bench/support/benchServer.ts), BENCH_LIGHTHOUSE_RUNS.
+ * 24), BENCH_RUNTIME (see scripts/bench/support/benchServer.ts), BENCH_LIGHTHOUSE_RUNS,
+ * BENCH_LIGHTHOUSE_PAGES (the pages measured, comma-separated: `overview`, `designer`; default both).
  *
  * @module scripts/bench/consoleLighthouse
  */
@@ -51,6 +52,8 @@ const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const passes = Number(process.env.BENCH_PASSES ?? 24);
 /** Lighthouse runs per page (BENCH_LIGHTHOUSE_RUNS, default 3): the median counts. */
 const RUNS = Number(process.env.BENCH_LIGHTHOUSE_RUNS ?? 3);
+/** The pages measured (BENCH_LIGHTHOUSE_PAGES, comma-separated names; default every page). */
+const PAGES = process.env.BENCH_LIGHTHOUSE_PAGES?.split(',').map((name) => name.trim());
 const root = resolve(fileURLToPath(import.meta.url), '../../..');
 const dist = join(root, 'console/dist');
 const artifacts = join(root, 'test/artifacts');
@@ -212,7 +215,7 @@ async function main(): Promise<boolean> {
       },
     ];
     let met = true;
-    for (const measured of pages) met = (await measurePage(page, measured)) && met;
+    for (const measured of pages.filter((p) => !PAGES || PAGES.includes(p.name))) met = (await measurePage(page, measured)) && met;
     return met;
   } finally {
     await browser.close();

@@ -35,7 +35,7 @@ import type { Config } from '../config.ts';
 import type { PrismaExecutor } from '../db/database.ts';
 import type { SecretCipher } from '../security/secrets.ts';
 import { classifyGoogleResponse, type GoogleOutcome, type GoogleResponse, type GoogleWalletClient } from '../wallet/google/client.ts';
-import { issuerClass, type GoogleResource } from '../wallet/google/walletClass.ts';
+import { issuerClass, type GoogleResource, type TemplateImageMember } from '../wallet/google/walletClass.ts';
 import { issuerObject, jsonHash, objectTypeOf, passDataHash } from '../wallet/google/walletObject.ts';
 import type { AttemptContext } from './applePush.ts';
 import { recordAttempts, type AttemptRecord } from '../domain/deliveryAttempts/deliveryAttemptStore.ts';
@@ -81,10 +81,13 @@ export function googleCallbackUrl(config: Pick<Config, 'publicBaseUrl' | 'google
 }
 
 /** The Apple bundle file shown by Google for a template image member (the largest drawn). */
-const IMAGE_FILE = { logo: 'logo@3x.png', banner: 'strip@3x.png' } as const;
+const IMAGE_FILE = { logo: 'logo@3x.png', banner: 'strip@3x.png', icon: 'icon@3x.png' } as const satisfies Record<TemplateImageMember, string>;
 
-/** The public URL of a template image: its processed file under `PUBLIC_BASE_URL`, else its own https URL, else none. */
-export function templateImageUrl(deps: GoogleDependencies, version: ProcessedClassVersion): (member: 'logo' | 'banner') => string | null {
+/**
+ * The public URL of a template image: its processed file under `PUBLIC_BASE_URL`, else its own
+ * https URL, else none (the icon is Google's circle logo beside a wide logo: walletClass.ts).
+ */
+export function templateImageUrl(deps: GoogleDependencies, version: ProcessedClassVersion): (member: TemplateImageMember) => string | null {
   return (member) => {
     const file = IMAGE_FILE[member];
     if (deps.config.publicBaseUrl && version.imageNames.includes(file))

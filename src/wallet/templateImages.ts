@@ -170,3 +170,15 @@ export async function drawBundleImages(source: Uint8Array, role: AppleImageRole,
     throw new TemplateImageError('image_unreadable', 'The image cannot be decoded; send a valid PNG or JPEG file.');
   }
 }
+
+/**
+ * The size of a PNG file from its `IHDR` chunk (width and height, 4-byte big-endian integers at
+ * bytes 16 and 20: PNG specification §11.2.2, https://www.w3.org/TR/png/#11IHDR).
+ * @returns null for bytes that are not a PNG file.
+ */
+export function pngSize(png: Uint8Array): { width: number; height: number } | null {
+  const signature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+  if (png.length < 24 || signature.some((byte, i) => png[i] !== byte)) return null;
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  return { width: view.getUint32(16), height: view.getUint32(20) };
+}

@@ -470,11 +470,14 @@ it('writes the Google Wallet class and objects at walletobjects.googleapis.com w
   const inserted = calls.find((c) => c.path === '/loyaltyClass')!;
   expect(inserted.body).toMatchObject({ id: `${ISSUER_ID}.${day.templateId}`, callbackOptions: { url: `${BASE_URL}/wallet/google/v1/callbacks` } });
   expect(google.tokenRequests.length).toBeGreaterThanOrEqual(1);
-  // Google fetches the class's logo from the service, through the proxy.
-  const logo = inserted.body.programLogo.sourceUri.uri as string;
-  expect(logo.startsWith(`${BASE_URL}/media/`)).toBe(true);
-  const fetched = await fetch(logo);
-  expect({ status: fetched.status, type: fetched.headers.get('content-type') }).toEqual({ status: 200, type: 'image/png' });
+  // Google fetches the class's logos from the service, through the proxy: the brand logo is
+  // 480 × 150 (3.2:1), Google's wide logo; the square icon is the circle logo.
+  for (const member of ['wideProgramLogo', 'programLogo']) {
+    const logo = inserted.body[member].sourceUri.uri as string;
+    expect(logo.startsWith(`${BASE_URL}/media/`)).toBe(true);
+    const fetched = await fetch(logo);
+    expect({ member, status: fetched.status, type: fetched.headers.get('content-type') }).toEqual({ member, status: 200, type: 'image/png' });
+  }
 });
 
 it("takes Google's save callback, signed with keys from pay.google.com, and tells the merchant's receiver", async () => {

@@ -4,11 +4,18 @@
  * locations — with a live preview, and the template's processing status and errors once saved
  * (updatePassTemplate for an existing one). NFC is a property of passes (`PassInput.nfc`), not of
  * templates, so it is set when a pass is issued.
+ *
+ * Rendered for a phone's main thread (scripts/bench/consoleLighthouse.ts, Lighthouse's Total
+ * Blocking Time): a saved template's form is drawn once, when the template has arrived (not first
+ * blank and then again filled in); its preview is fetched at once, while the template loads (a
+ * saved template not yet edited is previewed as stored); and the form's sections after Basics are
+ * each drawn in a task of their own ({@link Later}), so that no single task draws all of its
+ * hundred-odd controls.
  */
 import { type FormEvent, type ReactNode, useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, ok, type Schemas } from '../api.ts';
-import { Badge, Loading, PageTitle } from '../components/common.tsx';
+import { Badge, PageTitle } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors, SelectField } from '../components/forms.tsx';
 import { Preview } from '../components/Preview.tsx';
 import { navigate } from '../router.ts';
@@ -150,6 +157,22 @@ function atImageFields(error: unknown, sent: ImageName[], files: Partial<Record<
       source: { pointer: `${P}/images/${name}` },
     })),
   );
+}
+
+/**
+ * Its children drawn in a task after the page's first render (a `setTimeout` each, started once
+ * the first render is painted): every `Later` is its own task, so the form's sections are drawn
+ * one by one instead of in one long task. Until then a box of about a section's height stands in
+ * its place (hidden from assistive technology), so that the sections appearing below shift
+ * nothing in view.
+ */
+function Later({ children }: { children: ReactNode }) {
+  const [shown, setShown] = useState(false);
+  useEffect(() => {
+    const timer = setTimeout(() => setShown(true), 0);
+    return () => clearTimeout(timer);
+  }, []);
+  return shown ? children : <div className="later-placeholder" aria-hidden="true" />;
 }
 
 function Fieldset({ legend, children }: { legend: string; children: ReactNode }) {
@@ -343,20 +366,29 @@ export default function Designer({ id }: { id: string | null }) {
     save.mutate();
   };
   const status = loaded ? processingStatusOf(loaded) : null;
-  // A saved, processed template not yet edited is previewed as stored (GET, cached by ETag, at once);
-  // once edited, as the draft (POST, 400 ms after the last change).
+  // A saved template whose form is not filled in yet: it is loading, or it is processed and the effect above has not run.
+  const filling = id !== null && (template.isPending || (status === 'processed' && original === null));
+  // A saved, processed template not yet edited is previewed as stored (GET, cached by ETag, at once —
+  // already while it loads, as most templates opened are processed); once edited, as the draft (POST,
+  // 400 ms after the last change).
   const untouched =
     id !== null && status === 'processed' && original !== null && changedImages.length === 0 && JSON.stringify(cleaned(draft)) === JSON.stringify(original);
-  const previewSource = untouched ? { templateId: id } : { draft: previewDraft(draft) };
+  const previewSource = id !== null && (filling || untouched) ? { templateId: id } : { draft: previewDraft(draft) };
   const locations = draft.locations ?? [];
 
   return (
     <>
       <PageTitle>{id === null ? 'New template' : (loaded?.attributes.name ?? 'Template')}</PageTitle>
-      {id !== null && template.isPending && <Loading what="Loading the template" />}
-      {status && (
+      {/* A saved template's status line holds its place while the template loads: nothing below it moves when it arrives. */}
+      {id !== null && (
         <div className="card status-line" role="status">
-          Processing status: <Badge value={status} />
+          {status ? (
+            <>
+              Processing status: <Badge value={status} />
+            </>
+          ) : (
+            'Loading the template…'
+          )}
           {warningsOf(loaded).length > 0 && (
             <ul className="warnings" aria-label="Processing warnings">
               {warningsOf(loaded).map((w) => (
@@ -378,236 +410,257 @@ export default function Designer({ id }: { id: string | null }) {
         </div>
       )}
       <div className="designer">
-        <form onSubmit={submit} className="designer-form" aria-label="Template design">
-          <ErrorScope error={save.error}>
-            <FormErrors error={save.error} shown={IMAGES.map(([name]) => `${P}/images/${name}`)} />
-            <Fieldset legend="Basics">
-              <Field label="Name" pointer={`${P}/name`} required value={draft.name} onChange={(e) => set({ name: e.target.value })} />
-              <SelectField
-                label="Type"
-                pointer={`${P}/templateType`}
-                value={draft.templateType}
-                onChange={(e) =>
-                  // Another kind's own members go (the server drops them too when a template changes kind).
-                  set({ templateType: e.target.value as Draft['templateType'], eventDetails: undefined, offerDetails: undefined, giftCardDetails: undefined })
-                }
-              >
-                {TYPES.map((t) => (
-                  <option key={t}>{t}</option>
-                ))}
-              </SelectField>
-              <KindDetails draft={draft} set={set} />
-              <Field
-                label="Central title"
-                pointer={`${P}/centralTitle`}
-                value={draft.centralTitle ?? ''}
-                onChange={(e) => set({ centralTitle: e.target.value || null })}
-              />
-              <Field
-                label="Description"
-                pointer={`${P}/description`}
-                value={draft.description ?? ''}
-                onChange={(e) => set({ description: e.target.value || null })}
-              />
-              <Field
-                label="Notification header"
-                pointer={`${P}/notificationHeader`}
-                value={draft.notificationHeader ?? ''}
-                onChange={(e) => set({ notificationHeader: e.target.value || null })}
-              />
-              <Field
-                label="Default language"
-                pointer={`${P}/defaultLanguage`}
-                value={draft.defaultLanguage ?? ''}
-                placeholder="en"
-                onChange={(e) => set({ defaultLanguage: (e.target.value || undefined) as Draft['defaultLanguage'] })}
-              />
-            </Fieldset>
-            <Fieldset legend="Colours">
-              {(['background', 'label', 'text'] as const).map((c) => (
+        {filling ? (
+          <div className="designer-form" />
+        ) : (
+          <form onSubmit={submit} className="designer-form" aria-label="Template design">
+            <ErrorScope error={save.error}>
+              <FormErrors error={save.error} shown={IMAGES.map(([name]) => `${P}/images/${name}`)} />
+              <Fieldset legend="Basics">
+                <Field label="Name" pointer={`${P}/name`} required value={draft.name} onChange={(e) => set({ name: e.target.value })} />
+                <SelectField
+                  label="Type"
+                  pointer={`${P}/templateType`}
+                  value={draft.templateType}
+                  onChange={(e) =>
+                    // Another kind's own members go (the server drops them too when a template changes kind).
+                    set({ templateType: e.target.value as Draft['templateType'], eventDetails: undefined, offerDetails: undefined, giftCardDetails: undefined })
+                  }
+                >
+                  {TYPES.map((t) => (
+                    <option key={t}>{t}</option>
+                  ))}
+                </SelectField>
+                <KindDetails draft={draft} set={set} />
                 <Field
-                  key={c}
-                  label={`${c[0]!.toUpperCase()}${c.slice(1)} colour`}
-                  pointer={`${P}/colors/${c}`}
-                  type="color"
-                  value={draft.colors?.[c] ?? '#000000'}
-                  onChange={(e) => set({ colors: { ...draft.colors, [c]: e.target.value.toUpperCase() } })}
+                  label="Central title"
+                  pointer={`${P}/centralTitle`}
+                  value={draft.centralTitle ?? ''}
+                  onChange={(e) => set({ centralTitle: e.target.value || null })}
                 />
-              ))}
-            </Fieldset>
-            <Fieldset legend="Images">
-              {IMAGES.map(([name, label]) => (
-                <div key={name} className="image-field">
-                  <Field
-                    label={label}
-                    pointer={`${P}/images/${name}`}
-                    type="file"
-                    accept="image/png"
-                    hint="PNG; sent inside the template as a data: URL."
-                    onChange={(e) => setImage(name, e.target.files?.[0])}
-                  />
-                  {draft.images?.[name] && <img className="thumb" src={draft.images[name]!} alt={`${label} as uploaded`} />}
-                </div>
-              ))}
-            </Fieldset>
-            {SECTIONS.map(([section, legend, slots]) => (
-              <Fieldset key={section} legend={legend}>
-                {slots.map((slot) => {
-                  const f = (draft.fields?.[section] as Record<string, TemplateField | null> | undefined)?.[slot] ?? {};
-                  const at = `${P}/fields/${section}/${slot}`;
-                  return (
-                    <fieldset key={slot} className="slot">
-                      <legend className="visually-hidden">{`${legend}, slot ${slot}`}</legend>
-                      <Field
-                        label={`Slot ${slot}: id`}
-                        pointer={`${at}/id`}
-                        value={f.id ?? ''}
-                        onChange={(e) => setField(section, slot, { id: e.target.value })}
-                      />
-                      <Field label="Label" pointer={`${at}/label`} value={f.label ?? ''} onChange={(e) => setField(section, slot, { label: e.target.value })} />
-                      <Field
-                        label="Default value"
-                        pointer={`${at}/defaultValue`}
-                        value={f.defaultValue ?? ''}
-                        onChange={(e) => setField(section, slot, { defaultValue: e.target.value })}
-                      />
-                    </fieldset>
-                  );
-                })}
+                <Field
+                  label="Description"
+                  pointer={`${P}/description`}
+                  value={draft.description ?? ''}
+                  onChange={(e) => set({ description: e.target.value || null })}
+                />
+                <Field
+                  label="Notification header"
+                  pointer={`${P}/notificationHeader`}
+                  value={draft.notificationHeader ?? ''}
+                  onChange={(e) => set({ notificationHeader: e.target.value || null })}
+                />
+                <Field
+                  label="Default language"
+                  pointer={`${P}/defaultLanguage`}
+                  value={draft.defaultLanguage ?? ''}
+                  placeholder="en"
+                  onChange={(e) => set({ defaultLanguage: (e.target.value || undefined) as Draft['defaultLanguage'] })}
+                />
               </Fieldset>
-            ))}
-            <Fieldset legend="Localisations">
-              <Field label="Language (ISO 639-1)" value={language} maxLength={2} onChange={(e) => setLanguage(e.target.value.toLowerCase())} />
-              {SECTIONS.flatMap(([section, legend, slots]) =>
-                slots.map((slot) => {
-                  const f = (draft.fields?.[section] as Record<string, TemplateField | null> | undefined)?.[slot];
-                  if (!f?.id) return null;
-                  const translation = f.localisation?.[language] ?? {};
-                  return (
+              <Later>
+                <Fieldset legend="Colours">
+                  {(['background', 'label', 'text'] as const).map((c) => (
                     <Field
-                      key={`${section}-${slot}`}
-                      label={`${legend.replace(' fields', '')} “${f.label ?? f.id}” label in ${language}`}
-                      pointer={`${P}/fields/${section}/${slot}/localisation/${language}/label`}
-                      value={translation.label ?? ''}
-                      onChange={(e) =>
-                        setField(section, slot, {
-                          localisation: { ...f.localisation, [language]: e.target.value ? { ...translation, label: e.target.value } : null },
-                        })
-                      }
+                      key={c}
+                      label={`${c[0]!.toUpperCase()}${c.slice(1)} colour`}
+                      pointer={`${P}/colors/${c}`}
+                      type="color"
+                      value={draft.colors?.[c] ?? '#000000'}
+                      onChange={(e) => set({ colors: { ...draft.colors, [c]: e.target.value.toUpperCase() } })}
                     />
-                  );
-                }),
-              )}
-            </Fieldset>
-            <Fieldset legend="Barcode">
-              <label className="check">
-                <input
-                  type="checkbox"
-                  checked={draft.barcode?.enabled ?? false}
-                  onChange={(e) => set({ barcode: { ...draft.barcode, enabled: e.target.checked } })}
-                />{' '}
-                Show a barcode
-              </label>
-              <SelectField
-                label="Symbology"
-                pointer={`${P}/barcode/type`}
-                value={draft.barcode?.type ?? 'qr'}
-                onChange={(e) => set({ barcode: { ...draft.barcode, type: e.target.value as Schemas['BarcodeType'] } })}
-              >
-                {['qr', 'code128', 'aztec', 'pdf417'].map((t) => (
-                  <option key={t}>{t}</option>
-                ))}
-              </SelectField>
-              <SelectField
-                label="Preferred symbology (iOS 27, Google)"
-                pointer={`${P}/barcode/preferredType`}
-                hint="Shown where the wallet can; older iPhones show the type above. EAN-13 and ITF take digits only."
-                value={draft.barcode?.preferredType ?? ''}
-                onChange={(e) =>
-                  set({ barcode: { ...draft.barcode, preferredType: (e.target.value || null) as Schemas['PassTemplateBarcode']['preferredType'] } })
-                }
-              >
-                <option value="">none</option>
-                {PREFERRED_BARCODES.map((t) => (
-                  <option key={t}>{t}</option>
-                ))}
-              </SelectField>
-              <SelectField
-                label="Value from"
-                pointer={`${P}/barcode/source`}
-                value={draft.barcode?.source ?? 'uuid'}
-                onChange={(e) => set({ barcode: { ...draft.barcode, source: e.target.value as Schemas['PassIdentifierSource'] } })}
-              >
-                <option value="uuid">The pass's UUID</option>
-                <option value="extId">The pass's extId</option>
-                <option value="custom">A fixed value</option>
-              </SelectField>
-              {draft.barcode?.source === 'custom' && (
-                <Field
-                  label="Value"
-                  pointer={`${P}/barcode/value`}
-                  value={draft.barcode.value ?? ''}
-                  onChange={(e) => set({ barcode: { ...draft.barcode, value: e.target.value } })}
-                />
-              )}
-            </Fieldset>
-            <Fieldset legend="Locations">
-              {locations.length === 0 && <p className="muted">No location. Add one to show the pass on the lock screen near a shop.</p>}
-              {locations.map((loc, i) => {
-                const put = (change: Partial<Schemas['PassTemplateLocation']>) =>
-                  set({ locations: locations.map((l, j) => (j === i ? { ...l, ...change } : l)) });
-                return (
-                  // biome-ignore lint/suspicious/noArrayIndexKey: locations have no identity but their place
-                  <fieldset key={i} className="slot">
-                    <legend className="visually-hidden">{`Location ${i + 1}`}</legend>
+                  ))}
+                </Fieldset>
+              </Later>
+              <Later>
+                <Fieldset legend="Images">
+                  {IMAGES.map(([name, label]) => (
+                    <div key={name} className="image-field">
+                      <Field
+                        label={label}
+                        pointer={`${P}/images/${name}`}
+                        type="file"
+                        accept="image/png"
+                        hint="PNG; sent inside the template as a data: URL."
+                        onChange={(e) => setImage(name, e.target.files?.[0])}
+                      />
+                      {draft.images?.[name] && <img className="thumb" src={draft.images[name]!} alt={`${label} as uploaded`} />}
+                    </div>
+                  ))}
+                </Fieldset>
+              </Later>
+              {SECTIONS.map(([section, legend, slots]) => (
+                <Later key={section}>
+                  <Fieldset legend={legend}>
+                    {slots.map((slot) => {
+                      const f = (draft.fields?.[section] as Record<string, TemplateField | null> | undefined)?.[slot] ?? {};
+                      const at = `${P}/fields/${section}/${slot}`;
+                      return (
+                        <fieldset key={slot} className="slot">
+                          <legend className="visually-hidden">{`${legend}, slot ${slot}`}</legend>
+                          <Field
+                            label={`Slot ${slot}: id`}
+                            pointer={`${at}/id`}
+                            value={f.id ?? ''}
+                            onChange={(e) => setField(section, slot, { id: e.target.value })}
+                          />
+                          <Field
+                            label="Label"
+                            pointer={`${at}/label`}
+                            value={f.label ?? ''}
+                            onChange={(e) => setField(section, slot, { label: e.target.value })}
+                          />
+                          <Field
+                            label="Default value"
+                            pointer={`${at}/defaultValue`}
+                            value={f.defaultValue ?? ''}
+                            onChange={(e) => setField(section, slot, { defaultValue: e.target.value })}
+                          />
+                        </fieldset>
+                      );
+                    })}
+                  </Fieldset>
+                </Later>
+              ))}
+              <Later>
+                <Fieldset legend="Localisations">
+                  <Field label="Language (ISO 639-1)" value={language} maxLength={2} onChange={(e) => setLanguage(e.target.value.toLowerCase())} />
+                  {SECTIONS.flatMap(([section, legend, slots]) =>
+                    slots.map((slot) => {
+                      const f = (draft.fields?.[section] as Record<string, TemplateField | null> | undefined)?.[slot];
+                      if (!f?.id) return null;
+                      const translation = f.localisation?.[language] ?? {};
+                      return (
+                        <Field
+                          key={`${section}-${slot}`}
+                          label={`${legend.replace(' fields', '')} “${f.label ?? f.id}” label in ${language}`}
+                          pointer={`${P}/fields/${section}/${slot}/localisation/${language}/label`}
+                          value={translation.label ?? ''}
+                          onChange={(e) =>
+                            setField(section, slot, {
+                              localisation: { ...f.localisation, [language]: e.target.value ? { ...translation, label: e.target.value } : null },
+                            })
+                          }
+                        />
+                      );
+                    }),
+                  )}
+                </Fieldset>
+              </Later>
+              <Later>
+                <Fieldset legend="Barcode">
+                  <label className="check">
+                    <input
+                      type="checkbox"
+                      checked={draft.barcode?.enabled ?? false}
+                      onChange={(e) => set({ barcode: { ...draft.barcode, enabled: e.target.checked } })}
+                    />{' '}
+                    Show a barcode
+                  </label>
+                  <SelectField
+                    label="Symbology"
+                    pointer={`${P}/barcode/type`}
+                    value={draft.barcode?.type ?? 'qr'}
+                    onChange={(e) => set({ barcode: { ...draft.barcode, type: e.target.value as Schemas['BarcodeType'] } })}
+                  >
+                    {['qr', 'code128', 'aztec', 'pdf417'].map((t) => (
+                      <option key={t}>{t}</option>
+                    ))}
+                  </SelectField>
+                  <SelectField
+                    label="Preferred symbology (iOS 27, Google)"
+                    pointer={`${P}/barcode/preferredType`}
+                    hint="Shown where the wallet can; older iPhones show the type above. EAN-13 and ITF take digits only."
+                    value={draft.barcode?.preferredType ?? ''}
+                    onChange={(e) =>
+                      set({ barcode: { ...draft.barcode, preferredType: (e.target.value || null) as Schemas['PassTemplateBarcode']['preferredType'] } })
+                    }
+                  >
+                    <option value="">none</option>
+                    {PREFERRED_BARCODES.map((t) => (
+                      <option key={t}>{t}</option>
+                    ))}
+                  </SelectField>
+                  <SelectField
+                    label="Value from"
+                    pointer={`${P}/barcode/source`}
+                    value={draft.barcode?.source ?? 'uuid'}
+                    onChange={(e) => set({ barcode: { ...draft.barcode, source: e.target.value as Schemas['PassIdentifierSource'] } })}
+                  >
+                    <option value="uuid">The pass's UUID</option>
+                    <option value="extId">The pass's extId</option>
+                    <option value="custom">A fixed value</option>
+                  </SelectField>
+                  {draft.barcode?.source === 'custom' && (
                     <Field
-                      label={`Location ${i + 1}: name`}
-                      pointer={`${P}/locations/${i}/name`}
-                      value={loc.name ?? ''}
-                      onChange={(e) => put({ name: e.target.value })}
+                      label="Value"
+                      pointer={`${P}/barcode/value`}
+                      value={draft.barcode.value ?? ''}
+                      onChange={(e) => set({ barcode: { ...draft.barcode, value: e.target.value } })}
                     />
-                    <Field
-                      label="Latitude"
-                      pointer={`${P}/locations/${i}/latitude`}
-                      type="number"
-                      step="any"
-                      value={loc.latitude}
-                      onChange={(e) => put({ latitude: Number(e.target.value) })}
-                    />
-                    <Field
-                      label="Longitude"
-                      pointer={`${P}/locations/${i}/longitude`}
-                      type="number"
-                      step="any"
-                      value={loc.longitude}
-                      onChange={(e) => put({ longitude: Number(e.target.value) })}
-                    />
-                    <Field
-                      label="Message"
-                      pointer={`${P}/locations/${i}/message`}
-                      value={loc.message ?? ''}
-                      onChange={(e) => put({ message: e.target.value })}
-                    />
-                    <button type="button" className="secondary" onClick={() => set({ locations: locations.filter((_, j) => j !== i) })}>
-                      Remove location {i + 1}
-                    </button>
-                  </fieldset>
-                );
-              })}
-              <button type="button" className="secondary" onClick={() => set({ locations: [...locations, { latitude: 51.5, longitude: -0.12 }] })}>
-                Add a location
-              </button>
-            </Fieldset>
-            <div className="sticky-actions">
-              <button type="submit" disabled={save.isPending}>
-                {save.isPending ? 'Saving…' : id === null ? 'Create template' : 'Save changes'}
-              </button>
-              {save.isSuccess && <span role="status">Saved; the template is being processed.</span>}
-            </div>
-          </ErrorScope>
-        </form>
+                  )}
+                </Fieldset>
+              </Later>
+              <Later>
+                <Fieldset legend="Locations">
+                  {locations.length === 0 && <p className="muted">No location. Add one to show the pass on the lock screen near a shop.</p>}
+                  {locations.map((loc, i) => {
+                    const put = (change: Partial<Schemas['PassTemplateLocation']>) =>
+                      set({ locations: locations.map((l, j) => (j === i ? { ...l, ...change } : l)) });
+                    return (
+                      // biome-ignore lint/suspicious/noArrayIndexKey: locations have no identity but their place
+                      <fieldset key={i} className="slot">
+                        <legend className="visually-hidden">{`Location ${i + 1}`}</legend>
+                        <Field
+                          label={`Location ${i + 1}: name`}
+                          pointer={`${P}/locations/${i}/name`}
+                          value={loc.name ?? ''}
+                          onChange={(e) => put({ name: e.target.value })}
+                        />
+                        <Field
+                          label="Latitude"
+                          pointer={`${P}/locations/${i}/latitude`}
+                          type="number"
+                          step="any"
+                          value={loc.latitude}
+                          onChange={(e) => put({ latitude: Number(e.target.value) })}
+                        />
+                        <Field
+                          label="Longitude"
+                          pointer={`${P}/locations/${i}/longitude`}
+                          type="number"
+                          step="any"
+                          value={loc.longitude}
+                          onChange={(e) => put({ longitude: Number(e.target.value) })}
+                        />
+                        <Field
+                          label="Message"
+                          pointer={`${P}/locations/${i}/message`}
+                          value={loc.message ?? ''}
+                          onChange={(e) => put({ message: e.target.value })}
+                        />
+                        <button type="button" className="secondary" onClick={() => set({ locations: locations.filter((_, j) => j !== i) })}>
+                          Remove location {i + 1}
+                        </button>
+                      </fieldset>
+                    );
+                  })}
+                  <button type="button" className="secondary" onClick={() => set({ locations: [...locations, { latitude: 51.5, longitude: -0.12 }] })}>
+                    Add a location
+                  </button>
+                </Fieldset>
+              </Later>
+              <div className="sticky-actions">
+                <button type="submit" disabled={save.isPending}>
+                  {save.isPending ? 'Saving…' : id === null ? 'Create template' : 'Save changes'}
+                </button>
+                {save.isSuccess && <span role="status">Saved; the template is being processed.</span>}
+              </div>
+            </ErrorScope>
+          </form>
+        )}
         <aside className="designer-preview">
-          {id !== null && template.isPending ? <Loading what="Loading the preview" /> : <Preview source={previewSource} />}
+          <Preview source={previewSource} />
         </aside>
       </div>
     </>

@@ -1,8 +1,12 @@
-/** The account's activity over a chosen range of days (getStats), as figures and charts. */
+/**
+ * The account's activity over a chosen range of days (getStats), as figures and charts. The
+ * charts' library loads while the figures are fetched, and the charts (last on the page, so
+ * nothing moves when they appear) are drawn once both are there.
+ */
 import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, ok, type Schemas } from '../api.ts';
-import { Chart } from '../components/Chart.tsx';
+import { Chart, useChartLibrary } from '../components/Chart.tsx';
 import { Loading, PageTitle } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors } from '../components/forms.tsx';
 import { href } from '../router.ts';
@@ -15,6 +19,7 @@ const sum = (days: Day[], key: keyof Omit<Day, 'date'>) => days.reduce((total, d
 
 export function Overview() {
   const [range, setRange] = useState({ from: daysBefore(29), to: isoDay(new Date()) });
+  const lib = useChartLibrary();
   const query = useQuery({
     queryKey: ['stats', range],
     queryFn: () => ok(api.GET('/api/v1/stats', { params: { query: { ...range, interval: 'day' } } })),
@@ -102,24 +107,28 @@ export function Overview() {
               No pass was issued in this range. <a href={href('/templates/new')}>Design a template</a>, then <a href={href('/issue')}>issue a pass</a>.
             </p>
           )}
-          <div className="charts">
-            <Chart
-              title="Passes per day"
-              days={dates}
-              series={charts.passes}
-              summary={`Passes per day: ${figures
-                .slice(0, 4)
-                .map(([l, v]) => `${l} ${v}`)
-                .join(', ')}.`}
-            />
-            <Chart title="Scans per day" days={dates} series={charts.scans} summary={`Scans per day, ${sum(days, 'scans')} in total.`} />
-            <Chart
-              title="Failures per day"
-              days={dates}
-              series={charts.failures}
-              summary={`Wallet delivery failures ${sum(days, 'deliveryFailures')}, webhook failures ${sum(days, 'webhookFailures')} in the range.`}
-            />
-          </div>
+          {lib && (
+            <div className="charts">
+              <Chart
+                lib={lib}
+                title="Passes per day"
+                days={dates}
+                series={charts.passes}
+                summary={`Passes per day: ${figures
+                  .slice(0, 4)
+                  .map(([l, v]) => `${l} ${v}`)
+                  .join(', ')}.`}
+              />
+              <Chart lib={lib} title="Scans per day" days={dates} series={charts.scans} summary={`Scans per day, ${sum(days, 'scans')} in total.`} />
+              <Chart
+                lib={lib}
+                title="Failures per day"
+                days={dates}
+                series={charts.failures}
+                summary={`Wallet delivery failures ${sum(days, 'deliveryFailures')}, webhook failures ${sum(days, 'webhookFailures')} in the range.`}
+              />
+            </div>
+          )}
         </>
       )}
     </>

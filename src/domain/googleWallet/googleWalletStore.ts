@@ -15,7 +15,7 @@ import { googleServiceAccountKeyContext } from '../../security/secretContexts.ts
 import type { SecretCipher } from '../../security/secrets.ts';
 import type { GoogleIssuer } from '../../wallet/google/client.ts';
 import { parseServiceAccountKey } from '../../wallet/google/credentials.ts';
-import { renderGoogleWalletClass, type GoogleWalletArtefact } from '../../wallet/google/walletClass.ts';
+import { LOGO_FILE, logoSizeOf, renderGoogleWalletClass, type GoogleWalletArtefact } from '../../wallet/google/walletClass.ts';
 import type { TemplateDesign } from '../../wallet/templateDesign.ts';
 import type { GooglePassData } from '../../wallet/google/walletObject.ts';
 
@@ -69,7 +69,7 @@ export interface ProcessedClassVersion {
   /** The processed image files of the version (`logo@3x.png`, …). */
   imageNames: string[];
   /** The template's own image URLs (fallback when no public base URL is configured). */
-  sourceImages: { logo?: string | null; banner?: string | null };
+  sourceImages: { logo?: string | null; banner?: string | null; icon?: string | null };
   /** The version last written to Google, if any. */
   syncedVersion: number | null;
   /** The `callbackOptions.url` it was last written with (null: none, or never written). */
@@ -103,7 +103,7 @@ export async function selectClassVersion(prisma: PrismaExecutor, templateId: str
   if (!parts) {
     const [version, images, template] = await Promise.all([
       prisma.passTemplateVersion.findUnique({ where: { templateId_version: { templateId, version: latest.version } } }),
-      prisma.passTemplateImage.findMany({ where: { templateId, version: latest.version }, select: { name: true } }),
+      prisma.passTemplateImage.findMany({ where: { templateId, version: latest.version }, select: { name: true, width: true, height: true } }),
       prisma.passTemplate.findUnique({ where: { id: templateId }, select: { images: true } }),
     ]);
     if (!version?.googleClass) return null;
@@ -111,7 +111,7 @@ export async function selectClassVersion(prisma: PrismaExecutor, templateId: str
       templateId,
       accountId: version.accountId,
       version: version.version,
-      artefact: renderGoogleWalletClass(templateId, version.design as unknown as TemplateDesign),
+      artefact: renderGoogleWalletClass(templateId, version.design as unknown as TemplateDesign, logoSizeOf(images)),
       imageNames: images.map((i) => i.name),
       sourceImages: (template?.images ?? {}) as ProcessedClassVersion['sourceImages'],
     };
@@ -284,10 +284,13 @@ export async function selectVersionsBehind(prisma: PrismaExecutor, templateId: s
   return rows.map((r) => r.designVersion);
 }
 
-/** The Google artefact of a template version, rendered from its design snapshot; null when the version is not processed. */
+/** The Google artefact of a template version, rendered from its design snapshot and logo size; null when the version is not processed. */
 export async function selectVersionArtefact(prisma: PrismaExecutor, templateId: string, version: number): Promise<GoogleWalletArtefact | null> {
-  const row = await prisma.passTemplateVersion.findUnique({ where: { templateId_version: { templateId, version } }, select: { design: true, status: true } });
-  return row?.status === 'processed' ? renderGoogleWalletClass(templateId, row.design as unknown as TemplateDesign) : null;
+  const [row, logo] = await Promise.all([
+    prisma.passTemplateVersion.findUnique({ where: { templateId_version: { templateId, version } }, select: { design: true, status: true } }),
+    prisma.passTemplateImage.findMany({ where: { templateId, version, name: LOGO_FILE }, select: { name: true, width: true, height: true } }),
+  ]);
+  return row?.status === 'processed' ? renderGoogleWalletClass(templateId, row.design as unknown as TemplateDesign, logoSizeOf(logo)) : null;
 }
 
 /** Marks the template's objects written with `from` as written with `to` (whose objects render the same), in one statement. */

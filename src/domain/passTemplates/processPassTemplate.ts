@@ -22,7 +22,7 @@ import { glyphWarnings } from './glyphCoverage.ts';
 import type { Runtime } from '../../deps.ts';
 import { declareQueue } from '../../jobs/jobDefinition.ts';
 import { renderApplePass } from '../../wallet/apple/passJson.ts';
-import { renderGoogleWalletClass } from '../../wallet/google/walletClass.ts';
+import { logoSizeOf, renderGoogleWalletClass } from '../../wallet/google/walletClass.ts';
 import type { TemplateDesign } from '../../wallet/templateDesign.ts';
 import {
   appleImageRoles,
@@ -101,7 +101,7 @@ export async function processTemplateVersion(
     : {
         status: 'processed',
         applePass: renderApplePass(design),
-        googleClass: renderGoogleWalletClass(templateId, design),
+        googleClass: renderGoogleWalletClass(templateId, design, logoSizeOf(images)),
         images,
         warnings: [...contrastWarnings(design.colors), ...glyphWarnings(design)],
       };

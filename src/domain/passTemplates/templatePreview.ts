@@ -12,7 +12,7 @@ import type { PrismaExecutor } from '../../db/database.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
 import { designLanguages, previewCard, type PreviewCard, type PreviewImages, type PreviewPassData } from '../../wallet/preview/previewCard.ts';
 import type { TemplateDesign } from '../../wallet/templateDesign.ts';
-import { appleImageRoles, drawBundleImages, loadImage, TemplateImageError, type ImageFetchOptions } from '../../wallet/templateImages.ts';
+import { appleImageRoles, drawBundleImages, loadImage, pngSize, TemplateImageError, type ImageFetchOptions } from '../../wallet/templateImages.ts';
 import { designOf, newTemplateContent, type PassTemplateCreate } from './templateContent.ts';
 import { designOfVersion, selectAccountTemplate, selectLatestProcessedVersion, selectVersionImages, templateNotFound } from './passTemplateStore.ts';
 
@@ -52,20 +52,28 @@ export function previewLanguage(design: TemplateDesign, lang: string | undefined
 }
 
 /**
- * Images of unsaved designs already drawn, by role and SHA-256 of their reference: a designer
- * sends the same images with every change, and a URL is fetched once (at most 32 MB kept).
+ * Images of unsaved designs already drawn (a `data:` URL and the size in pixels), by role and
+ * SHA-256 of their reference: a designer sends the same images with every change, and a URL is
+ * fetched once (at most 32 MB kept).
  */
-const drawnImages = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (url) => url.length });
+const drawnImages = new LRUCache<string, { url: string; width: number; height: number }>({
+  maxSize: 32 * 1024 * 1024,
+  sizeCalculation: (drawn) => drawn.url.length,
+});
 
 const dataUrl = (png: Uint8Array) => `data:image/png;base64,${Buffer.from(png).toString('base64')}`;
 
-/** The preview images of a processed version: its logo, icon and strip at 2x (the strip is also Google's hero image). */
+/** The preview images of a processed version: its logo (with its size), icon and strip at 2x (the strip is also Google's hero image). */
 function storedImages(images: Map<string, Uint8Array>): PreviewImages {
   const out: PreviewImages = {};
   const logo = images.get('logo@2x.png');
   const icon = images.get('icon@2x.png');
   const strip = images.get('strip@2x.png');
-  if (logo) out.logo = dataUrl(logo);
+  if (logo) {
+    out.logo = dataUrl(logo);
+    const size = pngSize(logo);
+    if (size) out.logoSize = size;
+  }
   if (icon) out.icon = dataUrl(icon);
   if (strip) out.strip = out.hero = dataUrl(strip);
   return out;
@@ -125,12 +133,13 @@ export async function unsavedPreviewSource(
     appleImageRoles(design).map(async ({ member, role, box }) => {
       const key = `${role}/${createHash('sha256').update(design.images[member]!).digest('base64url')}`;
       const cached = drawnImages.get(key);
-      if (cached) return { role, url: cached };
+      if (cached) return { role, ...cached };
       try {
         const files = await drawBundleImages(await loadImage(design.images[member]!, fetchOptions), role, box);
-        const url = dataUrl(files.find((f) => f.name.endsWith('@2x.png'))!.png);
-        drawnImages.set(key, url);
-        return { role, url };
+        const file = files.find((f) => f.name.endsWith('@2x.png'))!;
+        const drawn = { url: dataUrl(file.png), width: file.width, height: file.height };
+        drawnImages.set(key, drawn);
+        return { role, ...drawn };
       } catch (error) {
         if (!(error instanceof TemplateImageError)) throw error;
         throw new ValidationError({ detail: `images.${member}: ${error.message}`, source: { pointer: `/passTemplate/images/${member}` } });
@@ -138,9 +147,10 @@ export async function unsavedPreviewSource(
     }),
   );
   const images: PreviewImages = {};
-  for (const { role, url } of drawn) {
+  for (const { role, url, width, height } of drawn) {
     if (role === 'strip') images.strip = images.hero = url;
     else if (role !== 'eventLogo') images[role] = url;
+    if (role === 'logo') images.logoSize = { width, height };
   }
   const account = await prisma.account.findUniqueOrThrow({ where: { id: accountId }, select: { name: true } });
   const tag = createHash('sha256')

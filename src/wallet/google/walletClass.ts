@@ -89,11 +89,78 @@ const BARCODE_TYPE = { qr: 'QR_CODE', code128: 'CODE_128', aztec: 'AZTEC', pdf41
 /** `offerClass.redemptionChannel` per `offerDetails.redemptionChannel` (https://developers.google.com/wallet/reference/rest/v1/offerclass#redemptionchannel). */
 const REDEMPTION_CHANNEL = { inStore: 'INSTORE', online: 'ONLINE', both: 'BOTH', temporaryPriceReduction: 'TEMPORARY_PRICE_REDUCTION' } as const;
 
+/** A picture's size in pixels (or points: only the ratio counts). */
+export interface ImageSize {
+  width: number;
+  height: number;
+}
+
+/**
+ * A logo at least this many times as wide as high is a wide logo (5:4). Google Wallet masks the
+ * logo of a card into a circle and asks for a square one (1:1, at least 660 × 660 px; brand
+ * guidelines, "Logo image guidelines",
+ * https://developers.google.com/wallet/generic/resources/brand-guidelines), so a logo of 5:4 or
+ * wider loses at least a fifth of its width to the circle; for such logos Google has a wide logo
+ * member, shown without the circle "in place of the logo in the top left of the card view"
+ * (REST reference: `genericObject.wideLogo`, `loyaltyClass.wideProgramLogo`,
+ * `giftCardClass.wideProgramLogo`, `eventTicketClass.wideLogo`, `transitClass.wideLogo`;
+ * recommended 1280 × 400 px, 3.2:1, the same ratio as Apple's 160 × 50 point logo box).
+ */
+export const WIDE_LOGO_MIN_ASPECT = 1.25;
+
+/** Whether a logo of this size is sent as Google's wide logo ({@link WIDE_LOGO_MIN_ASPECT}); false when the size is unknown. */
+export function isWideLogo(size: ImageSize | null | undefined): boolean {
+  return !!size && size.height > 0 && size.width / size.height >= WIDE_LOGO_MIN_ASPECT;
+}
+
+/** The processed logo file whose size decides between Google's circle and wide logo ({@link isWideLogo}): drawn at the logo's own ratio. */
+export const LOGO_FILE = 'logo@3x.png';
+
+/** The size of a version's processed logo among its image files (`{name, width, height}`, e.g. pass_template_images rows); null when it has none. */
+export function logoSizeOf(images: readonly { name: string; width: number; height: number }[]): ImageSize | null {
+  const logo = images.find((i) => i.name === LOGO_FILE);
+  return logo ? { width: logo.width, height: logo.height } : null;
+}
+
+/**
+ * The circle-logo member and wide-logo member of each Google class type, where the logo lives
+ * (generic: on the object; the others: on the class). `offerClass` has no wide member: its logo
+ * (`titleImage`) is always sent as it is.
+ */
+export const LOGO_MEMBERS = {
+  genericClass: { circle: 'logo', wide: 'wideLogo' },
+  loyaltyClass: { circle: 'programLogo', wide: 'wideProgramLogo' },
+  giftCardClass: { circle: 'programLogo', wide: 'wideProgramLogo' },
+  eventTicketClass: { circle: 'logo', wide: 'wideLogo' },
+  transitClass: { circle: 'logo', wide: 'wideLogo' },
+  offerClass: { circle: 'titleImage', wide: null },
+} as const satisfies Record<GoogleClassType, { circle: string; wide: string | null }>;
+
+/**
+ * Where a design's logo goes on Google (the members of {@link LOGO_MEMBERS} of its class type):
+ * a square logo (or one of unknown size) as the circle logo; a wide logo
+ * ({@link isWideLogo}) as the wide logo, with the template's icon — square by Apple's rules —
+ * as the circle logo that list views and notifications still show (the logo itself when the
+ * template has no icon: `programLogo` is required of loyalty classes). Images are the design's
+ * references here; {@link withIssuer} makes them public URLs.
+ */
+function logoMembers(
+  design: TemplateDesign,
+  classType: GoogleClassType,
+  logoSize: ImageSize | null | undefined,
+): Record<string, walletobjects_v1.Schema$Image> {
+  const { logo, icon } = design.images;
+  if (!logo) return {};
+  const { circle, wide } = LOGO_MEMBERS[classType];
+  if (!wide || !isWideLogo(logoSize)) return { [circle]: image(logo) };
+  return { [circle]: image(icon ?? logo), [wide]: image(logo) };
+}
+
 /**
  * The members of an `offerClass` (https://developers.google.com/wallet/reference/rest/v1/offerclass):
  * `title` (the template's `centralTitle`), `provider` (the offer's, else the issuer's name) and
- * `redemptionChannel` (required by Google; `BOTH` when the template names none), the logo as
- * `titleImage`.
+ * `redemptionChannel` (required by Google; `BOTH` when the template names none). The logo
+ * (`titleImage`) is added by {@link logoMembers}.
  */
 function offerMembers(design: TemplateDesign, title: LocalizedString | undefined): walletobjects_v1.Schema$OfferClass {
   const offer = design.offerDetails;
@@ -102,26 +169,24 @@ function offerMembers(design: TemplateDesign, title: LocalizedString | undefined
     ...(title ? { localizedTitle: title } : {}),
     provider: offer?.provider ?? '{issuerName}',
     redemptionChannel: REDEMPTION_CHANNEL[offer?.redemptionChannel ?? 'both'],
-    ...(design.images.logo ? { titleImage: image(design.images.logo) } : {}),
   };
 }
 
 /**
  * The members of a `giftCardClass` (https://developers.google.com/wallet/reference/rest/v1/giftcardclass):
- * `merchantName` (the template's `centralTitle`, else the issuer's name) and the logo as
- * `programLogo`. The balance is the object's (`Money`).
+ * `merchantName` (the template's `centralTitle`, else the issuer's name); the logo
+ * (`programLogo`, `wideProgramLogo`) is added by {@link logoMembers}. The balance is the object's (`Money`).
  */
 function giftCardMembers(design: TemplateDesign, title: LocalizedString | undefined): walletobjects_v1.Schema$GiftCardClass {
   return {
     merchantName: design.centralTitle ?? '{issuerName}',
     ...(title ? { localizedMerchantName: title } : {}),
-    ...(design.images.logo ? { programLogo: image(design.images.logo) } : {}),
   };
 }
 
 /**
  * The members of an `eventTicketClass` (https://developers.google.com/wallet/reference/rest/v1/eventticketclass):
- * `eventName`, the logo, and with `eventDetails` the `venue` (name and address, both required by
+ * `eventName` and with `eventDetails` the `venue` (name and address, both required by
  * Google once a venue is given: the address falls back to the name) and `dateTime` (start, end).
  */
 function eventTicketMembers(design: TemplateDesign, title: LocalizedString | undefined): walletobjects_v1.Schema$EventTicketClass {
@@ -129,7 +194,6 @@ function eventTicketMembers(design: TemplateDesign, title: LocalizedString | und
   const text = (value: string) => localizedString(design.defaultLanguage, value);
   return {
     ...(title ? { eventName: title } : {}),
-    ...(design.images.logo ? { logo: image(design.images.logo) } : {}),
     ...(event
       ? {
           venue: { name: text(event.venueName), address: text(event.venueAddress ?? event.venueName) },
@@ -204,17 +268,20 @@ export function classTemplateInfo(design: TemplateDesign): walletobjects_v1.Sche
 }
 
 /**
- * Renders the Google Wallet artefact of a design. Pure: the same template id and design give the
- * same artefact. Assumes the design passed `designProblems`.
+ * Renders the Google Wallet artefact of a design. Pure: the same template id, design and logo
+ * size give the same artefact. Assumes the design passed `designProblems`.
  * @param templateId The template UUID (the class id suffix).
+ * @param logoSize The size of the processed logo (`logo@3x.png`, drawn at the logo's own ratio),
+ *   which decides between Google's circle and wide logo ({@link isWideLogo}); absent: circle.
  */
-export function renderGoogleWalletClass(templateId: string, design: TemplateDesign): GoogleWalletArtefact {
+export function renderGoogleWalletClass(templateId: string, design: TemplateDesign, logoSize?: ImageSize | null): GoogleWalletArtefact {
   const classType = GOOGLE_CLASS_TYPE[design.templateType];
   const generic = classType === 'genericClass';
   const fields = placedFields(design);
   const title = design.centralTitle ? localizedString(design.defaultLanguage, design.centralTitle) : undefined;
   const background = design.colors.background.toLowerCase();
-  const { logo, banner } = design.images;
+  const { banner } = design.images;
+  const logos = logoMembers(design, classType, logoSize);
 
   const cls: Record<string, unknown> = { id: `{issuerId}.${templateId}` };
   const objectTemplate: Record<string, unknown> = {};
@@ -223,7 +290,7 @@ export function renderGoogleWalletClass(templateId: string, design: TemplateDesi
     if (title) objectTemplate.cardTitle = title;
     const central = fields.find((f) => f.area === 'central');
     if (central?.field.defaultValue) objectTemplate.header = localizedString(design.defaultLanguage, central.field.defaultValue);
-    if (logo) objectTemplate.logo = image(logo);
+    Object.assign(objectTemplate, logos);
     if (banner) objectTemplate.heroImage = image(banner);
     objectTemplate.hexBackgroundColor = background;
   } else {
@@ -233,7 +300,6 @@ export function renderGoogleWalletClass(templateId: string, design: TemplateDesi
     if (classType === 'loyaltyClass') {
       cls.programName = design.centralTitle;
       cls.localizedProgramName = title;
-      if (logo) cls.programLogo = image(logo);
     } else if (classType === 'offerClass') {
       Object.assign(cls, offerMembers(design, title));
     } else if (classType === 'giftCardClass') {
@@ -243,8 +309,12 @@ export function renderGoogleWalletClass(templateId: string, design: TemplateDesi
       Object.assign(cls, eventTicketMembers(design, title));
     } else {
       if (design.transitType) cls.transitType = TRANSIT_TYPE[design.transitType];
-      if (logo) cls.logo = image(logo);
     }
+    Object.assign(cls, logos);
+    // A class written with a wide logo keeps it through a PATCH that does not name it: null clears
+    // it (as `callbackOptions: null` does) once the logo is square or gone.
+    const { wide } = LOGO_MEMBERS[classType];
+    if (wide && !(wide in logos)) cls[wide] = null;
     if (banner) cls.heroImage = image(banner);
     if (design.locations.length) cls.locations = design.locations.map((l) => ({ latitude: l.latitude, longitude: l.longitude }));
   }
@@ -280,8 +350,8 @@ export interface ClassIssuerData {
   issuerName: string;
   /** The template id (class id suffix). */
   templateId: string;
-  /** The public URL of a template image (`logo`, `banner`), or null when it has none to show. */
-  imageUrl: (member: 'logo' | 'banner') => string | null;
+  /** The public URL of a template image (`logo`, `banner`, `icon`), or null when it has none to show. */
+  imageUrl: (member: TemplateImageMember) => string | null;
   /** Whether the issuer's readers redeem passes by Smart Tap. */
   smartTap: boolean;
   /** Where Google calls back on saves and deletions of the class's objects; null: no callbacks. */
@@ -300,15 +370,34 @@ export interface GoogleResource {
   body: Record<string, unknown>;
 }
 
-const IMAGE_MEMBERS: Record<string, 'logo' | 'banner'> = { programLogo: 'logo', logo: 'logo', titleImage: 'logo', heroImage: 'banner' };
+/** A template image Google shows. */
+export type TemplateImageMember = 'logo' | 'banner' | 'icon';
 
-/** Replaces the placeholders of a rendered member and its image URLs (dropping images that have none). */
+/** The template images a Google image member shows, first choice first. */
+const IMAGE_MEMBERS: Record<string, TemplateImageMember[]> = {
+  programLogo: ['logo'],
+  logo: ['logo'],
+  titleImage: ['logo'],
+  wideProgramLogo: ['logo'],
+  wideLogo: ['logo'],
+  heroImage: ['banner'],
+};
+/** Beside a wide logo, the circle logo shows the icon (else the logo: see `logoMembers`). */
+const CIRCLE_BESIDE_WIDE: TemplateImageMember[] = ['icon', 'logo'];
+
+/**
+ * Replaces the placeholders of a rendered member and its image URLs (dropping images that have
+ * none; a member that is null, which clears it at Google, stays null). Beside a wide logo (`wideLogo`, `wideProgramLogo`), the circle logo is the template's
+ * icon, or its logo when the icon has no public URL.
+ */
 export function withIssuer<T extends Record<string, unknown>>(rendered: T, data: Pick<ClassIssuerData, 'issuerId' | 'issuerName' | 'imageUrl'>): T {
   const text = JSON.stringify(rendered).replaceAll('{issuerId}', data.issuerId).replaceAll('{issuerName}', JSON.stringify(data.issuerName).slice(1, -1));
   const out = JSON.parse(text) as Record<string, unknown>;
-  for (const [member, image] of Object.entries(IMAGE_MEMBERS)) {
-    if (!(member in out)) continue;
-    const url = data.imageUrl(image);
+  const wide = (out.wideLogo ?? out.wideProgramLogo ?? null) !== null;
+  for (const [member, images] of Object.entries(IMAGE_MEMBERS)) {
+    if (!(member in out) || out[member] === null) continue;
+    const circle = wide && (member === 'logo' || member === 'programLogo');
+    const url = (circle ? CIRCLE_BESIDE_WIDE : images).map((image) => data.imageUrl(image)).find((u) => u !== null) ?? null;
     if (url) out[member] = { sourceUri: { uri: url } };
     else delete out[member];
   }

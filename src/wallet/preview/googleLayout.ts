@@ -7,7 +7,11 @@
  * with the members the service sends (src/wallet/google/walletClass.ts, walletObject.ts):
  *
  * - card title: the logo in a circle and the title — `cardTitle` (generic), `programName`
- *   (loyalty), the issuer name above `eventName` (event ticket) or the issuer (transit);
+ *   (loyalty), the issuer name above `eventName` (event ticket) or the issuer (transit); a wide
+ *   logo (walletClass.ts `isWideLogo`, sent as `wideLogo` / `wideProgramLogo`) is drawn
+ *   uncropped in its own ratio, {@link LOGO_HEIGHT} high and at most {@link WIDE_LOGO_MAX_WIDTH}
+ *   wide, in place of the circle (Google: the wide logo "will be used in place of the logo in
+ *   the top left of the card view");
  * - the header: `header` (generic: the central field's value), `eventName`, origin → destination
  *   (transit: the central fields);
  * - loyalty: the points balance (`loyaltyPoints.balance`) in the first card row;
@@ -25,6 +29,7 @@ import { previewBarcode, relativeLuminance } from './barcodeImage.ts';
 import { transitIcon } from './transitIcons.ts';
 import { box, image, type LayoutRecord, type Element } from './elements.ts';
 import { POINTS_FIELD_ID, type PreviewCard, type PreviewField } from './previewCard.ts';
+import { isWideLogo } from '../google/walletClass.ts';
 
 /** The card width in points. */
 export const GOOGLE_WIDTH = 340;
@@ -38,12 +43,29 @@ function inkOn(background: string): string {
   return relativeLuminance(background) > 0.35 ? '#202124' : '#FFFFFF';
 }
 
+/** The height of the logo in the card title row, circle or wide, in points. */
+export const LOGO_HEIGHT = 36;
+/** The widest a wide logo is drawn, in points (a 3.2:1 logo, Google's recommended 1280 × 400 px, is 115 points wide). */
+export const WIDE_LOGO_MAX_WIDTH = 160;
+
+/** The logo of the card title row and the width it takes: a white circle, or a wide logo uncropped. */
+function titleLogo(card: PreviewCard): { element: Element; width: number } | null {
+  const { logo, logoSize } = card.images;
+  if (!logo) return null;
+  if (card.googleType !== 'offer' && isWideLogo(logoSize)) {
+    const width = Math.min(WIDE_LOGO_MAX_WIDTH, Math.round((LOGO_HEIGHT * logoSize!.width) / logoSize!.height));
+    return { element: image(logo, width, LOGO_HEIGHT, { objectFit: 'contain', objectPosition: 'left' }), width };
+  }
+  const radius = LOGO_HEIGHT / 2;
+  return { element: image(logo, LOGO_HEIGHT, LOGO_HEIGHT, { borderRadius: radius, objectFit: 'cover', backgroundColor: '#FFFFFF' }), width: LOGO_HEIGHT };
+}
+
 function titleRow(card: PreviewCard, ink: string, record: LayoutRecord): Element {
-  const logo = card.images.logo ? image(card.images.logo, 36, 36, { borderRadius: 18, objectFit: 'cover', backgroundColor: '#FFFFFF' }) : null;
-  const width = INNER - (logo ? 48 : 0);
+  const logo = titleLogo(card);
+  const width = INNER - (logo ? logo.width + 12 : 0);
   const title = card.googleType === 'eventTicket' || card.googleType === 'transit' ? (card.issuerName ?? card.title) : card.title;
   return box({ alignItems: 'center', gap: 12, width: INNER, paddingTop: PAD, paddingBottom: 12 }, [
-    logo,
+    logo?.element ?? null,
     title ? record.line(title, { size: 15, weight: 500, color: ink }, width, 'title', '/centralTitle', 'title') : null,
   ]);
 }

@@ -9,7 +9,7 @@
  * @module wallet/preview/previewCard
  */
 import { APPLE_PASS_STYLE } from '../apple/passJson.ts';
-import { GOOGLE_CLASS_TYPE } from '../google/walletClass.ts';
+import { GOOGLE_CLASS_TYPE, type ImageSize } from '../google/walletClass.ts';
 import { barcodeMessage, currencyDigits, giftCardCurrency, placedFields, type PlacedField, type TemplateDesign, type TransitType } from '../templateDesign.ts';
 
 /** The Apple `pass.json` styles (Apple, "Pass", https://developer.apple.com/documentation/walletpasses/pass). */
@@ -47,6 +47,8 @@ export interface PreviewField {
 /** Images as `data:` URLs of PNG files, drawn at the sizes of the pass bundle. */
 export interface PreviewImages {
   logo?: string;
+  /** The drawn logo's size in pixels (its ratio decides Google's circle or wide logo: walletClass.ts `isWideLogo`); absent: unknown, drawn as a circle. */
+  logoSize?: ImageSize;
   /** The strip (Apple) and hero image (Google): the template's banner. */
   strip?: string;
   hero?: string;
