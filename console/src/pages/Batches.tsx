@@ -5,7 +5,7 @@
  */
 import { type FormEvent, useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, downloadWithAuth, fetchWithAuth, ok, type Schemas } from '../api.ts';
+import { api, downloadWithSession, fetchWithSession, ok, type Schemas } from '../api.ts';
 import { Badge, ConfirmButton, Empty, Loading, PageTitle, Pager, Time } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors, SelectField, TextField } from '../components/forms.tsx';
 import { useTemplates, processingStatusOf } from './Templates.tsx';
@@ -44,7 +44,7 @@ function reach(b: Batch): string | null {
 const RUNNING = new Set(['validating', 'scheduled', 'sending', 'processing']);
 
 /** Downloads a CSV of the batch (its URL's path) with the session's token. */
-const download = (url: string, name: string) => downloadWithAuth(new URL(url, window.location.origin).pathname, name);
+const download = (url: string, name: string) => downloadWithSession(new URL(url, window.location.origin).pathname, name);
 
 function Progress({ batch }: { batch: Batch }) {
   const p = batch.attributes.progress;
@@ -79,7 +79,7 @@ function CsvUpload({ onCreated }: { onCreated: (id: string) => void }) {
           'scheduledAt',
           scheduledAt ? new Date(scheduledAt).toISOString().replace(/\.\d{3}Z$/, 'Z') : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
         );
-      const res = await fetchWithAuth(kind === 'create' ? '/api/v1/passes/batch' : '/api/v1/passes/batch/update', { method: 'POST', body: form });
+      const res = await fetchWithSession(kind === 'create' ? '/api/v1/passes/batch' : '/api/v1/passes/batch/update', { method: 'POST', body: form });
       return (await res.json()) as Schemas['BatchCreatedDocument'];
     },
     onSuccess: (doc) => onCreated(doc.data.id),
