@@ -6,6 +6,7 @@
 import { type FormEvent, useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, downloadWithSession, fetchWithSession, ok, type Schemas } from '../api.ts';
+import { useSession } from '../session.tsx';
 import { Badge, ConfirmButton, Empty, Loading, PageTitle, Pager, Time } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors, SelectField, TextField } from '../components/forms.tsx';
 import { useTemplates, processingStatusOf } from './Templates.tsx';
@@ -235,12 +236,13 @@ export default function Batches() {
     onSuccess: refresh,
   });
   const rows = list.data?.data ?? [];
+  const { can } = useSession();
   return (
     <>
       <PageTitle>Batches</PageTitle>
       <div className="two-columns">
-        <CsvUpload onCreated={refresh} />
-        <Messaging onCreated={refresh} />
+        {can('batches:write') && can('passes:write') && <CsvUpload onCreated={refresh} />}
+        {can('passes:message') && <Messaging onCreated={refresh} />}
       </div>
       <section aria-labelledby="batches-title">
         <h2 id="batches-title">Recent batches</h2>
@@ -277,7 +279,7 @@ export default function Batches() {
                     Download the errors CSV
                   </button>
                 )}
-                {b.type === 'walletMessaging' && b.attributes.status === 'scheduled' && (
+                {b.type === 'walletMessaging' && b.attributes.status === 'scheduled' && can('batches:write') && (
                   <>
                     <ConfirmButton
                       label="Send now"
