@@ -36,7 +36,7 @@ function Sessions() {
       {list.isPending && <Loading what="Loading sessions" />}
       <ul className="plain">
         {list.data?.data.map((s) => (
-          <li key={s.id}>
+          <li key={s.id} className="plain-item">
             <strong>{s.attributes.current ? 'This session' : (s.attributes.userAgent ?? 'Unknown browser')}</strong>
             {s.attributes.current && s.attributes.userAgent && <span className="muted"> · {s.attributes.userAgent}</span>} · signed in with{' '}
             {METHODS[s.attributes.method] ?? s.attributes.method} <Time at={s.attributes.createdAt} />
@@ -79,7 +79,7 @@ function Passkeys() {
       {list.data?.data.length === 0 && <p className="muted">No passkey yet.</p>}
       <ul className="plain">
         {list.data?.data.map((p) => (
-          <li key={p.id}>
+          <li key={p.id} className="plain-item">
             <strong>{p.attributes.name}</strong> · added <Time at={p.attributes.createdAt} /> · last used <Time at={p.attributes.lastUsedAt} />
             <ConfirmButton
               label={`Remove ${p.attributes.name}`}

@@ -179,7 +179,7 @@ function Invitations({ canWrite }: { canWrite: boolean }) {
       {pending.length > 0 && (
         <ul className="plain">
           {pending.map((i) => (
-            <li key={i.id}>
+            <li key={i.id} className="plain-item">
               {ROLE_LABELS[i.attributes.role]} · {i.attributes.email ?? 'any address'} · expires <Time at={i.attributes.expiresAt} />
               {canWrite && (
                 <ConfirmButton
