@@ -13,6 +13,9 @@ import { usePerson, useSession } from '../session.tsx';
 import { ConfirmButton, CopyButton, Empty, Loading, PageTitle, Time } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors, SelectField } from '../components/forms.tsx';
 
+/** The roles a person of `role` may give: an owner any, an admin any but owner. */
+const grantableRoles = (role: Role | null): readonly Role[] => (role === 'owner' ? ROLES : ROLES.filter((r) => r !== 'owner'));
+
 const METHOD_LABELS: Record<string, string> = { passkey: 'Passkey', password: 'Password' };
 
 function MemberList({ canWrite }: { canWrite: boolean }) {
@@ -28,6 +31,7 @@ function MemberList({ canWrite }: { canWrite: boolean }) {
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['members'] }),
   });
   const rows = list.data?.data ?? [];
+  const grantable = grantableRoles(me.role);
   return (
     <section aria-labelledby="members">
       <h2 id="members">Members</h2>
@@ -54,6 +58,8 @@ function MemberList({ canWrite }: { canWrite: boolean }) {
             <tbody>
               {rows.map((m) => {
                 const self = m.attributes.personId === me.person.id;
+                // Only an owner changes or removes an owner (src/api/people/updateMember.ts).
+                const manageable = canWrite && !self && (m.attributes.role !== 'owner' || me.role === 'owner');
                 return (
                   <tr key={m.id}>
                     <td>
@@ -62,14 +68,14 @@ function MemberList({ canWrite }: { canWrite: boolean }) {
                     </td>
                     <td>{m.attributes.email}</td>
                     <td>
-                      {canWrite && !self ? (
+                      {manageable ? (
                         <select
                           aria-label={`Role of ${m.attributes.name}`}
                           value={m.attributes.role}
                           disabled={change.isPending}
                           onChange={(e) => change.mutate({ id: m.id, role: e.target.value as Role })}
                         >
-                          {ROLES.map((r) => (
+                          {grantable.map((r) => (
                             <option key={r} value={r}>
                               {ROLE_LABELS[r]}
                             </option>
@@ -88,7 +94,7 @@ function MemberList({ canWrite }: { canWrite: boolean }) {
                     </td>
                     {canWrite && (
                       <td>
-                        {!self && (
+                        {manageable && (
                           <ConfirmButton
                             label={`Remove ${m.attributes.name}`}
                             danger
@@ -112,6 +118,7 @@ function MemberList({ canWrite }: { canWrite: boolean }) {
 
 function Invite() {
   const queryClient = useQueryClient();
+  const grantable = grantableRoles(usePerson().role);
   const [role, setRole] = useState<Role>('viewer');
   const [email, setEmail] = useState('');
   const [link, setLink] = useState<string | null>(null);
@@ -134,7 +141,7 @@ function Invite() {
       <ErrorScope error={invite.error}>
         <FormErrors error={invite.error} shown={['/invitation/role', '/invitation/email']} />
         <SelectField label="Role" pointer="/invitation/role" value={role} onChange={(e) => setRole(e.target.value as Role)} hint={ROLE_HINTS[role]}>
-          {ROLES.map((r) => (
+          {grantable.map((r) => (
             <option key={r} value={r}>
               {ROLE_LABELS[r]}
             </option>

@@ -92,7 +92,11 @@ export default function Passes() {
           <Empty title="No pass matches these filters.">Clear a filter, or search for something else.</Empty>
         ) : (
           <Empty title="No pass yet.">
-            <a href={href('/issue')}>Issue a pass</a> from a template, or upload a CSV in <a href={href('/batches')}>Batches</a>.
+            {canIssue && (
+              <>
+                <a href={href('/issue')}>Issue a pass</a> from a template, or upload a CSV in <a href={href('/batches')}>Batches</a>.
+              </>
+            )}
           </Empty>
         ))}
       {rows.length > 0 && (
