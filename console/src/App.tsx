@@ -76,7 +76,13 @@ function Home({ can }: { can: (scope: Scope) => boolean }) {
 function AccountPages({ segments, can }: { segments: string[]; can: (scope: Scope) => boolean }) {
   const [first, second] = segments;
   const scope = routeScope(segments);
-  if (scope && !can(scope)) return <p>Your role does not include this page. Choose a page from the menu.</p>;
+  if (scope && !can(scope))
+    return (
+      <>
+        <PageTitle>Not available</PageTitle>
+        <p>Your role does not include this page. Choose a page from the menu.</p>
+      </>
+    );
   switch (first) {
     case undefined:
       return <Home can={can} />;
@@ -117,16 +123,15 @@ function AccountSwitcher({ session }: { session: PersonSession }) {
     return <span className="who">{current ? `${current.accountName} · ${ROLE_LABELS[current.role]}` : 'No account'}</span>;
   }
   return (
-    <label className="who switcher">
-      <span className="visually-hidden">Account</span>
-      <select value={session.accountId ?? ''} onChange={(e) => void switchAccount(e.target.value).catch(() => window.location.reload())}>
+    <span className="who switcher">
+      <select aria-label="Account" value={session.accountId ?? ''} onChange={(e) => void switchAccount(e.target.value).catch(() => window.location.reload())}>
         {session.memberships.map((m) => (
           <option key={m.accountId} value={m.accountId}>
             {m.accountName} · {ROLE_LABELS[m.role]}
           </option>
         ))}
       </select>
-    </label>
+    </span>
   );
 }
 

@@ -110,6 +110,7 @@ export default function Invitation({ token }: { token: string }) {
             </fieldset>
             {method === 'passkey' ? (
               <Field
+                key="passkey-name"
                 label="Passkey name"
                 pointer="/passkey/name"
                 required
@@ -120,12 +121,12 @@ export default function Invitation({ token }: { token: string }) {
               />
             ) : (
               <Field
+                key="password"
                 label="Password"
                 pointer="/password"
                 type="password"
                 autoComplete="new-password"
                 required
-                minLength={12}
                 value={form.password}
                 onChange={set('password')}
                 hint={
