@@ -302,6 +302,27 @@ const REFUSED: Record<Role, { method: string; path: string; body?: unknown; stat
     await context.close();
   });
 
+  it('single sign-on: a wrong account id or an account without it is said at the field; ?account= links straight to it', async () => {
+    ({ context, page } = await open());
+    await page.goto(`${origin}/console/`);
+    const field = page.getByLabel('Your company’s account id');
+    await field.fill('not an id');
+    await page.getByRole('button', { name: 'Sign in with your company account' }).click();
+    await page
+      .locator('.field-error')
+      .getByText(/An account id looks like/)
+      .waitFor();
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    await field.fill(accountId);
+    await page.getByRole('button', { name: 'Sign in with your company account' }).click();
+    await page.locator('.field-error').getByText('This account has no single sign-on.').waitFor();
+    await checkPage(page, 'sign-in (single sign-on refused)');
+    await page.goto(`${origin}/console/?account=${accountId}`);
+    const link = page.getByRole('link', { name: 'Sign in with your company account' });
+    expect(await link.getAttribute('href')).toBe(`/api/v1/sign-in/oidc?account=${accountId}`);
+    await context.close();
+  });
+
   it.each(['owner', 'admin', 'designer', 'support', 'viewer'] as const)(
     'a %s sees the navigation and controls of its role; the API refuses the rest',
     async (role) => {

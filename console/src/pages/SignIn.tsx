@@ -167,7 +167,7 @@ function SingleSignOn() {
       <form onSubmit={submit}>
         <ErrorScope error={error}>
           <Field
-            label="Your company's account id"
+            label="Your company’s account id"
             pointer="/account"
             required
             value={accountId}
