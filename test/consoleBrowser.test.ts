@@ -1,7 +1,7 @@
 /**
  * The operator console (console/, served at /console) in a real headless Chromium, against a
- * fresh service with its job workers and an APNs stand-in (test/support/fakeApns.ts): sign in with
- * an account's API key; design a template with uploaded images (and the live preview when the
+ * fresh service with its job workers and an APNs stand-in (test/support/fakeApns.ts): sign in as
+ * the account's owner (a password and an authenticator app's code; the console holds no API key); design a template with uploaded images (and the live preview when the
  * server has the preview operations); issue a pass; change its points and see the delivery
  * timeline record the push to a registered iPhone; send the holder a message (one too long
  * refused next to its field; one of 350 characters stored, pushed and on the pass the iPhone
@@ -42,6 +42,7 @@ import { binary, SimulatedIphone } from './support/simulatedIphone.ts';
 import { testDatabaseKind } from './support/testDatabase.ts';
 import { startTestService, type TestService } from './support/testService.ts';
 import { launchChromium } from './support/chromium.ts';
+import { joinAs, totpCode } from './support/people.ts';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const root = resolve(import.meta.dirname, '..');
@@ -203,23 +204,31 @@ else if (!existsSync(chromiumPath)) {
     expect((await fetch(`${origin}/console/assets/nothing.js`)).status).toBe(404);
   });
 
-  it('signs in with an API key, refusing a wrong one next to the field', async () => {
+  it('signs in as the account’s owner with a password and code, refusing a wrong password next to the field', async () => {
+    // The console holds no API key (issue 39): the owner, invited by the operator, signs in.
+    const owner = await joinAs(service, tenant.accountId, 'owner', 'Olga Owner');
     await page.goto(`${origin}/console/`);
     await checkPage('sign-in');
-    const field = page.getByLabel('API key or administration token');
-    // Keyboard: Tab reaches the field, and the focus is visible (WCAG 2.4.7).
+    // Keyboard: Tab reaches the first control, the passkey, and the focus is visible (WCAG 2.4.7).
+    const passkey = page.getByRole('button', { name: 'Sign in with a passkey' });
     await page.keyboard.press('Tab');
-    expect(await field.evaluate((el) => el === (globalThis as any).document.activeElement)).toBe(true);
-    expect(await field.evaluate((el) => (globalThis as any).getComputedStyle(el).outlineStyle)).toBe('solid');
-    await field.fill('wps_not-a-real-key');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page.locator('.field-error').textContent()).resolves.toMatch(/Neither an account API key nor the administration token/);
-    expect(await field.getAttribute('aria-invalid')).toBe('true');
-    await field.fill(tenant.token);
-    await field.press('Enter');
+    expect(await passkey.evaluate((el) => el === (globalThis as any).document.activeElement)).toBe(true);
+    expect(await passkey.evaluate((el) => (globalThis as any).getComputedStyle(el).outlineStyle)).toBe('solid');
+    const password = page.getByLabel('Password', { exact: true });
+    await page.getByLabel('E-mail address', { exact: true }).fill(owner.email);
+    await password.fill('not the password');
+    await page.getByRole('button', { name: 'Sign in with password' }).click();
+    await expect(page.locator('.field-error').textContent()).resolves.toMatch(/not right/);
+    expect(await password.getAttribute('aria-invalid')).toBe('true');
+    await password.fill(owner.password);
+    await password.press('Enter');
+    const code = page.getByLabel('Code from your authenticator app');
+    await code.fill(await totpCode(owner.totpSecret!));
+    await code.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     expect(await page.evaluate(() => JSON.stringify((globalThis as any).localStorage))).toBe('{}');
-    expect(await page.evaluate(() => (globalThis as any).sessionStorage.length)).toBe(1);
+    expect(await page.evaluate(() => (globalThis as any).sessionStorage.length)).toBe(0);
+    await showsNone([tenant.token]);
     await page.getByText('No pass was issued in this range.').waitFor();
     await checkPage('overview (empty)');
   });
@@ -497,9 +506,10 @@ else if (!existsSync(chromiumPath)) {
     expect(await page.evaluate(() => (globalThis as any).sessionStorage.length + (globalThis as any).localStorage.length)).toBe(0);
   });
 
-  it('signs in with the administration token: accounts, one account, working as it', async () => {
-    await page.getByLabel('API key or administration token').fill(service.adminToken);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+  it('signs in with the administration token: accounts, one account, an invitation for an owner', async () => {
+    await page.getByText('Operator of this service').click();
+    await page.getByLabel('Administration token').fill(service.adminToken);
+    await page.getByRole('button', { name: 'Sign in as operator' }).click();
     await page.getByRole('heading', { level: 1, name: 'Accounts' }).waitFor();
     await page.getByRole('link', { name: 'Coffee Club Ltd' }).waitFor();
     await checkPage('accounts');
@@ -508,10 +518,13 @@ else if (!existsSync(chromiumPath)) {
     await page.getByText('pass.com.example.loyalty').waitFor();
     await checkPage('account');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Accounts' }).click();
-    await page.getByRole('button', { name: 'Work as Coffee Club Ltd' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-    await page.getByRole('button', { name: 'Back to administration' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Accounts' }).waitFor();
+    // No "Work as": the operator invites an owner, who works in the account.
+    await page.getByRole('button', { name: 'Invite owner of Coffee Club Ltd' }).click();
+    const link = (await page.locator('.alert.success code.secret').textContent())!;
+    expect(link).toMatch(/\/console\/#invitation=[A-Za-z0-9_-]{43}$/);
+    await checkPage('accounts (owner invited)');
+    const tokens = await service.api.get(`/admin/v1/accounts/${tenant.accountId}/tokens`).set(service.adminAuth()).expect(200);
+    expect(tokens.body.data).toHaveLength(1);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { level: 1, name: 'Sign in to the console' }).waitFor();
   });
@@ -546,8 +559,9 @@ else if (!existsSync(chromiumPath)) {
     ];
 
     await page.goto(`${origin}/console/`);
-    await page.getByLabel('API key or administration token').fill(service.adminToken);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Operator of this service').click();
+    await page.getByLabel('Administration token').fill(service.adminToken);
+    await page.getByRole('button', { name: 'Sign in as operator' }).click();
     await page.getByRole('link', { name: 'Tea House' }).click();
     await page.getByText('No Apple configuration.').waitFor();
     await page.getByText('No Google configuration.').waitFor();

@@ -58,8 +58,30 @@ const root = resolve(fileURLToPath(import.meta.url), '../../..');
 const dist = join(root, 'console/dist');
 const artifacts = join(root, 'test/artifacts');
 
-/** An account with a processed template and `passes` passes; returns its API key and the template's id. */
-async function seed(base: string, adminToken: string): Promise<{ token: string; templateId: string }> {
+/**
+ * A person in the account who reads it (a viewer: statistics and templates, no second factor
+ * needed), invited by the administrator and joined with a password (issue 39: the console signs
+ * in as a person, never with an API key); returns the session cookie's name and value.
+ */
+async function signedInViewer(base: string, adminToken: string, accountId: string): Promise<{ name: string; value: string }> {
+  const invitation = await request(`${base}/admin/v1/accounts/${accountId}/invitations`, {
+    method: 'POST',
+    token: adminToken,
+    body: { invitation: { role: 'viewer', email: 'bench.viewer@example.com' } },
+  });
+  const token = new URL(invitation.data.attributes.url).hash.replace('#invitation=', '');
+  const res = await fetch(`${base}/api/v1/invitation-acceptances`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ token, name: 'Bench Viewer', password: 'a bench password, long enough' }),
+  });
+  if (res.status !== 201) throw new Error(`acceptInvitation answered ${res.status}: ${await res.text()}`);
+  const [name, value] = (res.headers.get('set-cookie') ?? '').split(';')[0]!.split('=') as [string, string];
+  return { name, value };
+}
+
+/** An account with a processed template and `passes` passes; returns its API key, its id and the template's id. */
+async function seed(base: string, adminToken: string): Promise<{ token: string; accountId: string; templateId: string }> {
   const account = await request(`${base}/admin/v1/accounts`, { method: 'POST', token: adminToken, body: { account: { name: 'Coffee Club Ltd' } } });
   const token = account.included[0].attributes.token as string;
   const template = await request(`${base}/api/v1/pass-templates`, { method: 'POST', token, body: { passTemplate: benchTemplate() } });
@@ -72,7 +94,7 @@ async function seed(base: string, adminToken: string): Promise<{ token: string; 
   for (let i = 1; i <= passes; i++) {
     await request(`${base}/api/v1/passes?passTemplate=${template.id}&extId=member-${i}`, { method: 'POST', token, body: { pass: { member: `Member ${i}` } } });
   }
-  return { token, templateId: template.id };
+  return { token, accountId: account.data.id as string, templateId: template.id };
 }
 
 /** The scripts of the measured load: URL, bytes transferred, and the gzipped size of the built file it names. */
@@ -180,12 +202,11 @@ async function main(): Promise<boolean> {
   const server = await startBenchServer();
   const browser = await puppeteer.launch({ executablePath: chromiumPath, headless: true, args: CHROMIUM_FLAGS, timeout: 20_000 });
   try {
-    const { token, templateId } = await seed(server.base, server.adminToken);
+    const { accountId, templateId } = await seed(server.base, server.adminToken);
     const overview = `${server.base}/console/#/`;
     const page = await browser.newPage();
+    await page.setCookie({ ...(await signedInViewer(server.base, server.adminToken, accountId)), url: server.base, httpOnly: true, sameSite: 'Lax' });
     await page.goto(overview);
-    await page.locator('::-p-aria(API key or administration token)').fill(token);
-    await page.keyboard.press('Enter');
     await page.waitForFunction(
       () => (globalThis as any).document.querySelector('h1')?.textContent === 'Overview' && !!(globalThis as any).document.querySelector('.figure'),
     );

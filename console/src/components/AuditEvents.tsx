@@ -47,10 +47,10 @@ export function useAuditEvents(filters: AuditFilters, perPage: number): UseInfin
 
 const KINDS: Record<string, string> = { secret: 'Secret', restricted: 'Restricted', publishable: 'Publishable' };
 
-/** Who made the request, in words: `Secret API key “Shop till”`, `The administrator`, `Person 0194…`. */
+/** Who made the request, in words: `Secret API key “Shop till”`, `The administrator`, `Ada Lovelace <ada@example.com>` (a person: name and address), `Person 0194…`. */
 export function actorInWords(actor: AuditEvent['attributes']['actor']): string {
   if (actor.type === 'administrator') return 'The administrator';
-  if (actor.type === 'person') return `Person ${actor.id ?? ''}`.trim();
+  if (actor.type === 'person') return actor.name ?? `Person ${actor.id ?? ''}`.trim();
   const kind = actor.kind ? `${KINDS[actor.kind] ?? actor.kind} API key` : 'API key';
   return actor.name ? `${kind} “${actor.name}”` : `${kind} ${actor.id ?? ''}`.trim();
 }

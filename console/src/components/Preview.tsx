@@ -7,7 +7,7 @@
  * 400 ms after the last change. A server without these operations (404, 405) gets a note instead.
  */
 import { useEffect, useId, useState } from 'react';
-import { ApiError, fetchWithAuth } from '../api.ts';
+import { ApiError, fetchWithSession } from '../api.ts';
 
 type Platform = 'apple' | 'google';
 type Side = 'front' | 'back';
@@ -70,7 +70,7 @@ export function Preview({ source }: { source: PreviewSource }) {
     const timer = setTimeout(async () => {
       const [path, init] = request(JSON.parse(key) as PreviewSource, platform, side);
       try {
-        const res = await fetchWithAuth(path, { ...init, signal: abort.signal });
+        const res = await fetchWithSession(path, { ...init, signal: abort.signal });
         setWarnings(parsePreviewWarnings(res.headers.get('X-Preview-Warnings')));
         objectUrl = URL.createObjectURL(await res.blob());
         setUrl(objectUrl);

@@ -115,3 +115,22 @@ export function Time({ at }: { at: string | null | undefined }) {
 export function Badge({ value, label }: { value: string; label?: string }) {
   return <span className={`badge badge-${value}`}>{label ?? value}</span>;
 }
+
+/** A button that copies `text` to the clipboard (https://developer.mozilla.org/en-US/docs/Web/API/Clipboard/writeText) and says so. */
+export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      className="secondary"
+      onClick={() =>
+        navigator.clipboard.writeText(text).then(
+          () => setCopied(true),
+          () => setCopied(false),
+        )
+      }
+    >
+      {copied ? 'Copied' : label}
+    </button>
+  );
+}

@@ -1,19 +1,21 @@
-/** Administration: the accounts (listAccounts), a new account (createAccount), and switching to one. */
+/**
+ * Administration: the accounts (listAccounts), a new account (createAccount), and an invitation
+ * for an account's owner (createAccountInvitation, issue 39): the operator does not work in an
+ * account; the owner they invite does, and invites the others.
+ */
 import { type FormEvent, useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok } from '../api.ts';
-import { Empty, Loading, PageTitle, Pager, Time } from '../components/common.tsx';
+import { CopyButton, Empty, Loading, PageTitle, Pager, Time } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors } from '../components/forms.tsx';
 import { href } from '../router.ts';
-import { useSession } from '../session.tsx';
 
 export default function Accounts() {
   const queryClient = useQueryClient();
-  const { switchTo } = useSession();
   const [page, setPage] = useState(1);
   const [name, setName] = useState('');
   const [created, setCreated] = useState<string | null>(null);
-  const [switchError, setSwitchError] = useState<unknown>(null);
+  const [invited, setInvited] = useState<{ accountName: string; url: string } | null>(null);
   const list = useQuery({
     queryKey: ['accounts', page],
     placeholderData: keepPreviousData,
@@ -26,6 +28,12 @@ export default function Accounts() {
       setCreated(doc.included?.[0]?.attributes.token ?? null);
       queryClient.invalidateQueries({ queryKey: ['accounts'] });
     },
+  });
+  const invite = useMutation({
+    mutationFn: ({ accountId }: { accountId: string; accountName: string }) =>
+      ok(api.POST('/admin/v1/accounts/{accountId}/invitations', { params: { path: { accountId } }, body: { invitation: { role: 'owner' } } })),
+    onMutate: () => setInvited(null),
+    onSuccess: (doc, { accountName }) => setInvited(doc.data.attributes.url ? { accountName, url: doc.data.attributes.url } : null),
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -51,7 +59,14 @@ export default function Accounts() {
           </div>
         )}
       </form>
-      <FormErrors error={list.error ?? switchError} />
+      <FormErrors error={list.error ?? invite.error} />
+      {invited && (
+        <div className="alert success" role="status">
+          <p>The owner's invitation to {invited.accountName} — send the link now, it is not shown again:</p>
+          <code className="secret">{invited.url}</code>
+          <CopyButton text={invited.url} label="Copy link" />
+        </div>
+      )}
       {list.isPending && <Loading what="Loading accounts" />}
       {list.data && rows.length === 0 && (
         <Empty title="No account yet.">Create the first one above; each account is a tenant with its own passes and keys.</Empty>
@@ -78,8 +93,13 @@ export default function Accounts() {
                     <Time at={a.attributes.createdAt} />
                   </td>
                   <td>
-                    <button type="button" className="secondary" onClick={() => switchTo(a.id, a.attributes.name).catch(setSwitchError)}>
-                      Work as {a.attributes.name}
+                    <button
+                      type="button"
+                      className="secondary"
+                      disabled={invite.isPending}
+                      onClick={() => invite.mutate({ accountId: a.id, accountName: a.attributes.name })}
+                    >
+                      Invite owner of {a.attributes.name}
                     </button>
                   </td>
                 </tr>

@@ -6,7 +6,7 @@
  * page's link); an event's actor, chosen, fills the actor filter.
  */
 import { useState } from 'react';
-import { downloadWithAuth } from '../api.ts';
+import { downloadWithSession } from '../api.ts';
 import { AuditEventList, type AuditFilters, auditQuery, useAuditEvents } from '../components/AuditEvents.tsx';
 import { Empty, Loading, PageTitle } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors, SelectField } from '../components/forms.tsx';
@@ -60,7 +60,7 @@ export default function AuditLog() {
   const exportAs = (format: 'ndjson' | 'csv') => {
     setExportError(null);
     const search = new URLSearchParams({ ...auditQuery(filters), format, limit: String(EXPORT_LIMIT) });
-    downloadWithAuth(`/api/v1/audit-events?${search}`, `audit-events.${format}`).catch(setExportError);
+    downloadWithSession(`/api/v1/audit-events?${search}`, `audit-events.${format}`).catch(setExportError);
   };
   return (
     <>

@@ -5,7 +5,8 @@
  */
 import { type FormEvent, useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, downloadWithAuth, fetchWithAuth, ok, type Schemas } from '../api.ts';
+import { api, downloadWithSession, fetchWithSession, ok, type Schemas } from '../api.ts';
+import { useSession } from '../session.tsx';
 import { Badge, ConfirmButton, Empty, Loading, PageTitle, Pager, Time } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors, SelectField, TextField } from '../components/forms.tsx';
 import { useTemplates, processingStatusOf } from './Templates.tsx';
@@ -44,7 +45,7 @@ function reach(b: Batch): string | null {
 const RUNNING = new Set(['validating', 'scheduled', 'sending', 'processing']);
 
 /** Downloads a CSV of the batch (its URL's path) with the session's token. */
-const download = (url: string, name: string) => downloadWithAuth(new URL(url, window.location.origin).pathname, name);
+const download = (url: string, name: string) => downloadWithSession(new URL(url, window.location.origin).pathname, name);
 
 function Progress({ batch }: { batch: Batch }) {
   const p = batch.attributes.progress;
@@ -79,7 +80,7 @@ function CsvUpload({ onCreated }: { onCreated: (id: string) => void }) {
           'scheduledAt',
           scheduledAt ? new Date(scheduledAt).toISOString().replace(/\.\d{3}Z$/, 'Z') : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
         );
-      const res = await fetchWithAuth(kind === 'create' ? '/api/v1/passes/batch' : '/api/v1/passes/batch/update', { method: 'POST', body: form });
+      const res = await fetchWithSession(kind === 'create' ? '/api/v1/passes/batch' : '/api/v1/passes/batch/update', { method: 'POST', body: form });
       return (await res.json()) as Schemas['BatchCreatedDocument'];
     },
     onSuccess: (doc) => onCreated(doc.data.id),
@@ -235,12 +236,13 @@ export default function Batches() {
     onSuccess: refresh,
   });
   const rows = list.data?.data ?? [];
+  const { can } = useSession();
   return (
     <>
       <PageTitle>Batches</PageTitle>
       <div className="two-columns">
-        <CsvUpload onCreated={refresh} />
-        <Messaging onCreated={refresh} />
+        {can('batches:write') && can('passes:write') && <CsvUpload onCreated={refresh} />}
+        {can('passes:message') && <Messaging onCreated={refresh} />}
       </div>
       <section aria-labelledby="batches-title">
         <h2 id="batches-title">Recent batches</h2>
@@ -277,7 +279,7 @@ export default function Batches() {
                     Download the errors CSV
                   </button>
                 )}
-                {b.type === 'walletMessaging' && b.attributes.status === 'scheduled' && (
+                {b.type === 'walletMessaging' && b.attributes.status === 'scheduled' && can('batches:write') && (
                   <>
                     <ConfirmButton
                       label="Send now"

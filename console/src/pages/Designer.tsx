@@ -15,6 +15,7 @@
 import { type FormEvent, type ReactNode, useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, ok, type Schemas } from '../api.ts';
+import { useSession } from '../session.tsx';
 import { Badge, PageTitle } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors, SelectField } from '../components/forms.tsx';
 import { Preview } from '../components/Preview.tsx';
@@ -284,6 +285,7 @@ function KindDetails({ draft, set }: { draft: Draft; set: (change: Partial<Draft
 
 export default function Designer({ id }: { id: string | null }) {
   const queryClient = useQueryClient();
+  const canWrite = useSession().can('templates:write');
   const [draft, setDraft] = useState<Draft>(blank);
   const [changedImages, setChangedImages] = useState<ImageName[]>([]);
   // The files chosen for images, to name them in errors.
@@ -651,9 +653,11 @@ export default function Designer({ id }: { id: string | null }) {
                 </Fieldset>
               </Later>
               <div className="sticky-actions">
-                <button type="submit" disabled={save.isPending}>
-                  {save.isPending ? 'Saving…' : id === null ? 'Create template' : 'Save changes'}
-                </button>
+                {canWrite && (
+                  <button type="submit" disabled={save.isPending}>
+                    {save.isPending ? 'Saving…' : id === null ? 'Create template' : 'Save changes'}
+                  </button>
+                )}
                 {save.isSuccess && <span role="status">Saved; the template is being processed.</span>}
               </div>
             </ErrorScope>

@@ -5,6 +5,7 @@
 import { type FormEvent, useMemo, useState } from 'react';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { api, ok, type Schemas } from '../api.ts';
+import { useSession } from '../session.tsx';
 import { Empty, Loading, PageTitle } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors, SelectField } from '../components/forms.tsx';
 import { href, navigate } from '../router.ts';
@@ -22,6 +23,7 @@ function fieldsOf(attributes: Schemas['PassTemplateAttributes'] | undefined): Te
 }
 
 export default function IssuePass() {
+  const session = useSession();
   const templates = useTemplates();
   const processed = (templates.data ?? []).filter((t) => processingStatusOf(t) === 'processed');
   const [templateId, setTemplateId] = useState('');
@@ -60,12 +62,14 @@ export default function IssuePass() {
     issue.mutate();
   };
   if (templates.isPending) return <Loading what="Loading templates" />;
+  const { can } = session;
   return (
     <>
       <PageTitle>Issue a pass</PageTitle>
       {processed.length === 0 ? (
         <Empty title="No processed template yet.">
-          <a href={href('/templates/new')}>Design a template</a> first; once processed, you can issue passes from it here.
+          {can('templates:write') ? <a href={href('/templates/new')}>Design a template</a> : 'Someone who designs templates makes one'} first; once processed,
+          you can issue passes from it here.
         </Empty>
       ) : (
         <form className="card narrow" onSubmit={submit}>

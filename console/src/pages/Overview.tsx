@@ -6,6 +6,7 @@
 import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, ok, type Schemas } from '../api.ts';
+import { useSession } from '../session.tsx';
 import { Chart, useChartLibrary } from '../components/Chart.tsx';
 import { Loading, PageTitle } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors } from '../components/forms.tsx';
@@ -19,6 +20,7 @@ const sum = (days: Day[], key: keyof Omit<Day, 'date'>) => days.reduce((total, d
 
 export function Overview() {
   const [range, setRange] = useState({ from: daysBefore(29), to: isoDay(new Date()) });
+  const { can } = useSession();
   const lib = useChartLibrary();
   const query = useQuery({
     queryKey: ['stats', range],
@@ -104,7 +106,13 @@ export function Overview() {
           </section>
           {sum(days, 'passesIssued') === 0 && (
             <p className="empty">
-              No pass was issued in this range. <a href={href('/templates/new')}>Design a template</a>, then <a href={href('/issue')}>issue a pass</a>.
+              No pass was issued in this range.
+              {can('templates:write') && can('passes:write') && (
+                <>
+                  {' '}
+                  <a href={href('/templates/new')}>Design a template</a>, then <a href={href('/issue')}>issue a pass</a>.
+                </>
+              )}
             </p>
           )}
           {lib && (

@@ -9,6 +9,7 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import QRCode from 'qrcode';
 import { api, ok, type Schemas } from '../api.ts';
+import { useSession } from '../session.tsx';
 import { Badge, ConfirmButton, Empty, Loading, PageTitle, Time } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors, TextField } from '../components/forms.tsx';
 import { Preview } from '../components/Preview.tsx';
@@ -424,6 +425,8 @@ export default function PassPage({ id }: { id: string }) {
   });
   const a = pass.data?.data.attributes;
   const labels = useFieldLabels(a?.passTemplateUuid);
+  const { can } = useSession();
+  const canWrite = can('passes:write');
   return (
     <>
       <PageTitle>{a ? `Pass ${a.extId ?? id}` : 'Pass'}</PageTitle>
@@ -460,7 +463,7 @@ export default function PassPage({ id }: { id: string }) {
                   </div>
                 ))}
               </dl>
-              {a.status !== 'nullified' && (
+              {a.status !== 'nullified' && canWrite && (
                 <div className="actions">
                   {a.status === 'deactivated' ? (
                     <ConfirmButton label="Reactivate" question="Reactivate this pass? Holders can use it again." onConfirm={() => act.mutate('reactivate')} />
@@ -480,13 +483,13 @@ export default function PassPage({ id }: { id: string }) {
                 </div>
               )}
             </section>
-            {a.status !== 'nullified' && <FieldsForm id={id} content={a.passContent as Record<string, string>} labels={labels} />}
-            {a.status !== 'nullified' && <PointsForm id={id} />}
-            {a.status !== 'nullified' && <MessageForm id={id} />}
+            {a.status !== 'nullified' && canWrite && <FieldsForm id={id} content={a.passContent as Record<string, string>} labels={labels} />}
+            {a.status !== 'nullified' && canWrite && <PointsForm id={id} />}
+            {a.status !== 'nullified' && canWrite && <MessageForm id={id} />}
             <Timeline id={id} />
             <Devices id={id} />
-            <Scans id={id} />
-            <History id={id} />
+            {can('scans:read') && <Scans id={id} />}
+            {can('audit:read') && <History id={id} />}
           </div>
           <aside className="pass-side">
             {a.status !== 'nullified' && <Preview source={{ passId: id, version: JSON.stringify([a.passContent, a.latestMessage, a.status, a.barcode]) }} />}

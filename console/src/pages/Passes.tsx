@@ -2,6 +2,7 @@
 import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, ok, type Schemas } from '../api.ts';
+import { useSession } from '../session.tsx';
 import { Badge, Empty, Loading, PageTitle, Pager, Time } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors, SelectField } from '../components/forms.tsx';
 import { href } from '../router.ts';
@@ -39,13 +40,16 @@ export default function Passes() {
   };
   const rows = query.data?.data ?? [];
   const filtered = Object.values(filters).some(Boolean);
+  const canIssue = useSession().can('passes:write');
   return (
     <>
       <PageTitle
         actions={
-          <a className="button" href={href('/issue')}>
-            Issue a pass
-          </a>
+          canIssue && (
+            <a className="button" href={href('/issue')}>
+              Issue a pass
+            </a>
+          )
         }
       >
         Passes
@@ -88,7 +92,11 @@ export default function Passes() {
           <Empty title="No pass matches these filters.">Clear a filter, or search for something else.</Empty>
         ) : (
           <Empty title="No pass yet.">
-            <a href={href('/issue')}>Issue a pass</a> from a template, or upload a CSV in <a href={href('/batches')}>Batches</a>.
+            {canIssue && (
+              <>
+                <a href={href('/issue')}>Issue a pass</a> from a template, or upload a CSV in <a href={href('/batches')}>Batches</a>.
+              </>
+            )}
           </Empty>
         ))}
       {rows.length > 0 && (

@@ -2,6 +2,7 @@
 import { useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok, type Schemas } from '../api.ts';
+import { useSession } from '../session.tsx';
 import { Badge, Empty, Loading, PageTitle, Pager, Time } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors, SelectField } from '../components/forms.tsx';
 import { href } from '../router.ts';
@@ -93,6 +94,7 @@ function EntityReaders({ id, name }: { id: string; name: string }) {
   });
   const rows = readers.data?.data ?? [];
   const c = config.data?.data.attributes;
+  const { can } = useSession();
   return (
     <section className="card" aria-labelledby={`entity-${id}`}>
       <h2 id={`entity-${id}`}>{name}</h2>
@@ -109,7 +111,7 @@ function EntityReaders({ id, name }: { id: string; name: string }) {
         ))}
       </ul>
       {readers.data && <Pager page={page} totalPages={readers.data.meta.totalPages} onPage={setPage} label={`${name} readers`} />}
-      <NewReader entityId={id} entityName={name} />
+      {can('readers:write') && <NewReader entityId={id} entityName={name} />}
       {c && (
         <details>
           <summary>Reader configuration</summary>

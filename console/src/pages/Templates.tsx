@@ -6,6 +6,7 @@
 import { useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok, type Schemas } from '../api.ts';
+import { useSession } from '../session.tsx';
 import { Badge, Empty, Loading, PageTitle, Pager, Time } from '../components/common.tsx';
 import { FormErrors } from '../components/forms.tsx';
 import { href } from '../router.ts';
@@ -77,6 +78,7 @@ export default function Templates() {
     refetchInterval: (q) => (q.state.data?.data.some((t) => processingStatusOf(t) === 'processing') ? 1000 : false),
   });
   const rows = query.data?.data ?? [];
+  const canWrite = useSession().can('templates:write');
   const show = (which: boolean) => {
     setArchived(which);
     setPage(1);
@@ -85,9 +87,11 @@ export default function Templates() {
     <>
       <PageTitle
         actions={
-          <a className="button" href={href('/templates/new')}>
-            New template
-          </a>
+          canWrite && (
+            <a className="button" href={href('/templates/new')}>
+              New template
+            </a>
+          )
         }
       >
         Templates
@@ -137,7 +141,7 @@ export default function Templates() {
                     ))}
                   </ul>
                 )}
-                <TemplateActions template={t} onDone={setDone} />
+                {canWrite && <TemplateActions template={t} onDone={setDone} />}
               </li>
             );
           })}

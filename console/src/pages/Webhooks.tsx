@@ -5,6 +5,7 @@
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok, type Schemas } from '../api.ts';
+import { useSession } from '../session.tsx';
 import { Badge, ConfirmButton, Empty, Loading, PageTitle, Time } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors } from '../components/forms.tsx';
 
@@ -124,6 +125,7 @@ function Subscription({ sub, onSecret }: { sub: Schemas['WebhookSubscription']; 
     onSuccess: refresh,
   });
   const a = sub.attributes;
+  const canManage = useSession().can('webhooks:manage');
   return (
     <li className="card">
       <span className="card-title">{a.url}</span> <Badge value={a.enabled ? 'enabled' : 'disabled'} />
@@ -131,25 +133,27 @@ function Subscription({ sub, onSecret }: { sub: Schemas['WebhookSubscription']; 
         {a.subscribedEvents.join(', ')} · {a.consecutiveFailures} failures in a row{a.disabledReason && ` · ${a.disabledReason}`}
       </div>
       <FormErrors error={act.error} />
-      <div className="actions">
-        <button type="button" className="secondary" onClick={() => act.mutate('toggle')}>
-          {a.enabled ? 'Disable' : 'Enable'}
-        </button>
-        <button type="button" className="secondary" onClick={() => act.mutate('test')}>
-          Send a test event
-        </button>
-        <ConfirmButton
-          label="Rotate secret"
-          question="Rotate the signing secret? Deliveries are signed with the new one at once."
-          onConfirm={() => act.mutate('rotate')}
-        />
-        <ConfirmButton
-          label="Delete"
-          danger
-          question={`Delete the subscription to ${a.url}? Its pending deliveries are dropped.`}
-          onConfirm={() => act.mutate('delete')}
-        />
-      </div>
+      {canManage && (
+        <div className="actions">
+          <button type="button" className="secondary" onClick={() => act.mutate('toggle')}>
+            {a.enabled ? 'Disable' : 'Enable'}
+          </button>
+          <button type="button" className="secondary" onClick={() => act.mutate('test')}>
+            Send a test event
+          </button>
+          <ConfirmButton
+            label="Rotate secret"
+            question="Rotate the signing secret? Deliveries are signed with the new one at once."
+            onConfirm={() => act.mutate('rotate')}
+          />
+          <ConfirmButton
+            label="Delete"
+            danger
+            question={`Delete the subscription to ${a.url}? Its pending deliveries are dropped.`}
+            onConfirm={() => act.mutate('delete')}
+          />
+        </div>
+      )}
       <details>
         <summary>Recent deliveries</summary>
         <Attempts id={id} />
@@ -162,11 +166,12 @@ export default function Webhooks() {
   const [secret, setSecret] = useState<string | null>(null);
   const list = useQuery({ queryKey: ['webhooks'], queryFn: () => ok(api.GET('/api/v1/webhook-subscriptions', { params: { query: { perPage: 100 } } })) });
   const rows = list.data?.data ?? [];
+  const { can } = useSession();
   return (
     <>
       <PageTitle>Webhooks</PageTitle>
       {secret && <Secret secret={secret} />}
-      <CreateForm onSecret={setSecret} />
+      {can('webhooks:manage') && <CreateForm onSecret={setSecret} />}
       <section aria-labelledby="subscriptions">
         <h2 id="subscriptions">Subscriptions</h2>
         <FormErrors error={list.error} />
