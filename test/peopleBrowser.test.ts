@@ -296,6 +296,13 @@ const REFUSED: Record<Role, { method: string; path: string; body?: unknown; stat
     await page.getByRole('button', { name: 'Sign in with password' }).click();
     await page.getByLabel('Code from your authenticator app').waitFor();
     await checkPage(page, 'sign-in asking for the code');
+    await page.getByLabel('Code from your authenticator app').fill('000000');
+    await page.getByRole('button', { name: 'Sign in with password' }).click();
+    await page
+      .locator('.field-error')
+      .getByText(/not right/)
+      .waitFor();
+    expect(await page.getByLabel('Code from your authenticator app').getAttribute('aria-invalid')).toBe('true');
     await page.getByLabel('Code from your authenticator app').fill(await totpCode(secret));
     await page.getByRole('button', { name: 'Sign in with password' }).click();
     await heading(page, 'Overview');
