@@ -8,7 +8,8 @@
  * (403); the members page invites, changes a role and removes a member, whose next page load is
  * the sign-in page; "Sign out everywhere" ends every session of the person; a person in two
  * accounts switches between them. Every new page has 0 axe-core violations (WCAG 2.x A/AA) under
- * the console's CSP. The sign-in page's screenshot is docs/console-sign-in.png (the README's).
+ * the console's CSP. The sign-in page's screenshot is docs/console-sign-in.png (the README's); the
+ * invitation, second-factor, members and your-account pages' go to test/artifacts/console-*.png.
  *
  * The service is reached as `http://localhost:<port>`: WebAuthn refuses an IP address as relying
  * party id (https://www.w3.org/TR/webauthn-3/#rp-id), and the service takes its base URL (so the
@@ -207,6 +208,7 @@ const REFUSED: Record<Role, { method: string; path: string; body?: unknown; stat
     await heading(page, 'Join Tea House');
     await page.getByText('You are invited as Owner').waitFor();
     await checkPage(page, 'invitation');
+    await page.screenshot({ path: resolve(root, 'test/artifacts/console-invitation.png'), fullPage: true });
     await page.getByLabel('Your name').fill('Olga Owner');
     await page.getByLabel('Your e-mail address').fill('olga@tea.example');
     expect(await page.getByLabel(/Create a passkey/).isChecked()).toBe(true);
@@ -273,6 +275,7 @@ const REFUSED: Record<Role, { method: string; path: string; body?: unknown; stat
     const secret = (await page.locator('code.secret').textContent())!.trim();
     await page.getByRole('img', { name: /QR code/ }).waitFor();
     await checkPage(page, 'second factor: authenticator app');
+    await page.screenshot({ path: resolve(root, 'test/artifacts/console-second-factor.png'), fullPage: true });
     await page.getByLabel('Code from your authenticator app').fill('000000');
     await page.getByRole('button', { name: 'Confirm the code' }).click();
     await page.locator('.field-error').first().waitFor();
@@ -296,6 +299,13 @@ const REFUSED: Record<Role, { method: string; path: string; body?: unknown; stat
     await page.getByRole('button', { name: 'Sign in with password' }).click();
     await page.getByLabel('Code from your authenticator app').waitFor();
     await checkPage(page, 'sign-in asking for the code');
+    await page.getByLabel('Code from your authenticator app').fill('000000');
+    await page.getByRole('button', { name: 'Sign in with password' }).click();
+    await page
+      .locator('.field-error')
+      .getByText(/not right/)
+      .waitFor();
+    expect(await page.getByLabel('Code from your authenticator app').getAttribute('aria-invalid')).toBe('true');
     await page.getByLabel('Code from your authenticator app').fill(await totpCode(secret));
     await page.getByRole('button', { name: 'Sign in with password' }).click();
     await heading(page, 'Overview');
@@ -368,6 +378,7 @@ const REFUSED: Record<Role, { method: string; path: string; body?: unknown; stat
     await page.getByRole('button', { name: 'Copy link' }).waitFor();
     await page.getByText('sam@tea.example').waitFor();
     await checkPage(page, 'members with an invitation');
+    await page.screenshot({ path: resolve(root, 'test/artifacts/console-members.png'), fullPage: true });
 
     // Sam accepts (through the API, as the invitation page would) and opens the console.
     const token = new URL(link).hash.replace('#invitation=', '');

@@ -158,6 +158,16 @@ export function App() {
         <SecondFactor />
       </Suspense>
     );
+  if (session.kind === 'person' && !session.accountId)
+    return (
+      <main id="main" className="sign-in">
+        <PageTitle>No account</PageTitle>
+        <p>You are signed in as {session.person.name}, but you belong to no account any more. Ask an owner for an invitation.</p>
+        <button type="button" className="secondary" onClick={() => void signOut()}>
+          Sign out
+        </button>
+      </main>
+    );
   const nav = session.kind === 'admin' ? ADMIN_NAV : ACCOUNT_NAV.filter(([, , scope]) => !scope || can(scope));
   const current = `/${segments[0] ?? ''}`;
   return (

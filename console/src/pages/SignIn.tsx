@@ -92,6 +92,9 @@ function Password() {
         setAskCode(true);
         if (!form.totpCode) throw new ApiError(401, [{ detail: 'Enter the 6-digit code your authenticator app shows.', source: { pointer: '/totpCode' } }]);
       }
+      // With the code asked, a refusal may be the code's: said there, as the server says it (it does not tell which was wrong).
+      if (askCode && res.response.status === 401 && errors[0]?.detail)
+        throw new ApiError(401, [{ detail: errors[0].detail, source: { pointer: '/totpCode' } }]);
       await ok(Promise.resolve(res));
     });
   };
