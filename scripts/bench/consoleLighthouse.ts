@@ -151,13 +151,29 @@ async function lighthouseRun(page: Page, measured: MeasuredPage): Promise<Result
 }
 
 /**
+ * A Lighthouse run, run again (up to twice) when Lighthouse lost its trace: `NO_NAVSTART`
+ * ("Something went wrong with recording the trace over your page load. Please run Lighthouse
+ * again."), seen now and then on the loaded 2-core machine, on either page.
+ */
+async function withRetry(run: () => Promise<Result>): Promise<Result> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (attempt > 2 || !String(error).includes('NO_NAVSTART')) throw error;
+      console.log(`  (Lighthouse lost the trace, NO_NAVSTART: run again)`);
+    }
+  }
+}
+
+/**
  * Lighthouse {@link RUNS} times on one page; the run of median performance score is the page's
  * (Lighthouse's own advice on variability: https://github.com/GoogleChrome/lighthouse/blob/main/docs/variability.md).
  * Prints its figures and every run's score; returns whether its targets are met.
  */
 async function measurePage(page: Page, measured: MeasuredPage): Promise<boolean> {
   const runs: Result[] = [];
-  for (let i = 0; i < RUNS; i++) runs.push(await lighthouseRun(page, measured));
+  for (let i = 0; i < RUNS; i++) runs.push(await withRetry(() => lighthouseRun(page, measured)));
   const performance = (lhr: Result) => lhr.categories.performance?.score ?? 0;
   runs.sort((a, b) => performance(a) - performance(b));
   const lhr = runs[Math.floor(runs.length / 2)]!;
