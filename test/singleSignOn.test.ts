@@ -7,8 +7,8 @@
  * PKCE), a member made with the role their `groups` claim maps to, the session cookie set.
  *
  * The issuer is `http://127.0.0.1:<port>`: over plain HTTP on loopback, which the service allows
- * on the embedded default only (src/security/openIdConnect.ts), so this test runs in the pglite
- * project; the policy that refuses a private or `http:` issuer in production is tested below.
+ * without `DATABASE_URL` only (src/security/openIdConnect.ts; the test services run so on both
+ * databases); an issuer at a private address is refused (below).
  */
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -18,12 +18,9 @@ import supertest from 'supertest';
 import { launchChromium } from './support/chromium.ts';
 import { type OpenIdProvider, startOpenIdProvider } from './support/openIdProvider.ts';
 import { joinAs, session, type SignedInPerson } from './support/people.ts';
-import { testDatabaseKind } from './support/testDatabase.ts';
 import { startTestService, type TestService } from './support/testService.ts';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-let skipReason: string | undefined;
-if (testDatabaseKind() !== 'pglite') skipReason = 'runs in the pglite project only (an http issuer on loopback is allowed on the embedded default only)';
 
 /** The people the provider knows (its development login takes any password). */
 const PEOPLE: Record<string, Record<string, unknown>> = {
@@ -34,7 +31,7 @@ const PEOPLE: Record<string, Record<string, unknown>> = {
   olek: { email: 'olek@example.pl', email_verified: true, name: 'Olek', groups: ['wallet-admins'] },
 };
 
-(skipReason ? describe.skip : describe)(`single sign-on through an OpenID Provider${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
+describe('single sign-on through an OpenID Provider', () => {
   let service: TestService;
   let server: Server;
   let base: string;
