@@ -245,6 +245,11 @@ const REFUSED: Record<Role, { method: string; path: string; body?: unknown; stat
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await page.getByText('Backup key', { exact: true }).waitFor();
     await checkPage(page, 'your account');
+    // A passkey is removed (deletePasskey): it is no longer listed, the other stays.
+    await page.getByRole('button', { name: 'Remove Backup key' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove', exact: true }).click();
+    await page.getByText('Backup key', { exact: true }).waitFor({ state: 'detached' });
+    await page.getByText('Olga’s laptop', { exact: true }).waitFor();
     await context.close();
   });
 
