@@ -205,7 +205,7 @@ else if (!existsSync(chromiumPath)) {
   });
 
   it('signs in as the account’s owner with a password and code, refusing a wrong password next to the field', async () => {
-    // The console holds no API key (issue 39): the owner, invited by the operator, signs in.
+    // The console holds no API key: the owner, invited by the operator, signs in.
     const owner = await joinAs(service, tenant.accountId, 'owner', 'Olga Owner');
     await page.goto(`${origin}/console/`);
     await checkPage('sign-in');

@@ -73,7 +73,7 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
     context.setDefaultTimeout(15_000);
     page = await context.newPage();
     await mkdir(artifacts, { recursive: true });
-    // The account's owner, signed in (issue 39: the console holds no API key).
+    // The account's owner, signed in (the console holds no API key).
     owner = await joinAs(service, tenant.accountId, 'owner', 'Olga Owner');
     const [name, value] = owner.cookie.split('=') as [string, string];
     await context.addCookies([{ name, value, url: origin, httpOnly: true, sameSite: 'Lax' }]);

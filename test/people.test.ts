@@ -1,5 +1,5 @@
 /**
- * People, roles, invitations and console sessions (issue 39) through HTTP on a real database:
+ * People, roles, invitations and console sessions through HTTP on a real database:
  * invitations accepted with a password, the second factor owners and admins must enrol, each
  * role's scopes enforced by the same middleware as keys, members changed and removed, and the
  * session's security — a new session id at every sign-in, cookie flags, CSRF, cross-site

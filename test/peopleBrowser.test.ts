@@ -1,5 +1,5 @@
 /**
- * People in the console, in Chromium (issue 39): the operator invites an account's first owner
+ * People in the console, in Chromium: the operator invites an account's first owner
  * from the Accounts page; the owner opens the link, creates a passkey with Chromium's virtual
  * authenticator (the Chrome DevTools Protocol `WebAuthn` domain,
  * https://chromedevtools.github.io/devtools-protocol/tot/WebAuthn/), signs out and signs in with

@@ -1,5 +1,5 @@
 /**
- * Single sign-on with OpenID Connect (issue 39) against a real OpenID Provider: `oidc-provider`
+ * Single sign-on with OpenID Connect against a real OpenID Provider: `oidc-provider`
  * (a certified implementation, https://openid.net/certification/) started by the test on a local
  * port with its development login and consent pages. An account trusts it (setSingleSignOn reads
  * its discovery document), and a person signs in through it end to end in Chromium: the console's

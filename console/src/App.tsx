@@ -1,7 +1,7 @@
 /**
  * The console's frame: a skip link, the navigation the session may use, the account switcher,
  * "Your account" and sign-out, and the page of the route. A person sees only the pages and
- * controls their role's scopes allow (issue 39; the API refuses the rest with 403 anyway); an
+ * controls their role's scopes allow (the API refuses the rest with 403 anyway); an
  * owner or admin who still needs a second factor sees only its enrolment; an invitation link
  * (`#invitation=<token>`) opens the invitation.
  */

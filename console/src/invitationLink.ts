@@ -1,4 +1,4 @@
-/** Invitation links (issue 39): `<base>/console/#invitation=<token>`, the token in the fragment so that it never reaches a server's log. */
+/** Invitation links: `<base>/console/#invitation=<token>`, the token in the fragment so that it never reaches a server's log. */
 
 /** The invitation token of the console's address, if it is an invitation link. */
 export function invitationToken(): string | null {

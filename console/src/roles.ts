@@ -1,5 +1,5 @@
 /**
- * The roles of people in an account (issue 39) as the console names them. What each may do is
+ * The roles of people in an account as the console names them. What each may do is
  * its set of scopes (src/security/roles.ts on the server; the session lists them as `scopes`).
  */
 import type { Schemas } from './api.ts';

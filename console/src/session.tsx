@@ -1,5 +1,5 @@
 /**
- * Who the console works as: a person signed in to an account (issue 39), or the operator.
+ * Who the console works as: a person signed in to an account, or the operator.
  *
  * A person's session lives on the server and reaches the browser only as an `HttpOnly` cookie
  * the console cannot read; on load the console asks `GET /api/v1/session` who is signed in

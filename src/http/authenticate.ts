@@ -205,7 +205,7 @@ export function authenticateFirst(options: AuthenticationOptions): RequestHandle
         } else if (scheme === 'sessionCookie') {
           const token = sessionTokenOf(req.headers.cookie);
           if (!token) throw new AuthenticationError('Sign in first: the session cookie is missing.', 'invalid_request', { header: 'Cookie' });
-          const principal = await resolveSession(db.sql, options.config, token, clock.now());
+          const principal = await resolveSession(db.prisma, options.config, token, clock.now());
           // What the validator's cookie check reads (express-openapi-validator looks in
           // req.cookies, which only cookie-parser would fill), under the name the contract gives.
           req.cookies = { [SECURE_SESSION_COOKIE]: token };

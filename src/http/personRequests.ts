@@ -1,5 +1,5 @@
 /**
- * What the handlers of people and sign-in share (issue 39): the signed-in person of a request,
+ * What the handlers of people and sign-in share: the signed-in person of a request,
  * the refusal of sign-ins another site sends, and the answer that signs a browser in.
  *
  * @module http/personRequests

@@ -5,7 +5,7 @@
  *
  * - The relying party id is the host of the service's base URL (`PUBLIC_BASE_URL`, or the
  *   request's host on the embedded default), the expected origin its origin: a passkey made for
- *   `wallet.example.com` works nowhere else (WebAuthn §5.1.3 step 11, §7.1 step 9).
+ *   `wallet.example.com` works nowhere else (WebAuthn Level 3, sections 5.1.3 and 7.1).
  * - Passkeys are discoverable credentials (`residentKey: required`): signing in asks for no
  *   address. User verification is preferred: a passkey is possession, and with verification
  *   (a PIN or biometrics) a second factor by itself.

@@ -1,5 +1,5 @@
 /**
- * Passwords of people (issue 39): Argon2id (RFC 9106, https://www.rfc-editor.org/rfc/rfc9106)
+ * Passwords of people: Argon2id (RFC 9106, https://www.rfc-editor.org/rfc/rfc9106)
  * through `@node-rs/argon2`, with OWASP's parameters for Argon2id — 19 MiB of memory, 2
  * iterations, 1 lane (Password Storage Cheat Sheet,
  * https://cheatsheetseries.owasp.org/cheatsheets/Password_Storage_Cheat_Sheet.html#argon2id).

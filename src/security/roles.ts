@@ -1,5 +1,5 @@
 /**
- * Roles of people in an account (issue 39), each a named set of the contract's scopes, enforced by
+ * Roles of people in an account, each a named set of the contract's scopes, enforced by
  * the same middleware as API keys (src/http/authorize.ts). The contract states the same table in
  * the `sessionCookie` scheme's description (openapi/components/securitySchemes/sessionCookie.yaml);
  * test/people.test.ts holds the two together.

@@ -1,11 +1,11 @@
 /**
- * Console sessions (issue 39): the cookie, its token and the CSRF token bound to it.
+ * Console sessions: the cookie, its token and the CSRF token bound to it.
  *
  * - The cookie holds 32 random bytes (base64url, 43 characters); the database keeps only their
  *   SHA-256 (src/domain/people/personSessionStore.ts), as for API keys, so a copy of the database
  *   signs nobody in, and ending a session there ends it on every process.
  * - Its name is `__Host-wps_session` with `Secure` when the service is reached over HTTPS (the
- *   `__Host-` prefix pins it to this host and path `/`, RFC 6265bis §4.1.3.2,
+ *   `__Host-` prefix pins it to this host and path `/`, draft-ietf-httpbis-rfc6265bis §4.1.3.2,
  *   https://datatracker.ietf.org/doc/html/draft-ietf-httpbis-rfc6265bis#section-4.1.3.2), else
  *   `wps_session` (a browser refuses a `__Host-` cookie without `Secure`). Always `HttpOnly`,
  *   `SameSite=Lax`, `Path=/`, and a session cookie (no `Max-Age`): the server ends sessions.

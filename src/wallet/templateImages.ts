@@ -173,7 +173,7 @@ export async function drawBundleImages(source: Uint8Array, role: AppleImageRole,
 
 /**
  * The size of a PNG file from its `IHDR` chunk (width and height, 4-byte big-endian integers at
- * bytes 16 and 20: PNG specification §11.2.2, https://www.w3.org/TR/png/#11IHDR).
+ * bytes 16 and 20: PNG specification, section 11.2.2, https://www.w3.org/TR/png/#11IHDR).
  * @returns null for bytes that are not a PNG file.
  */
 export function pngSize(png: Uint8Array): { width: number; height: number } | null {

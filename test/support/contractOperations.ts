@@ -51,7 +51,7 @@ export interface ContractOperation extends DocumentOperation {
    * one of `sessionCookie` takes only the cookie (a person's own session, passkeys, password).
    */
   auth: 'bearerAuth' | 'adminAuth' | 'applePass' | 'sessionCookie' | 'none';
-  /** Whether a signed-in person's session cookie authenticates it too (issue 39). */
+  /** Whether a signed-in person's session cookie authenticates it too. */
   sessionCookie: boolean;
   /** Path, query and header parameters, path-level ones included, `$ref`s resolved, `example` set from the first named example. */
   parameters: ParameterObject[];

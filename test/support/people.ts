@@ -1,5 +1,5 @@
 /**
- * People for tests (issue 39): an invitation made by the administrator and accepted with a
+ * People for tests: an invitation made by the administrator and accepted with a
  * password, a TOTP second factor enrolled when the role needs one, and the headers a signed-in
  * browser sends (the session cookie and, for changes, its CSRF token). Requests go without
  * supertest's agent, which would keep the cookie and send it on every later request.

@@ -1,5 +1,5 @@
 /**
- * Setting up a second way to prove who one is (issue 39): an authenticator app (TOTP, RFC 6238:
+ * Setting up a second way to prove who one is: an authenticator app (TOTP, RFC 6238:
  * createTotpEnrollment gives a secret and its `otpauth://` URI, shown as text and as a QR code;
  * confirmTotpEnrollment takes a current code) or a passkey (createPasskeyRegistrationOptions,
  * the device's authenticator, registerPasskey). Owners and admins who signed in with a password

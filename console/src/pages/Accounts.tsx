@@ -1,6 +1,6 @@
 /**
  * Administration: the accounts (listAccounts), a new account (createAccount), and an invitation
- * for an account's owner (createAccountInvitation, issue 39): the operator does not work in an
+ * for an account's owner (createAccountInvitation): the operator does not work in an
  * account; the owner they invite does, and invites the others.
  */
 import { type FormEvent, useState } from 'react';

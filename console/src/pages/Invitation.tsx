@@ -1,5 +1,5 @@
 /**
- * Accepting an invitation (issue 39): the link an owner or the operator shared,
+ * Accepting an invitation: the link an owner or the operator shared,
  * `<base>/console/#invitation=<token>` (the token in the fragment never reaches a server's log).
  * The page shows the account and role (createInvitationAcceptanceOptions), asks the new person's
  * name (and e-mail address when the invitation names none), and a way to sign in from now on: a

@@ -1,5 +1,5 @@
 /**
- * "Your account" (issue 39): the signed-in person's sessions (listSessions; this one marked; one
+ * "Your account": the signed-in person's sessions (listSessions; this one marked; one
  * ended with endSession, every one with endAllSessions and signOut), passkeys (listPasskeys,
  * added as on the second-factor screen, removed with deletePasskey), password (setPassword) and
  * authenticator app (createTotpEnrollment, confirmTotpEnrollment).

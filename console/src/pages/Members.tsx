@@ -1,5 +1,5 @@
 /**
- * The people of the account (issue 39): members with their role and ways of signing in
+ * The people of the account: members with their role and ways of signing in
  * (listMembers), a role changed (updateMember) or a member removed (deleteMember, asked in a
  * dialog: their sessions in this account end at once), invitations made (createInvitation: the
  * link is shown once, with a copy button) and pending ones revoked (listInvitations,

@@ -1,5 +1,5 @@
 /**
- * The screen an owner or admin sees after signing in with a password alone (issue 39): their role
+ * The screen an owner or admin sees after signing in with a password alone: their role
  * needs a second factor, and until one is set up the API answers every other call
  * `403 second_factor_required` (the session says `secondFactor.required`). A passkey or an
  * authenticator app; once set up, the session is read again and the console opens.

@@ -1,5 +1,5 @@
 /**
- * Signing in to the console (issue 39), in the order a person should prefer: a passkey
+ * Signing in to the console, in the order a person should prefer: a passkey
  * (signInWithPasskey), an e-mail address and password with the authenticator app's code when the
  * person has one (signInWithPassword: the `401` whose detail names `totpCode` asks for it), the
  * company's single sign-on (startSingleSignOn, `/api/v1/sign-in/oidc?account=<id>`; with

@@ -17,7 +17,7 @@ export const acceptInvitation: OperationHandler<'acceptInvitation'> = async ({ b
   const token = sessionTokenOf(headers.cookie);
   let signedInPerson: { personId: string; token: string; sessionId: string } | undefined;
   if (token) {
-    const person = await resolveSession(ctx.db.sql, ctx.config, token, ctx.clock.now()).catch(() => undefined);
+    const person = await resolveSession(ctx.db.prisma, ctx.config, token, ctx.clock.now()).catch(() => undefined);
     if (person) {
       if (!csrfTokenMatches(token, headers['x-csrf-token'] as string | undefined))
         throw new HttpError(403, 'csrf_refused', 'Cross-site request refused', [

@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 export const createInvitationAcceptanceOptions: OperationHandler<'createInvitationAcceptanceOptions'> = async ({ body, headers, ctx, write }) => {
   refuseCrossSite(headers);
   const now = ctx.clock.now();
-  const invitation = await findPendingInvitation(ctx.db.sql, sessionTokenHash(body.token), now);
+  const invitation = await findPendingInvitation(ctx.db.prisma, sessionTokenHash(body.token), now);
   if (!invitation) throw new NotFoundError('The invitation is unknown, used, revoked or expired: ask for a new one.', { pointer: '/token' });
   const personId = randomUUID();
   const label = invitation.email ?? `${invitation.accountName} ${invitation.role}`;

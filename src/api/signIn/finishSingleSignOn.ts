@@ -22,7 +22,7 @@ export const finishSingleSignOn: OperationHandler<'finishSingleSignOn'> = async 
   const error = currentUrl.searchParams.get('error');
   if (!state) throw new SignInFailedError('The sign-in came back without its state: start again.');
   const now = ctx.clock.now();
-  const kept = await takeChallengeByValue(ctx.db.sql, state, 'oidc', now);
+  const kept = await takeChallengeByValue(ctx.db.prisma, state, 'oidc', now);
   if (!kept) throw new SignInFailedError('The sign-in is unknown, used or took over 10 minutes: start again.');
   if (error) throw new SignInFailedError(`The sign-in service refused: ${error}.`);
   const row = await getSingleSignOn(ctx.db.prisma, String(kept.data.accountId)).catch(() => {

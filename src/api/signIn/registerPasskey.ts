@@ -15,7 +15,7 @@ import { verifyRegistration } from '../../security/passkeys.ts';
  */
 export const registerPasskey: OperationHandler<'registerPasskey'> = async ({ body, ctx, write }) => {
   const person = personOf(ctx);
-  const challenge = await takeChallenge(ctx.db.sql, body.challengeId, 'passkey_registration', ctx.clock.now());
+  const challenge = await takeChallenge(ctx.db.prisma, body.challengeId, 'passkey_registration', ctx.clock.now());
   if (!challenge || challenge.data.personId !== person.id)
     throw new ValidationError({ detail: 'The challenge is unknown, used, expired or not yours: start again.', source: { pointer: '/challengeId' } });
   const verified = await verifyRegistration(ctx.baseUrl, challenge.challenge, body.credential);

@@ -22,7 +22,7 @@ export const signInWithPasskey: OperationHandler<'signInWithPasskey'> = async ({
     await countFailedSignIn(ctx, undefined);
     return new SignInFailedError(detail);
   };
-  const challenge = await takeChallenge(ctx.db.sql, body.challengeId, 'passkey_sign_in', now);
+  const challenge = await takeChallenge(ctx.db.prisma, body.challengeId, 'passkey_sign_in', now);
   if (!challenge) throw await failed('The challenge is unknown, used or expired: start again.');
   const passkey = await findPasskeyByCredentialId(ctx.db.prisma, body.credential.id);
   if (!passkey) throw await failed('This passkey is not registered here.');

@@ -1,5 +1,5 @@
 /**
- * Accepting an invitation (issue 39): the person joins the account with the invitation's role and
+ * Accepting an invitation: the person joins the account with the invitation's role and
  * is signed in. The invitation is used once: of two requests with one token, one wins (the other
  * gets 404), and nothing of the loser is kept (one transaction).
  *
@@ -39,7 +39,7 @@ async function newPersonCredentials(ctx: AcceptingRequest, body: AcceptRequest, 
   if (body.passkey && body.password !== undefined)
     throw new ValidationError({ detail: 'Bring a passkey or a password, not both.', source: { pointer: '/password' } });
   if (body.passkey) {
-    const challenge = await takeChallenge(ctx.db.sql, body.passkey.challengeId, 'invitation_passkey', now);
+    const challenge = await takeChallenge(ctx.db.prisma, body.passkey.challengeId, 'invitation_passkey', now);
     if (!challenge || challenge.data.invitationId !== invitationId)
       throw new ValidationError({
         detail: 'The passkey challenge is unknown, used, expired or of another invitation: open the link again.',
@@ -70,7 +70,7 @@ export async function acceptInvitationAs(
   client: SignInClient,
 ): Promise<{ token: string; personId: string; accountId: string }> {
   const now = ctx.clock.now();
-  const invitation = await findPendingInvitation(ctx.db.sql, sessionTokenHash(body.token), now);
+  const invitation = await findPendingInvitation(ctx.db.prisma, sessionTokenHash(body.token), now);
   if (!invitation) throw new NotFoundError('The invitation is unknown, used, revoked or expired: ask for a new one.', { pointer: '/token' });
   const role = invitation.role as Role;
   const usedUp = () => new NotFoundError('The invitation was used meanwhile.', { pointer: '/token' });

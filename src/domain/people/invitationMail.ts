@@ -1,5 +1,5 @@
 /**
- * The invitation e-mail (issue 39), sent through nodemailer (https://nodemailer.com/smtp/) when
+ * The invitation e-mail, sent through nodemailer (https://nodemailer.com/smtp/) when
  * `SMTP_URL` is configured; without it the service sends nothing and the link is only in the
  * answer of createInvitation. Plain text, in English; the link is the only secret in it.
  *

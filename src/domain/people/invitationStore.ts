@@ -4,6 +4,8 @@
  *
  * @module domain/people/invitationStore
  */
+import { Prisma } from '../../../generated/prisma/client.ts';
+import { queryRow } from '../../db/rows.ts';
 import type { PrismaExecutor, SqlExecutor } from '../../db/database.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { Role } from '../../security/roles.ts';
@@ -67,13 +69,14 @@ export async function revokeInvitation(tx: PrismaExecutor, accountId: string, id
 
 /** The pending invitation whose token hashes to `tokenHash`, with its account's name, or undefined. */
 export async function findPendingInvitation(db: SqlExecutor, tokenHash: string, now: Date): Promise<(InvitationRow & { accountName: string }) | undefined> {
-  const [row] = await db.$queryRaw<(InvitationRow & { accountName: string })[]>`
-    SELECT i.id::text AS "id", i.account_id::text AS "accountId", i.email, i.role, i.created_by AS "createdBy",
-           i.created_at AS "createdAt", i.expires_at AS "expiresAt", i.accepted_at AS "acceptedAt", i.revoked_at AS "revokedAt",
-           a.name AS "accountName"
+  return queryRow<InvitationRow & { accountName: string }>(
+    db,
+    Prisma.sql`
+    SELECT i.id::text AS id, i.account_id::text AS account_id, i.email, i.role, i.created_by,
+           i.created_at, i.expires_at, i.accepted_at, i.revoked_at, a.name AS account_name
     FROM invitations i JOIN accounts a ON a.id = i.account_id
-    WHERE i.token_hash = ${tokenHash} AND i.accepted_at IS NULL AND i.revoked_at IS NULL AND i.expires_at > ${now}`;
-  return row;
+    WHERE i.token_hash = ${tokenHash} AND i.accepted_at IS NULL AND i.revoked_at IS NULL AND i.expires_at > ${now}`,
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Inviting people (issue 39): making an invitation link and reading one back. The token is 32
+ * Inviting people: making an invitation link and reading one back. The token is 32
  * random bytes (base64url); the database keeps only its SHA-256, the link carries it after `#`
  * (`<base>/console/#invitation=<token>`), which browsers never send to a server, so it reaches
  * no access log.

@@ -1,5 +1,5 @@
 /**
- * People and their memberships of accounts (issue 39): `people`, `memberships`.
+ * People and their memberships of accounts: `people`, `memberships`.
  *
  * E-mail addresses are kept lower-cased and unique: one person, however many accounts. A
  * membership gives the person one role in one account (src/security/roles.ts).

@@ -6,6 +6,8 @@
  *
  * @module domain/people/personSessionStore
  */
+import { Prisma } from '../../../generated/prisma/client.ts';
+import { queryRow } from '../../db/rows.ts';
 import type { PrismaExecutor, SqlExecutor } from '../../db/database.ts';
 import { NotFoundError } from '../../errors.ts';
 import type { Role } from '../../security/roles.ts';
@@ -65,15 +67,17 @@ export async function insertSession(
 
 /** The session whose token hashes to `tokenHash`, with its person and role, or undefined. */
 export async function findSession(db: SqlExecutor, tokenHash: string): Promise<ActiveSession | undefined> {
-  const [row] = await db.$queryRaw<ActiveSession[]>`
-    SELECT s.id::text AS "id", s.person_id::text AS "personId", s.account_id::text AS "accountId", s.method,
-           s.created_at AS "createdAt", s.last_seen_at AS "lastSeenAt", s.expires_at AS "expiresAt",
-           p.email, p.name, p.totp_confirmed_at IS NOT NULL AS "secondFactor", m.role
+  return queryRow<ActiveSession>(
+    db,
+    Prisma.sql`
+    SELECT s.id::text AS id, s.person_id::text AS person_id, s.account_id::text AS account_id, s.method,
+           s.created_at, s.last_seen_at, s.expires_at,
+           p.email, p.name, p.totp_confirmed_at IS NOT NULL AS second_factor, m.role
     FROM person_sessions s
     JOIN people p ON p.id = s.person_id
     LEFT JOIN memberships m ON m.person_id = s.person_id AND m.account_id = s.account_id
-    WHERE s.token_hash = ${tokenHash}`;
-  return row;
+    WHERE s.token_hash = ${tokenHash}`,
+  );
 }
 
 /** Records that the session was used at `now` (authentication calls it at most every {@link LAST_SEEN_RESOLUTION_MS}). */

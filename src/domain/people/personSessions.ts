@@ -1,5 +1,5 @@
 /**
- * Console sessions of people (issue 39): opening one at sign-in, resolving the cookie of a
+ * Console sessions of people: opening one at sign-in, resolving the cookie of a
  * request to the person, and the `session` resource the console reads.
  *
  * A session ends after `SESSION_IDLE_TIMEOUT_MINUTES` without a request and

@@ -5,6 +5,8 @@
  *
  * @module domain/people/signInChallengeStore
  */
+import { Prisma } from '../../../generated/prisma/client.ts';
+import { queryRow } from '../../db/rows.ts';
 import type { PrismaExecutor, SqlExecutor } from '../../db/database.ts';
 
 /** What a challenge is for. */
@@ -39,27 +41,33 @@ export async function insertChallenge(
  * @returns The challenge, or undefined when it is unknown, used, expired or of another purpose.
  */
 export async function takeChallenge(db: SqlExecutor, id: string, purpose: ChallengePurpose, now: Date): Promise<SignInChallenge | undefined> {
-  const [row] = await db.$queryRaw<SignInChallenge[]>`
+  return queryRow<SignInChallenge>(
+    db,
+    Prisma.sql`
     DELETE FROM sign_in_challenges WHERE id = ${id}::uuid AND purpose = ${purpose} AND expires_at > ${now}
-    RETURNING id::text AS "id", purpose, challenge, data, expires_at AS "expiresAt"`;
-  return row;
+    RETURNING id::text AS id, purpose, challenge, data, expires_at`,
+  );
 }
 
 /** Takes the OpenID Connect sign-in whose `state` is `state` (see {@link takeChallenge}). */
 export async function takeChallengeByValue(db: SqlExecutor, challenge: string, purpose: ChallengePurpose, now: Date): Promise<SignInChallenge | undefined> {
-  const [row] = await db.$queryRaw<SignInChallenge[]>`
+  return queryRow<SignInChallenge>(
+    db,
+    Prisma.sql`
     DELETE FROM sign_in_challenges WHERE id = (
       SELECT id FROM sign_in_challenges WHERE challenge = ${challenge} AND purpose = ${purpose} AND expires_at > ${now} LIMIT 1)
-    RETURNING id::text AS "id", purpose, challenge, data, expires_at AS "expiresAt"`;
-  return row;
+    RETURNING id::text AS id, purpose, challenge, data, expires_at`,
+  );
 }
 
 /** Takes the newest challenge of `purpose` made for `personId` (`data.personId`), see {@link takeChallenge}. */
 export async function takePersonChallenge(db: SqlExecutor, personId: string, purpose: ChallengePurpose, now: Date): Promise<SignInChallenge | undefined> {
-  const [row] = await db.$queryRaw<SignInChallenge[]>`
+  return queryRow<SignInChallenge>(
+    db,
+    Prisma.sql`
     DELETE FROM sign_in_challenges WHERE id = (
       SELECT id FROM sign_in_challenges WHERE data->>'personId' = ${personId} AND purpose = ${purpose} AND expires_at > ${now}
       ORDER BY id DESC LIMIT 1)
-    RETURNING id::text AS "id", purpose, challenge, data, expires_at AS "expiresAt"`;
-  return row;
+    RETURNING id::text AS id, purpose, challenge, data, expires_at`,
+  );
 }

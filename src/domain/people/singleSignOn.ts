@@ -1,5 +1,5 @@
 /**
- * An account's single sign-on (issue 39): the resource, how a claim maps to a role, and the
+ * An account's single sign-on: the resource, how a claim maps to a role, and the
  * person a verified sign-in stands for.
  *
  * An account's issuer is trusted by that account only, and any account's owner may configure one:
@@ -13,7 +13,7 @@
  * strings such as `groups`) is looked up in `roleMapping`; of several matches the most powerful
  * role wins (src/security/roles.ts order); none → `defaultRole`, or the sign-in is refused. The
  * person is found by the `email` claim, which the issuer must mark `email_verified` (OpenID
- * Connect Core §5.1), so an issuer cannot take over another person's address unchecked.
+ * Connect Core, section 5.1), so an issuer cannot take over another person's address unchecked.
  *
  * @module domain/people/singleSignOn
  */
