@@ -41,11 +41,6 @@ export const ROLE_SCOPES: Readonly<Record<Role, readonly Scope[]>> = {
 
 const SETS = Object.fromEntries(ROLES.map((role) => [role, new Set<string>(ROLE_SCOPES[role])])) as unknown as Record<Role, ReadonlySet<string>>;
 
-/** Whether `value` is a role. */
-export function isRole(value: unknown): value is Role {
-  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
-}
-
 /** The scopes of `role` (a shared set; never changed). */
 export function scopesOfRole(role: Role): ReadonlySet<string> {
   return SETS[role];
