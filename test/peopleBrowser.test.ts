@@ -435,6 +435,7 @@ const REFUSED: Record<Role, { method: string; path: string; body?: unknown; stat
     // Joining took the session to the new account.
     ({ context, page } = await openAs(person));
     const switcher = page.getByLabel('Account', { exact: true });
+    await switcher.waitFor(); // drawn once the session has arrived
     expect((await switcher.locator('option').allTextContents()).sort()).toEqual(['Coffee Club · Designer', 'Tea House · Viewer']);
     await page.getByRole('heading', { level: 1, name: 'Welcome' }).waitFor();
     expect(await navigation(page)).toEqual(NAVIGATION.designer);
