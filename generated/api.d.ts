@@ -642,6 +642,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's API keys
+         * @description The account's API keys, revoked ones included, oldest first, with their kind, scopes, limits
+         *     and `lastUsedAt`. The keys themselves are never shown again (the service keeps their SHA-256
+         *     and 12-character prefix). The same resource objects as the operator's
+         *     [List the API keys of an account](#operation/listApiTokens).
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description A new API key for the caller's account, in `data.attributes.token` of this answer only. The
+         *     body is that of the operator's [Create an API key](#operation/createApiToken): `kind`
+         *     `secret` (every scope; the default when the body is omitted), `restricted` (its `scopes`,
+         *     optionally limited to `passTemplates`, `entities`, an `expiresAt` and `allowedCidrs`) or
+         *     `publishable` (`wps_pk_…`, issues passes from its `passTemplates` at its `allowedOrigins`).
+         *
+         *     **No key wider than its maker.** Owners and admins hold every scope and may create any key.
+         *     An API key with `keys:manage` creates only keys it could act as itself, else `403
+         *     insufficient_scope` naming the member:
+         *     - every scope of the new key is one of its own (a `secret` key needs a caller with every
+         *       scope; a `publishable` key, `passes:write`);
+         *     - when it expires, the new key expires no later;
+         *     - when it is limited to client address ranges, the new key is limited to ranges inside them.
+         *
+         *     A key limited to pass templates or entities cannot manage keys: like every operation that
+         *     names neither, these answer it `403`.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of the API key (`data.id` of the key's resource object), never the key itself.
+                 * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e20
+                 */
+                id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an API key
+         * @description Revokes one of the account's keys at once, on every process: later requests with it get
+         *     `401`. Idempotent: revoking a revoked key answers it unchanged, with its first `revokedAt`.
+         *     A key may revoke itself. Another account's key answers `404`, like an id that does not exist.
+         */
+        post: operations["revokeApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/accounts": {
         parameters: {
             query?: never;
@@ -4873,35 +4943,6 @@ export interface components {
             data: components["schemas"]["Entity"];
         };
         /**
-         * @description Name of the organisation, 1–200 characters.
-         * @example Acme Coffee Ltd
-         */
-        AccountName: string;
-        /** @description Attributes of an account. */
-        AccountAttributes: {
-            name: components["schemas"]["AccountName"];
-            createdAt: components["schemas"]["Timestamp"];
-        };
-        /** @description An account resource object, a tenant (an organisation). All data belongs to one account. */
-        Account: {
-            id: components["schemas"]["Uuid"];
-            /** @constant */
-            type: "account";
-            attributes: components["schemas"]["AccountAttributes"];
-        };
-        /** @description A page of accounts, oldest first. */
-        AccountCollectionDocument: {
-            data: components["schemas"]["Account"][];
-            meta: components["schemas"]["PaginationMeta"];
-            links: components["schemas"]["PaginationLinks"];
-        };
-        /** @description Body of `createAccount`. */
-        AccountCreateRequest: {
-            account: {
-                name: components["schemas"]["AccountName"];
-            };
-        };
-        /**
          * @description `secret`: every scope (keys made before kinds existed are secret keys). `restricted`: the scopes and limits it was given. `publishable` (`wps_pk_…`): safe in a web page, may only issue passes from the templates it names.
          * @enum {string}
          */
@@ -4910,7 +4951,7 @@ export interface components {
          * @description A scope, `resource:action` (the bearer scheme's description lists what each grants).
          * @enum {string}
          */
-        ApiTokenScope: "passes:read" | "passes:write" | "passes:message" | "templates:read" | "templates:write" | "entities:read" | "readers:read" | "readers:write" | "scans:read" | "scans:write" | "batches:read" | "batches:write" | "webhooks:read" | "webhooks:manage" | "stats:read" | "audit:read" | "members:read" | "members:write";
+        ApiTokenScope: "passes:read" | "passes:write" | "passes:message" | "templates:read" | "templates:write" | "entities:read" | "readers:read" | "readers:write" | "scans:read" | "scans:write" | "batches:read" | "batches:write" | "webhooks:read" | "webhooks:manage" | "stats:read" | "audit:read" | "members:read" | "members:write" | "keys:manage";
         /**
          * @description Attributes of an API key. The secret is stored only as a SHA-256 hash: `token` is present in
          *     the response that creates the key and never again; `prefix` identifies it afterwards.
@@ -4966,6 +5007,69 @@ export interface components {
             attributes: components["schemas"]["ApiTokenAttributes"];
             relationships: {
                 account: components["schemas"]["AccountRelationship"];
+            };
+        };
+        /** @description A page of an account's API keys, oldest first, revoked ones included. */
+        ApiTokenCollectionDocument: {
+            data: components["schemas"]["ApiToken"][];
+            meta: components["schemas"]["PaginationMeta"];
+            links: components["schemas"]["PaginationLinks"];
+        };
+        /** @description Body of `createApiToken` and `createApiKey`. The body may be omitted entirely. */
+        ApiTokenCreateRequest: {
+            apiToken?: {
+                /** @description Optional label for the key. */
+                name?: string;
+                /** @description Default `secret`. */
+                kind?: components["schemas"]["ApiTokenKind"];
+                /** @description The scopes of a `restricted` key (at least one); not given for other kinds. */
+                scopes?: components["schemas"]["ApiTokenScope"][];
+                /** @description Pass templates the key is limited to: for a `restricted` key optional, for a `publishable` key required (the templates it may issue passes from). */
+                passTemplates?: string[];
+                /** @description Entities a `restricted` key is limited to. */
+                entities?: string[];
+                /**
+                 * Format: date-time
+                 * @description When a `restricted` key stops being accepted (in the future).
+                 */
+                expiresAt?: string;
+                /** @description Client address ranges (CIDR, e.g. `203.0.113.0/24`) a `restricted` key is accepted from. */
+                allowedCidrs?: string[];
+                /** @description Web origins (`https://shop.example`) a `publishable` key is used from; at least one. */
+                allowedOrigins?: string[];
+            };
+        };
+        /** @description A document holding one API key. */
+        ApiTokenDocument: {
+            data: components["schemas"]["ApiToken"];
+        };
+        /**
+         * @description Name of the organisation, 1–200 characters.
+         * @example Acme Coffee Ltd
+         */
+        AccountName: string;
+        /** @description Attributes of an account. */
+        AccountAttributes: {
+            name: components["schemas"]["AccountName"];
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        /** @description An account resource object, a tenant (an organisation). All data belongs to one account. */
+        Account: {
+            id: components["schemas"]["Uuid"];
+            /** @constant */
+            type: "account";
+            attributes: components["schemas"]["AccountAttributes"];
+        };
+        /** @description A page of accounts, oldest first. */
+        AccountCollectionDocument: {
+            data: components["schemas"]["Account"][];
+            meta: components["schemas"]["PaginationMeta"];
+            links: components["schemas"]["PaginationLinks"];
+        };
+        /** @description Body of `createAccount`. */
+        AccountCreateRequest: {
+            account: {
+                name: components["schemas"]["AccountName"];
             };
         };
         /**
@@ -5025,40 +5129,6 @@ export interface components {
                 /** @description Whether the link was sent by e-mail (`SMTP_URL` configured and an `email` named). */
                 emailSent?: boolean;
             };
-        };
-        /** @description A page of an account's API keys, oldest first, revoked ones included. */
-        ApiTokenCollectionDocument: {
-            data: components["schemas"]["ApiToken"][];
-            meta: components["schemas"]["PaginationMeta"];
-            links: components["schemas"]["PaginationLinks"];
-        };
-        /** @description Body of `createApiToken`. The body may be omitted entirely. */
-        ApiTokenCreateRequest: {
-            apiToken?: {
-                /** @description Optional label for the key. */
-                name?: string;
-                /** @description Default `secret`. */
-                kind?: components["schemas"]["ApiTokenKind"];
-                /** @description The scopes of a `restricted` key (at least one); not given for other kinds. */
-                scopes?: components["schemas"]["ApiTokenScope"][];
-                /** @description Pass templates the key is limited to: for a `restricted` key optional, for a `publishable` key required (the templates it may issue passes from). */
-                passTemplates?: string[];
-                /** @description Entities a `restricted` key is limited to. */
-                entities?: string[];
-                /**
-                 * Format: date-time
-                 * @description When a `restricted` key stops being accepted (in the future).
-                 */
-                expiresAt?: string;
-                /** @description Client address ranges (CIDR, e.g. `203.0.113.0/24`) a `restricted` key is accepted from. */
-                allowedCidrs?: string[];
-                /** @description Web origins (`https://shop.example`) a `publishable` key is used from; at least one. */
-                allowedOrigins?: string[];
-            };
-        };
-        /** @description A document holding one API key. */
-        ApiTokenDocument: {
-            data: components["schemas"]["ApiToken"];
         };
         /**
          * @description Deeplink templates to set for an entity. A member set to null goes back to the service default;
@@ -7038,6 +7108,11 @@ export interface components {
         AuditEventAccountFilter: string;
         /** @description The entity id. */
         EntityId: components["schemas"]["Uuid"];
+        /**
+         * @description The id of the API key (`data.id` of the key's resource object), never the key itself.
+         * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e20
+         */
+        ApiKeyId: string;
         /** @description The account id. */
         AccountId: components["schemas"]["Uuid"];
         /** @description The API key id (not the key itself). */
@@ -8288,6 +8363,107 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EntityDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. A page past the end returns an empty `data` array. */
+                page?: components["parameters"]["Page"];
+                /** @description Records per page, 1–100 (PassEntry API reference, limits shows 25 as the default page size of lists). */
+                perPage?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiTokenCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ApiTokenCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The key was created; the key itself is shown in this answer only. */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiTokenDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of the API key (`data.id` of the key's resource object), never the key itself.
+                 * @example 0194f3a2-7c1e-7a51-9d7e-0b6a2f1c9e20
+                 */
+                id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key is revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiTokenDocument"];
                 };
             };
             400: components["responses"]["BadRequest"];

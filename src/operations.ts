@@ -38,6 +38,9 @@ import { listAccounts } from './api/administration/listAccounts.ts';
 import { createApiToken } from './api/administration/createApiToken.ts';
 import { listApiTokens } from './api/administration/listApiTokens.ts';
 import { revokeApiToken } from './api/administration/revokeApiToken.ts';
+import { createApiKey } from './api/apiKeys/createApiKey.ts';
+import { listApiKeys } from './api/apiKeys/listApiKeys.ts';
+import { revokeApiKey } from './api/apiKeys/revokeApiKey.ts';
 import { createEntity } from './api/administration/createEntity.ts';
 import { updateEntity } from './api/administration/updateEntity.ts';
 import { listAccountEntities } from './api/administration/listAccountEntities.ts';
@@ -189,6 +192,9 @@ export const handlers: HandlerMap = {
   createApiToken,
   listApiTokens,
   revokeApiToken,
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
   createEntity,
   updateEntity,
   listAccountEntities,

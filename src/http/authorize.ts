@@ -29,8 +29,12 @@ import type { OpenApiDocument, PathMatch } from './routes.ts';
 /** 403: the key lacks a scope or is limited to other templates or entities (RFC 6750 §3.1). */
 export class InsufficientScopeError extends HttpError {
   override name = 'InsufficientScopeError';
-  constructor(detail: string, required: readonly string[]) {
-    super(403, 'insufficient_scope', 'Insufficient scope', [{ detail, source: { header: 'Authorization' } }], {
+  /**
+   * @param required The scopes named in `WWW-Authenticate`.
+   * @param source What the error object points at: the `Authorization` header unless a body member is at fault.
+   */
+  constructor(detail: string, required: readonly string[], source: { pointer: string } | { header: string } = { header: 'Authorization' }) {
+    super(403, 'insufficient_scope', 'Insufficient scope', [{ detail, source }], {
       'WWW-Authenticate': `Bearer realm="wallet-pass-service", error="insufficient_scope", scope="${required.join(' ')}"`,
     });
   }

@@ -34,6 +34,7 @@ export const SCOPES = [
   'audit:read',
   'members:read',
   'members:write',
+  'keys:manage',
 ] as const;
 /** A scope (`resource:action`). */
 export type Scope = (typeof SCOPES)[number];

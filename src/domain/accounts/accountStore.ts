@@ -60,8 +60,12 @@ export async function selectApiTokenPage(prisma: PrismaClient, accountId: string
   return { rows, total };
 }
 
-/** Revokes a key (keeping the first revocation time). Returns null when it does not exist. */
-export async function revokeApiTokenById(prisma: PrismaExecutor, id: string, now: Date) {
-  await prisma.apiToken.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now } });
-  return prisma.apiToken.findUnique({ where: { id } });
+/**
+ * Revokes a key (keeping the first revocation time).
+ * @param accountId When given, only a key of that account is revoked (another account's is as missing).
+ * @returns The key, or null when it does not exist (in that account).
+ */
+export async function revokeApiTokenById(prisma: PrismaExecutor, id: string, now: Date, accountId?: string) {
+  await prisma.apiToken.updateMany({ where: { id, accountId, revokedAt: null }, data: { revokedAt: now } });
+  return prisma.apiToken.findFirst({ where: { id, accountId } });
 }

@@ -111,6 +111,12 @@ export function eventHash(prevHash: Buffer, event: AuditEventInput): Buffer {
  * (`…Encrypted`) and hashed (`…Hash`) ones.
  */
 const SECRET_NAME = /secret|password|passphrase|token|keys?$|private|certificate|p12|pkcs|credential|authorization|cookie|encrypted|sealed|hash$|totp|^code$/i;
+/**
+ * Envelopes whose name reads like a secret but which hold a resource's options, each member of
+ * which is still judged by its own name: `apiToken`, the body of `createApiToken` and
+ * `createApiKey` (a new key's name, kind, scopes and limits; the key itself is made by the service).
+ */
+const ENVELOPES_OF_OPTIONS = new Set(['apiToken']);
 /** Strings that are secrets whatever member holds them: API keys, administration tokens, PEM blocks. */
 const API_KEY_VALUE = /wp[sa]_[A-Za-z0-9_-]{20,}|-----BEGIN [A-Z ]+-----/;
 
@@ -138,7 +144,7 @@ export function changesOfBody(body: unknown): Record<string, AuditChange> {
   const members =
     data && typeof data === 'object' && !Array.isArray(data)
       ? { ...((data as { attributes?: object }).attributes ?? {}), ...((data as { relationships?: object }).relationships ?? {}) }
-      : own.length === 1 && only && isPlainObject(only[1]) && !SECRET_NAME.test(only[0])
+      : own.length === 1 && only && isPlainObject(only[1]) && (!SECRET_NAME.test(only[0]) || ENVELOPES_OF_OPTIONS.has(only[0]))
         ? (only[1] as Record<string, unknown>)
         : (body as Record<string, unknown>);
   return Object.fromEntries(Object.entries(members).map(([key, value]) => [key, { after: withoutSecrets(value, key) }]));

@@ -70,6 +70,7 @@ const KINDS: Record<string, SnapshotKind> = {
   },
   batches: { table: Prisma.sql`batches`, find: byUuid },
   tokens: { table: Prisma.sql`api_tokens`, find: byUuid },
+  'api-keys': { table: Prisma.sql`api_tokens`, find: byUuid },
   'webhook-subscriptions': { table: Prisma.sql`webhook_subscriptions`, find: byUuid },
   'apple-configurations': {
     table: Prisma.sql`apple_configurations`,
