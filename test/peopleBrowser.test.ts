@@ -45,8 +45,8 @@ type Role = 'owner' | 'admin' | 'designer' | 'support' | 'viewer';
 
 /** The navigation each role sees: the pages its scopes read (src/security/roles.ts, console/src/App.tsx). */
 const NAVIGATION: Record<Role, string[]> = {
-  owner: ['Overview', 'Passes', 'Issue a pass', 'Templates', 'Batches', 'Webhooks', 'Readers & scans', 'Audit log', 'Members'],
-  admin: ['Overview', 'Passes', 'Issue a pass', 'Templates', 'Batches', 'Webhooks', 'Readers & scans', 'Audit log', 'Members'],
+  owner: ['Overview', 'Passes', 'Issue a pass', 'Templates', 'Batches', 'Webhooks', 'Readers & scans', 'Audit log', 'Members', 'API keys'],
+  admin: ['Overview', 'Passes', 'Issue a pass', 'Templates', 'Batches', 'Webhooks', 'Readers & scans', 'Audit log', 'Members', 'API keys'],
   designer: ['Overview', 'Passes', 'Templates'],
   support: ['Overview', 'Passes', 'Issue a pass', 'Templates', 'Batches', 'Readers & scans'],
   viewer: ['Overview', 'Passes', 'Templates', 'Batches', 'Webhooks', 'Readers & scans'],
@@ -412,6 +412,45 @@ const REFUSED: Record<Role, { method: string; path: string; body?: unknown; stat
     await sam.page.reload();
     await heading(sam.page, 'Sign in to the console');
     await sam.context.close();
+    await context.close();
+  });
+
+  it('an admin makes a restricted key on the API keys page (errors at their field, the key shown once) and revokes it', async () => {
+    const admin = await joinAs(service, accountId, 'admin', 'Łukasz Admin');
+    ({ context, page } = await openAs(admin, '#/api-keys'));
+    await heading(page, 'API keys');
+    const form = page.getByRole('form', { name: 'Create an API key' });
+    await form.getByLabel('Name').fill('Kasa 3, Gdańsk');
+    // No scope ticked: the API's error appears at the scopes.
+    await form.getByRole('button', { name: 'Create API key' }).click();
+    await form.locator('#scopes-error').getByText('A restricted key needs at least one scope.').waitFor();
+    expect(await form.getByRole('group', { name: 'Scopes' }).getAttribute('aria-invalid')).toBe('true');
+    await checkPage(page, 'api keys: error at the scopes');
+    await form.getByRole('checkbox', { name: /passes:read/ }).check();
+    await form.getByLabel('Only from these addresses (optional)').fill('203.0.113.0/33');
+    await form.getByRole('button', { name: 'Create API key' }).click();
+    await form.locator('.field-error').getByText('203.0.113.0/33 is not an address range in CIDR notation.').waitFor();
+    await form.getByLabel('Only from these addresses (optional)').fill('127.0.0.0/8\n::1/128');
+    await form.getByRole('button', { name: 'Create API key' }).click();
+    const token = (await page.locator('.alert.success code.secret').textContent())!;
+    expect(token).toMatch(/^wps_[A-Za-z0-9_-]{43}$/);
+    await page.getByRole('button', { name: 'Copy key' }).waitFor();
+    const row = page.getByRole('row', { name: /Kasa 3, Gdańsk/ });
+    await row.getByText('passes:read · from 127.0.0.0/8, ::1/128').waitFor();
+    await checkPage(page, 'api keys: the new key shown once');
+    await page.screenshot({ path: resolve(root, 'test/artifacts/console-api-keys.png'), fullPage: true });
+    await supertest(service.app).get('/api/v1/passes').set('Authorization', `Bearer ${token}`).expect(200);
+    // The key is not shown again.
+    await page.reload();
+    await heading(page, 'API keys');
+    await row.waitFor();
+    expect(await page.locator('code.secret').count()).toBe(0);
+    expect(await page.content()).not.toContain(token);
+    await row.getByRole('button', { name: 'Revoke Kasa 3, Gdańsk' }).click();
+    await checkPage(page, 'api keys: revoke dialog');
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke', exact: true }).click();
+    await row.getByText('Revoked').waitFor();
+    await supertest(service.app).get('/api/v1/passes').set('Authorization', `Bearer ${token}`).expect(401);
     await context.close();
   });
 

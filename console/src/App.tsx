@@ -27,6 +27,7 @@ const Accounts = lazy(() => import('./pages/Accounts.tsx'));
 const AccountPage = lazy(() => import('./pages/AccountPage.tsx'));
 const AuditLog = lazy(() => import('./pages/AuditLog.tsx'));
 const Members = lazy(() => import('./pages/Members.tsx'));
+const ApiKeys = lazy(() => import('./pages/ApiKeys.tsx'));
 const Me = lazy(() => import('./pages/Me.tsx'));
 const Invitation = lazy(() => import('./pages/Invitation.tsx'));
 const SecondFactor = lazy(() => import('./pages/SecondFactor.tsx'));
@@ -44,6 +45,7 @@ const ACCOUNT_NAV: [path: string, label: string, scope?: Scope][] = [
   ['/readers', 'Readers & scans', 'readers:read'],
   ['/audit', 'Audit log', 'audit:read'],
   ['/members', 'Members', 'members:read'],
+  ['/api-keys', 'API keys', 'keys:manage'],
 ];
 const ADMIN_NAV: [string, string][] = [['/', 'Accounts']];
 
@@ -102,6 +104,8 @@ function AccountPages({ segments, can }: { segments: string[]; can: (scope: Scop
       return <AuditLog />;
     case 'members':
       return <Members />;
+    case 'api-keys':
+      return <ApiKeys />;
     case 'me':
       return <Me />;
     default:

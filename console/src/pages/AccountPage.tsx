@@ -7,8 +7,9 @@
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok } from '../api.ts';
-import { ConfirmButton, Empty, PageTitle, Time } from '../components/common.tsx';
+import { Empty, PageTitle, Time } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors } from '../components/forms.tsx';
+import { ApiKeyTable } from '../components/ApiKeyTable.tsx';
 
 const text = (file: File | undefined) => (file ? file.text() : Promise.resolve(undefined));
 
@@ -54,19 +55,7 @@ function Tokens({ accountId }: { accountId: string }) {
       <h2 id="tokens">API keys</h2>
       <FormErrors error={list.error ?? revoke.error} />
       {list.data?.data.length === 0 && <Empty title="No API key.">Create one below for the account's integration.</Empty>}
-      <ul>
-        {list.data?.data.map((t) => (
-          <li key={t.id}>
-            <code>{t.attributes.prefix}…</code> {t.attributes.name ?? ''} · created <Time at={t.attributes.createdAt} /> · last used{' '}
-            <Time at={t.attributes.lastUsedAt} />
-            {t.attributes.revokedAt ? (
-              <> · revoked</>
-            ) : (
-              <ConfirmButton label="Revoke" danger question="Revoke this key? Clients using it get 401 at once." onConfirm={() => revoke.mutate(t.id)} />
-            )}
-          </li>
-        ))}
-      </ul>
+      {!!list.data?.data.length && <ApiKeyTable keys={list.data.data} canRevoke onRevoke={(tokenId) => revoke.mutate(tokenId)} />}
       <form
         onSubmit={(e) => {
           e.preventDefault();
