@@ -116,6 +116,20 @@ export function Badge({ value, label }: { value: string; label?: string }) {
   return <span className={`badge badge-${value}`}>{label ?? value}</span>;
 }
 
+/**
+ * A secret or link the service shows once (a new API key, a webhook signing secret, an
+ * invitation link), announced politely (`role="status"`), with a button that copies it.
+ */
+export function ShownOnce({ intro, value, copyLabel }: { intro: ReactNode; value: string; copyLabel: string }) {
+  return (
+    <div className="alert success" role="status">
+      <p>{intro}</p>
+      <code className="secret">{value}</code>
+      <CopyButton text={value} label={copyLabel} />
+    </div>
+  );
+}
+
 /** A button that copies `text` to the clipboard (https://developer.mozilla.org/en-US/docs/Web/API/Clipboard/writeText) and says so. */
 export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
   const [copied, setCopied] = useState(false);

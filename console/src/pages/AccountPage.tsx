@@ -7,7 +7,7 @@
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok } from '../api.ts';
-import { Empty, PageTitle, Time } from '../components/common.tsx';
+import { Empty, PageTitle, ShownOnce, Time } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors } from '../components/forms.tsx';
 import { ApiKeyTable } from '../components/ApiKeyTable.tsx';
 
@@ -68,12 +68,7 @@ function Tokens({ accountId }: { accountId: string }) {
           <button type="submit">Create API key</button>
         </ErrorScope>
       </form>
-      {shown && (
-        <div className="alert success" role="status">
-          <p>The new key — copy it now, it is not shown again:</p>
-          <code className="secret">{shown}</code>
-        </div>
-      )}
+      {shown && <ShownOnce intro="The new key — copy it now, it is not shown again:" value={shown} copyLabel="Copy key" />}
     </section>
   );
 }

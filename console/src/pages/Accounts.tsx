@@ -6,7 +6,7 @@
 import { type FormEvent, useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok } from '../api.ts';
-import { CopyButton, Empty, Loading, PageTitle, Pager, Time } from '../components/common.tsx';
+import { Empty, Loading, PageTitle, Pager, ShownOnce, Time } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors } from '../components/forms.tsx';
 import { href } from '../router.ts';
 
@@ -52,20 +52,15 @@ export default function Accounts() {
             Create account
           </button>
         </ErrorScope>
-        {created && (
-          <div className="alert success" role="status">
-            <p>Its first API key — copy it now, it is not shown again:</p>
-            <code className="secret">{created}</code>
-          </div>
-        )}
+        {created && <ShownOnce intro="Its first API key — copy it now, it is not shown again:" value={created} copyLabel="Copy key" />}
       </form>
       <FormErrors error={list.error ?? invite.error} />
       {invited && (
-        <div className="alert success" role="status">
-          <p>The owner's invitation to {invited.accountName} — send the link now, it is not shown again:</p>
-          <code className="secret">{invited.url}</code>
-          <CopyButton text={invited.url} label="Copy link" />
-        </div>
+        <ShownOnce
+          intro={`The owner's invitation to ${invited.accountName} — send the link now, it is not shown again:`}
+          value={invited.url}
+          copyLabel="Copy link"
+        />
       )}
       {list.isPending && <Loading what="Loading accounts" />}
       {list.data && rows.length === 0 && (

@@ -9,7 +9,7 @@ import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, ok, type Schemas } from '../api.ts';
 import { ApiKeyTable } from '../components/ApiKeyTable.tsx';
-import { CopyButton, Empty, Loading, PageTitle, Pager } from '../components/common.tsx';
+import { Empty, Loading, PageTitle, Pager, ShownOnce } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors, SelectField, TextField } from '../components/forms.tsx';
 import { useTemplates } from './Templates.tsx';
 
@@ -181,13 +181,7 @@ function NewKey() {
           Create API key
         </button>
       </ErrorScope>
-      {shown && (
-        <div className="alert success" role="status">
-          <p>The new key — copy it now, it is not shown again:</p>
-          <code className="secret">{shown}</code>
-          <CopyButton text={shown} label="Copy key" />
-        </div>
-      )}
+      {shown && <ShownOnce intro="The new key — copy it now, it is not shown again:" value={shown} copyLabel="Copy key" />}
     </form>
   );
 }

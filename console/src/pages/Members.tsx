@@ -10,7 +10,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok } from '../api.ts';
 import { ROLE_HINTS, ROLE_LABELS, ROLES, type Role } from '../roles.ts';
 import { usePerson, useSession } from '../session.tsx';
-import { ConfirmButton, CopyButton, Empty, Loading, PageTitle, Time } from '../components/common.tsx';
+import { ConfirmButton, Empty, Loading, PageTitle, ShownOnce, Time } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors, SelectField } from '../components/forms.tsx';
 
 /** The roles a person of `role` may give: an owner any, an admin any but owner. */
@@ -159,13 +159,7 @@ function Invite() {
           Create invitation link
         </button>
       </ErrorScope>
-      {link && (
-        <div className="alert success" role="status">
-          <p>The invitation link — send it to the person now, it is not shown again:</p>
-          <code className="secret">{link}</code>
-          <CopyButton text={link} label="Copy link" />
-        </div>
-      )}
+      {link && <ShownOnce intro="The invitation link — send it to the person now, it is not shown again:" value={link} copyLabel="Copy link" />}
     </form>
   );
 }

@@ -6,7 +6,7 @@ import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok, type Schemas } from '../api.ts';
 import { useSession } from '../session.tsx';
-import { Badge, ConfirmButton, Empty, Loading, PageTitle, Time } from '../components/common.tsx';
+import { Badge, ConfirmButton, Empty, Loading, PageTitle, ShownOnce, Time } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors } from '../components/forms.tsx';
 
 const EVENTS: Schemas['WebhookEventType'][] = [
@@ -21,12 +21,7 @@ const EVENTS: Schemas['WebhookEventType'][] = [
 const P = '/webhookSubscription';
 
 function Secret({ secret }: { secret: string }) {
-  return (
-    <div className="alert success" role="status">
-      <p>Signing secret — copy it now, it is not shown again:</p>
-      <code className="secret">{secret}</code>
-    </div>
-  );
+  return <ShownOnce intro="Signing secret — copy it now, it is not shown again:" value={secret} copyLabel="Copy secret" />;
 }
 
 function CreateForm({ onSecret }: { onSecret: (secret: string) => void }) {
