@@ -6378,6 +6378,11 @@ export interface components {
             accountName: string;
             role: components["schemas"]["Role"];
         };
+        /**
+         * @description How the session was signed in: a `password` (with the TOTP code where the role needs one), a `passkey`, or `oidc` (the account's single sign-on). Accepting an invitation signs in by the passkey registered or the password chosen with it.
+         * @enum {string}
+         */
+        SignInMethod: "password" | "passkey" | "oidc";
         /** @description The signed-in session (`session`), as its person sees it. */
         Session: {
             id: components["schemas"]["Uuid"];
@@ -6396,8 +6401,7 @@ export interface components {
                 /** @description The scopes of the role (an API key's scopes, by another name). */
                 scopes: components["schemas"]["ApiTokenScope"][];
                 memberships: components["schemas"]["SessionMembership"][];
-                /** @enum {string} */
-                method: "password" | "passkey" | "oidc" | "invitation";
+                method: components["schemas"]["SignInMethod"];
                 createdAt: components["schemas"]["Timestamp"];
                 /** @description The absolute end of the session. */
                 expiresAt: components["schemas"]["Timestamp"];
@@ -6499,8 +6503,7 @@ export interface components {
             /** @constant */
             type: "signedInSession";
             attributes: {
-                /** @enum {string} */
-                method: "password" | "passkey" | "oidc" | "invitation";
+                method: components["schemas"]["SignInMethod"];
                 createdAt: components["schemas"]["Timestamp"];
                 lastSeenAt: components["schemas"]["Timestamp"];
                 expiresAt: components["schemas"]["Timestamp"];

@@ -13,7 +13,7 @@ import { NotFoundError } from '../../errors.ts';
 import type { Role } from '../../security/roles.ts';
 
 /** How a session was signed in. */
-export type SignInMethod = 'password' | 'passkey' | 'oidc' | 'invitation';
+export type SignInMethod = 'password' | 'passkey' | 'oidc';
 
 /** What authentication reads of a session, with its person and their role in its account. */
 export interface ActiveSession {

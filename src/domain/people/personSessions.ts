@@ -72,9 +72,7 @@ export async function openSession(
 
 /** Whether a session signed in with a password alone must enrol a second factor before anything else. */
 function secondFactorRequired(session: ActiveSession): boolean {
-  return (
-    (session.method === 'password' || session.method === 'invitation') && session.role !== null && needsSecondFactor(session.role) && !session.secondFactor
-  );
+  return session.method === 'password' && session.role !== null && needsSecondFactor(session.role) && !session.secondFactor;
 }
 
 /**
