@@ -242,6 +242,10 @@ export function createApp(deps: AppDependencies): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  // No automatic ETag (and so no automatic 304 to If-None-Match): a conditional answer is only
+  // where the contract documents one (the previews, a pass's .pkpass), whose handlers set the
+  // ETag themselves; elsewhere a 304 would be a status the contract does not list.
+  app.set('etag', false);
   // Whose X-Forwarded-For names the client (rate limits per address); none unless TRUST_PROXY says.
   app.set('trust proxy', config.trustProxy);
 

@@ -1,7 +1,8 @@
 /**
  * Contract coverage of the test suite (issue 6): every operation of generated/openapi.json is
- * exercised by some test (one of its documented 2xx answered) and at least 90% of the documented
- * (operation, status) pairs are provoked. Prints the table of operations × statuses.
+ * exercised by some test (one of its documented 2xx answered), at least 90% of the documented
+ * (operation, status) pairs are provoked, and no status the contract does not list for an
+ * operation is answered. Prints the table of operations × statuses.
  *
  * It reads the responses the suite recorded (test/support/contractCoverage.ts), so it runs after
  * it, in a second Jest phase: `npm test` runs the suite, then `CONTRACT_COVERAGE=check jest`.
@@ -54,4 +55,10 @@ it(`provokes at least ${STATUS_THRESHOLD * 100}% of the documented statuses`, ()
         `Never provoked: ${shown}. ${runNote} ${rerun}`,
     );
   }
+});
+
+it('answers no status the contract does not document for the operation', () => {
+  if (!report) throw new Error(`Nothing to check. ${rerun}`);
+  const found = report.undocumented.map((u) => `${u.target} ${u.status} ×${u.count} (${u.files.join(', ')})`);
+  if (found.length) throw new Error(`Answered but not documented: ${found.join('; ')}. Document them or do not answer them. ${runNote}`);
 });

@@ -3,7 +3,8 @@
  * failed authentications throttled per client address, time limits on slow clients (408, the
  * connection closed), JSON:API answers to what Node's parser refuses (431, 414, 400), short and
  * long Content-Length, `Cache-Control: no-store` on responses that carry secrets, credentials
- * in query strings kept out of the logs, and links never shaped by an odd `Host` header.
+ * in query strings kept out of the logs, links never shaped by an odd `Host` header, and no
+ * conditional answer (ETag, 304) where the contract documents none.
  */
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import supertest from 'supertest';
@@ -249,4 +250,21 @@ describe('links', () => {
       await db.close();
     }
   });
+});
+
+test('a JSON answer carries no ETag, and a conditional request gets the whole answer, unless the contract documents them', async () => {
+  const first = await service.api.get('/api/v1/entities').set(service.auth(token)).expect(200);
+  expect(first.headers.etag).toBeUndefined();
+  // `*` matches any current answer (RFC 9110 §13.1.2): Express alone would answer 304.
+  for (const [name, value] of [
+    ['If-None-Match', '*'],
+    ['If-None-Match', 'W/"2a-0123456789"'],
+    ['If-Modified-Since', new Date(Date.now() + 60_000).toUTCString()],
+  ]) {
+    const again = await service.api.get('/api/v1/entities').set(service.auth(token)).set(name!, value!).expect(200);
+    expect(again.body).toEqual(first.body);
+  }
+  // Where the contract documents it, the handler answers conditionally itself (a template's preview).
+  const operations = contractOperations().filter((op) => op.statuses.includes(304));
+  expect(operations.map((op) => op.operationId).sort()).toEqual(['downloadApplePass', 'getLatestApplePass', 'getPassPreview', 'getPassTemplatePreview'].sort());
 });

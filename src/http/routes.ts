@@ -181,8 +181,8 @@ export function noStoreStatuses(document: OpenApiDocument, path: string, method:
  * declare the `Idempotency-Key` header get, for a request that sends one, the key's transaction
  * as their `write` (the whole handler runs inside it); every other request gets `db.write`.
  * Responses whose contract declares `Cache-Control` are sent with `Cache-Control: no-store`
- * ({@link noStoreStatuses}). A request the validator matched to no operation goes on to the
- * next middleware.
+ * ({@link noStoreStatuses}); only operations that document `304` answer conditional requests
+ * with it. A request the validator matched to no operation goes on to the next middleware.
  * @throws Error listing every mismatch between the document and the handlers.
  */
 export function operationHandlers(document: OpenApiDocument, handlers: HandlerMap): RequestHandler {
@@ -202,8 +202,16 @@ export function operationHandlers(document: OpenApiDocument, handlers: HandlerMa
     }>;
     const idempotent = takesIdempotencyKey(document, path, method);
     const noStore = noStoreStatuses(document, path, method);
+    const conditional = '304' in ((document.paths[path]?.[method] as { responses?: object } | undefined)?.responses ?? {});
     byOperation.set(operationId, async (req: Request, res: Response) => {
       const { ctx } = req;
+      // Only an operation that documents 304 answers conditionally (its handler decides); for the
+      // others Express's own check (`req.fresh` in `res.send`, which takes `If-None-Match: *` as
+      // matching any answer) must not turn a 200 into an undocumented 304.
+      if (!conditional) {
+        delete req.headers['if-none-match'];
+        delete req.headers['if-modified-since'];
+      }
       // One object literal, not a spread of a common part plus `write` and `writeSql`: V8 (Node
       // 20) puts the copy a spread makes on a map outside the transition tree, so the properties
       // added after it made new maps on every request. Bench: `npm run bench -- passesAndLoyalty`
