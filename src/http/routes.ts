@@ -175,6 +175,17 @@ export function noStoreStatuses(document: OpenApiDocument, path: string, method:
 }
 
 /**
+ * Drops a request's conditions (`If-None-Match`, `If-Modified-Since`) for an operation that
+ * documents no 304: only such an operation answers conditionally (its handler decides), and
+ * Express's own check (`req.fresh` in `res.send`, which takes `If-None-Match: *` as matching any
+ * answer, RFC 9110 section 13.1.2) must not turn a 200 into an undocumented 304.
+ */
+function unconditional(req: Request): void {
+  delete req.headers['if-none-match'];
+  delete req.headers['if-modified-since'];
+}
+
+/**
  * The middleware that runs the handler of each operation, chosen by the operationId the
  * validator matched (`req.openapi`), with the path parameters it parsed: one lookup instead of
  * a router walking a route per operation (the request hot path). Handlers of operations that
@@ -205,13 +216,7 @@ export function operationHandlers(document: OpenApiDocument, handlers: HandlerMa
     const conditional = '304' in ((document.paths[path]?.[method] as { responses?: object } | undefined)?.responses ?? {});
     byOperation.set(operationId, async (req: Request, res: Response) => {
       const { ctx } = req;
-      // Only an operation that documents 304 answers conditionally (its handler decides); for the
-      // others Express's own check (`req.fresh` in `res.send`, which takes `If-None-Match: *` as
-      // matching any answer) must not turn a 200 into an undocumented 304.
-      if (!conditional) {
-        delete req.headers['if-none-match'];
-        delete req.headers['if-modified-since'];
-      }
+      if (!conditional) unconditional(req);
       // One object literal, not a spread of a common part plus `write` and `writeSql`: V8 (Node
       // 20) puts the copy a spread makes on a map outside the transition tree, so the properties
       // added after it made new maps on every request. Bench: `npm run bench -- passesAndLoyalty`
