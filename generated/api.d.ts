@@ -666,11 +666,12 @@ export interface paths {
          *     optionally limited to `passTemplates`, `entities`, an `expiresAt` and `allowedCidrs`) or
          *     `publishable` (`wps_pk_…`, issues passes from its `passTemplates` at its `allowedOrigins`).
          *
-         *     **No key wider than its maker.** Owners and admins hold every scope and may create any key.
-         *     An API key with `keys:manage` creates only keys it could act as itself, else `403
-         *     insufficient_scope` naming the member:
-         *     - every scope of the new key is one of its own (a `secret` key needs a caller with every
-         *       scope; a `publishable` key, `passes:write`);
+         *     **No key wider than its maker**, else `403 insufficient_scope` naming the member:
+         *     - a `secret` key may do everything, making owners included, so only an owner or a secret key
+         *       creates one (an admin, or a restricted key, creates restricted keys with the scopes they
+         *       need);
+         *     - every scope of the new key is one of the caller's (a `publishable` key needs
+         *       `passes:write`);
          *     - when it expires, the new key expires no later;
          *     - when it is limited to client address ranges, the new key is limited to ranges inside them.
          *

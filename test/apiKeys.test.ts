@@ -94,9 +94,13 @@ test.each(['admin', 'designer', 'support', 'viewer'] as const)('a %s: an admin m
   const allowed = role === 'admin';
   const list = await api().get('/api/v1/api-keys').set(session(person));
   expect(list.status).toBe(allowed ? 200 : 403);
-  const created = await create(session(person), { name: `${role}'s key`, kind: 'secret' });
+  const everyScope = (await api().get('/api/v1/session').set(session(person)).expect(200)).body.data.attributes.scopes;
+  const created = await create(session(person), { name: `${role}'s key`, kind: 'restricted', scopes: allowed ? everyScope : ['passes:read'] });
   expect(created.status).toBe(allowed ? 201 : 403);
   if (!allowed) expect(created.body.errors[0]).toMatchObject({ code: 'insufficient_scope', detail: expect.stringContaining('keys:manage') });
+  // A secret key may make owners, which an admin may not: an admin makes restricted keys only.
+  const secret = await create(session(person), { name: `${role}'s secret key`, kind: 'secret' }).expect(403);
+  expect(secret.body.errors[0]).toMatchObject({ code: 'insufficient_scope', source: allowed ? { pointer: '/apiToken/kind' } : { header: 'Authorization' } });
   const target = (await create({ Authorization: `Bearer ${secretKey}` }, { name: 'target', kind: 'secret' }).expect(201)).body.data.id;
   expect((await api().post(`/api/v1/api-keys/${target}/revoke`).set(session(person))).status).toBe(allowed ? 200 : 403);
 });
@@ -106,7 +110,23 @@ describe('a key with keys:manage creates no key wider than itself', () => {
   const keyWith = async (apiToken: Record<string, unknown>) =>
     (await create(service.auth(secretKey), { kind: 'restricted', ...apiToken }).expect(201)).body.data.attributes.token as string;
 
-  test('scopes: only its own; a secret or publishable key needs every scope or passes:write', async () => {
+  test('an owner or a secret key makes secret keys; a restricted key holding every scope does not', async () => {
+    await create(session(owner), { name: 'Owner’s secret key', kind: 'secret' }).expect(201);
+    await create(service.auth(secretKey), { name: 'Secret key’s secret key', kind: 'secret' }).expect(201);
+    const everything = (await api().get('/api/v1/session').set(session(owner)).expect(200)).body.data.attributes.scopes;
+    const wide = service.auth(await keyWith({ scopes: everything }));
+    const refused = await create(wide, { kind: 'secret' }).expect(403);
+    expect(refused.body.errors[0]).toMatchObject({ source: { pointer: '/apiToken/kind' }, detail: expect.stringContaining('owners included') });
+    // Which is what keeps it from making an owner.
+    await api()
+      .post('/api/v1/invitations')
+      .set(wide)
+      .send({ invitation: { role: 'owner' } })
+      .expect(403);
+    await create(wide, { kind: 'restricted', scopes: everything }).expect(201);
+  });
+
+  test('scopes: only its own; a publishable key needs passes:write', async () => {
     const manager = service.auth(await keyWith({ scopes: ['keys:manage', 'passes:read', 'scans:write'] }));
     const narrower = await create(manager, { kind: 'restricted', scopes: ['passes:read', 'scans:write'] }).expect(201);
     await api().get('/api/v1/passes').set(service.auth(narrower.body.data.attributes.token)).expect(200);

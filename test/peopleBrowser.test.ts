@@ -420,6 +420,8 @@ const REFUSED: Record<Role, { method: string; path: string; body?: unknown; stat
     ({ context, page } = await openAs(admin, '#/api-keys'));
     await heading(page, 'API keys');
     const form = page.getByRole('form', { name: 'Create an API key' });
+    // A secret key may make owners, which an admin may not: not offered.
+    expect(await form.getByLabel('Kind').locator('option').allTextContents()).toEqual(['Restricted', 'Publishable']);
     await form.getByLabel('Name').fill('Kasa 3, Gdańsk');
     // No scope ticked: the API's error appears at the scopes.
     await form.getByRole('button', { name: 'Create API key' }).click();

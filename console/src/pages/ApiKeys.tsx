@@ -1,9 +1,9 @@
 /**
  * The account's API keys, for owners and admins (`keys:manage`): the keys with their kind, scopes
  * and limits (listApiKeys), a key revoked after a question (revokeApiKey), and a new key made
- * (createApiKey) — secret (every scope), restricted (chosen scopes, optionally an expiry and
- * client address ranges) or publishable (templates it issues passes from, web origins) — shown
- * once, with a copy button. The API's errors appear at the field they name.
+ * (createApiKey) — secret (every scope; offered to owners only), restricted (chosen scopes,
+ * optionally an expiry and client address ranges) or publishable (templates it issues passes
+ * from, web origins) — shown once, with a copy button. The API's errors appear at the field they name.
  */
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -11,6 +11,7 @@ import { api, ApiError, ok, type Schemas } from '../api.ts';
 import { ApiKeyTable } from '../components/ApiKeyTable.tsx';
 import { Empty, Loading, PageTitle, Pager, ShownOnce } from '../components/common.tsx';
 import { ErrorScope, Field, FormErrors, SelectField, TextField } from '../components/forms.tsx';
+import { usePerson } from '../session.tsx';
 import { useTemplates } from './Templates.tsx';
 
 type Kind = Schemas['ApiTokenKind'];
@@ -54,6 +55,8 @@ const listOf = (text: string) =>
 
 function NewKey() {
   const queryClient = useQueryClient();
+  // A secret key may make owners: only an owner makes one (an admin, restricted keys).
+  const makesSecretKeys = usePerson().role === 'owner';
   const templates = useTemplates();
   const [name, setName] = useState('');
   const [kind, setKind] = useState<Kind>('restricted');
@@ -118,7 +121,7 @@ function NewKey() {
         />
         <SelectField label="Kind" pointer={`${P}/kind`} value={kind} onChange={(e) => setKind(e.target.value as Kind)} hint={KIND_HINTS[kind]}>
           <option value="restricted">Restricted</option>
-          <option value="secret">Secret</option>
+          {makesSecretKeys && <option value="secret">Secret</option>}
           <option value="publishable">Publishable</option>
         </SelectField>
         {kind === 'restricted' && (

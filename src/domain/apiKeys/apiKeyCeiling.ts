@@ -1,9 +1,11 @@
 /**
- * No key wider than its maker: what an API key with `keys:manage` may create
- * (openapi/paths/api_v1_api-keys.yaml, `createApiKey`). A person's role or a secret key holds every
- * scope and no limit, so only a restricted key's own limits bound what it creates:
- * - every scope of the new key is one of the caller's (a secret key holds every scope, a
- *   publishable key `passes:write`: src/security/principal.ts `scopesOfKind`);
+ * No key wider than its maker: what a caller with `keys:manage` may create
+ * (openapi/paths/api_v1_api-keys.yaml, `createApiKey`):
+ * - a secret key only by who may manage owners (an owner, a secret key: `managesOwners`), since a
+ *   secret key may make owners — else an admin, or a restricted key holding every scope, could
+ *   make one and through it an owner;
+ * - every scope of the new key is one of the caller's (a publishable key holds `passes:write`:
+ *   src/security/principal.ts `scopesOfKind`);
  * - a caller that expires creates keys that expire no later;
  * - a caller limited to client address ranges creates keys limited to ranges inside them
  *   (compared with ipaddr.js, https://github.com/whitequark/ipaddr.js `match`).
@@ -16,7 +18,8 @@
  * @module domain/apiKeys/apiKeyCeiling
  */
 import ipaddr from 'ipaddr.js';
-import { type Principal, scopesOfKind, SCOPES } from '../../security/principal.ts';
+import { type Principal, scopesOfKind } from '../../security/principal.ts';
+import { managesOwners } from '../people/invitations.ts';
 import type { ApiKeyOptions } from './apiKeyOptions.ts';
 
 /** Why a caller may not create a key: the request member at fault and the scopes it lacks. */
@@ -42,6 +45,12 @@ function rangeInside(inner: string, outer: string): boolean {
  */
 export function ceilingBreach(caller: Principal, options: ApiKeyOptions): CeilingBreach | null {
   if (caller.type === 'administrator') return null;
+  if (options.kind === 'secret' && !managesOwners(caller))
+    return {
+      member: 'kind',
+      detail: 'A secret key may do everything, owners included: only an owner (or a secret key) creates one. Create a restricted key with the scopes it needs.',
+      scopes: ['keys:manage'],
+    };
   const lacking = missing(caller.scopes, options);
   if (lacking || caller.type === 'person') return lacking;
   if (caller.expiresAt !== null && (options.expiresAt === null || options.expiresAt.getTime() > caller.expiresAt))
@@ -67,14 +76,8 @@ function missing(held: ReadonlySet<string>, options: ApiKeyOptions): CeilingBrea
   const wanted = [...scopesOfKind(options.kind, options.scopes)];
   const lacking = wanted.filter((scope) => !held.has(scope));
   if (!lacking.length) return null;
+  // A publishable key holds passes:write; a secret key was settled by `managesOwners`.
   return options.kind === 'restricted'
     ? { member: 'scopes', detail: `A key cannot give scopes it does not hold: ${lacking.join(', ')}.`, scopes: lacking }
-    : {
-        member: 'kind',
-        detail:
-          options.kind === 'secret'
-            ? `A secret key holds every scope (${SCOPES.length}); only a caller holding every scope creates one.`
-            : `A publishable key issues passes (passes:write), which this caller does not hold.`,
-        scopes: lacking,
-      };
+    : { member: 'kind', detail: 'A publishable key issues passes (passes:write), which this caller does not hold.', scopes: lacking };
 }
