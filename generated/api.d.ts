@@ -704,7 +704,9 @@ export interface paths {
          * Revoke an API key
          * @description Revokes one of the account's keys at once, on every process: later requests with it get
          *     `401`. Idempotent: revoking a revoked key answers it unchanged, with its first `revokedAt`.
-         *     A key may revoke itself. Another account's key answers `404`, like an id that does not exist.
+         *     Any key of the account, secret ones included (revoking grants nothing, but it stops the
+         *     programs that use the key: give `keys:manage` to few keys). A key may revoke itself. Another
+         *     account's key answers `404`, like an id that does not exist.
          */
         post: operations["revokeApiKey"];
         delete?: never;
