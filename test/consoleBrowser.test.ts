@@ -25,7 +25,6 @@ import { spawnSync } from 'node:child_process';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -41,13 +40,12 @@ import { ICON_PNG, LOGO_PNG } from './support/images.ts';
 import { binary, SimulatedIphone } from './support/simulatedIphone.ts';
 import { testDatabaseKind } from './support/testDatabase.ts';
 import { startTestService, type TestService } from './support/testService.ts';
-import { launchChromium } from './support/chromium.ts';
+import { axeViolations, cspViolationsOf, guardedContext, launchChromium } from './support/chromium.ts';
 import { joinAs, totpCode } from './support/people.ts';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const root = resolve(import.meta.dirname, '..');
 const docs = resolve(root, 'docs');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let skipReason: string | undefined;
 if (testDatabaseKind() !== 'pglite') skipReason = 'runs in the pglite project only';
@@ -96,20 +94,7 @@ else if (!existsSync(chromiumPath)) {
     await new Promise((r) => server.once('listening', r));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     browser = await launchChromium(chromiumPath);
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(15_000);
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (new URL(url).origin === origin || url.startsWith('blob:') || url.startsWith('data:')) return route.continue();
-      offService.push(url);
-      return route.abort('blockedbyclient');
-    });
-    await context.addInitScript(() => {
-      const seen: string[] = [];
-      const page = globalThis as any;
-      page.cspViolations = seen;
-      page.document.addEventListener('securitypolicyviolation', (e: any) => seen.push(`${e.violatedDirective} ${e.blockedURI}`));
-    });
+    context = await guardedContext(browser, origin, offService);
     page = await context.newPage();
     await mkdir(resolve(root, 'test/artifacts'), { recursive: true });
   }, 120_000);
@@ -122,22 +107,11 @@ else if (!existsSync(chromiumPath)) {
     await fake?.close();
   });
 
-  /** axe-core's violations of the WCAG 2.x A/AA rules and best practices on the page as it is now. */
-  async function violations(): Promise<string[]> {
-    await page.evaluate(axeSource);
-    const found = await page.evaluate(async () => {
-      const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }> } }).axe;
-      const result = await axe.run();
-      return result.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
-    });
-    return found;
-  }
-
   /** Checks the page: 0 axe violations, no CSP violation, nothing fetched from another host. */
   async function checkPage(name: string): Promise<void> {
     await page.locator('h1').first().waitFor();
-    expect({ name, violations: await violations() }).toEqual({ name, violations: [] });
-    expect(await page.evaluate(() => (globalThis as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
+    expect({ name, violations: await axeViolations(page) }).toEqual({ name, violations: [] });
+    expect(await cspViolationsOf(page)).toEqual([]);
     expect(offService).toEqual([]);
   }
 

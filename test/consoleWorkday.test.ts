@@ -19,10 +19,9 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from './support/chromium.ts';
+import { axeViolations, launchChromium } from './support/chromium.ts';
 import { cookieOf, joinAs, type SignedInPerson, totpCode } from './support/people.ts';
 import { setAppleConfiguration } from './support/appleCredentials.ts';
 import { createTemplate, issuePass, loyaltyTemplate, settledTemplate } from './support/passes.ts';
@@ -33,7 +32,6 @@ import { startTestService, type TestService } from './support/testService.ts';
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const root = resolve(import.meta.dirname, '..');
 const artifacts = resolve(root, 'test/artifacts');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let skipReason: string | undefined;
 if (testDatabaseKind() !== 'pglite') skipReason = 'runs in the pglite project only';
@@ -90,11 +88,7 @@ else if (!existsSync(resolve(root, 'console/dist/index.html'))) skipReason = 'co
   /** 0 axe-core violations (WCAG 2.x A/AA rules and best practices) on the page as it is now. */
   async function checkPage(name: string): Promise<void> {
     await page.locator('h1').first().waitFor();
-    await page.evaluate(axeSource);
-    const violations = await page.evaluate(async () => {
-      const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }> } }).axe;
-      return (await axe.run()).violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
-    });
+    const violations = await axeViolations(page);
     expect({ name, violations }).toEqual({ name, violations: [] });
   }
 

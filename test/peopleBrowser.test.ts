@@ -18,15 +18,14 @@
  * Needs Debian's `chromium` (CHROMIUM_PATH overrides /usr/bin/chromium); runs in the pglite
  * project only, like the other browser tests (test/people.test.ts covers both databases).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import supertest from 'supertest';
-import { launchChromium } from './support/chromium.ts';
+import { axeViolations, cspViolationsOf, guardedContext, launchChromium } from './support/chromium.ts';
 import { cookieOf, joinAs, session, type SignedInPerson, totpCode } from './support/people.ts';
 import { testDatabaseKind } from './support/testDatabase.ts';
 import { startTestService, type TestService } from './support/testService.ts';
@@ -34,7 +33,6 @@ import { startTestService, type TestService } from './support/testService.ts';
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const root = resolve(import.meta.dirname, '..');
 const docs = resolve(root, 'docs');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let skipReason: string | undefined;
 if (testDatabaseKind() !== 'pglite') skipReason = 'runs in the pglite project only';
@@ -93,20 +91,7 @@ const REFUSED: Record<Role, { method: string; path: string; body?: unknown; stat
 
   /** A fresh browser context (no cookie), its page, the CSP watch and, with `passkeys`, a virtual authenticator with user verification. */
   async function open(options: { passkeys?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; addAuthenticator: () => Promise<string> }> {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    ctx.setDefaultTimeout(15_000);
-    await ctx.route('**/*', (route) => {
-      const url = route.request().url();
-      if (new URL(url).origin === origin || url.startsWith('blob:') || url.startsWith('data:')) return route.continue();
-      offService.push(url);
-      return route.abort('blockedbyclient');
-    });
-    await ctx.addInitScript(() => {
-      const seen: string[] = [];
-      const g = globalThis as any;
-      g.cspViolations = seen;
-      g.document.addEventListener('securitypolicyviolation', (e: any) => seen.push(`${e.violatedDirective} ${e.blockedURI}`));
-    });
+    const ctx = await guardedContext(browser, origin, offService);
     const p = await ctx.newPage();
     if (!options.passkeys) return { context: ctx, page: p, addAuthenticator: () => Promise.reject(new Error('opened without passkeys')) };
     const cdp = await ctx.newCDPSession(p);
@@ -145,13 +130,9 @@ const REFUSED: Record<Role, { method: string; path: string; body?: unknown; stat
   /** Checks `p`: 0 axe violations, no CSP violation, nothing fetched from another host. */
   async function checkPage(p: Page, name: string): Promise<void> {
     await p.locator('h1').first().waitFor();
-    await p.evaluate(axeSource);
-    const violations = await p.evaluate(async () => {
-      const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }> } }).axe;
-      return (await axe.run()).violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
-    });
+    const violations = await axeViolations(p);
     expect({ name, violations }).toEqual({ name, violations: [] });
-    expect(await p.evaluate(() => (globalThis as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
+    expect(await cspViolationsOf(p)).toEqual([]);
     expect(offService).toEqual([]);
   }
 
